@@ -1,0 +1,768 @@
+//! Per-file extraction: one pass of the language's query over a syntax tree yields a
+//! [`FileSummary`] (definitions, references, imports, inheritance, bindings). It never fails: a
+//! file with syntax errors yields what parses plus a list of [`Problem`]s.
+//!
+//! Architecture invariant: a summary depends on the file's own text only, so it can be cached by
+//! content hash and computed in parallel. Everything that needs other files is in `graph`.
+
+use serde::{Deserialize, Serialize};
+use smol_str::SmolStr;
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, QueryCursor, Tree};
+
+use crate::lang::Language;
+use crate::model::{EntityKind, Span};
+
+/// Everything extracted from one file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileSummary {
+    pub language: Language,
+    /// The declared package or namespace (Java, Kotlin, Scala, C#, Go, PHP).
+    pub package: Option<SmolStr>,
+    /// Definitions in document order; parents come before their children.
+    pub defs: Vec<Def>,
+    pub refs: Vec<Ref>,
+    pub imports: Vec<Import>,
+    pub inherits: Vec<Inherit>,
+    pub bindings: Vec<Binding>,
+    pub problems: Vec<Problem>,
+    pub line_count: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Def {
+    pub kind: EntityKind,
+    pub name: SmolStr,
+    /// Index of the enclosing definition in [`FileSummary::defs`].
+    pub parent: Option<u32>,
+    /// The type this definition belongs to when it is not lexically inside it.
+    pub owner: Option<SmolStr>,
+    pub span: Span,
+    pub name_span: Span,
+    pub signature: String,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RefKind {
+    Call,
+    Type,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ref {
+    pub kind: RefKind,
+    pub name: SmolStr,
+    /// Source text of the receiver (`self`, `os.path`, `user`), whitespace removed.
+    pub receiver: Option<SmolStr>,
+    /// The span of the called or referenced name.
+    pub span: Span,
+    /// The innermost enclosing definition; `None` at the top level of the file.
+    pub scope: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Import {
+    /// Module path or file specifier, quotes stripped (`os.path`, `./util`, `crate::a::b`).
+    pub path: SmolStr,
+    /// An imported name (`from m import name`, `import a.b.Name` in Java is split by resolution).
+    pub name: Option<SmolStr>,
+    pub alias: Option<SmolStr>,
+    pub wildcard: bool,
+    pub span: Span,
+    pub scope: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum InheritKind {
+    Extends,
+    Implements,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Inherit {
+    /// Index of the inheriting type in [`FileSummary::defs`], when it is defined in this file.
+    pub child: Option<u32>,
+    /// The child's name when it is given explicitly (`impl Trait for Type`).
+    pub child_name: Option<SmolStr>,
+    /// The base's name as written, maybe qualified (`models.Base`).
+    pub base: SmolStr,
+    pub kind: InheritKind,
+    pub span: Span,
+}
+
+/// `name` holds a value of type `type_name` within `scope` (a function, or a type for fields).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Binding {
+    pub name: SmolStr,
+    pub type_name: SmolStr,
+    pub scope: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    pub line: u32,
+    pub message: String,
+}
+
+const MAX_SIGNATURE: usize = 240;
+const MAX_DOC: usize = 2000;
+const MAX_RECEIVER: usize = 120;
+const MAX_PROBLEMS: usize = 20;
+
+/// Parses and extracts in one step.
+pub fn extract_text(language: Language, text: &str) -> (FileSummary, Option<Tree>) {
+    match crate::syntax::parse(language, text, None) {
+        Some(tree) => (extract(language, text, &tree), Some(tree)),
+        None => {
+            let mut summary = FileSummary::empty(language, text);
+            summary.problems.push(Problem {
+                line: 0,
+                message: format!("the {} grammar could not be loaded", language.name()),
+            });
+            (summary, None)
+        }
+    }
+}
+
+impl FileSummary {
+    pub fn empty(language: Language, text: &str) -> FileSummary {
+        FileSummary {
+            language,
+            package: None,
+            defs: Vec::new(),
+            refs: Vec::new(),
+            imports: Vec::new(),
+            inherits: Vec::new(),
+            bindings: Vec::new(),
+            problems: Vec::new(),
+            line_count: count_lines(text),
+        }
+    }
+
+    /// The innermost definition whose span contains `byte`.
+    pub fn innermost_def_at(&self, byte: u32) -> Option<u32> {
+        innermost(&self.defs, byte, byte)
+    }
+
+    /// The names of `index` and its ancestors joined with dots (`Outer.Inner.method`).
+    pub fn nested_name(&self, index: u32) -> String {
+        let mut parts = Vec::new();
+        let mut current = Some(index);
+        while let Some(position) = current {
+            let def = &self.defs[position as usize];
+            parts.push(def.name.as_str());
+            if def.parent.is_none()
+                && let Some(owner) = &def.owner
+            {
+                parts.push(owner.as_str());
+            }
+            current = def.parent;
+        }
+        parts.reverse();
+        parts.join(".")
+    }
+}
+
+fn count_lines(text: &str) -> u32 {
+    if text.is_empty() {
+        return 0;
+    }
+    let newlines = text.bytes().filter(|byte| *byte == b'\n').count();
+    (newlines + usize::from(!text.ends_with('\n'))) as u32
+}
+
+/// Extracts the summary of one parsed file.
+pub fn extract(language: Language, text: &str, tree: &Tree) -> FileSummary {
+    let mut summary = FileSummary::empty(language, text);
+    let spec = language.spec();
+    let query = match spec.query() {
+        Ok(query) => query,
+        Err(error) => {
+            summary.problems.push(Problem {
+                line: 0,
+                message: error.to_string(),
+            });
+            return summary;
+        }
+    };
+    let root = tree.root_node();
+    collect_syntax_errors(root, &mut summary.problems);
+
+    let capture_names = query.capture_names();
+    let mut raw = RawCaptures::default();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, root, text.as_bytes());
+    while let Some(found) = matches.next() {
+        let mut item = MatchItem::default();
+        for capture in found.captures() {
+            let name = capture_names[capture.index as usize];
+            item.assign(name, capture.node);
+        }
+        raw.add(item, text);
+    }
+    build(&mut summary, raw, text, spec.self_receivers);
+    summary
+}
+
+/// The captures of one match, by role.
+#[derive(Default)]
+struct MatchItem<'tree> {
+    definition: Option<(EntityKind, Node<'tree>)>,
+    impl_scope: Option<Node<'tree>>,
+    name: Option<Node<'tree>>,
+    doc: Option<Node<'tree>>,
+    owner: Option<Node<'tree>>,
+    call: Option<Node<'tree>>,
+    type_ref: Option<Node<'tree>>,
+    receiver: Option<Node<'tree>>,
+    binding: Option<Node<'tree>>,
+    binding_name: Option<Node<'tree>>,
+    binding_type: Option<Node<'tree>>,
+    import: Option<Node<'tree>>,
+    import_path: Option<Node<'tree>>,
+    import_name: Option<Node<'tree>>,
+    import_alias: Option<Node<'tree>>,
+    import_wildcard: bool,
+    package: Option<Node<'tree>>,
+    extends: Option<Node<'tree>>,
+    implements: Option<Node<'tree>>,
+    child: Option<Node<'tree>>,
+}
+
+impl<'tree> MatchItem<'tree> {
+    fn assign(&mut self, capture: &str, node: Node<'tree>) {
+        match capture {
+            "name" => self.name = Some(node),
+            "doc" => self.doc = Some(node),
+            "owner" => self.owner = Some(node),
+            "scope.impl" => self.impl_scope = Some(node),
+            "reference.call" => self.call = Some(node),
+            "reference.type" => self.type_ref = Some(node),
+            "receiver" => self.receiver = Some(node),
+            "binding" => self.binding = Some(node),
+            "binding.name" => self.binding_name = Some(node),
+            "binding.type" => self.binding_type = Some(node),
+            "import" => self.import = Some(node),
+            "import.path" => self.import_path = Some(node),
+            "import.name" => self.import_name = Some(node),
+            "import.alias" => self.import_alias = Some(node),
+            "import.wildcard" => self.import_wildcard = true,
+            "package" => self.package = Some(node),
+            "extends" => self.extends = Some(node),
+            "implements" => self.implements = Some(node),
+            "child" => self.child = Some(node),
+            other => {
+                if let Some(kind) = other
+                    .strip_prefix("definition.")
+                    .and_then(EntityKind::parse)
+                {
+                    self.definition = Some((kind, node));
+                }
+                // Other captures (helpers for predicates, `_`-prefixed) carry no role.
+            }
+        }
+    }
+}
+
+struct RawDef {
+    kind: EntityKind,
+    span: Span,
+    name_span: Span,
+    name: SmolStr,
+    owner: Option<SmolStr>,
+    signature: String,
+    doc: Option<String>,
+}
+
+struct RawImpl {
+    span: Span,
+    type_name: SmolStr,
+}
+
+#[derive(Default)]
+struct RawCaptures {
+    defs: Vec<RawDef>,
+    impls: Vec<RawImpl>,
+    refs: Vec<(RefKind, SmolStr, Option<SmolStr>, Span)>,
+    bindings: Vec<(SmolStr, SmolStr, Span)>,
+    imports: Vec<(SmolStr, Option<SmolStr>, Option<SmolStr>, bool, Span)>,
+    inherits: Vec<(SmolStr, InheritKind, Option<SmolStr>, Span)>,
+    package: Option<SmolStr>,
+}
+
+impl RawCaptures {
+    fn add(&mut self, item: MatchItem<'_>, text: &str) {
+        if let Some((kind, node)) = item.definition {
+            let Some(name_node) = item.name else { return };
+            let name = node_text(name_node, text);
+            if name.is_empty() {
+                return;
+            }
+            self.defs.push(RawDef {
+                kind,
+                span: Span::from_node(node),
+                name_span: Span::from_node(name_node),
+                name: SmolStr::new(name),
+                owner: item
+                    .owner
+                    .map(|owner| SmolStr::new(type_base_name(node_text(owner, text)))),
+                signature: signature(node, text),
+                doc: item
+                    .doc
+                    .map(|doc| clean_doc(node_text(doc, text)))
+                    .or_else(|| leading_comment(node, text)),
+            });
+        } else if let Some(node) = item.impl_scope {
+            if let Some(name_node) = item.name {
+                self.impls.push(RawImpl {
+                    span: Span::from_node(node),
+                    type_name: SmolStr::new(type_base_name(node_text(name_node, text))),
+                });
+            }
+        } else if item.call.is_some() || item.type_ref.is_some() {
+            let Some(name_node) = item.name else { return };
+            let kind = if item.call.is_some() {
+                RefKind::Call
+            } else {
+                RefKind::Type
+            };
+            let name = node_text(name_node, text);
+            if name.is_empty() {
+                return;
+            }
+            let receiver = item
+                .receiver
+                .map(|receiver| receiver_text(node_text(receiver, text)));
+            self.refs.push((
+                kind,
+                SmolStr::new(name),
+                receiver,
+                Span::from_node(name_node),
+            ));
+        } else if item.binding.is_some() {
+            if let (Some(name), Some(type_node)) = (item.binding_name, item.binding_type) {
+                let type_name = type_base_name(node_text(type_node, text));
+                if !type_name.is_empty() {
+                    self.bindings.push((
+                        receiver_text(node_text(name, text)),
+                        SmolStr::new(type_name),
+                        Span::from_node(name),
+                    ));
+                }
+            }
+        } else if let Some(import) = item.import {
+            let path = item
+                .import_path
+                .map(|path| strip_quotes(node_text(path, text)))
+                .unwrap_or_default();
+            let name = item
+                .import_name
+                .map(|name| SmolStr::new(node_text(name, text).trim()));
+            let alias = item
+                .import_alias
+                .map(|alias| SmolStr::new(node_text(alias, text).trim()));
+            if path.is_empty() && name.is_none() {
+                return;
+            }
+            self.imports.push((
+                SmolStr::new(path),
+                name,
+                alias,
+                item.import_wildcard,
+                Span::from_node(import),
+            ));
+        } else if let Some(package) = item.package {
+            if self.package.is_none() {
+                self.package = Some(SmolStr::new(strip_quotes(node_text(package, text))));
+            }
+        } else if let Some((node, kind)) = item
+            .extends
+            .map(|node| (node, InheritKind::Extends))
+            .or_else(|| item.implements.map(|node| (node, InheritKind::Implements)))
+        {
+            let base = type_base_name_qualified(node_text(node, text));
+            if !base.is_empty() {
+                let child = item
+                    .child
+                    .map(|child| SmolStr::new(type_base_name(node_text(child, text))));
+                self.inherits
+                    .push((SmolStr::new(base), kind, child, Span::from_node(node)));
+            }
+        }
+    }
+}
+
+fn build(summary: &mut FileSummary, mut raw: RawCaptures, _text: &str, self_receivers: &[&str]) {
+    // Definitions sorted outer-first; the same node matched by two patterns counts once.
+    raw.defs.sort_by(|left, right| {
+        (left.span.start_byte, std::cmp::Reverse(left.span.end_byte)).cmp(&(
+            right.span.start_byte,
+            std::cmp::Reverse(right.span.end_byte),
+        ))
+    });
+    raw.defs
+        .dedup_by(|later, earlier| later.span == earlier.span);
+    raw.impls.sort_by_key(|scope| {
+        (
+            scope.span.start_byte,
+            std::cmp::Reverse(scope.span.end_byte),
+        )
+    });
+
+    let mut stack: Vec<u32> = Vec::new();
+    for raw_def in raw.defs {
+        while let Some(top) = stack.last() {
+            if summary.defs[*top as usize].span.contains(&raw_def.span) {
+                break;
+            }
+            stack.pop();
+        }
+        let parent = stack.last().copied();
+        let mut owner = raw_def.owner;
+        if owner.is_none() {
+            // Inside an `impl`-like block that is itself inside no nearer definition?
+            let parent_start =
+                parent.map_or(0, |index| summary.defs[index as usize].span.start_byte);
+            owner = raw
+                .impls
+                .iter()
+                .rev()
+                .find(|scope| {
+                    scope.span.contains(&raw_def.span) && scope.span.start_byte >= parent_start
+                })
+                .map(|scope| scope.type_name.clone());
+        }
+        let mut kind = raw_def.kind;
+        let parent_is_type =
+            parent.is_some_and(|index| summary.defs[index as usize].kind.is_type());
+        if kind == EntityKind::Function && (parent_is_type || (parent.is_none() && owner.is_some()))
+        {
+            kind = EntityKind::Method;
+        }
+        let index = summary.defs.len() as u32;
+        summary.defs.push(Def {
+            kind,
+            name: raw_def.name,
+            parent,
+            owner: if parent.is_none() { owner } else { None },
+            span: raw_def.span,
+            name_span: raw_def.name_span,
+            signature: raw_def.signature,
+            doc: raw_def.doc,
+        });
+        stack.push(index);
+    }
+
+    summary.package = raw.package;
+    raw.refs.sort_by_key(|reference| reference.3.start_byte);
+    raw.refs
+        .dedup_by(|later, earlier| later.3 == earlier.3 && later.0 == earlier.0);
+    for (kind, name, receiver, span) in raw.refs {
+        let scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+        // A definition's own name is not a reference to itself.
+        if scope.is_some_and(|index| summary.defs[index as usize].name_span == span) {
+            continue;
+        }
+        summary.refs.push(Ref {
+            kind,
+            name,
+            receiver,
+            span,
+            scope,
+        });
+    }
+    for (name, type_name, span) in raw.bindings {
+        let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+        // `self.field = Foo()` in a method binds the field for the whole type.
+        if let Some((first, _)) = name.split_once('.')
+            && self_receivers.contains(&first)
+        {
+            while let Some(index) = scope {
+                if summary.defs[index as usize].kind.is_type() {
+                    break;
+                }
+                scope = summary.defs[index as usize].parent;
+            }
+        }
+        let binding = Binding {
+            name,
+            type_name,
+            scope,
+        };
+        if !summary.bindings.contains(&binding) {
+            summary.bindings.push(binding);
+        }
+    }
+    for (path, name, alias, wildcard, span) in raw.imports {
+        let scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+        let import = Import {
+            path,
+            name,
+            alias,
+            wildcard,
+            span,
+            scope,
+        };
+        if !summary.imports.iter().any(|existing| {
+            existing.path == import.path
+                && existing.name == import.name
+                && existing.alias == import.alias
+        }) {
+            summary.imports.push(import);
+        }
+    }
+    for (base, kind, child_name, span) in raw.inherits {
+        let child = if child_name.is_some() {
+            None
+        } else {
+            let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+            while let Some(index) = scope {
+                if summary.defs[index as usize].kind.is_type() {
+                    break;
+                }
+                scope = summary.defs[index as usize].parent;
+            }
+            match scope {
+                Some(index) => Some(index),
+                None => continue,
+            }
+        };
+        let inherit = Inherit {
+            child,
+            child_name,
+            base,
+            kind,
+            span,
+        };
+        if !summary.inherits.iter().any(|existing| {
+            existing.child == inherit.child
+                && existing.child_name == inherit.child_name
+                && existing.base == inherit.base
+        }) {
+            summary.inherits.push(inherit);
+        }
+    }
+}
+
+/// The innermost definition containing the byte range, given definitions sorted outer-first.
+fn innermost(defs: &[Def], start: u32, end: u32) -> Option<u32> {
+    let after = defs.partition_point(|def| def.span.start_byte <= start);
+    let mut candidate = after.checked_sub(1).map(|index| index as u32);
+    while let Some(index) = candidate {
+        let def = &defs[index as usize];
+        if def.span.start_byte <= start && end <= def.span.end_byte {
+            return Some(index);
+        }
+        candidate = def.parent;
+    }
+    None
+}
+
+fn node_text<'text>(node: Node<'_>, text: &'text str) -> &'text str {
+    text.get(node.start_byte()..node.end_byte()).unwrap_or("")
+}
+
+fn strip_quotes(text: &str) -> String {
+    text.trim()
+        .trim_matches(|character| matches!(character, '"' | '\'' | '`' | '<' | '>'))
+        .to_string()
+}
+
+/// `Foo<T>`, `*Foo`, `&mut Foo`, `Foo[]`, `pkg.Foo` → `Foo`.
+fn type_base_name(text: &str) -> String {
+    let qualified = type_base_name_qualified(text);
+    let last = qualified
+        .rsplit(['.', ':', '\\'])
+        .next()
+        .unwrap_or(&qualified);
+    last.to_string()
+}
+
+/// `Foo<T>`, `*pkg.Foo`, `&mut Foo` → `Foo` or `pkg.Foo`: generic arguments, pointers and
+/// references removed, qualification kept.
+fn type_base_name_qualified(text: &str) -> String {
+    let mut text = text.trim();
+    if let Some(index) = text.find(['<', '[', '(']) {
+        text = &text[..index];
+    }
+    let text = text.trim_start_matches(['*', '&', '?', '^']).trim();
+    let text = text.strip_prefix("mut ").unwrap_or(text).trim();
+    let text = text.strip_prefix("dyn ").unwrap_or(text).trim();
+    text.trim_end_matches(['?', '!', '*', '&'])
+        .trim()
+        .to_string()
+}
+
+fn receiver_text(text: &str) -> SmolStr {
+    let compact: String = text
+        .chars()
+        .filter(|character| !character.is_whitespace())
+        .collect();
+    if compact.len() > MAX_RECEIVER {
+        SmolStr::new(&compact[..crate::syntax::floor_char_boundary(&compact, MAX_RECEIVER)])
+    } else {
+        SmolStr::new(compact)
+    }
+}
+
+/// The definition's head: its text up to its body, whitespace collapsed.
+fn signature(node: Node<'_>, text: &str) -> String {
+    let end = node
+        .child_by_field_name("body")
+        .map(|body| body.start_byte())
+        .unwrap_or_else(|| {
+            let node_text = node_text(node, text);
+            node.start_byte() + node_text.find('\n').unwrap_or(node_text.len())
+        });
+    let head = text
+        .get(node.start_byte()..end.max(node.start_byte()))
+        .unwrap_or("");
+    let mut collapsed = String::with_capacity(head.len().min(MAX_SIGNATURE + 4));
+    for word in head.split_whitespace() {
+        if !collapsed.is_empty() {
+            collapsed.push(' ');
+        }
+        collapsed.push_str(word);
+        if collapsed.len() > MAX_SIGNATURE {
+            let cut = crate::syntax::floor_char_boundary(&collapsed, MAX_SIGNATURE);
+            collapsed.truncate(cut);
+            collapsed.push('…');
+            break;
+        }
+    }
+    collapsed
+}
+
+/// A docstring literal without its quotes and indentation.
+fn clean_doc(raw: &str) -> String {
+    let trimmed = raw.trim();
+    let without_prefix = trimmed.trim_start_matches(['r', 'R', 'u', 'U', 'b', 'B', 'f', 'F']);
+    let unquoted = without_prefix
+        .strip_prefix("\"\"\"")
+        .and_then(|rest| rest.strip_suffix("\"\"\""))
+        .or_else(|| {
+            without_prefix
+                .strip_prefix("'''")
+                .and_then(|rest| rest.strip_suffix("'''"))
+        })
+        .or_else(|| {
+            without_prefix
+                .strip_prefix('"')
+                .and_then(|rest| rest.strip_suffix('"'))
+        })
+        .or_else(|| {
+            without_prefix
+                .strip_prefix('\'')
+                .and_then(|rest| rest.strip_suffix('\''))
+        })
+        .unwrap_or(trimmed);
+    truncate_doc(dedent(unquoted))
+}
+
+fn dedent(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let start = lines
+        .iter()
+        .position(|line| !line.is_empty())
+        .unwrap_or(lines.len());
+    let end = lines
+        .iter()
+        .rposition(|line| !line.is_empty())
+        .map_or(start, |index| index + 1);
+    lines[start..end].join("\n")
+}
+
+fn truncate_doc(mut doc: String) -> String {
+    if doc.len() > MAX_DOC {
+        let cut = crate::syntax::floor_char_boundary(&doc, MAX_DOC);
+        doc.truncate(cut);
+        doc.push('…');
+    }
+    doc
+}
+
+/// Comments directly above a definition (or above the export or decorator that wraps it).
+fn leading_comment(node: Node<'_>, text: &str) -> Option<String> {
+    let mut anchor = node;
+    if let Some(parent) = node.parent()
+        && matches!(
+            parent.kind(),
+            "export_statement"
+                | "decorated_definition"
+                | "template_declaration"
+                | "attributed_declaration"
+        )
+    {
+        anchor = parent;
+    }
+    let mut comments: Vec<&str> = Vec::new();
+    let mut expected_row = anchor.start_position().row;
+    let mut sibling = anchor.prev_sibling();
+    while let Some(previous) = sibling {
+        let kind = previous.kind();
+        if !(kind.contains("comment")) || previous.end_position().row + 1 < expected_row {
+            break;
+        }
+        comments.push(node_text(previous, text));
+        expected_row = previous.start_position().row;
+        sibling = previous.prev_sibling();
+    }
+    if comments.is_empty() {
+        return None;
+    }
+    comments.reverse();
+    let mut lines = Vec::new();
+    for comment in comments {
+        for line in comment.lines() {
+            let cleaned = line
+                .trim()
+                .trim_start_matches("/**")
+                .trim_start_matches("/*")
+                .trim_end_matches("*/")
+                .trim_start_matches("///")
+                .trim_start_matches("//!")
+                .trim_start_matches("//")
+                .trim_start_matches("--")
+                .trim_start_matches('#')
+                .trim_start_matches('*')
+                .trim();
+            lines.push(cleaned);
+        }
+    }
+    let doc = dedent(&lines.join("\n"));
+    if doc.is_empty() {
+        None
+    } else {
+        Some(truncate_doc(doc))
+    }
+}
+
+fn collect_syntax_errors(root: Node<'_>, problems: &mut Vec<Problem>) {
+    if !root.has_error() {
+        return;
+    }
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if problems.len() >= MAX_PROBLEMS {
+            return;
+        }
+        if node.is_error() || node.is_missing() {
+            let what = if node.is_missing() {
+                format!("missing {}", node.kind())
+            } else {
+                "syntax error".to_string()
+            };
+            problems.push(Problem {
+                line: node.start_position().row as u32,
+                message: format!("{what} at line {}", node.start_position().row + 1),
+            });
+            continue;
+        }
+        if node.has_error() {
+            let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+    }
+}

@@ -1,0 +1,621 @@
+//! The language registry: which files are which language, the grammar, our own tree-sitter
+//! queries (`queries/<language>/*.scm`, embedded with `include_str!`, compiled lazily), and the
+//! few facts about each language that resolution needs (see [`LanguageSpec`]).
+//!
+//! Adding a language means adding a folder of queries and one entry in [`LANGUAGES`].
+//!
+//! # Capture conventions (all query files of a language are concatenated into one query)
+//!
+//! `definitions.scm`
+//! - `@definition.<kind>` on the whole definition node, kind one of `module class function method
+//!   interface enum struct trait`; the inner `@name` is its name. A function nested directly in a
+//!   type becomes a method.
+//! - `@doc` (optional) on a docstring node inside the definition (Python); comments directly above
+//!   a definition are found without a capture.
+//! - `@owner` (optional) names the type a definition belongs to when it is not lexically inside
+//!   it (Go receivers, C++ `Type::method`).
+//! - `@scope.impl` with `@name`: a block whose definitions belong to the named type (Rust `impl`,
+//!   Swift and Kotlin extensions). It creates no entity.
+//!
+//! `references.scm`
+//! - `@reference.call` on a call; `@name` is the called name and `@receiver` (optional) the
+//!   expression before the dot (`self`, `this`, a module alias, a variable, a class name).
+//! - `@reference.type` with `@name`: a non-call use of a type name (annotations, `new`-less uses).
+//! - `@binding` with `@binding.name` and `@binding.type`: the variable or field `name` holds a
+//!   value of type `type` (typed parameters, `x = Foo()`, `Foo x = new Foo()`). Resolution uses it
+//!   for receivers.
+//!
+//! `imports.scm`
+//! - `@import` on the statement, `@import.path` the module path or file (quotes are stripped),
+//!   `@import.name` an imported name, `@import.alias` its local alias, `@import.wildcard` a glob.
+//! - `@package` on a package or namespace declaration's name.
+//!
+//! `inheritance.scm`
+//! - `@extends` / `@implements` on a base type's name. The child is the innermost definition
+//!   around it, or the type named by `@child` (Rust `impl Trait for Type`).
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Language as Grammar, Query};
+
+/// A supported language. Serialised by its lowercase name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Python,
+    JavaScript,
+    TypeScript,
+    Tsx,
+    Rust,
+    Go,
+    Java,
+    C,
+    Cpp,
+    CSharp,
+    Ruby,
+    Php,
+    Kotlin,
+    Swift,
+    Scala,
+    Lua,
+    Bash,
+}
+
+/// How a language finds the code a file imports; see `graph::modules` for the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModuleSystem {
+    /// Dotted module paths mapped onto files and packages (`a.b` is `a/b.py` or `a/b/__init__.py`).
+    Python,
+    /// Relative file specifiers with extension and `index` lookup; bare specifiers are external.
+    JavaScript,
+    /// `crate::`, `super::`, `self::` paths over the module tree of `mod` files.
+    Rust,
+    /// Import paths name directories; a package is a directory.
+    Go,
+    /// Declared packages or namespaces; imports name a type or a whole package (Java, Kotlin,
+    /// Scala, C#, PHP).
+    Package,
+    /// `#include` of a file, relative to the including file or found by suffix.
+    Include,
+    /// `require`/`source` of a file, relative or by suffix (Ruby, Lua, Bash).
+    Require,
+    /// Every file of the module sees every other file (Swift).
+    WholeModule,
+}
+
+/// When a name not found in any scope, import or package may still resolve to the one
+/// definition of that name in the workspace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UniqueNameFallback {
+    /// Never: the language's visibility rules are explicit (every name is defined or imported).
+    Never,
+    /// For calls on receivers of unknown type only (`obj.method()`).
+    ReceiverOnly,
+    /// For bare calls and calls on unknown receivers: the language has global names
+    /// (C functions, Ruby and PHP classes, Lua and Bash globals).
+    Always,
+}
+
+/// Everything codegraph knows about one language.
+pub struct LanguageSpec {
+    pub language: Language,
+    pub name: &'static str,
+    pub extensions: &'static [&'static str],
+    pub grammar: fn() -> Grammar,
+    query_source: &'static [&'static str],
+    query: OnceLock<Result<Query, String>>,
+    pub module_system: ModuleSystem,
+    /// Receivers that mean "the enclosing type" (`self`, `this`, `$this`).
+    pub self_receivers: &'static [&'static str],
+    /// Receivers that mean "the bases of the enclosing type".
+    pub super_receivers: &'static [&'static str],
+    /// A bare call inside a method may name a member of the enclosing type (Java, C#, C++, ...).
+    pub implicit_members: bool,
+    pub unique_name_fallback: UniqueNameFallback,
+    /// Separators of a qualified name in source (`a.b`, `a::b`, `a\b`).
+    pub path_separators: &'static [&'static str],
+    /// Methods of the language's own library that are called on values everywhere; a call on a
+    /// receiver of unknown type with one of these names is never guessed to be a workspace method.
+    pub builtin_methods: &'static [&'static str],
+    /// Names of the language's own functions and types that must never resolve by unique name.
+    pub builtin_functions: &'static [&'static str],
+}
+
+macro_rules! queries {
+    ($lang:literal) => {
+        &[
+            include_str!(concat!("lang/queries/", $lang, "/definitions.scm")),
+            include_str!(concat!("lang/queries/", $lang, "/references.scm")),
+            include_str!(concat!("lang/queries/", $lang, "/imports.scm")),
+            include_str!(concat!("lang/queries/", $lang, "/inheritance.scm")),
+        ]
+    };
+}
+
+const COMMON_BUILTIN_METHODS: &[&str] = &[
+    "get",
+    "set",
+    "put",
+    "add",
+    "remove",
+    "delete",
+    "clear",
+    "contains",
+    "push",
+    "pop",
+    "append",
+    "extend",
+    "insert",
+    "len",
+    "length",
+    "size",
+    "map",
+    "filter",
+    "reduce",
+    "join",
+    "split",
+    "keys",
+    "values",
+    "items",
+    "entries",
+    "format",
+    "toString",
+    "to_string",
+    "equals",
+    "hashCode",
+    "clone",
+    "copy",
+    "close",
+    "open",
+    "read",
+    "write",
+    "flush",
+    "next",
+    "iter",
+    "unwrap",
+    "expect",
+    "then",
+    "catch",
+    "forEach",
+    "update",
+    "sort",
+    "reverse",
+    "index",
+    "find",
+    "replace",
+    "strip",
+    "trim",
+    "lower",
+    "upper",
+    "startswith",
+    "endswith",
+    "startsWith",
+    "endsWith",
+    "toLowerCase",
+    "toUpperCase",
+    "substring",
+    "slice",
+    "splice",
+    "concat",
+    "includes",
+    "indexOf",
+    "has",
+    "count",
+    "encode",
+    "decode",
+    "emit",
+    "on",
+    "send",
+    "log",
+    "print",
+    "println",
+    "debug",
+    "info",
+    "warn",
+    "error",
+    "isEmpty",
+    "is_empty",
+    "first",
+    "last",
+    "min",
+    "max",
+    "sum",
+    "collect",
+    "into",
+    "as_str",
+    "as_ref",
+    "borrow",
+    "lock",
+    "call",
+    "apply",
+    "bind",
+    "resolve",
+    "reject",
+    "wait",
+    "run",
+    "start",
+    "stop",
+    "exec",
+    "match",
+    "test",
+    "parse",
+    "load",
+    "dump",
+    "dumps",
+    "loads",
+];
+
+pub static LANGUAGES: [LanguageSpec; 17] = [
+    LanguageSpec {
+        language: Language::Python,
+        name: "python",
+        extensions: &["py", "pyi"],
+        grammar: || tree_sitter_python::LANGUAGE.into(),
+        query_source: queries!("python"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Python,
+        self_receivers: &["self", "cls"],
+        super_receivers: &["super()"],
+        implicit_members: false,
+        unique_name_fallback: UniqueNameFallback::ReceiverOnly,
+        path_separators: &["."],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &[
+            "print",
+            "len",
+            "range",
+            "open",
+            "str",
+            "int",
+            "float",
+            "list",
+            "dict",
+            "set",
+            "tuple",
+            "super",
+            "isinstance",
+            "getattr",
+            "setattr",
+            "hasattr",
+            "sorted",
+            "enumerate",
+            "zip",
+        ],
+    },
+    LanguageSpec {
+        language: Language::JavaScript,
+        name: "javascript",
+        extensions: &["js", "jsx", "mjs", "cjs"],
+        grammar: || tree_sitter_javascript::LANGUAGE.into(),
+        query_source: queries!("javascript"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::JavaScript,
+        self_receivers: &["this"],
+        super_receivers: &["super"],
+        implicit_members: false,
+        unique_name_fallback: UniqueNameFallback::ReceiverOnly,
+        path_separators: &["."],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &[
+            "require",
+            "setTimeout",
+            "setInterval",
+            "parseInt",
+            "parseFloat",
+        ],
+    },
+    LanguageSpec {
+        language: Language::TypeScript,
+        name: "typescript",
+        extensions: &["ts", "mts", "cts"],
+        grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        query_source: queries!("typescript"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::JavaScript,
+        self_receivers: &["this"],
+        super_receivers: &["super"],
+        implicit_members: false,
+        unique_name_fallback: UniqueNameFallback::ReceiverOnly,
+        path_separators: &["."],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &[
+            "require",
+            "setTimeout",
+            "setInterval",
+            "parseInt",
+            "parseFloat",
+        ],
+    },
+    LanguageSpec {
+        language: Language::Tsx,
+        name: "tsx",
+        extensions: &["tsx"],
+        grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
+        query_source: queries!("tsx"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::JavaScript,
+        self_receivers: &["this"],
+        super_receivers: &["super"],
+        implicit_members: false,
+        unique_name_fallback: UniqueNameFallback::ReceiverOnly,
+        path_separators: &["."],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &[
+            "require",
+            "setTimeout",
+            "setInterval",
+            "parseInt",
+            "parseFloat",
+        ],
+    },
+    LanguageSpec {
+        language: Language::Rust,
+        name: "rust",
+        extensions: &["rs"],
+        grammar: || tree_sitter_rust::LANGUAGE.into(),
+        query_source: queries!("rust"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Rust,
+        self_receivers: &["self", "Self"],
+        super_receivers: &[],
+        implicit_members: false,
+        unique_name_fallback: UniqueNameFallback::ReceiverOnly,
+        path_separators: &["::"],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &["Some", "None", "Ok", "Err", "Box", "Vec", "String"],
+    },
+    LanguageSpec {
+        language: Language::Go,
+        name: "go",
+        extensions: &["go"],
+        grammar: || tree_sitter_go::LANGUAGE.into(),
+        query_source: queries!("go"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Go,
+        self_receivers: &[],
+        super_receivers: &[],
+        implicit_members: false,
+        unique_name_fallback: UniqueNameFallback::ReceiverOnly,
+        path_separators: &["."],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &[
+            "make", "new", "len", "cap", "append", "panic", "recover", "copy",
+        ],
+    },
+    LanguageSpec {
+        language: Language::Java,
+        name: "java",
+        extensions: &["java"],
+        grammar: || tree_sitter_java::LANGUAGE.into(),
+        query_source: queries!("java"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Package,
+        self_receivers: &["this"],
+        super_receivers: &["super"],
+        implicit_members: true,
+        unique_name_fallback: UniqueNameFallback::ReceiverOnly,
+        path_separators: &["."],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &[],
+    },
+    LanguageSpec {
+        language: Language::C,
+        name: "c",
+        extensions: &["c", "h"],
+        grammar: || tree_sitter_c::LANGUAGE.into(),
+        query_source: queries!("c"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Include,
+        self_receivers: &[],
+        super_receivers: &[],
+        implicit_members: false,
+        unique_name_fallback: UniqueNameFallback::Always,
+        path_separators: &["."],
+        builtin_methods: &[],
+        builtin_functions: &["printf", "malloc", "free", "memcpy", "strlen", "sizeof"],
+    },
+    LanguageSpec {
+        language: Language::Cpp,
+        name: "cpp",
+        extensions: &["cpp", "cc", "cxx", "hpp", "hh", "hxx", "c++", "h++"],
+        grammar: || tree_sitter_cpp::LANGUAGE.into(),
+        query_source: queries!("cpp"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Include,
+        self_receivers: &["this"],
+        super_receivers: &[],
+        implicit_members: true,
+        unique_name_fallback: UniqueNameFallback::Always,
+        path_separators: &["::", "."],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &["printf", "malloc", "free", "memcpy", "strlen", "sizeof"],
+    },
+    LanguageSpec {
+        language: Language::CSharp,
+        name: "csharp",
+        extensions: &["cs"],
+        grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
+        query_source: queries!("csharp"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Package,
+        self_receivers: &["this"],
+        super_receivers: &["base"],
+        implicit_members: true,
+        unique_name_fallback: UniqueNameFallback::ReceiverOnly,
+        path_separators: &["."],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &["nameof", "typeof"],
+    },
+    LanguageSpec {
+        language: Language::Ruby,
+        name: "ruby",
+        extensions: &["rb", "rake"],
+        grammar: || tree_sitter_ruby::LANGUAGE.into(),
+        query_source: queries!("ruby"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Require,
+        self_receivers: &["self"],
+        super_receivers: &[],
+        implicit_members: true,
+        unique_name_fallback: UniqueNameFallback::Always,
+        path_separators: &["::", "."],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &[
+            "puts",
+            "require",
+            "require_relative",
+            "raise",
+            "attr_accessor",
+            "new",
+        ],
+    },
+    LanguageSpec {
+        language: Language::Php,
+        name: "php",
+        extensions: &["php"],
+        grammar: || tree_sitter_php::LANGUAGE_PHP.into(),
+        query_source: queries!("php"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Package,
+        self_receivers: &["$this", "self", "static"],
+        super_receivers: &["parent"],
+        implicit_members: false,
+        unique_name_fallback: UniqueNameFallback::Always,
+        path_separators: &["\\", "->", "::"],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &["echo", "isset", "count", "array_map", "strlen", "sprintf"],
+    },
+    LanguageSpec {
+        language: Language::Kotlin,
+        name: "kotlin",
+        extensions: &["kt", "kts"],
+        grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
+        query_source: queries!("kotlin"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Package,
+        self_receivers: &["this"],
+        super_receivers: &["super"],
+        implicit_members: true,
+        unique_name_fallback: UniqueNameFallback::ReceiverOnly,
+        path_separators: &["."],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &["println", "listOf", "mapOf", "setOf", "require", "check"],
+    },
+    LanguageSpec {
+        language: Language::Swift,
+        name: "swift",
+        extensions: &["swift"],
+        grammar: || tree_sitter_swift::LANGUAGE.into(),
+        query_source: queries!("swift"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::WholeModule,
+        self_receivers: &["self", "Self"],
+        super_receivers: &["super"],
+        implicit_members: true,
+        unique_name_fallback: UniqueNameFallback::Always,
+        path_separators: &["."],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &["print", "fatalError", "precondition", "assert"],
+    },
+    LanguageSpec {
+        language: Language::Scala,
+        name: "scala",
+        extensions: &["scala", "sc"],
+        grammar: || tree_sitter_scala::LANGUAGE.into(),
+        query_source: queries!("scala"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Package,
+        self_receivers: &["this"],
+        super_receivers: &["super"],
+        implicit_members: true,
+        unique_name_fallback: UniqueNameFallback::ReceiverOnly,
+        path_separators: &["."],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &["println", "require", "assert"],
+    },
+    LanguageSpec {
+        language: Language::Lua,
+        name: "lua",
+        extensions: &["lua"],
+        grammar: || tree_sitter_lua::LANGUAGE.into(),
+        query_source: queries!("lua"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Require,
+        self_receivers: &["self"],
+        super_receivers: &[],
+        implicit_members: false,
+        unique_name_fallback: UniqueNameFallback::Always,
+        path_separators: &[".", ":"],
+        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_functions: &[
+            "print",
+            "require",
+            "pairs",
+            "ipairs",
+            "setmetatable",
+            "tostring",
+        ],
+    },
+    LanguageSpec {
+        language: Language::Bash,
+        name: "bash",
+        extensions: &["sh", "bash"],
+        grammar: || tree_sitter_bash::LANGUAGE.into(),
+        query_source: queries!("bash"),
+        query: OnceLock::new(),
+        module_system: ModuleSystem::Require,
+        self_receivers: &[],
+        super_receivers: &[],
+        implicit_members: false,
+        unique_name_fallback: UniqueNameFallback::Always,
+        path_separators: &[],
+        builtin_methods: &[],
+        builtin_functions: &["echo", "printf", "cd", "test", "source", "exit", "return"],
+    },
+];
+
+impl Language {
+    pub fn spec(self) -> &'static LanguageSpec {
+        LANGUAGES
+            .iter()
+            .find(|spec| spec.language == self)
+            .expect("every language has a spec")
+    }
+
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    pub fn from_name(name: &str) -> Option<Language> {
+        LANGUAGES
+            .iter()
+            .find(|spec| spec.name == name)
+            .map(|spec| spec.language)
+    }
+
+    /// The language of a file, from its extension (case-insensitive).
+    pub fn from_path(path: &Path) -> Option<Language> {
+        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+        LANGUAGES
+            .iter()
+            .find(|spec| spec.extensions.contains(&extension.as_str()))
+            .map(|spec| spec.language)
+    }
+}
+
+impl LanguageSpec {
+    /// The language's combined query, compiled on first use. A query that does not compile is a
+    /// bug in the shipped `.scm` files; the test suite compiles every one.
+    pub fn query(&self) -> Result<&Query, &str> {
+        self.query
+            .get_or_init(|| {
+                let source = self.query_source.concat();
+                Query::new(&(self.grammar)(), &source)
+                    .map_err(|error| format!("{} queries: {error}", self.name))
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+}

@@ -1,0 +1,28 @@
+//! codegraph: a live code graph of a repository, served to editors (LSP) and AI assistants (MCP).
+//!
+//! # Code map
+//!
+//! - `model`    entity and relation kinds, resolution kinds, spans. No protocol types.
+//! - `lang`     the language registry; `lang/queries/<language>/*.scm` hold all language knowledge
+//!   that is syntax (definitions, references, imports, inheritance), plus a few resolution facts.
+//! - `syntax`   parsing (one parser per thread, incremental reparse), UTF-8/UTF-16 positions.
+//! - `index`    per-file extraction: syntax tree → `FileSummary`. Never fails; problems are data.
+//! - `graph`    the immutable graph snapshot, scope-based resolution, and the queries every door
+//!   shares (callers, callees, implementations, symbols, ...).
+//! - `world`    the single writer: the workspace walk, change application, the on-disk cache.
+//! - `cli`      the command-line door (`codegraph index`, `callers`, ...).
+//!
+//! Architecture invariants:
+//! - `index` knows nothing of other files; `graph` knows nothing of files on disk or of protocols.
+//! - Only `world` writes. A change (a file's new text, or its deletion) is applied as one
+//!   transaction that produces a new immutable `graph::Graph`; readers clone an `Arc` and never see
+//!   half a change.
+//! - The graph after any sequence of incremental changes equals the graph built from scratch from
+//!   the same texts (a property test checks this).
+//! - An ambiguous reference never becomes an edge; it is kept with its candidates.
+
+pub mod cli;
+pub mod index;
+pub mod lang;
+pub mod model;
+pub mod syntax;

@@ -1,0 +1,143 @@
+//! Parsing and text positions: one tree-sitter parser per thread, incremental reparse from an
+//! edited old tree, and conversions between byte offsets, UTF-8 columns and UTF-16 columns.
+
+use std::cell::RefCell;
+
+use tree_sitter::{Parser, Tree};
+
+use crate::lang::Language;
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+}
+
+/// Parses `text` as `language`. With `old_tree` (already `edit`ed to match `text`), tree-sitter
+/// reuses every unchanged subtree. Returns `None` only if the grammar cannot be loaded, which the
+/// test suite rules out for every shipped grammar.
+pub fn parse(language: Language, text: &str, old_tree: Option<&Tree>) -> Option<Tree> {
+    PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        parser.set_language(&(language.spec().grammar)()).ok()?;
+        parser.parse(text, old_tree)
+    })
+}
+
+/// Decodes file bytes as UTF-8, replacing invalid sequences, so that a file in another encoding
+/// still indexes (its identifiers are usually ASCII) instead of failing.
+pub fn decode_lossy(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
+    }
+}
+
+/// True when the bytes look binary: a NUL byte in the first 8 KiB, as git and ripgrep decide.
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8192)].contains(&0)
+}
+
+/// The byte offsets at which each line starts, for converting positions in a flat text.
+#[derive(Debug, Clone, Default)]
+pub struct LineIndex {
+    line_starts: Vec<u32>,
+    len: u32,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut line_starts = vec![0u32];
+        line_starts.extend(memchr_newlines(text.as_bytes()).map(|offset| offset as u32 + 1));
+        LineIndex {
+            line_starts,
+            len: text.len() as u32,
+        }
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// The byte range of line `line` (without its line break), or `None` past the end.
+    pub fn line_range(&self, text: &str, line: usize) -> Option<std::ops::Range<usize>> {
+        let start = *self.line_starts.get(line)? as usize;
+        let mut end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(self.len as usize, |next| *next as usize);
+        let bytes = text.as_bytes();
+        while end > start && matches!(bytes.get(end - 1), Some(b'\n') | Some(b'\r')) {
+            end -= 1;
+        }
+        Some(start..end)
+    }
+
+    /// Zero-based line of a byte offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.line_starts.binary_search(&(offset as u32)) {
+            Ok(line) => line,
+            Err(next) => next - 1,
+        }
+    }
+}
+
+fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, byte)| **byte == b'\n')
+        .map(|(offset, _)| offset)
+}
+
+/// Converts a UTF-8 byte column within `line_text` to a UTF-16 code unit column.
+pub fn utf8_to_utf16_column(line_text: &str, utf8_column: usize) -> usize {
+    let clamped = floor_char_boundary(line_text, utf8_column.min(line_text.len()));
+    line_text[..clamped].chars().map(char::len_utf16).sum()
+}
+
+/// Converts a UTF-16 code unit column within `line_text` to a UTF-8 byte column, clamped to the
+/// line's end (clients may send a column past it).
+pub fn utf16_to_utf8_column(line_text: &str, utf16_column: usize) -> usize {
+    let mut units = 0;
+    for (byte_offset, character) in line_text.char_indices() {
+        if units >= utf16_column {
+            return byte_offset;
+        }
+        units += character.len_utf16();
+    }
+    line_text.len()
+}
+
+/// The largest char boundary at or below `index`.
+pub fn floor_char_boundary(text: &str, index: usize) -> usize {
+    let mut index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_columns_round_trip_on_cjk_and_emoji() {
+        let line = "let 名前 = \"😀\"; call()";
+        let call_byte = line.find("call").unwrap();
+        let utf16 = utf8_to_utf16_column(line, call_byte);
+        // "let " 4 + 名前 2 + " = \"" 4 + 😀 2 (a surrogate pair) + "\"; " 3 = 15
+        assert_eq!(utf16, 15);
+        assert_eq!(utf16_to_utf8_column(line, utf16), call_byte);
+    }
+
+    #[test]
+    fn line_index_finds_lines() {
+        let text = "a\nbc\r\n\nd";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 4);
+        assert_eq!(&text[index.line_range(text, 1).unwrap()], "bc");
+        assert_eq!(index.line_of(3), 1);
+        assert_eq!(index.line_of(7), 3);
+        assert!(index.line_range(text, 4).is_none());
+    }
+}
