@@ -619,3 +619,38 @@ impl LanguageSpec {
             .map_err(String::as_str)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_language_query_compiles() {
+        for spec in &LANGUAGES {
+            if let Err(error) = spec.query() {
+                panic!("{error}");
+            }
+        }
+    }
+
+    #[test]
+    fn extensions_map_to_languages() {
+        assert_eq!(
+            Language::from_path(Path::new("a/b.py")),
+            Some(Language::Python)
+        );
+        assert_eq!(Language::from_path(Path::new("x.TSX")), Some(Language::Tsx));
+        assert_eq!(Language::from_path(Path::new("x.hpp")), Some(Language::Cpp));
+        assert_eq!(Language::from_path(Path::new("Makefile")), None);
+        for spec in &LANGUAGES {
+            for extension in spec.extensions {
+                let path = format!("file.{extension}");
+                assert_eq!(
+                    Language::from_path(Path::new(&path)),
+                    Some(spec.language),
+                    "{path}"
+                );
+            }
+        }
+    }
+}
