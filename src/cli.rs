@@ -1,11 +1,17 @@
 //! The command-line door. Every query command calls the same protocol-agnostic function as the
-//! LSP and MCP doors; this module only parses flags and formats answers.
+//! LSP and MCP doors (`graph::query`); this module parses flags and formats answers, nothing else.
 
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand};
 
+use crate::graph::query::{self, Lookup};
+use crate::graph::{Entity, Graph};
 use crate::lang::Language;
+use crate::world::{CacheLocation, IndexReport, World, WorldConfig};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -18,14 +24,86 @@ pub struct Cli {
     pub command: Command,
 }
 
+#[derive(Args, Debug, Clone)]
+pub struct WorkspaceArgs {
+    /// The repository to work on.
+    #[arg(long, short = 'r', default_value = ".")]
+    pub repo: PathBuf,
+    /// Skip files larger than this many bytes.
+    #[arg(long, default_value_t = 1024 * 1024)]
+    pub max_file_size: u64,
+    /// Keep the cache in this directory instead of `<repo>/.codegraph`.
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// Neither read nor write the on-disk cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Build or refresh the index of a repository and print what it holds.
+    Index {
+        /// The repository (default: the current directory).
+        path: Option<PathBuf>,
+        /// Re-parse every file, ignoring the cache.
+        #[arg(long)]
+        full: bool,
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
+    /// Who calls NAME (an id, a qualified name or a plain name).
+    Callers {
+        name: String,
+        /// Follow callers of callers up to this many hops.
+        #[arg(long, default_value_t = 1)]
+        depth: u32,
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
+    /// What NAME calls.
+    Callees {
+        name: String,
+        #[arg(long, default_value_t = 1)]
+        depth: u32,
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
+    /// Types implementing or extending NAME; for a method, its overrides.
+    Impls {
+        name: String,
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
+    /// Symbols matching QUERY (exact, prefix, camel humps, subsequence), best first.
+    Symbols {
+        query: String,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
+    /// One entity: where it is, its signature, its relations.
+    Show {
+        name: String,
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
+    /// Statistics of the index.
+    Stats {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
     /// Print what extraction finds in one file, as JSON (for writing language queries).
     #[command(hide = true)]
     DebugExtract { file: PathBuf },
 }
 
 pub fn main() -> i32 {
+    init_logging();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
@@ -36,8 +114,212 @@ pub fn main() -> i32 {
     }
 }
 
+/// Logs go to stderr (stdout is the protocol for `lsp` and `mcp`), filtered by `CODEGRAPH_LOG`
+/// or `RUST_LOG`, warnings by default.
+pub fn init_logging() {
+    let filter = std::env::var("CODEGRAPH_LOG")
+        .or_else(|_| std::env::var("RUST_LOG"))
+        .unwrap_or_else(|_| "warn".to_string());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+fn open_world(workspace: &WorkspaceArgs) -> anyhow::Result<World> {
+    let cache = if workspace.no_cache {
+        CacheLocation::Disabled
+    } else if let Some(directory) = &workspace.cache_dir {
+        CacheLocation::Directory(directory.clone())
+    } else {
+        CacheLocation::InWorkspace
+    };
+    World::open(
+        &workspace.repo,
+        WorldConfig {
+            max_file_size: workspace.max_file_size,
+            cache,
+        },
+    )
+}
+
+/// Indexes with a progress bar on a terminal, quietly otherwise.
+fn index_world(world: &World, full: bool) -> IndexReport {
+    if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} indexing {pos}/{len} files {wide_bar} {eta}",
+            )
+            .expect("valid template"),
+        );
+        let report = world.index(full, &|done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        });
+        bar.finish_and_clear();
+        report
+    } else {
+        world.index(full, &|_, _| {})
+    }
+}
+
+fn load(workspace: &WorkspaceArgs) -> anyhow::Result<(World, Arc<Graph>)> {
+    let world = open_world(workspace)?;
+    index_world(&world, false);
+    let graph = world.snapshot();
+    Ok((world, graph))
+}
+
+fn find(graph: &Graph, name: &str) -> anyhow::Result<Entity> {
+    match query::lookup(graph, name) {
+        Lookup::Found(entity) => Ok(entity),
+        Lookup::Ambiguous(candidates) => {
+            let list: Vec<String> = candidates
+                .iter()
+                .map(|entity| entity.id.to_string())
+                .collect();
+            bail!("'{name}' is ambiguous; use one of: {}", list.join(", "))
+        }
+        Lookup::NotFound { closest } if closest.is_empty() => bail!("no entity named '{name}'"),
+        Lookup::NotFound { closest } => {
+            bail!("no entity named '{name}'; closest: {}", closest.join(", "))
+        }
+    }
+}
+
+fn print(text: &str) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{text}") {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing to stdout"),
+    }
+}
+
+fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    print(&serde_json::to_string_pretty(value)?)
+}
+
+fn location(entity: &Entity) -> String {
+    format!("{}:{}", entity.file_path, entity.start_line)
+}
+
 fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
+        Command::Index {
+            path,
+            full,
+            mut workspace,
+        } => {
+            if let Some(path) = path {
+                workspace.repo = path;
+            }
+            let world = open_world(&workspace)?;
+            let report = index_world(&world, full);
+            if workspace.json {
+                print_json(&report)?;
+            } else {
+                print(&format_report(&report))?;
+            }
+        }
+        Command::Callers {
+            name,
+            depth,
+            workspace,
+        } => calls(&name, depth, &workspace, true)?,
+        Command::Callees {
+            name,
+            depth,
+            workspace,
+        } => calls(&name, depth, &workspace, false)?,
+        Command::Impls { name, workspace } => {
+            let (_world, graph) = load(&workspace)?;
+            let entity = find(&graph, &name)?;
+            let found = query::implementations(&graph, &entity.id);
+            if workspace.json {
+                print_json(&serde_json::json!({ "entity": entity, "implementations": found }))?;
+            } else if found.is_empty() {
+                print(&format!("{} has no implementations", entity.id))?;
+            } else {
+                for item in found {
+                    print(&format!("{}  {} {}", item.id, item.kind, location(&item)))?;
+                }
+            }
+        }
+        Command::Symbols {
+            query: text,
+            limit,
+            workspace,
+        } => {
+            let (_world, graph) = load(&workspace)?;
+            let found = query::symbols(&graph, &text, limit);
+            if workspace.json {
+                print_json(&found)?;
+            } else {
+                for item in found {
+                    print(&format!(
+                        "{:.2}  {}  {} {}",
+                        item.score,
+                        item.entity.id,
+                        item.entity.kind,
+                        location(&item.entity)
+                    ))?;
+                }
+            }
+        }
+        Command::Show { name, workspace } => {
+            let (_world, graph) = load(&workspace)?;
+            let entity = find(&graph, &name)?;
+            let callers = query::callers(&graph, &entity.id);
+            let callees = query::callees(&graph, &entity.id);
+            let bases = query::supertypes(&graph, &entity.id);
+            if workspace.json {
+                let bases: Vec<serde_json::Value> = bases
+                    .iter()
+                    .map(|(base, kind)| serde_json::json!({ "id": base.id, "relation": kind }))
+                    .collect();
+                print_json(
+                    &serde_json::json!({ "entity": entity, "callers": callers, "callees": callees, "bases": bases }),
+                )?;
+            } else {
+                print(&format!(
+                    "{} ({}) {}-{}",
+                    entity.id,
+                    entity.kind,
+                    location(&entity),
+                    entity.end_line
+                ))?;
+                print(&format!("  qualified name: {}", entity.qualified_name))?;
+                if let Some(signature) = &entity.signature {
+                    print(&format!("  signature: {signature}"))?;
+                }
+                if let Some(doc) = &entity.docstring {
+                    print(&format!("  doc: {}", doc.lines().next().unwrap_or("")))?;
+                }
+                for (base, kind) in bases {
+                    print(&format!("  {kind} {}", base.id))?;
+                }
+                for call in callers {
+                    print(&format!(
+                        "  called by {} ({})",
+                        call.entity.id, call.resolution
+                    ))?;
+                }
+                for call in callees {
+                    print(&format!("  calls {} ({})", call.entity.id, call.resolution))?;
+                }
+            }
+        }
+        Command::Stats { workspace } => {
+            let world = open_world(&workspace)?;
+            let report = index_world(&world, false);
+            if workspace.json {
+                print_json(&report)?;
+            } else {
+                print(&format_report(&report))?;
+            }
+        }
         Command::DebugExtract { file } => {
             let language = Language::from_path(&file).ok_or_else(|| {
                 anyhow::anyhow!("{}: not a language codegraph parses", file.display())
@@ -46,10 +328,78 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 .map_err(|error| anyhow::anyhow!("{}: {error}", file.display()))?;
             let text = crate::syntax::decode_lossy(bytes);
             let (summary, _) = crate::index::extract_text(language, &text);
-            let json = serde_json::to_string_pretty(&summary)?;
-            use std::io::Write;
-            writeln!(std::io::stdout(), "{json}")?;
-            Ok(0)
+            print_json(&summary)?;
         }
     }
+    Ok(0)
+}
+
+fn calls(name: &str, depth: u32, workspace: &WorkspaceArgs, incoming: bool) -> anyhow::Result<()> {
+    let (_world, graph) = load(workspace)?;
+    let entity = find(&graph, name)?;
+    let reached = query::call_closure(&graph, &entity.id, incoming, depth.max(1));
+    let label = if incoming { "callers" } else { "callees" };
+    if workspace.json {
+        return print_json(&serde_json::json!({ "entity": entity, label: reached }));
+    }
+    if reached.is_empty() {
+        return print(&format!("{} has no {label}", entity.id));
+    }
+    for item in reached {
+        let indent = "  ".repeat(item.depth as usize - 1);
+        print(&format!(
+            "{indent}{}  {} {}",
+            item.entity.id,
+            item.entity.kind,
+            location(&item.entity)
+        ))?;
+    }
+    Ok(())
+}
+
+/// The index report for humans.
+pub fn format_report(report: &IndexReport) -> String {
+    let mut out = String::new();
+    let seconds = report.duration_ms / 1000.0;
+    out.push_str(&format!(
+        "Indexed {} files ({} lines) in {:.2} s: {} parsed, {} from cache, {} removed\n",
+        report.files, report.lines, seconds, report.parsed, report.from_cache, report.removed
+    ));
+    out.push_str(&format!("Entities: {}\n", report.entities));
+    for (kind, count) in &report.entities_by_type {
+        if *count > 0 {
+            out.push_str(&format!("  {kind:<10} {count}\n"));
+        }
+    }
+    out.push_str(&format!("Relations: {}\n", report.relations));
+    for (kind, count) in &report.relations_by_type {
+        if *count > 0 {
+            out.push_str(&format!("  {kind:<10} {count}\n"));
+        }
+    }
+    out.push_str("Languages:");
+    for (language, count) in &report.languages {
+        out.push_str(&format!(" {language} {count}"));
+    }
+    out.push('\n');
+    out.push_str(&format!(
+        "Unresolved: {} ambiguous references (no edge made), {} external references\n",
+        report.ambiguous_references, report.external_references
+    ));
+    if report.files_with_problems > 0 {
+        out.push_str(&format!(
+            "{} files have syntax errors (indexed what parses)\n",
+            report.files_with_problems
+        ));
+    }
+    if !report.skipped.is_empty() {
+        out.push_str(&format!("Skipped {} files:\n", report.skipped.len()));
+        for skipped in report.skipped.iter().take(10) {
+            out.push_str(&format!("  {} ({})\n", skipped.path, skipped.reason));
+        }
+        if report.skipped.len() > 10 {
+            out.push_str(&format!("  ... and {} more\n", report.skipped.len() - 10));
+        }
+    }
+    out.trim_end().to_string()
 }

@@ -280,13 +280,16 @@ struct RawImpl {
     type_name: SmolStr,
 }
 
+/// (path, name, alias, wildcard, span)
+type RawImport = (SmolStr, Option<SmolStr>, Option<SmolStr>, bool, Span);
+
 #[derive(Default)]
 struct RawCaptures {
     defs: Vec<RawDef>,
     impls: Vec<RawImpl>,
     refs: Vec<(RefKind, SmolStr, Option<SmolStr>, Span)>,
     bindings: Vec<(SmolStr, SmolStr, Span)>,
-    imports: Vec<(SmolStr, Option<SmolStr>, Option<SmolStr>, bool, Span)>,
+    imports: Vec<RawImport>,
     inherits: Vec<(SmolStr, InheritKind, Option<SmolStr>, Span)>,
     package: Option<SmolStr>,
 }

@@ -22,7 +22,9 @@
 //! - An ambiguous reference never becomes an edge; it is kept with its candidates.
 
 pub mod cli;
+pub mod graph;
 pub mod index;
 pub mod lang;
 pub mod model;
 pub mod syntax;
+pub mod world;

@@ -1,0 +1,362 @@
+//! The code graph: an immutable snapshot of every file's extraction and resolved edges.
+//!
+//! A [`Graph`] is cheap to clone (persistent maps with structural sharing) and never changes;
+//! [`GraphWriter`] produces the next one from a batch of file updates. Readers hold an
+//! `Arc<Graph>` for as long as they like and never see half a change.
+//!
+//! Invariants:
+//! - Entity ids are `<relative path>::<Nested.Name>` (a file's module entity is the bare path),
+//!   with `#2`, `#3`, ... for later duplicates in the same file. They depend on the file's own
+//!   text only, so re-indexing an unrelated file never changes them.
+//! - Edges are stored with the file whose reference produced them; the `incoming` and
+//!   `outgoing` maps index them by entity.
+//! - Ambiguous references are not edges; they are kept in [`Resolved::ambiguous`].
+
+pub mod build;
+pub mod modules;
+pub mod query;
+mod resolve;
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use smol_str::SmolStr;
+
+use crate::index::FileSummary;
+use crate::lang::Language;
+use crate::model::{EntityKind, RelationKind, Resolution, Span};
+
+pub use build::{FileUpdate, GraphWriter};
+
+pub type EntityId = Arc<str>;
+pub type FilePath = Arc<str>;
+
+/// A resolved base of a type: (base, extends or implements, the file that says so).
+pub type BaseOf = (EntityId, RelationKind, FilePath);
+
+/// One indexed file.
+#[derive(Debug, Clone)]
+pub struct FileNode {
+    pub path: FilePath,
+    pub language: Language,
+    /// The text the summary was extracted from: the editor's buffer or the file on disk.
+    pub text: Arc<str>,
+    pub hash: [u8; 32],
+    pub summary: Arc<FileSummary>,
+    /// The id of each definition, index for index with `summary.defs`.
+    pub ids: Arc<[EntityId]>,
+    pub module_id: EntityId,
+    pub resolved: Arc<Resolved>,
+}
+
+/// What resolution made of a file's references.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Resolved {
+    pub edges: Vec<Edge>,
+    pub ambiguous: Vec<AmbiguousRef>,
+    /// References to names defined nowhere in the workspace: libraries, builtins.
+    pub external: Vec<ExternalRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Edge {
+    pub from: EntityId,
+    pub to: EntityId,
+    pub kind: RelationKind,
+    pub resolution: Resolution,
+    /// Where in this edge's file the reference is (the called name, the base name, the import).
+    pub site: Option<Span>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AmbiguousRef {
+    pub from: EntityId,
+    pub name: SmolStr,
+    pub site: Span,
+    pub candidates: Vec<EntityId>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExternalRef {
+    pub from: EntityId,
+    pub name: SmolStr,
+    pub receiver: Option<SmolStr>,
+    /// The module it comes from, when an import says so.
+    pub module: Option<SmolStr>,
+    pub site: Span,
+}
+
+/// Where an entity lives: its file and its index in the file's definitions (`None` for the
+/// file's module entity).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct EntityLoc {
+    pub file: FilePath,
+    pub index: Option<u32>,
+}
+
+/// A reference to an edge: the file that holds it and its index there.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EdgeRef {
+    pub file: FilePath,
+    pub index: u32,
+}
+
+/// An immutable snapshot of the whole graph.
+#[derive(Clone, Default)]
+pub struct Graph {
+    pub(crate) revision: u64,
+    pub(crate) files: imbl::OrdMap<FilePath, Arc<FileNode>>,
+    pub(crate) entities: imbl::HashMap<EntityId, EntityLoc>,
+    pub(crate) by_name: imbl::HashMap<SmolStr, Arc<[EntityId]>>,
+    pub(crate) modules: imbl::HashMap<SmolStr, Arc<[FilePath]>>,
+    /// Resolved bases of each type: (base, extends or implements, the file that said so).
+    pub(crate) bases: imbl::HashMap<EntityId, Arc<[BaseOf]>>,
+    pub(crate) incoming: imbl::HashMap<EntityId, Arc<[EdgeRef]>>,
+    pub(crate) outgoing: imbl::HashMap<EntityId, Arc<[EdgeRef]>>,
+}
+
+/// A definition as the API shows it. Built on demand from the file's summary.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entity {
+    pub id: EntityId,
+    #[serde(rename = "type")]
+    pub kind: EntityKind,
+    pub name: SmolStr,
+    pub qualified_name: String,
+    pub file_path: FilePath,
+    /// One-based, inclusive.
+    pub start_line: u32,
+    pub end_line: u32,
+    pub signature: Option<String>,
+    pub docstring: Option<String>,
+    pub language: Language,
+    #[serde(skip)]
+    pub span: Span,
+    #[serde(skip)]
+    pub name_span: Span,
+    /// The enclosing entity (a module for top-level definitions); `None` for modules.
+    #[serde(skip)]
+    pub parent: Option<EntityId>,
+}
+
+impl Graph {
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    pub fn file(&self, path: &str) -> Option<&Arc<FileNode>> {
+        self.files.get(path)
+    }
+
+    pub fn files(&self) -> impl Iterator<Item = &Arc<FileNode>> {
+        self.files.values()
+    }
+
+    pub fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn entity_count(&self) -> usize {
+        self.entities.len()
+    }
+
+    pub fn contains_entity(&self, id: &str) -> bool {
+        self.entities.contains_key(id)
+    }
+
+    /// The ids of every entity with this exact name.
+    pub fn named(&self, name: &str) -> &[EntityId] {
+        self.by_name.get(name).map_or(&[], |ids| ids)
+    }
+
+    pub fn entity(&self, id: &str) -> Option<Entity> {
+        let loc = self.entities.get(id)?;
+        let file = self.files.get(&loc.file)?;
+        Some(materialize(file, loc.index))
+    }
+
+    /// The kind of an entity without materialising it.
+    pub fn kind_of(&self, id: &str) -> Option<EntityKind> {
+        let loc = self.entities.get(id)?;
+        match loc.index {
+            None => Some(EntityKind::Module),
+            Some(index) => Some(self.files.get(&loc.file)?.summary.defs[index as usize].kind),
+        }
+    }
+
+    pub fn location(&self, id: &str) -> Option<&EntityLoc> {
+        self.entities.get(id)
+    }
+
+    pub fn edge(&self, edge_ref: &EdgeRef) -> Option<&Edge> {
+        self.files
+            .get(&edge_ref.file)?
+            .resolved
+            .edges
+            .get(edge_ref.index as usize)
+    }
+
+    pub fn incoming(&self, id: &str) -> impl Iterator<Item = &Edge> {
+        self.incoming
+            .get(id)
+            .into_iter()
+            .flat_map(|refs| refs.iter())
+            .filter_map(|edge_ref| self.edge(edge_ref))
+    }
+
+    pub fn outgoing(&self, id: &str) -> impl Iterator<Item = &Edge> {
+        self.outgoing
+            .get(id)
+            .into_iter()
+            .flat_map(|refs| refs.iter())
+            .filter_map(|edge_ref| self.edge(edge_ref))
+    }
+
+    pub fn all_edges(&self) -> impl Iterator<Item = &Edge> {
+        self.files
+            .values()
+            .flat_map(|file| file.resolved.edges.iter())
+    }
+
+    /// Every entity of a file, module first, then definitions in document order.
+    pub fn file_entities(&self, path: &str) -> Vec<Entity> {
+        let Some(file) = self.files.get(path) else {
+            return Vec::new();
+        };
+        std::iter::once(None)
+            .chain((0..file.summary.defs.len() as u32).map(Some))
+            .map(|index| materialize(file, index))
+            .collect()
+    }
+}
+
+/// The qualifier of a file's entities: its package, or its path without extension, dotted.
+pub fn module_qualifier(path: &str, summary: &FileSummary) -> String {
+    if let Some(package) = &summary.package {
+        return modules::normalize_package(package).to_string();
+    }
+    let without = match path.rfind('.') {
+        Some(dot) if !path[dot..].contains('/') => &path[..dot],
+        _ => path,
+    };
+    without.replace('/', ".")
+}
+
+pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
+    let summary = &file.summary;
+    match index {
+        None => {
+            let name = file.path.rsplit('/').next().unwrap_or(&file.path);
+            let end_line = summary.line_count.max(1);
+            Entity {
+                id: file.module_id.clone(),
+                kind: EntityKind::Module,
+                name: SmolStr::new(name),
+                qualified_name: module_qualifier(&file.path, summary),
+                file_path: file.path.clone(),
+                start_line: 1,
+                end_line,
+                signature: None,
+                docstring: None,
+                language: file.language,
+                span: Span {
+                    start_byte: 0,
+                    end_byte: file.text.len() as u32,
+                    start: Default::default(),
+                    end: crate::model::Position {
+                        line: end_line.saturating_sub(1),
+                        column: 0,
+                    },
+                },
+                name_span: Span::default(),
+                parent: None,
+            }
+        }
+        Some(index) => {
+            let def = &summary.defs[index as usize];
+            let qualifier = module_qualifier(&file.path, summary);
+            let nested = summary.nested_name(index);
+            Entity {
+                id: file.ids[index as usize].clone(),
+                kind: def.kind,
+                name: def.name.clone(),
+                qualified_name: if qualifier.is_empty() {
+                    nested
+                } else {
+                    format!("{qualifier}.{nested}")
+                },
+                file_path: file.path.clone(),
+                start_line: def.span.start.line + 1,
+                end_line: def.span.end.line + 1,
+                signature: (!def.signature.is_empty()).then(|| def.signature.clone()),
+                docstring: def.doc.clone(),
+                language: file.language,
+                span: def.span,
+                name_span: def.name_span,
+                parent: Some(match def.parent {
+                    Some(parent) => file.ids[parent as usize].clone(),
+                    None => file.module_id.clone(),
+                }),
+            }
+        }
+    }
+}
+
+/// Assigns ids to a file's definitions: `path::Nested.name`, then `#2`, `#3` for duplicates.
+pub fn assign_ids(path: &str, summary: &FileSummary) -> Vec<EntityId> {
+    let mut seen: rustc_hash::FxHashMap<String, u32> = rustc_hash::FxHashMap::default();
+    (0..summary.defs.len() as u32)
+        .map(|index| {
+            let base = format!("{path}::{}", summary.nested_name(index));
+            let count = seen.entry(base.clone()).or_insert(0);
+            *count += 1;
+            if *count == 1 {
+                EntityId::from(base)
+            } else {
+                EntityId::from(format!("{base}#{count}"))
+            }
+        })
+        .collect()
+}
+
+impl Graph {
+    /// A canonical text form of the whole graph: entities, edges and ambiguous references,
+    /// sorted. Two graphs are equal when their dumps are; snapshot tests store it.
+    pub fn dump(&self) -> String {
+        let mut lines: Vec<String> = Vec::new();
+        for file in self.files.values() {
+            lines.push(format!("file {} {}", file.path, file.language.name()));
+            for index in std::iter::once(None).chain((0..file.summary.defs.len() as u32).map(Some))
+            {
+                let entity = materialize(file, index);
+                lines.push(format!(
+                    "entity {} {} {}-{}",
+                    entity.id, entity.kind, entity.start_line, entity.end_line
+                ));
+            }
+            for edge in &file.resolved.edges {
+                let site = edge
+                    .site
+                    .map(|site| format!(" @{}:{}", site.start.line + 1, site.start.column + 1))
+                    .unwrap_or_default();
+                lines.push(format!(
+                    "edge {} {} {} [{}]{site}",
+                    edge.from, edge.kind, edge.to, edge.resolution
+                ));
+            }
+            for ambiguous in &file.resolved.ambiguous {
+                let candidates: Vec<&str> = ambiguous.candidates.iter().map(|id| &**id).collect();
+                lines.push(format!(
+                    "ambiguous {} {} @{}:{} -> {}",
+                    ambiguous.from,
+                    ambiguous.name,
+                    ambiguous.site.start.line + 1,
+                    ambiguous.site.start.column + 1,
+                    candidates.join(" | ")
+                ));
+            }
+        }
+        lines.sort();
+        lines.join("\n")
+    }
+}

@@ -1,0 +1,399 @@
+//! Module systems: which keys a file answers to, and which keys an import looks up.
+//!
+//! Both sides are plain strings, so one map (`Graph::modules`) serves every language:
+//! a file is registered under its keys; an import is resolved by looking its keys up, in order.
+
+use smol_str::SmolStr;
+
+use crate::index::{FileSummary, Import};
+use crate::lang::{Language, ModuleSystem};
+
+/// The language family: references never cross families (a Go call never lands in Python).
+pub fn family(language: Language) -> u8 {
+    match language {
+        Language::Python => 0,
+        Language::JavaScript | Language::TypeScript | Language::Tsx => 1,
+        Language::Rust => 2,
+        Language::Go => 3,
+        Language::Java | Language::Kotlin | Language::Scala => 4,
+        Language::C | Language::Cpp => 5,
+        Language::CSharp => 6,
+        Language::Ruby => 7,
+        Language::Php => 8,
+        Language::Swift => 9,
+        Language::Lua => 10,
+        Language::Bash => 11,
+    }
+}
+
+fn strip_extension(path: &str) -> &str {
+    match path.rfind('.') {
+        Some(dot) if !path[dot..].contains('/') => &path[..dot],
+        _ => path,
+    }
+}
+
+fn directory(path: &str) -> &str {
+    path.rfind('/').map_or("", |slash| &path[..slash])
+}
+
+/// Every suffix of a `/`-separated path made of whole components, longest first.
+fn component_suffixes(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(path).chain(
+        path.match_indices('/')
+            .map(move |(index, _)| &path[index + 1..]),
+    )
+}
+
+/// Normalises `a/./b/../c` to `a/c`; `None` when it climbs above the root.
+pub fn normalize_path(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+fn join(base: &str, relative: &str) -> Option<String> {
+    if base.is_empty() {
+        normalize_path(relative)
+    } else {
+        normalize_path(&format!("{base}/{relative}"))
+    }
+}
+
+/// The Rust module path of a file within its crate (`src/auth/service.rs` → `auth::service`),
+/// and the crate's directory name.
+fn rust_module_path(path: &str) -> (String, String) {
+    let (crate_dir, inside) = match path.rfind("src/") {
+        Some(index) if index == 0 || path[..index].ends_with('/') => {
+            (&path[..index], &path[index + 4..])
+        }
+        _ => ("", path),
+    };
+    let crate_name = crate_dir
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .replace('-', "_");
+    let without = strip_extension(inside);
+    let module = match without {
+        "lib" | "main" => String::new(),
+        other => other
+            .strip_suffix("/mod")
+            .unwrap_or(other)
+            .replace('/', "::"),
+    };
+    (module, crate_name)
+}
+
+/// The keys a file is registered under in the module map.
+pub fn module_keys(path: &str, summary: &FileSummary) -> Vec<SmolStr> {
+    let language = summary.language;
+    let mut keys: Vec<SmolStr> = Vec::new();
+    match language.spec().module_system {
+        ModuleSystem::Python => {
+            let without = strip_extension(path);
+            let module = without.strip_suffix("/__init__").unwrap_or(without);
+            for suffix in component_suffixes(module) {
+                keys.push(SmolStr::new(suffix.replace('/', ".")));
+            }
+        }
+        ModuleSystem::JavaScript => {
+            let without = strip_extension(path);
+            keys.push(SmolStr::new(without));
+            if let Some(directory) = without.strip_suffix("/index") {
+                keys.push(SmolStr::new(directory));
+            } else if without == "index" {
+                keys.push(SmolStr::new(""));
+            }
+        }
+        ModuleSystem::Rust => {
+            let (module, crate_name) = rust_module_path(path);
+            keys.push(SmolStr::new(format!("crate::{module}")));
+            if !crate_name.is_empty() {
+                keys.push(SmolStr::new(format!("{crate_name}::{module}")));
+            }
+        }
+        ModuleSystem::Go => {
+            for suffix in component_suffixes(directory(path)) {
+                keys.push(SmolStr::new(suffix));
+            }
+        }
+        ModuleSystem::Package | ModuleSystem::WholeModule => {}
+        ModuleSystem::Include => {
+            for suffix in component_suffixes(path) {
+                keys.push(SmolStr::new(suffix));
+            }
+        }
+        ModuleSystem::Require => {
+            let without = strip_extension(path);
+            let module = without.strip_suffix("/init").unwrap_or(without);
+            for suffix in component_suffixes(module) {
+                keys.push(SmolStr::new(suffix));
+            }
+        }
+    }
+    keys.dedup();
+    keys
+}
+
+/// The package a file belongs to, for same-package visibility; `None` where the language has no
+/// such rule (Python, JavaScript, Rust, C, Ruby, Lua, Bash).
+pub fn package_key(path: &str, summary: &FileSummary) -> Option<SmolStr> {
+    match summary.language.spec().module_system {
+        ModuleSystem::Go => Some(SmolStr::new(directory(path))),
+        ModuleSystem::Package => Some(match &summary.package {
+            Some(package) => normalize_package(package),
+            None => SmolStr::new(directory(path).replace('/', ".")),
+        }),
+        ModuleSystem::WholeModule => Some(SmolStr::new("")),
+        _ => None,
+    }
+}
+
+pub fn normalize_package(text: &str) -> SmolStr {
+    SmolStr::new(
+        text.trim()
+            .trim_start_matches('\\')
+            .replace('\\', ".")
+            .replace("::", "."),
+    )
+}
+
+/// The module keys an import looks up, most specific first. Empty for imports that can only be
+/// external (bare npm specifiers, system headers, `std::`).
+pub fn import_keys(path: &str, summary: &FileSummary, import: &Import) -> Vec<SmolStr> {
+    let spec = summary.language.spec();
+    let raw = import.path.as_str();
+    let here = directory(path);
+    let mut keys: Vec<SmolStr> = Vec::new();
+    match spec.module_system {
+        ModuleSystem::Python => {
+            let dots = raw.len() - raw.trim_start_matches('.').len();
+            let rest = &raw[dots..];
+            if dots == 0 {
+                keys.push(SmolStr::new(rest));
+            } else {
+                let mut base = here.to_string();
+                for _ in 1..dots {
+                    base = directory(&base).to_string();
+                }
+                let target = if rest.is_empty() {
+                    base
+                } else {
+                    format!("{base}/{}", rest.replace('.', "/"))
+                };
+                keys.push(SmolStr::new(target.trim_matches('/').replace('/', ".")));
+            }
+        }
+        ModuleSystem::JavaScript => {
+            if raw.starts_with('.') || raw.starts_with('/') {
+                let cleaned = raw
+                    .trim_end_matches(".js")
+                    .trim_end_matches(".jsx")
+                    .trim_end_matches(".ts")
+                    .trim_end_matches(".tsx")
+                    .trim_end_matches(".mjs")
+                    .trim_end_matches(".cjs");
+                let joined = if let Some(rooted) = cleaned.strip_prefix('/') {
+                    normalize_path(rooted)
+                } else {
+                    join(here, cleaned)
+                };
+                if let Some(target) = joined {
+                    keys.push(SmolStr::new(target));
+                }
+            }
+        }
+        ModuleSystem::Rust => {
+            let (module, crate_name) = rust_module_path(path);
+            let mut segments: Vec<&str> = raw
+                .split("::")
+                .filter(|segment| !segment.is_empty())
+                .collect();
+            let mut base: Vec<String> = if module.is_empty() {
+                Vec::new()
+            } else {
+                module.split("::").map(str::to_string).collect()
+            };
+            let absolute = match segments.first().copied() {
+                Some("crate") => {
+                    segments.remove(0);
+                    Some(Vec::new())
+                }
+                Some("self") => {
+                    segments.remove(0);
+                    Some(base.clone())
+                }
+                Some("super") => {
+                    while segments.first() == Some(&"super") {
+                        segments.remove(0);
+                        base.pop();
+                    }
+                    Some(base.clone())
+                }
+                Some(first) if !crate_name.is_empty() && first == crate_name => {
+                    segments.remove(0);
+                    Some(Vec::new())
+                }
+                _ => None,
+            };
+            match absolute {
+                Some(mut prefix) => {
+                    prefix.extend(segments.iter().map(|segment| segment.to_string()));
+                    keys.push(SmolStr::new(format!("crate::{}", prefix.join("::"))));
+                }
+                None => {
+                    // A path relative to the current module (`use service::X` after `mod service;`),
+                    // or another crate of the workspace.
+                    let mut relative = base.clone();
+                    relative.extend(segments.iter().map(|segment| segment.to_string()));
+                    keys.push(SmolStr::new(format!("crate::{}", relative.join("::"))));
+                    keys.push(SmolStr::new(raw));
+                }
+            }
+        }
+        ModuleSystem::Go => {
+            for suffix in component_suffixes(raw) {
+                keys.push(SmolStr::new(suffix));
+            }
+        }
+        ModuleSystem::Package | ModuleSystem::WholeModule => {}
+        ModuleSystem::Include => {
+            if let Some(target) = join(here, raw) {
+                keys.push(SmolStr::new(target));
+            }
+            keys.push(SmolStr::new(raw.trim_start_matches("./")));
+        }
+        ModuleSystem::Require => {
+            let cleaned = match summary.language {
+                Language::Lua => raw.replace('.', "/"),
+                _ => {
+                    // Bash: `$(dirname "$0")/lib/x.sh`, `${DIR}/x.sh` → the literal tail.
+                    let tail = raw.rsplit([')', '}']).next().unwrap_or(raw);
+                    tail.trim_start_matches('/').to_string()
+                }
+            };
+            let cleaned = strip_extension(&cleaned).to_string();
+            let relative_first = summary.language != Language::Lua;
+            if relative_first && let Some(target) = join(here, &cleaned) {
+                keys.push(SmolStr::new(target));
+            }
+            if let Some(target) = normalize_path(&cleaned) {
+                keys.push(SmolStr::new(target));
+            }
+        }
+    }
+    keys.dedup();
+    keys
+}
+
+/// The name under which an import without an alias binds its module (`import a.b` binds `a.b`
+/// as a receiver prefix in Python; a Go import binds its last path element).
+pub fn import_binding(summary: &FileSummary, import: &Import) -> Option<SmolStr> {
+    if let Some(alias) = &import.alias {
+        return Some(alias.clone());
+    }
+    if import.name.is_some() {
+        return import.name.clone();
+    }
+    let raw = import.path.as_str();
+    match summary.language.spec().module_system {
+        ModuleSystem::Python => Some(SmolStr::new(raw)),
+        ModuleSystem::Go => raw.rsplit('/').next().map(SmolStr::new),
+        ModuleSystem::Rust => raw.rsplit("::").next().map(SmolStr::new),
+        ModuleSystem::Package => raw.rsplit(['.', '\\']).next().map(SmolStr::new),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Span;
+
+    fn summary(language: Language) -> FileSummary {
+        FileSummary::empty(language, "")
+    }
+
+    fn import(path: &str) -> Import {
+        Import {
+            path: SmolStr::new(path),
+            name: None,
+            alias: None,
+            wildcard: false,
+            span: Span::default(),
+            scope: None,
+        }
+    }
+
+    #[test]
+    fn python_keys_and_relative_imports() {
+        let python = summary(Language::Python);
+        assert_eq!(
+            module_keys("src/shop/auth/__init__.py", &python),
+            ["src.shop.auth", "shop.auth", "auth"]
+        );
+        assert_eq!(
+            import_keys("shop/auth/service.py", &python, &import(".tokens")),
+            ["shop.auth.tokens"]
+        );
+        assert_eq!(
+            import_keys("shop/auth/service.py", &python, &import("..models")),
+            ["shop.models"]
+        );
+        assert_eq!(
+            import_keys("shop/auth/service.py", &python, &import(".")),
+            ["shop.auth"]
+        );
+    }
+
+    #[test]
+    fn javascript_relative_specifiers() {
+        let typescript = summary(Language::TypeScript);
+        assert_eq!(
+            module_keys("src/auth/index.ts", &typescript),
+            ["src/auth/index", "src/auth"]
+        );
+        assert_eq!(
+            import_keys(
+                "src/app/main.ts",
+                &typescript,
+                &import("../auth/service.js")
+            ),
+            ["src/auth/service"]
+        );
+        assert!(import_keys("src/app/main.ts", &typescript, &import("react")).is_empty());
+    }
+
+    #[test]
+    fn rust_paths() {
+        let rust = summary(Language::Rust);
+        assert_eq!(
+            module_keys("shop/src/auth/mod.rs", &rust),
+            ["crate::auth", "shop::auth"]
+        );
+        assert_eq!(
+            import_keys("shop/src/auth/mod.rs", &rust, &import("super::util")),
+            ["crate::util"]
+        );
+        assert_eq!(
+            import_keys("shop/src/main.rs", &rust, &import("crate::auth::service")),
+            ["crate::auth::service"]
+        );
+    }
+
+    #[test]
+    fn normalisation_refuses_to_climb_above_the_root() {
+        assert_eq!(normalize_path("a/./b/../c").as_deref(), Some("a/c"));
+        assert_eq!(normalize_path("../x"), None);
+    }
+}

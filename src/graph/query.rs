@@ -1,0 +1,476 @@
+//! Queries over a graph snapshot, shared by every door (CLI, LSP, MCP): finding an entity from
+//! what a user typed, callers and callees, implementations, symbol search, what is at a position.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+
+use super::{Edge, Entity, EntityId, Graph};
+use crate::model::{EntityKind, RelationKind, Resolution, Span};
+
+/// The outcome of looking an entity up by id, qualified name or plain name.
+#[derive(Debug, Clone)]
+pub enum Lookup {
+    Found(Entity),
+    /// Several entities answer to the name; never guess.
+    Ambiguous(Vec<Entity>),
+    /// Nothing answers; the closest names, best first.
+    NotFound {
+        closest: Vec<String>,
+    },
+}
+
+/// Finds an entity from an id (`src/a.py::A.f`), a qualified name (`src.a.A.f`), a nested name
+/// (`A.f`) or a plain name (`f`).
+pub fn lookup(graph: &Graph, text: &str) -> Lookup {
+    let text = text.trim();
+    if let Some(entity) = graph.entity(text) {
+        return Lookup::Found(entity);
+    }
+    let last = text.rsplit(['.', ':', '/', '\\']).next().unwrap_or(text);
+    let candidates: Vec<Entity> = graph
+        .named(last)
+        .iter()
+        .filter_map(|id| graph.entity(id))
+        .collect();
+    if text != last {
+        let matching: Vec<Entity> = candidates
+            .iter()
+            .filter(|entity| {
+                entity.qualified_name == text
+                    || entity.qualified_name.ends_with(&format!(".{text}"))
+                    || entity.id.ends_with(&format!("::{text}"))
+                    || entity
+                        .qualified_name
+                        .replace("::", ".")
+                        .ends_with(&text.replace("::", "."))
+            })
+            .cloned()
+            .collect();
+        return decide(matching, graph, text);
+    }
+    decide(candidates, graph, text)
+}
+
+fn decide(mut candidates: Vec<Entity>, graph: &Graph, text: &str) -> Lookup {
+    match candidates.len() {
+        0 => Lookup::NotFound {
+            closest: closest_names(graph, text, 5),
+        },
+        1 => Lookup::Found(candidates.remove(0)),
+        _ => {
+            candidates.sort_by(|left, right| left.id.cmp(&right.id));
+            Lookup::Ambiguous(candidates)
+        }
+    }
+}
+
+/// The names nearest to `text` by edit distance, for "did you mean".
+pub fn closest_names(graph: &Graph, text: &str, limit: usize) -> Vec<String> {
+    let wanted = text
+        .rsplit(['.', ':', '/'])
+        .next()
+        .unwrap_or(text)
+        .to_lowercase();
+    let mut scored: Vec<(usize, String)> = graph
+        .by_name
+        .keys()
+        .map(|name| {
+            (
+                edit_distance(&wanted, &name.to_lowercase()),
+                name.to_string(),
+            )
+        })
+        .filter(|(distance, name)| *distance <= (wanted.len().max(name.len()) / 2).max(2))
+        .collect();
+    scored.sort();
+    scored
+        .into_iter()
+        .take(limit)
+        .map(|(_, name)| name)
+        .collect()
+}
+
+fn edit_distance(left: &str, right: &str) -> usize {
+    let right: Vec<char> = right.chars().collect();
+    let mut previous: Vec<usize> = (0..=right.len()).collect();
+    for (row, left_char) in left.chars().enumerate() {
+        let mut current = vec![row + 1; right.len() + 1];
+        for (column, right_char) in right.iter().enumerate() {
+            let cost = usize::from(left_char != *right_char);
+            current[column + 1] = (previous[column] + cost)
+                .min(previous[column + 1] + 1)
+                .min(current[column] + 1);
+        }
+        previous = current;
+    }
+    previous[right.len()]
+}
+
+/// One neighbour in the call graph with every call site between the two.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallSite {
+    pub entity: Entity,
+    /// Call sites, in the caller's file.
+    #[serde(skip)]
+    pub sites: Vec<Span>,
+    pub call_lines: Vec<u32>,
+    pub resolution: Resolution,
+}
+
+fn group_calls<'a>(
+    graph: &Graph,
+    edges: impl Iterator<Item = &'a Edge>,
+    neighbour: impl Fn(&Edge) -> &EntityId,
+) -> Vec<CallSite> {
+    let mut grouped: FxHashMap<EntityId, (Vec<Span>, Resolution)> = FxHashMap::default();
+    for edge in edges.filter(|edge| edge.kind == RelationKind::Calls) {
+        let entry = grouped
+            .entry(neighbour(edge).clone())
+            .or_insert_with(|| (Vec::new(), edge.resolution));
+        if let Some(site) = edge.site {
+            entry.0.push(site);
+        }
+        entry.1 = entry.1.min(edge.resolution);
+    }
+    let mut calls: Vec<CallSite> = grouped
+        .into_iter()
+        .filter_map(|(id, (mut sites, resolution))| {
+            sites.sort();
+            sites.dedup();
+            let call_lines = sites.iter().map(|site| site.start.line + 1).collect();
+            Some(CallSite {
+                entity: graph.entity(&id)?,
+                sites,
+                call_lines,
+                resolution,
+            })
+        })
+        .collect();
+    calls.sort_by(|left, right| left.entity.id.cmp(&right.entity.id));
+    calls
+}
+
+/// Who calls `id`, directly.
+pub fn callers(graph: &Graph, id: &str) -> Vec<CallSite> {
+    group_calls(graph, graph.incoming(id), |edge| &edge.from)
+}
+
+/// What `id` calls, directly.
+pub fn callees(graph: &Graph, id: &str) -> Vec<CallSite> {
+    group_calls(graph, graph.outgoing(id), |edge| &edge.to)
+}
+
+/// An entity reached through the call graph at some depth (1 = direct).
+#[derive(Debug, Clone, Serialize)]
+pub struct Reached {
+    #[serde(flatten)]
+    pub entity: Entity,
+    pub depth: u32,
+    /// The entity it was reached from (the previous hop).
+    pub via: EntityId,
+}
+
+/// Callers (`incoming = true`) or callees, breadth first up to `max_depth` hops.
+pub fn call_closure(graph: &Graph, id: &str, incoming: bool, max_depth: u32) -> Vec<Reached> {
+    let mut seen: FxHashSet<EntityId> = FxHashSet::default();
+    seen.insert(EntityId::from(id));
+    let mut frontier = vec![EntityId::from(id)];
+    let mut reached = Vec::new();
+    for depth in 1..=max_depth {
+        let mut next = Vec::new();
+        for current in &frontier {
+            let neighbours = if incoming {
+                callers(graph, current)
+            } else {
+                callees(graph, current)
+            };
+            for call in neighbours {
+                if seen.insert(call.entity.id.clone()) {
+                    next.push(call.entity.id.clone());
+                    reached.push(Reached {
+                        entity: call.entity,
+                        depth,
+                        via: current.clone(),
+                    });
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
+    }
+    reached
+}
+
+/// Types that extend or implement `id`, transitively; for a method, the methods of those types
+/// that override or implement it.
+pub fn implementations(graph: &Graph, id: &str) -> Vec<Entity> {
+    let Some(entity) = graph.entity(id) else {
+        return Vec::new();
+    };
+    if entity.kind.is_type() {
+        return subtypes(graph, id)
+            .into_iter()
+            .filter_map(|sub| graph.entity(&sub))
+            .collect();
+    }
+    if entity.kind != EntityKind::Method {
+        return Vec::new();
+    }
+    // The type that holds the method: its lexical parent, or the type that defines it.
+    let owner = entity
+        .parent
+        .clone()
+        .filter(|parent| graph.kind_of(parent).is_some_and(EntityKind::is_type))
+        .or_else(|| {
+            graph
+                .incoming(id)
+                .find(|edge| edge.kind == RelationKind::Defines)
+                .map(|edge| edge.from.clone())
+        });
+    let Some(owner) = owner else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for sub in subtypes(graph, &owner) {
+        for member in members(graph, &sub) {
+            if member.name == entity.name && member.kind == EntityKind::Method {
+                found.push(member);
+            }
+        }
+    }
+    found.sort_by(|left, right| left.id.cmp(&right.id));
+    found.dedup_by(|left, right| left.id == right.id);
+    found
+}
+
+/// Every type below `id` in the inheritance graph, nearest first.
+pub fn subtypes(graph: &Graph, id: &str) -> Vec<EntityId> {
+    let mut seen: FxHashSet<EntityId> = FxHashSet::default();
+    let mut order = Vec::new();
+    let mut frontier = vec![EntityId::from(id)];
+    while !frontier.is_empty() {
+        let mut next = Vec::new();
+        for current in frontier {
+            let mut children: Vec<EntityId> = graph
+                .incoming(&current)
+                .filter(|edge| {
+                    matches!(edge.kind, RelationKind::Extends | RelationKind::Implements)
+                })
+                .map(|edge| edge.from.clone())
+                .collect();
+            children.sort();
+            for child in children {
+                if seen.insert(child.clone()) {
+                    order.push(child.clone());
+                    next.push(child);
+                }
+            }
+        }
+        frontier = next;
+    }
+    order
+}
+
+/// The direct bases of a type.
+pub fn supertypes(graph: &Graph, id: &str) -> Vec<(Entity, RelationKind)> {
+    graph
+        .outgoing(id)
+        .filter(|edge| matches!(edge.kind, RelationKind::Extends | RelationKind::Implements))
+        .filter_map(|edge| Some((graph.entity(&edge.to)?, edge.kind)))
+        .collect()
+}
+
+/// Members of a type: what it contains and what is defined for it elsewhere.
+pub fn members(graph: &Graph, id: &str) -> Vec<Entity> {
+    graph
+        .outgoing(id)
+        .filter(|edge| matches!(edge.kind, RelationKind::Contains | RelationKind::Defines))
+        .filter_map(|edge| graph.entity(&edge.to))
+        .collect()
+}
+
+/// Every non-structural reference to an entity: calls, uses, imports, inheritance.
+pub fn references(graph: &Graph, id: &str) -> Vec<Edge> {
+    let mut edges: Vec<Edge> = graph
+        .incoming(id)
+        .filter(|edge| !matches!(edge.kind, RelationKind::Contains | RelationKind::Defines))
+        .cloned()
+        .collect();
+    edges.sort();
+    edges
+}
+
+/// The innermost entity whose span contains `byte` in a file (the module if none).
+pub fn entity_at(graph: &Graph, path: &str, byte: u32) -> Option<Entity> {
+    let file = graph.file(path)?;
+    let index = file.summary.innermost_def_at(byte);
+    Some(super::materialize(file, index))
+}
+
+/// What the name at `byte` refers to: the targets of a reference there, or the definition
+/// whose name is there.
+pub fn targets_at(graph: &Graph, path: &str, byte: u32) -> Vec<EntityId> {
+    let Some(file) = graph.file(path) else {
+        return Vec::new();
+    };
+    let mut targets: Vec<EntityId> = file
+        .resolved
+        .edges
+        .iter()
+        .filter(|edge| {
+            !matches!(edge.kind, RelationKind::Contains | RelationKind::Defines)
+                && edge.site.is_some_and(|site| site.contains_byte(byte))
+        })
+        .map(|edge| edge.to.clone())
+        .collect();
+    if targets.is_empty() {
+        for (index, def) in file.summary.defs.iter().enumerate() {
+            if def.name_span.contains_byte(byte) {
+                targets.push(file.ids[index].clone());
+            }
+        }
+    }
+    targets.sort();
+    targets.dedup();
+    targets
+}
+
+/// A ranked symbol match.
+#[derive(Debug, Clone, Serialize)]
+pub struct SymbolMatch {
+    #[serde(flatten)]
+    pub entity: Entity,
+    pub score: f64,
+}
+
+/// How well `name` matches `query`: exact, then prefix, then camel-hump / word starts, then
+/// subsequence; `None` when it does not match at all.
+pub fn match_score(query: &str, name: &str) -> Option<f64> {
+    if query.is_empty() {
+        return Some(0.1);
+    }
+    if name == query {
+        return Some(1.0);
+    }
+    let query_lower = query.to_lowercase();
+    let name_lower = name.to_lowercase();
+    if name_lower == query_lower {
+        return Some(0.95);
+    }
+    let length_penalty =
+        (name.len().saturating_sub(query.len())) as f64 / (name.len() as f64 * 10.0 + 1.0);
+    if name.starts_with(query) {
+        return Some(0.9 - length_penalty);
+    }
+    if name_lower.starts_with(&query_lower) {
+        return Some(0.85 - length_penalty);
+    }
+    // Word starts: `AuthService` has `A`, `S`; `auth_service` has `a`, `s`.
+    let starts: Vec<char> = word_starts(name)
+        .into_iter()
+        .map(|character| character.to_ascii_lowercase())
+        .collect();
+    if is_subsequence(&query_lower.chars().collect::<Vec<_>>(), &starts)
+        && query.len() <= starts.len()
+    {
+        return Some(0.7 - length_penalty);
+    }
+    if name_lower.contains(&query_lower) {
+        return Some(0.6 - length_penalty);
+    }
+    if is_subsequence(
+        &query_lower.chars().collect::<Vec<_>>(),
+        &name_lower.chars().collect::<Vec<_>>(),
+    ) {
+        return Some(0.4 - length_penalty);
+    }
+    None
+}
+
+fn word_starts(name: &str) -> Vec<char> {
+    let mut starts = Vec::new();
+    let mut previous: Option<char> = None;
+    for character in name.chars() {
+        let start = match previous {
+            None => character.is_alphanumeric(),
+            Some(before) => {
+                (character.is_uppercase() && !before.is_uppercase())
+                    || (character.is_alphanumeric() && !before.is_alphanumeric())
+            }
+        };
+        if start {
+            starts.push(character);
+        }
+        previous = Some(character);
+    }
+    starts
+}
+
+fn is_subsequence(needle: &[char], haystack: &[char]) -> bool {
+    let mut position = 0;
+    for character in haystack {
+        if position < needle.len() && needle[position] == *character {
+            position += 1;
+        }
+    }
+    position == needle.len()
+}
+
+/// Workspace symbols matching `query`, best first, at most `limit`.
+pub fn symbols(graph: &Graph, query: &str, limit: usize) -> Vec<SymbolMatch> {
+    let query = query.trim();
+    let mut scored: Vec<(f64, &str)> = Vec::new();
+    for name in graph.by_name.keys() {
+        if let Some(score) = match_score(query, name) {
+            scored.push((score, name.as_str()));
+        }
+    }
+    scored.sort_by(|left, right| {
+        right
+            .0
+            .total_cmp(&left.0)
+            .then_with(|| left.1.len().cmp(&right.1.len()))
+            .then_with(|| left.1.cmp(right.1))
+    });
+    let mut matches = Vec::new();
+    for (score, name) in scored {
+        let mut entities: Vec<Entity> = graph
+            .named(name)
+            .iter()
+            .filter_map(|id| graph.entity(id))
+            .collect();
+        entities.sort_by(|left, right| {
+            right
+                .kind
+                .is_type()
+                .cmp(&left.kind.is_type())
+                .then_with(|| left.id.cmp(&right.id))
+        });
+        for entity in entities {
+            matches.push(SymbolMatch { entity, score });
+            if matches.len() >= limit {
+                return matches;
+            }
+        }
+    }
+    matches
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranking_prefers_exact_then_prefix_then_humps_then_subsequence() {
+        let exact = match_score("AuthService", "AuthService").unwrap();
+        let prefix = match_score("Auth", "AuthService").unwrap();
+        let humps = match_score("AS", "AuthService").unwrap();
+        let snake_humps = match_score("as", "auth_service").unwrap();
+        let subsequence = match_score("athsvc", "AuthService").unwrap();
+        assert!(exact > prefix && prefix > humps && humps > subsequence);
+        assert!(snake_humps > subsequence);
+        assert!(match_score("xyz", "AuthService").is_none());
+    }
+}

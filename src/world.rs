@@ -1,0 +1,480 @@
+//! The workspace and its single writer.
+//!
+//! A [`World`] owns one workspace root: the files found on disk, the editor's open buffers
+//! (ropes and syntax trees, so edits reparse incrementally), the on-disk cache, and the current
+//! graph. Every change goes through the writer lock, in order, as one transaction; readers call
+//! [`World::snapshot`] and get an `Arc<Graph>` that never changes under them.
+//!
+//! Architecture invariant: nothing else writes the graph, and the writer lock is never held
+//! while waiting on a client.
+
+pub mod buffer;
+pub mod cache;
+pub mod walk;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+use parking_lot::Mutex;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::graph::{FilePath, FileUpdate, Graph, GraphWriter, build::FileContent};
+use crate::index::FileSummary;
+use crate::lang::Language;
+use crate::model::{EntityKind, RelationKind};
+use buffer::{Buffer, TextEdit};
+
+/// Where the cache lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheLocation {
+    /// `<root>/.codegraph/`.
+    InWorkspace,
+    Directory(PathBuf),
+    Disabled,
+}
+
+#[derive(Debug, Clone)]
+pub struct WorldConfig {
+    pub max_file_size: u64,
+    pub cache: CacheLocation,
+}
+
+impl Default for WorldConfig {
+    fn default() -> WorldConfig {
+        WorldConfig {
+            max_file_size: 1024 * 1024,
+            cache: CacheLocation::InWorkspace,
+        }
+    }
+}
+
+/// What an index run did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IndexReport {
+    pub root: String,
+    pub files: usize,
+    pub parsed: usize,
+    pub from_cache: usize,
+    pub removed: usize,
+    pub lines: u64,
+    pub entities: usize,
+    pub relations: usize,
+    pub entities_by_type: BTreeMap<String, usize>,
+    pub relations_by_type: BTreeMap<String, usize>,
+    pub languages: BTreeMap<String, usize>,
+    pub ambiguous_references: usize,
+    pub external_references: usize,
+    pub files_with_problems: usize,
+    pub skipped: Vec<walk::Skipped>,
+    pub duration_ms: f64,
+}
+
+struct WriterState {
+    writer: GraphWriter,
+    buffers: FxHashMap<FilePath, Buffer>,
+    last_report: Option<IndexReport>,
+}
+
+pub struct World {
+    root: PathBuf,
+    config: WorldConfig,
+    current: ArcSwap<Graph>,
+    state: Mutex<WriterState>,
+}
+
+/// A file's content and whether it came from the cache, or why it was skipped.
+type LoadResult = Result<(FileContent, bool), String>;
+
+/// Reads, hashes and extracts one file from disk. `None` if it cannot be read or is binary.
+fn load_file(
+    absolute: &Path,
+    language: Language,
+    cached: Option<&cache::CachedFile>,
+) -> Result<(FileContent, bool), String> {
+    let bytes = std::fs::read(absolute).map_err(|error| error.to_string())?;
+    if crate::syntax::looks_binary(&bytes) {
+        return Err("binary file".to_string());
+    }
+    let hash: [u8; 32] = blake3::hash(&bytes).into();
+    let text: Arc<str> = crate::syntax::decode_lossy(bytes).into();
+    if let Some(cached) = cached
+        && cached.hash == hash
+        && cached.summary.language == language
+    {
+        return Ok((
+            FileContent {
+                language,
+                text,
+                hash,
+                summary: Arc::new(cached.summary.clone()),
+            },
+            true,
+        ));
+    }
+    let (summary, _) = crate::index::extract_text(language, &text);
+    Ok((
+        FileContent {
+            language,
+            text,
+            hash,
+            summary: Arc::new(summary),
+        },
+        false,
+    ))
+}
+
+impl World {
+    /// Opens a workspace root. Nothing is indexed until [`World::index`].
+    pub fn open(root: &Path, config: WorldConfig) -> anyhow::Result<World> {
+        let root = root
+            .canonicalize()
+            .map_err(|error| anyhow::anyhow!("{}: {error}", root.display()))?;
+        if !root.is_dir() {
+            anyhow::bail!("{}: not a directory", root.display());
+        }
+        std::fs::read_dir(&root).map_err(|error| anyhow::anyhow!("{}: {error}", root.display()))?;
+        Ok(World {
+            root,
+            config,
+            current: ArcSwap::from_pointee(Graph::default()),
+            state: Mutex::new(WriterState {
+                writer: GraphWriter::new(),
+                buffers: FxHashMap::default(),
+                last_report: None,
+            }),
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn config(&self) -> &WorldConfig {
+        &self.config
+    }
+
+    /// The current graph. Cheap; the snapshot never changes.
+    pub fn snapshot(&self) -> Arc<Graph> {
+        self.current.load_full()
+    }
+
+    pub fn last_report(&self) -> Option<IndexReport> {
+        self.state.lock().last_report.clone()
+    }
+
+    fn cache_directory(&self) -> Option<PathBuf> {
+        match &self.config.cache {
+            CacheLocation::InWorkspace => Some(self.root.join(".codegraph")),
+            CacheLocation::Directory(directory) => Some(directory.clone()),
+            CacheLocation::Disabled => None,
+        }
+    }
+
+    /// Walks the workspace and brings the graph in line with the disk: new and changed files
+    /// are parsed (unless the cache has their hash), deleted files removed. With `full`, the
+    /// cache and the current graph are ignored and everything is parsed again. Open editor
+    /// buffers keep their unsaved text. `progress(done, total)` is called as files are read.
+    pub fn index(&self, full: bool, progress: &(dyn Fn(usize, usize) + Sync)) -> IndexReport {
+        let started = Instant::now();
+        let (files, skipped) = walk::walk(&self.root, self.config.max_file_size);
+        let cached: FxHashMap<String, cache::CachedFile> = if full {
+            FxHashMap::default()
+        } else {
+            let mut map: FxHashMap<String, cache::CachedFile> = FxHashMap::default();
+            // Summaries already in the graph are as good as the cache's.
+            let graph = self.snapshot();
+            for file in graph.files() {
+                map.insert(
+                    file.path.to_string(),
+                    cache::CachedFile {
+                        path: file.path.to_string(),
+                        hash: file.hash,
+                        summary: (*file.summary).clone(),
+                    },
+                );
+            }
+            if map.is_empty()
+                && let Some(directory) = self.cache_directory()
+            {
+                for file in cache::load(&directory).unwrap_or_default() {
+                    map.insert(file.path.clone(), file);
+                }
+            }
+            map
+        };
+        let total = files.len();
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let loaded: Vec<(FilePath, LoadResult)> = files
+            .par_iter()
+            .map(|file| {
+                let result = load_file(&file.absolute, file.language, cached.get(&file.relative));
+                let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if count % 64 == 0 || count == total {
+                    progress(count, total);
+                }
+                (FilePath::from(file.relative.as_str()), result)
+            })
+            .collect();
+        drop(cached);
+
+        let mut state = self.state.lock();
+        let mut report = IndexReport {
+            root: self.root.display().to_string(),
+            skipped,
+            ..IndexReport::default()
+        };
+        let mut updates = Vec::with_capacity(loaded.len());
+        let mut present: rustc_hash::FxHashSet<FilePath> = rustc_hash::FxHashSet::default();
+        for (path, result) in loaded {
+            match result {
+                Ok((content, from_cache)) => {
+                    present.insert(path.clone());
+                    if from_cache {
+                        report.from_cache += 1;
+                    } else {
+                        report.parsed += 1;
+                    }
+                    if state.buffers.contains_key(&path) {
+                        continue;
+                    }
+                    updates.push(FileUpdate {
+                        path,
+                        content: Some(content),
+                    });
+                }
+                Err(reason) => report.skipped.push(walk::Skipped {
+                    path: path.to_string(),
+                    reason,
+                }),
+            }
+        }
+        let current = state.writer.graph().clone();
+        for file in current.files() {
+            if !present.contains(&file.path) && !state.buffers.contains_key(&file.path) {
+                updates.push(FileUpdate {
+                    path: file.path.clone(),
+                    content: None,
+                });
+                report.removed += 1;
+            }
+        }
+        if full {
+            state.writer = GraphWriter::new();
+            for (path, buffer) in &state.buffers {
+                updates.push(FileUpdate {
+                    path: path.clone(),
+                    content: Some(buffer.content()),
+                });
+            }
+        }
+        state.writer.apply(updates);
+        let graph = Arc::new(state.writer.graph().clone());
+        self.current.store(graph.clone());
+        if let Some(directory) = self.cache_directory() {
+            let files: Vec<cache::CachedFile> = graph
+                .files()
+                .filter(|file| !state.buffers.contains_key(&file.path))
+                .map(|file| cache::CachedFile {
+                    path: file.path.to_string(),
+                    hash: file.hash,
+                    summary: (*file.summary).clone(),
+                })
+                .collect();
+            cache::save(&directory, files);
+        }
+        fill_counts(&mut report, &graph);
+        report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        state.last_report = Some(report.clone());
+        report
+    }
+
+    fn publish(&self, state: &mut WriterState, updates: Vec<FileUpdate>) {
+        state.writer.apply(updates);
+        self.current.store(Arc::new(state.writer.graph().clone()));
+    }
+
+    /// The graph path of an absolute path inside the root, if it is a file codegraph parses.
+    pub fn graph_path(&self, absolute: &Path) -> Option<FilePath> {
+        Language::from_path(absolute)?;
+        walk::relative_path(&self.root, absolute).map(|relative| FilePath::from(relative.as_str()))
+    }
+
+    /// Re-reads one file from disk (saved, created or deleted outside the editor). An open
+    /// buffer wins over the disk until it is closed.
+    pub fn refresh_from_disk(&self, relative: &str) {
+        let path = FilePath::from(relative);
+        let Some(language) = Language::from_path(Path::new(relative)) else {
+            return;
+        };
+        let absolute = self.root.join(relative);
+        let mut state = self.state.lock();
+        if state.buffers.contains_key(&path) {
+            return;
+        }
+        let content = match std::fs::metadata(&absolute) {
+            Ok(metadata) if metadata.is_file() && metadata.len() <= self.config.max_file_size => {
+                load_file(&absolute, language, None)
+                    .ok()
+                    .map(|(content, _)| content)
+            }
+            _ => None,
+        };
+        if content.is_none() && state.writer.graph().file(relative).is_none() {
+            return;
+        }
+        self.publish(&mut state, vec![FileUpdate { path, content }]);
+    }
+
+    /// The editor opened a document: its text replaces the disk's until it is closed.
+    pub fn open_buffer(&self, relative: &str, version: i32, text: String) {
+        let Some(language) = Language::from_path(Path::new(relative)) else {
+            return;
+        };
+        let path = FilePath::from(relative);
+        let buffer = Buffer::new(language, version, text);
+        let content = buffer.content();
+        let mut state = self.state.lock();
+        state.buffers.insert(path.clone(), buffer);
+        self.publish(
+            &mut state,
+            vec![FileUpdate {
+                path,
+                content: Some(content),
+            }],
+        );
+    }
+
+    /// Applies the editor's edits to an open buffer, in order. Returns `false` (and changes
+    /// nothing) when the buffer is not open or the version goes backwards.
+    pub fn edit_buffer(&self, relative: &str, version: i32, edits: &[TextEdit]) -> bool {
+        let path = FilePath::from(relative);
+        let mut state = self.state.lock();
+        let Some(buffer) = state.buffers.get_mut(&path) else {
+            return false;
+        };
+        if version < buffer.version() {
+            tracing::warn!(
+                "{relative}: edit version {version} is older than {}; ignored",
+                buffer.version()
+            );
+            return false;
+        }
+        buffer.apply(version, edits);
+        let content = buffer.content();
+        self.publish(
+            &mut state,
+            vec![FileUpdate {
+                path,
+                content: Some(content),
+            }],
+        );
+        true
+    }
+
+    /// The editor closed a document: the file goes back to its contents on disk.
+    pub fn close_buffer(&self, relative: &str) {
+        let removed = self.state.lock().buffers.remove(relative).is_some();
+        if removed {
+            self.refresh_from_disk(relative);
+        }
+    }
+
+    /// The text of an open buffer, for tests and diagnostics.
+    pub fn buffer_text(&self, relative: &str) -> Option<String> {
+        self.state
+            .lock()
+            .buffers
+            .get(relative)
+            .map(|buffer| buffer.text())
+    }
+
+    /// Applies raw updates (used by tests and benchmarks to drive the writer directly).
+    pub fn apply_texts(&self, changes: Vec<(String, Option<String>)>) {
+        let updates = changes
+            .into_iter()
+            .filter_map(|(relative, text)| {
+                let language = Language::from_path(Path::new(&relative))?;
+                let content = text.map(|text| content_of(language, text));
+                Some(FileUpdate {
+                    path: FilePath::from(relative.as_str()),
+                    content,
+                })
+            })
+            .collect();
+        let mut state = self.state.lock();
+        self.publish(&mut state, updates);
+    }
+}
+
+/// Extracts a text into the writer's input form.
+pub fn content_of(language: Language, text: String) -> FileContent {
+    let hash: [u8; 32] = blake3::hash(text.as_bytes()).into();
+    let (summary, _) = crate::index::extract_text(language, &text);
+    FileContent {
+        language,
+        text: text.into(),
+        hash,
+        summary: Arc::new(summary),
+    }
+}
+
+/// Summary counts of a graph, shared by the index report and the stats queries.
+pub fn fill_counts(report: &mut IndexReport, graph: &Graph) {
+    report.files = graph.file_count();
+    report.entities = graph.entity_count();
+    let mut entities_by_type: BTreeMap<String, usize> = BTreeMap::new();
+    let mut relations_by_type: BTreeMap<String, usize> = BTreeMap::new();
+    for kind in EntityKind::ALL {
+        entities_by_type.insert(kind.as_str().to_string(), 0);
+    }
+    for kind in RelationKind::ALL {
+        relations_by_type.insert(kind.as_str().to_string(), 0);
+    }
+    let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+    report.lines = 0;
+    report.files_with_problems = 0;
+    report.ambiguous_references = 0;
+    report.external_references = 0;
+    for file in graph.files() {
+        let summary: &FileSummary = &file.summary;
+        *languages
+            .entry(file.language.name().to_string())
+            .or_default() += 1;
+        report.lines += u64::from(summary.line_count);
+        *entities_by_type.entry("module".to_string()).or_default() += 1;
+        for def in &summary.defs {
+            *entities_by_type
+                .entry(def.kind.as_str().to_string())
+                .or_default() += 1;
+        }
+        for edge in &file.resolved.edges {
+            *relations_by_type
+                .entry(edge.kind.as_str().to_string())
+                .or_default() += 1;
+        }
+        if !summary.problems.is_empty() {
+            report.files_with_problems += 1;
+        }
+        report.ambiguous_references += file.resolved.ambiguous.len();
+        report.external_references += file.resolved.external.len();
+    }
+    report.relations = relations_by_type.values().sum();
+    report.entities_by_type = entities_by_type;
+    report.relations_by_type = relations_by_type;
+    report.languages = languages;
+}
+
+/// A duration for humans.
+pub fn human_duration(duration: Duration) -> String {
+    let millis = duration.as_secs_f64() * 1000.0;
+    if millis < 1000.0 {
+        format!("{millis:.0} ms")
+    } else {
+        format!("{:.2} s", millis / 1000.0)
+    }
+}

@@ -1,0 +1,192 @@
+//! An editor's open document: a rope for cheap edits and the syntax tree for incremental
+//! reparsing. Edits arrive in the client's coordinates and are converted here.
+
+use std::sync::Arc;
+
+use ropey::Rope;
+use tree_sitter::{InputEdit, Point, Tree};
+
+use crate::graph::build::FileContent;
+use crate::lang::Language;
+
+/// How the client counts columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ColumnEncoding {
+    Utf8,
+    #[default]
+    Utf16,
+}
+
+/// A position in the client's coordinates: zero-based line and column in `ColumnEncoding` units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientPosition {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// One edit: replace `range` (or the whole text when `None`) with `text`.
+#[derive(Debug, Clone)]
+pub struct TextEdit {
+    pub range: Option<(ClientPosition, ClientPosition)>,
+    pub text: String,
+    pub encoding: ColumnEncoding,
+}
+
+pub struct Buffer {
+    language: Language,
+    version: i32,
+    rope: Rope,
+    tree: Option<Tree>,
+}
+
+/// The byte offset of a client position in a rope, clamped to the line's end and the text's end.
+pub fn byte_offset(rope: &Rope, position: ClientPosition, encoding: ColumnEncoding) -> usize {
+    let line = position.line as usize;
+    if line >= rope.len_lines() {
+        return rope.len_bytes();
+    }
+    let line_start_char = rope.line_to_char(line);
+    let line_slice = rope.line(line);
+    // The line's length without its line break, in chars.
+    let mut line_chars = line_slice.len_chars();
+    while line_chars > 0 && matches!(line_slice.char(line_chars - 1), '\n' | '\r') {
+        line_chars -= 1;
+    }
+    let column_chars = match encoding {
+        ColumnEncoding::Utf8 => {
+            let line_start_byte = rope.char_to_byte(line_start_char);
+            let target = (line_start_byte + position.column as usize)
+                .min(rope.char_to_byte(line_start_char + line_chars));
+            rope.byte_to_char(target) - line_start_char
+        }
+        ColumnEncoding::Utf16 => {
+            let line_start_units = rope.char_to_utf16_cu(line_start_char);
+            let line_end_units = rope.char_to_utf16_cu(line_start_char + line_chars);
+            let target = (line_start_units + position.column as usize).min(line_end_units);
+            rope.utf16_cu_to_char(target) - line_start_char
+        }
+    };
+    rope.char_to_byte(line_start_char + column_chars.min(line_chars))
+}
+
+fn point_of(rope: &Rope, byte: usize) -> Point {
+    let line = rope.byte_to_line(byte);
+    Point {
+        row: line,
+        column: byte - rope.line_to_byte(line),
+    }
+}
+
+impl Buffer {
+    pub fn new(language: Language, version: i32, text: String) -> Buffer {
+        let tree = crate::syntax::parse(language, &text, None);
+        Buffer {
+            language,
+            version,
+            rope: Rope::from_str(&text),
+            tree,
+        }
+    }
+
+    pub fn version(&self) -> i32 {
+        self.version
+    }
+
+    pub fn text(&self) -> String {
+        self.rope.to_string()
+    }
+
+    /// Applies edits in order, editing the old tree alongside so the reparse is incremental.
+    pub fn apply(&mut self, version: i32, edits: &[TextEdit]) {
+        for edit in edits {
+            match edit.range {
+                None => {
+                    self.rope = Rope::from_str(&edit.text);
+                    self.tree = None;
+                }
+                Some((start, end)) => {
+                    let start_byte = byte_offset(&self.rope, start, edit.encoding);
+                    let end_byte = byte_offset(&self.rope, end, edit.encoding).max(start_byte);
+                    let start_position = point_of(&self.rope, start_byte);
+                    let old_end_position = point_of(&self.rope, end_byte);
+                    let start_char = self.rope.byte_to_char(start_byte);
+                    let end_char = self.rope.byte_to_char(end_byte);
+                    self.rope.remove(start_char..end_char);
+                    self.rope.insert(start_char, &edit.text);
+                    let new_end_byte = start_byte + edit.text.len();
+                    let new_end_position = point_of(&self.rope, new_end_byte);
+                    if let Some(tree) = &mut self.tree {
+                        tree.edit(&InputEdit {
+                            start_byte,
+                            old_end_byte: end_byte,
+                            new_end_byte,
+                            start_position,
+                            old_end_position,
+                            new_end_position,
+                        });
+                    }
+                }
+            }
+        }
+        self.version = version;
+        let text = self.rope.to_string();
+        self.tree = crate::syntax::parse(self.language, &text, self.tree.as_ref());
+    }
+
+    /// The buffer as writer input: text, hash and a fresh summary from the current tree.
+    pub fn content(&self) -> FileContent {
+        let text = self.rope.to_string();
+        let hash: [u8; 32] = blake3::hash(text.as_bytes()).into();
+        let summary = match &self.tree {
+            Some(tree) => crate::index::extract(self.language, &text, tree),
+            None => crate::index::extract_text(self.language, &text).0,
+        };
+        FileContent {
+            language: self.language,
+            text: Arc::from(text),
+            hash,
+            summary: Arc::new(summary),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(line: u32, column: u32, end_line: u32, end_column: u32, text: &str) -> TextEdit {
+        TextEdit {
+            range: Some((
+                ClientPosition { line, column },
+                ClientPosition {
+                    line: end_line,
+                    column: end_column,
+                },
+            )),
+            text: text.to_string(),
+            encoding: ColumnEncoding::Utf16,
+        }
+    }
+
+    #[test]
+    fn utf16_edits_after_emoji_and_cjk_land_in_the_right_place() {
+        let mut buffer = Buffer::new(
+            Language::Python,
+            1,
+            "s = '名前😀'; f()\nx = 1\n".to_string(),
+        );
+        // `f` is at UTF-16 column 11: s,space,=,space,',名,前,😀(2),',;,space = 12? count: "s = '" is 5,
+        // 名 1, 前 1, 😀 2, "'" 1, ";" 1, " " 1 → f at 12.
+        buffer.apply(2, &[edit(0, 12, 0, 13, "g")]);
+        assert_eq!(buffer.text(), "s = '名前😀'; g()\nx = 1\n");
+        buffer.apply(3, &[edit(1, 4, 1, 5, "22"), edit(2, 0, 2, 0, "y = 3\n")]);
+        assert_eq!(buffer.text(), "s = '名前😀'; g()\nx = 22\ny = 3\n");
+    }
+
+    #[test]
+    fn positions_past_the_end_are_clamped() {
+        let mut buffer = Buffer::new(Language::Python, 1, "ab\n".to_string());
+        buffer.apply(2, &[edit(0, 99, 0, 99, "c"), edit(99, 0, 99, 0, "d")]);
+        assert_eq!(buffer.text(), "abc\nd");
+    }
+}

@@ -1,0 +1,95 @@
+//! The CLI, run as a subprocess like a user would.
+
+use std::process::Command;
+
+use crate::support;
+
+fn codegraph(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_codegraph"))
+        .args(args)
+        .output()
+        .expect("binary runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn callers_of_a_function_are_listed() {
+    let repo = support::fixture("python");
+    let (code, stdout, stderr) = codegraph(&[
+        "callers",
+        "shop.util.format.format_name",
+        "--no-cache",
+        "-r",
+        repo.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout
+            .lines()
+            .map(|line| line.split_whitespace().next().unwrap())
+            .collect::<Vec<_>>(),
+        ["shop/app/main.py::main"]
+    );
+}
+
+#[test]
+fn index_json_reports_counts() {
+    let repo = support::fixture("python");
+    let (code, stdout, stderr) =
+        codegraph(&["index", repo.to_str().unwrap(), "--no-cache", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["languages"]["python"], 12);
+    assert_eq!(report["entities_by_type"]["class"], 4);
+}
+
+#[test]
+fn an_unknown_entity_is_one_clear_error_with_closest_matches() {
+    let repo = support::fixture("python");
+    let (code, stdout, stderr) = codegraph(&[
+        "callers",
+        "factorail",
+        "--no-cache",
+        "-r",
+        repo.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    assert_eq!(
+        stderr.trim(),
+        "codegraph: no entity named 'factorail'; closest: factorial"
+    );
+}
+
+#[test]
+fn an_ambiguous_name_lists_the_candidates() {
+    let repo = support::fixture("python");
+    let (code, _, stderr) = codegraph(&[
+        "callers",
+        "format_name",
+        "--no-cache",
+        "-r",
+        repo.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("shop/report/format.py::format_name")
+            && stderr.contains("shop/util/format.py::format_name"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_missing_path_is_one_clear_error() {
+    let (code, _, stderr) = codegraph(&["index", "/definitely/not/here"]);
+    assert_eq!(code, 1);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("codegraph: /definitely/not/here:"),
+        "{stderr}"
+    );
+}

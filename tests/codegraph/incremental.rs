@@ -1,0 +1,340 @@
+//! The incremental property: after any sequence of edits applied one file at a time, the graph
+//! equals the graph built from scratch from the same texts.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use codegraph::graph::{FilePath, FileUpdate, GraphWriter};
+use codegraph::lang::Language;
+use codegraph::world::content_of;
+use proptest::prelude::*;
+
+use crate::support;
+
+/// The texts of a fixture's source files, by relative path.
+fn fixture_texts(name: &str) -> BTreeMap<String, String> {
+    let root = support::fixture(name);
+    let (world, graph) = support::index(&root);
+    drop(world);
+    graph
+        .files()
+        .map(|file| (file.path.to_string(), file.text.to_string()))
+        .collect()
+}
+
+fn update(path: &str, text: Option<&str>) -> FileUpdate {
+    let language = Language::from_path(Path::new(path)).expect("source file");
+    FileUpdate {
+        path: FilePath::from(path),
+        content: text.map(|text| content_of(language, text.to_string())),
+    }
+}
+
+fn full_build(texts: &BTreeMap<String, String>) -> String {
+    let mut writer = GraphWriter::new();
+    writer.apply(
+        texts
+            .iter()
+            .map(|(path, text)| update(path, Some(text)))
+            .collect(),
+    );
+    writer.graph().dump()
+}
+
+/// One edit, chosen by indices that are reduced modulo what exists.
+#[derive(Debug, Clone)]
+enum Edit {
+    /// Copy line `line` of file `from` to line `at` of file `to`.
+    CopyLine {
+        from: usize,
+        line: usize,
+        to: usize,
+        at: usize,
+    },
+    DeleteLines {
+        file: usize,
+        line: usize,
+        count: usize,
+    },
+    /// Move a block of lines to another file (a moved function).
+    MoveLines {
+        from: usize,
+        line: usize,
+        count: usize,
+        to: usize,
+        at: usize,
+    },
+    /// Replace every occurrence of one identifier by another in one file (a rename).
+    Rename {
+        file: usize,
+        from: usize,
+        to: usize,
+    },
+    DeleteFile {
+        file: usize,
+    },
+    /// Bring back a deleted file with its original text.
+    RestoreFile {
+        file: usize,
+    },
+}
+
+fn edit_strategy() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (0..64usize, 0..400usize, 0..64usize, 0..400usize)
+            .prop_map(|(from, line, to, at)| Edit::CopyLine { from, line, to, at }),
+        (0..64usize, 0..400usize, 1..4usize).prop_map(|(file, line, count)| Edit::DeleteLines {
+            file,
+            line,
+            count
+        }),
+        (0..64usize, 0..400usize, 1..8usize, 0..64usize, 0..400usize).prop_map(
+            |(from, line, count, to, at)| Edit::MoveLines {
+                from,
+                line,
+                count,
+                to,
+                at
+            }
+        ),
+        (0..64usize, 0..400usize, 0..400usize).prop_map(|(file, from, to)| Edit::Rename {
+            file,
+            from,
+            to
+        }),
+        (0..64usize).prop_map(|file| Edit::DeleteFile { file }),
+        (0..64usize).prop_map(|file| Edit::RestoreFile { file }),
+    ]
+}
+
+fn identifiers(texts: &BTreeMap<String, String>) -> Vec<String> {
+    let mut names: Vec<String> = texts
+        .values()
+        .flat_map(|text| {
+            text.split(|character: char| !(character.is_alphanumeric() || character == '_'))
+                .filter(|word| {
+                    word.len() > 2 && word.chars().next().is_some_and(char::is_alphabetic)
+                })
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Applies an edit to the texts; returns the paths it changed.
+fn apply_edit(
+    texts: &mut BTreeMap<String, Option<String>>,
+    original: &BTreeMap<String, String>,
+    names: &[String],
+    edit: &Edit,
+) -> Vec<String> {
+    let paths: Vec<String> = texts.keys().cloned().collect();
+    let live: Vec<String> = texts
+        .iter()
+        .filter(|(_, text)| text.is_some())
+        .map(|(path, _)| path.clone())
+        .collect();
+    let lines_of = |text: &str| -> Vec<String> { text.lines().map(str::to_string).collect() };
+    let pick = |list: &[String], index: usize| -> Option<String> {
+        if list.is_empty() {
+            None
+        } else {
+            Some(list[index % list.len()].clone())
+        }
+    };
+    match edit {
+        Edit::CopyLine { from, line, to, at } => {
+            let (Some(from), Some(to)) = (pick(&live, *from), pick(&live, *to)) else {
+                return vec![];
+            };
+            let source = lines_of(texts[&from].as_ref().unwrap());
+            if source.is_empty() {
+                return vec![];
+            }
+            let copied = source[line % source.len()].clone();
+            let mut target = lines_of(texts[&to].as_ref().unwrap());
+            let at = at % (target.len() + 1);
+            target.insert(at, copied);
+            texts.insert(to.clone(), Some(target.join("\n") + "\n"));
+            vec![to]
+        }
+        Edit::DeleteLines { file, line, count } => {
+            let Some(file) = pick(&live, *file) else {
+                return vec![];
+            };
+            let mut lines = lines_of(texts[&file].as_ref().unwrap());
+            if lines.is_empty() {
+                return vec![];
+            }
+            let start = line % lines.len();
+            let end = (start + count).min(lines.len());
+            lines.drain(start..end);
+            texts.insert(file.clone(), Some(lines.join("\n") + "\n"));
+            vec![file]
+        }
+        Edit::MoveLines {
+            from,
+            line,
+            count,
+            to,
+            at,
+        } => {
+            let (Some(from), Some(to)) = (pick(&live, *from), pick(&live, *to)) else {
+                return vec![];
+            };
+            if from == to || Path::new(&from).extension() != Path::new(&to).extension() {
+                return vec![];
+            }
+            let mut source = lines_of(texts[&from].as_ref().unwrap());
+            if source.is_empty() {
+                return vec![];
+            }
+            let start = line % source.len();
+            let end = (start + count).min(source.len());
+            let block: Vec<String> = source.drain(start..end).collect();
+            let mut target = lines_of(texts[&to].as_ref().unwrap());
+            let at = at % (target.len() + 1);
+            for (offset, moved) in block.into_iter().enumerate() {
+                target.insert(at + offset, moved);
+            }
+            texts.insert(from.clone(), Some(source.join("\n") + "\n"));
+            texts.insert(to.clone(), Some(target.join("\n") + "\n"));
+            vec![from, to]
+        }
+        Edit::Rename { file, from, to } => {
+            let Some(file) = pick(&live, *file) else {
+                return vec![];
+            };
+            let (Some(old), Some(new)) = (pick(names, *from), pick(names, *to)) else {
+                return vec![];
+            };
+            let text = texts[&file].as_ref().unwrap();
+            let renamed = replace_identifier(text, &old, &new);
+            if &renamed == text {
+                return vec![];
+            }
+            texts.insert(file.clone(), Some(renamed));
+            vec![file]
+        }
+        Edit::DeleteFile { file } => {
+            let Some(file) = pick(&live, *file) else {
+                return vec![];
+            };
+            texts.insert(file.clone(), None);
+            vec![file]
+        }
+        Edit::RestoreFile { file } => {
+            let Some(file) = pick(&paths, *file) else {
+                return vec![];
+            };
+            if texts[&file].is_some() {
+                return vec![];
+            }
+            texts.insert(file.clone(), Some(original[&file].clone()));
+            vec![file]
+        }
+    }
+}
+
+fn replace_identifier(text: &str, old: &str, new: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    for character in text.chars().chain(std::iter::once('\0')) {
+        if character.is_alphanumeric() || character == '_' {
+            word.push(character);
+        } else {
+            out.push_str(if word == old { new } else { &word });
+            word.clear();
+            if character != '\0' {
+                out.push(character);
+            }
+        }
+    }
+    out
+}
+
+fn check_sequence(fixture: &str, edits: &[Edit]) -> Result<(), TestCaseError> {
+    let original = fixture_texts(fixture);
+    let names = identifiers(&original);
+    let mut texts: BTreeMap<String, Option<String>> = original
+        .iter()
+        .map(|(path, text)| (path.clone(), Some(text.clone())))
+        .collect();
+    let mut writer = GraphWriter::new();
+    writer.apply(
+        original
+            .iter()
+            .map(|(path, text)| update(path, Some(text)))
+            .collect(),
+    );
+    for (step, edit) in edits.iter().enumerate() {
+        let changed = apply_edit(&mut texts, &original, &names, edit);
+        if changed.is_empty() {
+            continue;
+        }
+        // One transaction per edit, as an editor or the file watcher would send it.
+        writer.apply(
+            changed
+                .iter()
+                .map(|path| update(path, texts[path].as_deref()))
+                .collect(),
+        );
+        let current: BTreeMap<String, String> = texts
+            .iter()
+            .filter_map(|(path, text)| Some((path.clone(), text.clone()?)))
+            .collect();
+        let incremental = writer.graph().dump();
+        let full = full_build(&current);
+        if incremental != full {
+            let incremental_lines: std::collections::BTreeSet<&str> = incremental.lines().collect();
+            let full_lines: std::collections::BTreeSet<&str> = full.lines().collect();
+            let only_incremental: Vec<&&str> = incremental_lines.difference(&full_lines).collect();
+            let only_full: Vec<&&str> = full_lines.difference(&incremental_lines).collect();
+            return Err(TestCaseError::fail(format!(
+                "{fixture}: after step {step} ({edit:?}) on {changed:?}:\nonly incremental: {only_incremental:#?}\nonly full: {only_full:#?}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn incremental_equals_full_rebuild(fixture_index in 0..64usize, edits in prop::collection::vec(edit_strategy(), 1..12)) {
+        let fixtures = support::fixture_names();
+        let fixture = &fixtures[fixture_index % fixtures.len()];
+        check_sequence(fixture, &edits)?;
+    }
+}
+
+#[test]
+fn deleting_and_restoring_a_definition_restores_its_callers() {
+    let original = fixture_texts("python");
+    let mut writer = GraphWriter::new();
+    writer.apply(
+        original
+            .iter()
+            .map(|(path, text)| update(path, Some(text)))
+            .collect(),
+    );
+    let before = writer.graph().dump();
+    writer.apply(vec![update("shop/util/math.py", None)]);
+    let callers = codegraph::graph::query::callers(writer.graph(), "shop/util/math.py::factorial");
+    assert!(callers.is_empty());
+    assert!(
+        !writer
+            .graph()
+            .dump()
+            .contains("edge shop/app/main.py::main calls shop/util/math.py::factorial")
+    );
+    writer.apply(vec![update(
+        "shop/util/math.py",
+        Some(&original["shop/util/math.py"]),
+    )]);
+    assert_eq!(writer.graph().dump(), before);
+}
