@@ -1,10 +1,10 @@
-; TSX (TypeScript with JSX) definitions, as TypeScript. Components are functions. Functions
-; (declarations, generators, `declare function`, and arrow functions or function expressions bound to a const/let/var), classes (abstract ones too),
-; interfaces, enums, namespaces and modules, methods (a function directly inside a class or
-; interface is a method; abstract and interface method signatures included), class fields
-; holding a function, CommonJS `exports.f = function`, prototype methods (owner Foo) and
-; object-literal functions. Type aliases are not entities. Overload signatures are not
-; definitions (the implementation is), so an overloaded function is defined once.
+; TSX (TypeScript with JSX) definitions, as TypeScript; components are functions. Functions
+; (declarations, generators, `declare function`, and arrow functions or function expressions
+; bound to a const/let/var), classes (abstract ones too), interfaces, enums, namespaces and
+; modules, methods (a function directly inside a class or interface is a method; abstract and
+; interface method signatures included), class fields holding a function, CommonJS
+; `exports.f = function`, prototype methods (owner Foo) and object-literal functions. Type
+; aliases are not entities. Overload signatures are not definitions (the implementation is).
 ; A `const f = () => {}` definition spans the whole declaration so that the comment above it
 ; (or above its `export`) is found as its doc.
 
