@@ -63,6 +63,19 @@
   type: (type_annotation
     [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type)) @binding
 
+; Destructured parameters typed by an object type (React props):
+; `function Card({ user }: { user: User })` binds user to User.
+(required_parameter
+  pattern: (object_pattern
+    (shorthand_property_identifier_pattern) @binding.name)
+  type: (type_annotation
+    (object_type
+      (property_signature
+        name: (property_identifier) @_property
+        type: (type_annotation
+          [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type))))
+  (#eq? @binding.name @_property)) @binding
+
 (variable_declarator
   name: (identifier) @binding.name
   type: (type_annotation
