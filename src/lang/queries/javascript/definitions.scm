@@ -24,15 +24,24 @@
 (class_declaration
   name: (identifier) @name) @definition.class
 
+; Class expressions: a named one by its own name, an anonymous one bound to a variable by the
+; variable's name.
+(class
+  name: (identifier) @name) @definition.class
+
 (lexical_declaration
   (variable_declarator
     name: (identifier) @name
-    value: (class))) @definition.class
+    value: (class !name))) @definition.class
 
 (variable_declaration
   (variable_declarator
     name: (identifier) @name
-    value: (class))) @definition.class
+    value: (class !name))) @definition.class
+
+(field_definition
+  property: [(property_identifier) (private_property_identifier)] @name
+  value: (class !name)) @definition.class
 
 (method_definition
   name: [(property_identifier) (private_property_identifier)] @name) @definition.function

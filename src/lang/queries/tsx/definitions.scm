@@ -34,15 +34,20 @@
 (abstract_class_declaration
   name: (type_identifier) @name) @definition.class
 
+; Class expressions: a named one by its own name, an anonymous one bound to a variable by the
+; variable's name.
+(class
+  name: (type_identifier) @name) @definition.class
+
 (lexical_declaration
   (variable_declarator
     name: (identifier) @name
-    value: (class))) @definition.class
+    value: (class !name))) @definition.class
 
 (variable_declaration
   (variable_declarator
     name: (identifier) @name
-    value: (class))) @definition.class
+    value: (class !name))) @definition.class
 
 (interface_declaration
   name: (type_identifier) @name) @definition.interface
@@ -57,6 +62,10 @@
 
 (module
   name: [(identifier) (nested_identifier)] @name) @definition.module
+
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier)] @name
+  value: (class !name)) @definition.class
 
 (method_definition
   name: [(property_identifier) (private_property_identifier)] @name) @definition.function
