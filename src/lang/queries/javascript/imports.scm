@@ -1,0 +1,70 @@
+; JavaScript imports. ES modules: `import x from './x'` imports the default export under the
+; local name x (recorded as name x: the default export usually bears that name),
+; `import {a as b} from`, `import * as m from` (a module alias, like Python's `import m as m`),
+; side-effect `import './x'`. Re-exports (`export {a} from`, `export * from`, `export * as ns
+; from`) are imports too. CommonJS: `const x = require('./x')` (module alias) and
+; `const {a, b: c} = require('./x')`.
+
+(import_statement
+  (import_clause (identifier) @import.name)
+  source: (string (string_fragment) @import.path)) @import
+
+(import_statement
+  (import_clause
+    (named_imports
+      (import_specifier
+        name: (_) @import.name
+        alias: (identifier)? @import.alias)))
+  source: (string (string_fragment) @import.path)) @import
+
+(import_statement
+  (import_clause (namespace_import (identifier) @import.alias))
+  source: (string (string_fragment) @import.path)) @import
+
+(import_statement
+  .
+  source: (string (string_fragment) @import.path)) @import
+
+(export_statement
+  (export_clause
+    (export_specifier
+      name: (_) @import.name
+      alias: (_)? @import.alias))
+  source: (string (string_fragment) @import.path)) @import
+
+(export_statement
+  (namespace_export (identifier) @import.alias)
+  source: (string (string_fragment) @import.path)) @import
+
+(export_statement
+  "*" @import.wildcard
+  source: (string (string_fragment) @import.path)) @import
+
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string (string_fragment) @import.path) .))
+  (#eq? @_require "require")) @import
+
+(variable_declarator
+  name: (object_pattern
+    [(shorthand_property_identifier_pattern) @import.name
+     (pair_pattern
+       key: (property_identifier) @import.name
+       value: (identifier) @import.alias)])
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string (string_fragment) @import.path) .))
+  (#eq? @_require "require")) @import
+
+; `require('./polyfill');` for its side effects, and dynamic `import('./Page')` (lazy loading).
+(expression_statement
+  (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string (string_fragment) @import.path) .))
+  (#eq? @_require "require")) @import
+
+(call_expression
+  function: (import)
+  arguments: (arguments . (string (string_fragment) @import.path))) @import

@@ -1,0 +1,127 @@
+; TSX references (TypeScript with JSX): calls (with the receiver of member calls), `new` (a call
+; of the class), JSX elements of components (`<Foo />` is a call of Foo; `<div>` is not),
+; type uses in annotations, generic arguments, unions, casts, constraints (bases are in
+; inheritance.scm, declared names are not uses), and bindings of typed parameters, typed
+; variables, typed fields and `new` so that `x.method()` resolves through the type.
+
+(call_expression
+  function: (identifier) @name) @reference.call
+
+(call_expression
+  function: (member_expression
+    object: (_) @receiver
+    property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+
+(new_expression
+  constructor: (identifier) @name) @reference.call
+
+(new_expression
+  constructor: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+; Type uses. A name inside `ns.Foo` is a use with receiver `ns`.
+(nested_type_identifier
+  module: (_) @receiver
+  name: (type_identifier) @name) @reference.type
+
+(generic_type name: (type_identifier) @name) @reference.type
+(type_annotation (type_identifier) @name) @reference.type
+(opting_type_annotation (type_identifier) @name) @reference.type
+(omitting_type_annotation (type_identifier) @name) @reference.type
+(adding_type_annotation (type_identifier) @name) @reference.type
+(type_arguments (type_identifier) @name) @reference.type
+(array_type (type_identifier) @name) @reference.type
+(union_type (type_identifier) @name) @reference.type
+(intersection_type (type_identifier) @name) @reference.type
+(parenthesized_type (type_identifier) @name) @reference.type
+(tuple_type (type_identifier) @name) @reference.type
+(optional_type (type_identifier) @name) @reference.type
+(rest_type (type_identifier) @name) @reference.type
+(readonly_type (type_identifier) @name) @reference.type
+(lookup_type (type_identifier) @name) @reference.type
+(index_type_query (type_identifier) @name) @reference.type
+(conditional_type (type_identifier) @name) @reference.type
+(constraint (type_identifier) @name) @reference.type
+(default_type (type_identifier) @name) @reference.type
+(as_expression (type_identifier) @name) @reference.type
+(satisfies_expression (type_identifier) @name) @reference.type
+(function_type return_type: (type_identifier) @name) @reference.type
+(constructor_type type: (type_identifier) @name) @reference.type
+(type_predicate type: (type_identifier) @name) @reference.type
+(mapped_type_clause type: (type_identifier) @name) @reference.type
+(type_alias_declaration value: (type_identifier) @name) @reference.type
+
+; Bindings: typed parameters (`u: User`, `u?: User`), typed variables and fields, `new`.
+(required_parameter
+  pattern: (identifier) @binding.name
+  type: (type_annotation
+    [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type)) @binding
+
+(optional_parameter
+  pattern: (identifier) @binding.name
+  type: (type_annotation
+    [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type)) @binding
+
+; Destructured parameters typed by an object type (React props):
+; `function Card({ user }: { user: User })` binds user to User.
+(required_parameter
+  pattern: (object_pattern
+    (shorthand_property_identifier_pattern) @binding.name)
+  type: (type_annotation
+    (object_type
+      (property_signature
+        name: (property_identifier) @_property
+        type: (type_annotation
+          [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type))))
+  (#eq? @binding.name @_property)) @binding
+
+(variable_declarator
+  name: (identifier) @binding.name
+  type: (type_annotation
+    [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type)) @binding
+
+(public_field_definition
+  name: (property_identifier) @binding.name
+  type: (type_annotation
+    [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type)) @binding
+
+(variable_declarator
+  name: (identifier) @binding.name
+  value: (new_expression
+    constructor: [(identifier) (member_expression)] @binding.type)) @binding
+
+(variable_declarator
+  name: (identifier) @binding.name
+  value: (as_expression
+    (_)
+    [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type)) @binding
+
+(assignment_expression
+  left: [(identifier) (member_expression object: (this))] @binding.name
+  right: (new_expression
+    constructor: [(identifier) (member_expression)] @binding.type)) @binding
+
+(public_field_definition
+  name: (property_identifier) @binding.name
+  value: (new_expression
+    constructor: [(identifier) (member_expression)] @binding.type)) @binding
+
+; JSX: `<Foo />`, `<Foo>...</Foo>`, `<ui.Button />`; lowercase names are HTML elements.
+(jsx_opening_element
+  name: (identifier) @name
+  (#match? @name "^[A-Z]")) @reference.call
+
+(jsx_self_closing_element
+  name: (identifier) @name
+  (#match? @name "^[A-Z]")) @reference.call
+
+(jsx_opening_element
+  name: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+(jsx_self_closing_element
+  name: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
