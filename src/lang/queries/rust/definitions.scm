@@ -1,0 +1,31 @@
+; Rust definitions. Functions inside a trait become methods (the trait is their parent); functions
+; inside an `impl` block belong to the implemented type through `@scope.impl`.
+
+(struct_item
+  name: (type_identifier) @name) @definition.struct
+
+(union_item
+  name: (type_identifier) @name) @definition.struct
+
+(enum_item
+  name: (type_identifier) @name) @definition.enum
+
+(trait_item
+  name: (type_identifier) @name) @definition.trait
+
+(function_item
+  name: (identifier) @name) @definition.function
+
+; Trait methods without a body and `extern` block functions.
+(function_signature_item
+  name: (identifier) @name) @definition.function
+
+; Inline modules only; `mod x;` names a file, which is its own module entity.
+(mod_item
+  name: (identifier) @name
+  body: (declaration_list)) @definition.module
+
+; `impl Type { ... }` and `impl Trait for Type { ... }`: the methods belong to `Type`.
+(impl_item
+  type: (_) @name
+  body: (declaration_list)) @scope.impl
