@@ -22,18 +22,21 @@
   scope: (_) @receiver
   name: (name) @name) @reference.call
 
-(object_creation_expression
+; `new static()`, `new self()` and a `static` return type name no class of that name.
+((object_creation_expression
   [
     (name) @name
     (qualified_name (name) @name)
   ]) @reference.call
+  (#not-any-of? @name "static" "self" "parent"))
 
 ; `named_type` covers parameter, return and property types, also inside `?T` and `A|B`.
-(named_type
+((named_type
   [
     (name) @name
     (qualified_name (name) @name)
   ]) @reference.type
+  (#not-any-of? @name "static" "self" "parent"))
 
 ; Bindings: typed parameters (also promoted constructor properties), typed properties, and
 ; `$x = new Foo()`. Names keep their `$`, as receivers do.
