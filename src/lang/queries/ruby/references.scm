@@ -42,8 +42,15 @@
 (scope_resolution
   scope: (constant) @name) @reference.type
 
-; Bindings: `x = Foo.new`, `@x = Foo::Bar.new(...)`.
+; Bindings: `x = Foo.new`, `@x = Foo::Bar.new(...)`, `@x ||= Foo.new`.
 (assignment
+  left: [(identifier) (instance_variable) (class_variable) (global_variable)] @binding.name
+  right: (call
+    receiver: [(constant) (scope_resolution)] @binding.type
+    method: (identifier) @_new)
+  (#eq? @_new "new")) @binding
+
+(operator_assignment
   left: [(identifier) (instance_variable) (class_variable) (global_variable)] @binding.name
   right: (call
     receiver: [(constant) (scope_resolution)] @binding.type
