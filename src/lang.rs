@@ -585,7 +585,11 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         unique_name_fallback: UniqueNameFallback::Always,
         path_separators: &[],
         builtin_methods: &[],
-        builtin_functions: &["echo", "printf", "cd", "test", "source", "exit", "return"],
+        builtin_functions: &[
+            "echo", "printf", "cd", "test", "source", ".", "exit", "return", "set", "shift",
+            "read", "eval", "exec", "trap", "export", "unset", "local", "declare", "true", "false",
+            "command", "pwd",
+        ],
     },
 ];
 
