@@ -1,0 +1,1 @@
+; Bash has no types, hence no inheritance.
