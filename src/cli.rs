@@ -100,6 +100,9 @@ pub enum Command {
     /// Print what extraction finds in one file, as JSON (for writing language queries).
     #[command(hide = true)]
     DebugExtract { file: PathBuf },
+    /// Print a file's syntax tree as an S-expression (for writing language queries).
+    #[command(hide = true)]
+    DebugTree { file: PathBuf },
 }
 
 pub fn main() -> i32 {
@@ -319,6 +322,17 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             } else {
                 print(&format_report(&report))?;
             }
+        }
+        Command::DebugTree { file } => {
+            let language = Language::from_path(&file).ok_or_else(|| {
+                anyhow::anyhow!("{}: not a language codegraph parses", file.display())
+            })?;
+            let text = crate::syntax::decode_lossy(
+                std::fs::read(&file).with_context(|| file.display().to_string())?,
+            );
+            let tree = crate::syntax::parse(language, &text, None)
+                .context("the grammar could not be loaded")?;
+            print(&tree.root_node().to_sexp())?;
         }
         Command::DebugExtract { file } => {
             let language = Language::from_path(&file).ok_or_else(|| {

@@ -220,7 +220,8 @@ struct MatchItem<'tree> {
     binding_name: Option<Node<'tree>>,
     binding_type: Option<Node<'tree>>,
     import: Option<Node<'tree>>,
-    import_path: Option<Node<'tree>>,
+    /// First and last capture: some grammars give a dotted path as sibling identifiers.
+    import_path: Option<(Node<'tree>, Node<'tree>)>,
     import_name: Option<Node<'tree>>,
     import_alias: Option<Node<'tree>>,
     import_wildcard: bool,
@@ -244,7 +245,23 @@ impl<'tree> MatchItem<'tree> {
             "binding.name" => self.binding_name = Some(node),
             "binding.type" => self.binding_type = Some(node),
             "import" => self.import = Some(node),
-            "import.path" => self.import_path = Some(node),
+            "import.path" => {
+                self.import_path = Some(match self.import_path {
+                    Some((first, last)) => (
+                        if node.start_byte() < first.start_byte() {
+                            node
+                        } else {
+                            first
+                        },
+                        if node.end_byte() > last.end_byte() {
+                            node
+                        } else {
+                            last
+                        },
+                    ),
+                    None => (node, node),
+                })
+            }
             "import.name" => self.import_name = Some(node),
             "import.alias" => self.import_alias = Some(node),
             "import.wildcard" => self.import_wildcard = true,
@@ -345,7 +362,7 @@ impl RawCaptures {
             ));
         } else if item.binding.is_some() {
             if let (Some(name), Some(type_node)) = (item.binding_name, item.binding_type) {
-                let type_name = type_base_name(node_text(type_node, text));
+                let type_name = type_base_name_qualified(node_text(type_node, text));
                 if !type_name.is_empty() {
                     self.bindings.push((
                         receiver_text(node_text(name, text)),
@@ -357,7 +374,18 @@ impl RawCaptures {
         } else if let Some(import) = item.import {
             let path = item
                 .import_path
-                .map(|path| strip_quotes(node_text(path, text)))
+                .map(|(mut first, last)| {
+                    // Grammars that keep a dotted path as flat siblings (Scala): extend it back.
+                    while let Some(previous) = first.prev_named_sibling() {
+                        if previous.kind() != first.kind()
+                            || previous.end_byte() + 1 < first.start_byte()
+                        {
+                            break;
+                        }
+                        first = previous;
+                    }
+                    strip_quotes(text.get(first.start_byte()..last.end_byte()).unwrap_or(""))
+                })
                 .unwrap_or_default();
             let name = item
                 .import_name

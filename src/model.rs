@@ -142,6 +142,9 @@ pub enum Resolution {
     ReceiverType,
     /// Visible because it lives in the same package, namespace or directory.
     SamePackage,
+    /// Through an explicit qualifier naming a namespace or module (`util::format_name`,
+    /// `Util::Format.format_name`).
+    Qualified,
     /// The only definition with that name in the workspace.
     UniqueName,
 }
@@ -155,6 +158,7 @@ impl Resolution {
             Resolution::Import => "import",
             Resolution::ReceiverType => "receiver_type",
             Resolution::SamePackage => "same_package",
+            Resolution::Qualified => "qualified",
             Resolution::UniqueName => "unique_name",
         }
     }

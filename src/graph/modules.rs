@@ -154,8 +154,28 @@ pub fn package_key(path: &str, summary: &FileSummary) -> Option<SmolStr> {
             Some(package) => normalize_package(package),
             None => SmolStr::new(directory(path).replace('/', ".")),
         }),
-        ModuleSystem::WholeModule => Some(SmolStr::new("")),
+        ModuleSystem::WholeModule => Some(SmolStr::new(swift_module(path))),
         _ => None,
+    }
+}
+
+/// The Swift module a file belongs to: the `Sources/<Module>` directory of a package, or the
+/// whole workspace when there is none.
+pub fn swift_module(path: &str) -> &str {
+    let start = if path.starts_with("Sources/") {
+        Some(0)
+    } else {
+        path.find("/Sources/").map(|index| index + 1)
+    };
+    match start {
+        Some(start) => {
+            let after = start + "Sources/".len();
+            match path[after..].find('/') {
+                Some(slash) => &path[..after + slash],
+                None => "",
+            }
+        }
+        None => "",
     }
 }
 
@@ -277,9 +297,18 @@ pub fn import_keys(path: &str, summary: &FileSummary, import: &Import) -> Vec<Sm
             let cleaned = match summary.language {
                 Language::Lua => raw.replace('.', "/"),
                 _ => {
-                    // Bash: `$(dirname "$0")/lib/x.sh`, `${DIR}/x.sh` → the literal tail.
+                    // Bash: `$(dirname "$0")/lib/x.sh`, `${DIR}/x.sh`, `$LIB/x.sh` → the literal
+                    // tail after the last segment that expands a variable.
                     let tail = raw.rsplit([')', '}']).next().unwrap_or(raw);
-                    tail.trim_start_matches('/').to_string()
+                    let segments: Vec<&str> = tail.split('/').collect();
+                    let literal_from = segments
+                        .iter()
+                        .rposition(|segment| segment.contains('$'))
+                        .map_or(0, |index| index + 1);
+                    segments[literal_from..]
+                        .join("/")
+                        .trim_start_matches('/')
+                        .to_string()
                 }
             };
             let cleaned = strip_extension(&cleaned).to_string();

@@ -48,6 +48,38 @@ fn any_module_member(kind: EntityKind) -> bool {
     kind != EntityKind::Module
 }
 
+fn any_base(kind: EntityKind) -> bool {
+    kind.is_type() || kind == EntityKind::Module
+}
+
+/// At the top level of its file, or only inside namespaces and modules.
+fn is_top_level(summary: &FileSummary, index: u32) -> bool {
+    let mut current = summary.defs[index as usize].parent;
+    while let Some(parent) = current {
+        let def = &summary.defs[parent as usize];
+        if def.kind != EntityKind::Module {
+            return false;
+        }
+        current = def.parent;
+    }
+    true
+}
+
+/// What a module exports: top-level definitions, and members of an owner that is not a type of
+/// the same file (Lua's `function M.f()` on the module table).
+fn is_exported(summary: &FileSummary, index: u32) -> bool {
+    if !is_top_level(summary, index) {
+        return false;
+    }
+    match &summary.defs[index as usize].owner {
+        None => true,
+        Some(owner) => !summary
+            .defs
+            .iter()
+            .any(|def| def.kind.is_type() && def.name == *owner),
+    }
+}
+
 pub(crate) struct Resolver<'a> {
     graph: &'a Graph,
     file: &'a FileNode,
@@ -204,8 +236,7 @@ impl<'a> Resolver<'a> {
             .named(name, filter)
             .into_iter()
             .filter(|(_, file, index)| {
-                let def = &file.summary.defs[*index as usize];
-                def.parent.is_none() && def.owner.is_none() && files.contains(&file.path)
+                files.contains(&file.path) && is_exported(&file.summary, *index)
             })
             .map(|(id, _, _)| id)
             .collect();
@@ -246,12 +277,42 @@ impl<'a> Resolver<'a> {
         if self.spec.module_system == ModuleSystem::Package {
             let (package, imported) = self.package_import(import);
             let wanted = imported.as_deref().unwrap_or(name);
-            return self
+            let found: Vec<EntityId> = self
                 .named(wanted, filter)
                 .into_iter()
                 .filter(|(_, file, index)| {
-                    file.summary.defs[*index as usize].parent.is_none()
+                    is_top_level(&file.summary, *index)
                         && package_key(&file.path, &file.summary).as_ref() == Some(&package)
+                })
+                .map(|(id, _, _)| id)
+                .collect();
+            if !found.is_empty() {
+                return found;
+            }
+            // A static import of a member: `import static a.b.Type.member` / `using static`.
+            if let Some((type_package, type_name)) = package.rsplit_once('.') {
+                let mut members = Vec::new();
+                for (type_id, file, index) in self.named(type_name, any_type) {
+                    if is_top_level(&file.summary, index)
+                        && package_key(&file.path, &file.summary).as_deref() == Some(type_package)
+                    {
+                        members.extend(self.member_lookup(&type_id, wanted, filter, false));
+                    }
+                }
+                return members;
+            }
+            return Vec::new();
+        }
+        if self.spec.module_system == ModuleSystem::WholeModule {
+            // `import Util` in Swift: the definitions of that module's directory.
+            let module = import.path.as_str();
+            return self
+                .named(import.name.as_deref().unwrap_or(name), filter)
+                .into_iter()
+                .filter(|(_, file, index)| {
+                    is_top_level(&file.summary, *index)
+                        && super::modules::swift_module(&file.path).rsplit('/').next()
+                            == Some(module)
                 })
                 .map(|(id, _, _)| id)
                 .collect();
@@ -468,8 +529,22 @@ impl<'a> Resolver<'a> {
         }
         let mut wildcard = Vec::new();
         for (position, import) in self.summary.imports.iter().enumerate() {
-            if import.wildcard && self.import_visible(import, scope) {
+            if !self.import_visible(import, scope) {
+                continue;
+            }
+            if import.wildcard {
                 wildcard.extend(self.resolve_imported(position, name, filter));
+            } else if self.spec.module_system == ModuleSystem::Require
+                && import.alias.is_none()
+                && import.name.is_none()
+            {
+                // `source lib.sh`, `require 'lib'`: everything the file defines becomes visible.
+                wildcard.extend(self.exported_by_files(
+                    &self.import_files[position],
+                    name,
+                    filter,
+                    0,
+                ));
             }
         }
         if self.spec.module_system == ModuleSystem::Include {
@@ -640,7 +715,8 @@ impl<'a> Resolver<'a> {
         }
         // A variable or field of a known type.
         if let Some(type_name) = self.binding_type(receiver, scope) {
-            if let Found::Targets(types, _) = self.resolve_name(type_name, scope, any_type) {
+            let types = self.resolve_type_path(type_name, scope);
+            if !types.is_empty() {
                 let mut members = Vec::new();
                 for type_id in &types {
                     members.extend(self.member_lookup(type_id, name, any_callable, true));
@@ -674,6 +750,11 @@ impl<'a> Resolver<'a> {
                 return Resolver::decide(members, Resolution::ReceiverType, self.graph);
             }
         }
+        // A namespace or module named by the receiver: `util::f()`, `Util::Format.f`.
+        let qualified = self.qualified_members(receiver, name);
+        if !qualified.is_empty() {
+            return Resolver::decide(qualified, Resolution::Qualified, self.graph);
+        }
         // A receiver of unknown type.
         if self.spec.unique_name_fallback != UniqueNameFallback::Never
             && !self.spec.builtin_methods.contains(&name)
@@ -691,6 +772,38 @@ impl<'a> Resolver<'a> {
             }
         }
         Found::Nothing
+    }
+
+    /// Members named `name` of every namespace or module whose nested name ends with the
+    /// receiver's path (namespaces are open: they may span files).
+    fn qualified_members(&self, receiver: &str, name: &str) -> Vec<EntityId> {
+        let mut segments: Vec<&str> = vec![receiver];
+        for separator in self.spec.path_separators {
+            segments = segments
+                .iter()
+                .flat_map(|segment| segment.split(separator))
+                .collect();
+        }
+        segments.retain(|segment| !segment.is_empty());
+        if segments.is_empty() || !segments.iter().all(|segment| is_identifier(segment)) {
+            return Vec::new();
+        }
+        let dotted = segments.join(".");
+        let last = segments[segments.len() - 1];
+        let mut found = Vec::new();
+        for (_, file, index) in self.named(last, |kind| kind == EntityKind::Module) {
+            let nested = file.summary.nested_name(index);
+            if nested != dotted && !nested.ends_with(&format!(".{dotted}")) {
+                continue;
+            }
+            for (child_index, child) in file.summary.defs.iter().enumerate() {
+                if child.parent == Some(index) && child.name == name && child.kind.is_callable() {
+                    found.push(file.ids[child_index].clone());
+                }
+            }
+        }
+        found.sort();
+        found
     }
 
     fn module_of_receiver(&self, receiver: Option<&str>, name: &str) -> Option<SmolStr> {
@@ -752,7 +865,7 @@ impl<'a> Resolver<'a> {
             .filter_map(|separator| path.rsplit_once(separator))
             .min_by_key(|(_, last)| last.len());
         match split {
-            None => match self.resolve_name(path, scope, any_type) {
+            None => match self.resolve_name(path, scope, any_base) {
                 Found::Targets(ids, _) => ids,
                 _ => Vec::new(),
             },

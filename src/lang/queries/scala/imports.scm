@@ -1,6 +1,6 @@
 ; Scala imports. The grammar keeps an import path as flat sibling identifiers, so `@import.path`
-; is captured once per segment before the imported name (the extractor keeps the last one, see
-; the report); `import a.b.C` (name `C`), `import a.b._` / `a.b.*` (wildcard),
+; is captured once per segment before the imported name (the extractor extends the
+; path back over preceding sibling identifiers); `import a.b.C` (name `C`), `import a.b._` / `a.b.*` (wildcard),
 ; `import a.b.{C, D => E}`, `import a.b.C as D`. `package a.b` is the package.
 
 (package_clause

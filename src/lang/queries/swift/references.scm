@@ -40,3 +40,8 @@
 (parameter
   name: (simple_identifier) @binding.name
   [(user_type) (optional_type)] @binding.type) @binding
+
+; The grammar parses `n * f(x)` as a call of `n * f`: the called name is the operand on the right.
+(call_expression
+  [(multiplicative_expression rhs: (simple_identifier) @name)
+   (additive_expression rhs: (simple_identifier) @name)]) @reference.call
