@@ -9,6 +9,15 @@
 //! transport invokes in the order messages arrive, before the next message is even read. Every
 //! later request therefore takes its snapshot after the change. The World's writer lock
 //! serialises the changes themselves, and `World::edit_buffer` refuses older versions.
+//!
+//! Editors start it as `codegraph lsp --stdio` (add `--no-cache` to keep `.codegraph/` out of
+//! the folders). Neovim 0.11:
+//! `vim.lsp.config('codegraph', { cmd = { 'codegraph', 'lsp', '--stdio' }, filetypes = { 'python',
+//! 'typescript', 'rust', 'go' }, root_markers = { '.git' } }); vim.lsp.enable('codegraph')`.
+//! Helix `languages.toml`: `[language-server.codegraph] command = "codegraph"`,
+//! `args = ["lsp", "--stdio"]`, then add `codegraph` to a language's `language-servers`.
+//! Custom requests: `codegraph/status` (index runs in flight, files per folder) and
+//! `codegraph/bufferText` (`{uri}` → the server's text of an open document).
 
 mod proto;
 
@@ -494,6 +503,9 @@ impl LanguageServer for Backend {
                 document_symbol_provider: Some(OneOf::Left(true)),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
                 call_hierarchy_provider: Some(CallHierarchyServerCapability::Simple(true)),
+                code_lens_provider: Some(CodeLensOptions {
+                    resolve_provider: Some(false),
+                }),
                 workspace: Some(WorkspaceServerCapabilities {
                     workspace_folders: Some(WorkspaceFoldersServerCapabilities {
                         supported: Some(true),
@@ -707,6 +719,37 @@ impl LanguageServer for Backend {
         Ok(Some(WorkspaceSymbolResponse::Nested(
             scored.into_iter().map(|(_, symbol)| symbol).collect(),
         )))
+    }
+
+    /// "N callers" above every function, method and type of the file.
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let Some(located) = self.state.locate(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let convert = self.converter(&located.root, &located.graph);
+        let lenses = located
+            .graph
+            .file_entities(&located.path)
+            .into_iter()
+            .filter(|entity| entity.kind.is_callable())
+            .filter_map(|entity| {
+                let callers = query::callers(&located.graph, &entity.id).len();
+                let title = match callers {
+                    1 => "1 caller".to_string(),
+                    count => format!("{count} callers"),
+                };
+                Some(CodeLens {
+                    range: convert.range(&located.path, entity.name_span)?,
+                    command: Some(Command {
+                        title,
+                        command: String::new(),
+                        arguments: None,
+                    }),
+                    data: None,
+                })
+            })
+            .collect();
+        Ok(Some(lenses))
     }
 
     async fn prepare_call_hierarchy(

@@ -360,6 +360,23 @@ fn python_call_hierarchy_of_authenticate() {
         show_calls(&outgoing, "to"),
         ["hash_password @ 24:16-24:29", "issue_token @ 26:15-26:26"]
     );
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri(&service)}}),
+    );
+    let lenses: Vec<String> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|lens| {
+            format!(
+                "{}: {}",
+                lens["range"]["start"]["line"],
+                lens["command"]["title"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(lenses.contains(&"23: 1 caller".to_string()), "{lenses:?}");
     assert!(client.shutdown().success());
 }
 
