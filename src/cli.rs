@@ -97,6 +97,19 @@ pub enum Command {
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
+    /// Serve editors over the Language Server Protocol on stdin/stdout. The workspace folders
+    /// come from the client's `initialize` request.
+    Lsp {
+        /// Accepted for editors that pass it; stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+        /// Skip files larger than this many bytes.
+        #[arg(long, default_value_t = 1024 * 1024)]
+        max_file_size: u64,
+        /// Neither read nor write the on-disk cache (`<folder>/.codegraph`).
+        #[arg(long)]
+        no_cache: bool,
+    },
     /// Print what extraction finds in one file, as JSON (for writing language queries).
     #[command(hide = true)]
     DebugExtract { file: PathBuf },
@@ -210,6 +223,21 @@ fn location(entity: &Entity) -> String {
 
 fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
+        Command::Lsp {
+            stdio: _,
+            max_file_size,
+            no_cache,
+        } => {
+            let cache = if no_cache {
+                CacheLocation::Disabled
+            } else {
+                CacheLocation::InWorkspace
+            };
+            crate::lsp::run_stdio(WorldConfig {
+                max_file_size,
+                cache,
+            })?;
+        }
         Command::Index {
             path,
             full,

@@ -11,6 +11,8 @@
 //!   shares (callers, callees, implementations, symbols, ...).
 //! - `world`    the single writer: the workspace walk, change application, the on-disk cache.
 //! - `cli`      the command-line door (`codegraph index`, `callers`, ...).
+//! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`; the only
+//!   module that imports LSP types, converted in `lsp/proto.rs`.
 //!
 //! Architecture invariants:
 //! - `index` knows nothing of other files; `graph` knows nothing of files on disk or of protocols.
@@ -19,12 +21,14 @@
 //!   half a change.
 //! - The graph after any sequence of incremental changes equals the graph built from scratch from
 //!   the same texts (a property test checks this).
+//! - `lsp` applies text changes in arrival order before any later request takes a snapshot.
 //! - An ambiguous reference never becomes an edge; it is kept with its candidates.
 
 pub mod cli;
 pub mod graph;
 pub mod index;
 pub mod lang;
+pub mod lsp;
 pub mod model;
 pub mod syntax;
 pub mod world;

@@ -4,4 +4,5 @@ mod cache;
 mod cli;
 mod fixtures;
 mod incremental;
+mod lsp;
 mod support;

@@ -1,0 +1,224 @@
+//! The one place where core types meet LSP types: URIs and paths, client positions and byte
+//! offsets (UTF-8 or UTF-16 columns), spans and ranges, entities and symbols.
+//!
+//! Core spans carry UTF-8 byte columns; the client counts in the negotiated encoding, so every
+//! conversion goes through the text of the file the span came from (`FileNode.text`).
+
+use std::path::{Path, PathBuf};
+
+use tower_lsp_server::ls_types::{
+    CallHierarchyItem, DocumentSymbol, Location, Position, Range, SymbolKind, Uri,
+};
+
+use crate::graph::{Entity, Graph};
+use crate::model::{EntityKind, Span};
+use crate::syntax::{LineIndex, floor_char_boundary, utf8_to_utf16_column, utf16_to_utf8_column};
+use crate::world::buffer::{ClientPosition, ColumnEncoding};
+
+/// A file's text with its line index, for converting several positions of one file.
+pub struct FileText<'a> {
+    text: &'a str,
+    lines: LineIndex,
+    encoding: ColumnEncoding,
+}
+
+impl<'a> FileText<'a> {
+    pub fn new(text: &'a str, encoding: ColumnEncoding) -> FileText<'a> {
+        FileText {
+            text,
+            lines: LineIndex::new(text),
+            encoding,
+        }
+    }
+
+    /// The byte offset of a client position; `None` when the line is past the end. A column
+    /// past the line's end is clamped to it (clients do send those).
+    pub fn byte_of(&self, position: Position) -> Option<u32> {
+        let line = self.lines.line_range(self.text, position.line as usize)?;
+        let line_text = &self.text[line.clone()];
+        let column = match self.encoding {
+            ColumnEncoding::Utf8 => floor_char_boundary(line_text, position.character as usize),
+            ColumnEncoding::Utf16 => utf16_to_utf8_column(line_text, position.character as usize),
+        };
+        Some((line.start + column) as u32)
+    }
+
+    /// A core position (UTF-8 byte column) as a client position.
+    pub fn position(&self, position: crate::model::Position) -> Position {
+        let Some(line) = self.lines.line_range(self.text, position.line as usize) else {
+            // Past the end: the end of the text.
+            let last = self.lines.line_count().saturating_sub(1);
+            let end = self
+                .lines
+                .line_range(self.text, last)
+                .map_or(0, |range| self.column(&self.text[range], usize::MAX));
+            return Position::new(last as u32, end);
+        };
+        Position::new(
+            position.line,
+            self.column(&self.text[line], position.column as usize),
+        )
+    }
+
+    fn column(&self, line_text: &str, utf8_column: usize) -> u32 {
+        match self.encoding {
+            ColumnEncoding::Utf8 => floor_char_boundary(line_text, utf8_column) as u32,
+            ColumnEncoding::Utf16 => utf8_to_utf16_column(line_text, utf8_column) as u32,
+        }
+    }
+
+    pub fn range(&self, span: Span) -> Range {
+        Range::new(self.position(span.start), self.position(span.end))
+    }
+}
+
+pub fn client_position(position: Position) -> ClientPosition {
+    ClientPosition {
+        line: position.line,
+        column: position.character,
+    }
+}
+
+pub fn path_of(uri: &Uri) -> Option<PathBuf> {
+    uri.to_file_path().map(|path| path.into_owned())
+}
+
+pub fn uri_of(path: &Path) -> Option<Uri> {
+    Uri::from_file_path(path)
+}
+
+pub fn symbol_kind(kind: EntityKind) -> SymbolKind {
+    match kind {
+        EntityKind::Module => SymbolKind::MODULE,
+        EntityKind::Class => SymbolKind::CLASS,
+        EntityKind::Function => SymbolKind::FUNCTION,
+        EntityKind::Method => SymbolKind::METHOD,
+        EntityKind::Interface | EntityKind::Trait => SymbolKind::INTERFACE,
+        EntityKind::Enum => SymbolKind::ENUM,
+        EntityKind::Struct => SymbolKind::STRUCT,
+    }
+}
+
+/// Converts entities and spans of one snapshot to client coordinates, reading each file's text
+/// from the snapshot.
+pub struct Converter<'a> {
+    pub graph: &'a Graph,
+    /// The workspace folder as the client named it; result URIs are built under it.
+    pub client_root: &'a Path,
+    pub encoding: ColumnEncoding,
+}
+
+impl Converter<'_> {
+    pub fn uri(&self, relative: &str) -> Option<Uri> {
+        uri_of(&self.client_root.join(relative))
+    }
+
+    pub fn range(&self, relative: &str, span: Span) -> Option<Range> {
+        let file = self.graph.file(relative)?;
+        Some(FileText::new(&file.text, self.encoding).range(span))
+    }
+
+    pub fn location(&self, relative: &str, span: Span) -> Option<Location> {
+        Some(Location::new(
+            self.uri(relative)?,
+            self.range(relative, span)?,
+        ))
+    }
+
+    /// Where an entity's name is (its whole span for a module).
+    pub fn entity_location(&self, entity: &Entity) -> Option<Location> {
+        let span = if entity.kind == EntityKind::Module {
+            Span::default()
+        } else {
+            entity.name_span
+        };
+        self.location(&entity.file_path, span)
+    }
+
+    pub fn call_hierarchy_item(&self, entity: &Entity) -> Option<CallHierarchyItem> {
+        let file = self.graph.file(&entity.file_path)?;
+        let text = FileText::new(&file.text, self.encoding);
+        Some(CallHierarchyItem {
+            name: entity.name.to_string(),
+            kind: symbol_kind(entity.kind),
+            tags: None,
+            detail: Some(
+                entity
+                    .signature
+                    .clone()
+                    .unwrap_or_else(|| entity.qualified_name.clone()),
+            ),
+            uri: self.uri(&entity.file_path)?,
+            range: text.range(entity.span),
+            selection_range: text.range(entity.name_span),
+            data: Some(serde_json::json!({
+                "root": self.client_root,
+                "id": &*entity.id,
+            })),
+        })
+    }
+
+    /// The file's definitions as a tree, following each entity's parent.
+    pub fn document_symbols(&self, relative: &str) -> Vec<DocumentSymbol> {
+        let Some(file) = self.graph.file(relative) else {
+            return Vec::new();
+        };
+        let text = FileText::new(&file.text, self.encoding);
+        let entities = self.graph.file_entities(relative);
+        let module_id = file.module_id.clone();
+        build_symbols(&entities, &module_id, &text)
+    }
+}
+
+fn build_symbols(entities: &[Entity], parent: &str, text: &FileText<'_>) -> Vec<DocumentSymbol> {
+    entities
+        .iter()
+        .filter(|entity| {
+            entity.kind != EntityKind::Module && entity.parent.as_deref() == Some(parent)
+        })
+        .map(|entity| {
+            let range = text.range(entity.span);
+            let selection = text.range(entity.name_span);
+            let children = build_symbols(entities, &entity.id, text);
+            #[allow(deprecated)]
+            DocumentSymbol {
+                name: entity.name.to_string(),
+                detail: entity.signature.clone(),
+                kind: symbol_kind(entity.kind),
+                tags: None,
+                deprecated: None,
+                range,
+                selection_range: selection,
+                children: (!children.is_empty()).then_some(children),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_and_utf8_columns_on_a_line_with_cjk_and_emoji() {
+        let text = "x = 1\ns = '名前😀'; call()\n";
+        let call_byte = text.find("call").unwrap() as u32;
+        let utf16 = FileText::new(text, ColumnEncoding::Utf16);
+        let utf8 = FileText::new(text, ColumnEncoding::Utf8);
+        // "s = '" 5 + 名前 2 + 😀 2 + "'; " 3 = 12 UTF-16 units; 5 + 6 + 4 + 3 = 18 bytes.
+        assert_eq!(utf16.byte_of(Position::new(1, 12)), Some(call_byte));
+        assert_eq!(utf8.byte_of(Position::new(1, 18)), Some(call_byte));
+        let core = crate::model::Position {
+            line: 1,
+            column: 18,
+        };
+        assert_eq!(utf16.position(core), Position::new(1, 12));
+        assert_eq!(utf8.position(core), Position::new(1, 18));
+        assert_eq!(utf16.byte_of(Position::new(9, 0)), None);
+        // A column inside the emoji's surrogate pair or past the line's end is clamped.
+        assert_eq!(
+            utf16.byte_of(Position::new(1, 99)),
+            Some(text.find("\ns =").unwrap() as u32 + 1 + "s = '名前😀'; call()".len() as u32)
+        );
+    }
+}

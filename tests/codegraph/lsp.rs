@@ -1,0 +1,870 @@
+//! The LSP door, end to end: the real binary (`codegraph lsp --stdio`) driven over JSON-RPC with
+//! Content-Length framing by a small synchronous client.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::cache::copy_tree;
+use crate::support;
+
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+fn write_message(stdin: &Mutex<ChildStdin>, message: &Value) {
+    let body = message.to_string();
+    let mut stdin = stdin.lock().unwrap();
+    write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("server reads");
+    stdin.flush().expect("server reads");
+}
+
+fn read_message(reader: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length:") {
+            length = value.trim().parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    reader.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+struct LspClient {
+    child: Child,
+    stdin: Arc<Mutex<ChildStdin>>,
+    messages: Receiver<Value>,
+    /// Notifications and responses read while waiting for something else.
+    stash: VecDeque<Value>,
+    next_id: i64,
+    exited: bool,
+}
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+impl LspClient {
+    /// Starts the server on these workspace folders and waits for the initial index.
+    fn start(roots: &[&Path], offer_utf8: bool) -> (LspClient, Value) {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_codegraph"))
+            .args(["lsp", "--stdio", "--no-cache"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("codegraph lsp starts");
+        let stdin = Arc::new(Mutex::new(child.stdin.take().unwrap()));
+        let stdout = child.stdout.take().unwrap();
+        let (sender, messages) = channel();
+        let replies = stdin.clone();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            while let Some(message) = read_message(&mut reader) {
+                // Server-to-client requests (progress tokens, registrations): accept them.
+                if message.get("method").is_some() && message.get("id").is_some() {
+                    let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
+                    write_message(&replies, &reply);
+                }
+                if sender.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut client = LspClient {
+            child,
+            stdin,
+            messages,
+            stash: VecDeque::new(),
+            next_id: 0,
+            exited: false,
+        };
+        let encodings = if offer_utf8 {
+            json!(["utf-8", "utf-16"])
+        } else {
+            json!(["utf-16"])
+        };
+        let folders: Vec<Value> = roots
+            .iter()
+            .map(|root| json!({"uri": uri(root), "name": root.file_name().unwrap().to_string_lossy()}))
+            .collect();
+        let initialize = client.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": null,
+                "capabilities": {
+                    "general": {"positionEncodings": encodings},
+                    "window": {"workDoneProgress": true},
+                    "workspace": {
+                        "workspaceFolders": true,
+                        "didChangeWatchedFiles": {"dynamicRegistration": true}
+                    }
+                },
+                "workspaceFolders": folders,
+            }),
+        );
+        client.notify("initialized", json!({}));
+        client.wait_for_index_ends(roots.len());
+        (client, initialize)
+    }
+
+    fn send(&self, message: Value) {
+        write_message(&self.stdin, &message);
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    fn next_message(&mut self, deadline: Instant) -> Value {
+        match self
+            .messages
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            Ok(message) => message,
+            Err(RecvTimeoutError::Timeout) => panic!("no message from the server in time"),
+            Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output"),
+        }
+    }
+
+    fn response(&mut self, id: i64) -> Value {
+        let position = self.stash.iter().position(|message| {
+            message.get("method").is_none() && message.get("id") == Some(&json!(id))
+        });
+        if let Some(position) = position {
+            let message = self.stash.remove(position).unwrap();
+            return result_of(message);
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let message = self.next_message(deadline);
+            if message.get("method").is_none() && message.get("id") == Some(&json!(id)) {
+                return result_of(message);
+            }
+            self.stash.push_back(message);
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        self.response(id)
+    }
+
+    /// Waits for `count` `$/progress` ends (one per index run).
+    fn wait_for_index_ends(&mut self, count: usize) {
+        let is_end = |message: &Value| {
+            message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end"
+        };
+        let mut seen = 0;
+        self.stash.retain(|message| {
+            if is_end(message) {
+                seen += 1;
+                false
+            } else {
+                true
+            }
+        });
+        let deadline = Instant::now() + TIMEOUT;
+        while seen < count {
+            let message = self.next_message(deadline);
+            if is_end(&message) {
+                seen += 1;
+            } else {
+                self.stash.push_back(message);
+            }
+        }
+    }
+
+    fn open(&mut self, path: &Path, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(path), "languageId": "", "version": 1, "text": text}}),
+        );
+    }
+
+    fn at(&mut self, method: &str, path: &Path, line: u32, character: u32) -> Value {
+        self.request(
+            method,
+            json!({"textDocument": {"uri": uri(path)}, "position": {"line": line, "character": character}}),
+        )
+    }
+
+    /// Prepares the call hierarchy at a position and returns the one item there.
+    fn call_item(&mut self, path: &Path, line: u32, character: u32) -> Value {
+        let items = self.at("textDocument/prepareCallHierarchy", path, line, character);
+        let items = items.as_array().expect("call hierarchy items");
+        assert_eq!(items.len(), 1, "{items:?}");
+        items[0].clone()
+    }
+
+    fn incoming(&mut self, item: &Value) -> Value {
+        self.request("callHierarchy/incomingCalls", json!({"item": item}))
+    }
+
+    fn outgoing(&mut self, item: &Value) -> Value {
+        self.request("callHierarchy/outgoingCalls", json!({"item": item}))
+    }
+
+    fn shutdown(&mut self) -> std::process::ExitStatus {
+        let result = self.request("shutdown", Value::Null);
+        assert_eq!(result, Value::Null);
+        self.notify("exit", Value::Null);
+        self.exited = true;
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for LspClient {
+    fn drop(&mut self) {
+        if !self.exited {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+fn result_of(message: Value) -> Value {
+    if let Some(error) = message.get("error") {
+        panic!("request failed: {error}");
+    }
+    message["result"].clone()
+}
+
+/// (line, UTF-16 column) of the `nth` occurrence of `needle` in a file.
+fn find(path: &Path, needle: &str, nth: usize) -> (u32, u32) {
+    let text = std::fs::read_to_string(path).expect("fixture file");
+    position_in(&text, needle, nth)
+}
+
+fn position_in(text: &str, needle: &str, nth: usize) -> (u32, u32) {
+    let offset = text
+        .match_indices(needle)
+        .nth(nth)
+        .unwrap_or_else(|| panic!("{needle} not found"))
+        .0;
+    let line_start = text[..offset].rfind('\n').map_or(0, |newline| newline + 1);
+    let line = text[..offset].matches('\n').count() as u32;
+    let column = text[line_start..offset].encode_utf16().count() as u32;
+    (line, column)
+}
+
+/// `path:line:col-line:col` of a location or a range in a file, root-relative.
+fn show_range(root: &Path, uri_value: &Value, range: &Value) -> String {
+    let full = uri_value.as_str().unwrap();
+    let relative = full
+        .strip_prefix(&format!("{}/", uri(root)))
+        .unwrap_or(full);
+    format!(
+        "{relative}:{}:{}-{}:{}",
+        range["start"]["line"],
+        range["start"]["character"],
+        range["end"]["line"],
+        range["end"]["character"]
+    )
+}
+
+fn show_locations(root: &Path, locations: &Value) -> Vec<String> {
+    let mut shown: Vec<String> = locations
+        .as_array()
+        .map(|locations| {
+            locations
+                .iter()
+                .map(|location| show_range(root, &location["uri"], &location["range"]))
+                .collect()
+        })
+        .unwrap_or_default();
+    shown.sort();
+    shown
+}
+
+/// Incoming calls as `name @ file:range, range...`, sorted.
+fn show_calls(calls: &Value, side: &str) -> Vec<String> {
+    let mut shown: Vec<String> = calls
+        .as_array()
+        .expect("calls")
+        .iter()
+        .map(|call| {
+            let item = &call[side];
+            let ranges: Vec<String> = call["fromRanges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|range| {
+                    format!(
+                        "{}:{}-{}:{}",
+                        range["start"]["line"],
+                        range["start"]["character"],
+                        range["end"]["line"],
+                        range["end"]["character"]
+                    )
+                })
+                .collect();
+            format!("{} @ {}", item["name"].as_str().unwrap(), ranges.join(", "))
+        })
+        .collect();
+    shown.sort();
+    shown
+}
+
+#[test]
+fn python_call_hierarchy_of_authenticate() {
+    let root = support::fixture("python");
+    let (mut client, initialize) = LspClient::start(&[&root], false);
+    assert_eq!(initialize["capabilities"]["positionEncoding"], "utf-16");
+    let service = root.join("shop/auth/service.py");
+    let (line, column) = find(&service, "authenticate(self", 1);
+    let item = client.call_item(&service, line, column + 2);
+    assert_eq!(item["name"], "authenticate");
+    assert_eq!(
+        show_range(&root, &item["uri"], &item["selectionRange"]),
+        "shop/auth/service.py:23:8-23:20"
+    );
+    let incoming = client.incoming(&item);
+    assert_eq!(show_calls(&incoming, "from"), ["main @ 11:20-11:32"]);
+    assert!(
+        incoming[0]["from"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("shop/app/main.py")
+    );
+    let outgoing = client.outgoing(&item);
+    assert_eq!(
+        show_calls(&outgoing, "to"),
+        ["hash_password @ 24:16-24:29", "issue_token @ 26:15-26:26"]
+    );
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri(&service)}}),
+    );
+    let lenses: Vec<String> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|lens| {
+            format!(
+                "{}: {}",
+                lens["range"]["start"]["line"],
+                lens["command"]["title"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(lenses.contains(&"23: 1 caller".to_string()), "{lenses:?}");
+    assert!(client.shutdown().success());
+}
+
+#[test]
+fn python_navigation_definition_references_implementations_symbols_hover() {
+    let root = support::fixture("python");
+    let (mut client, _) = LspClient::start(&[&root], false);
+    let main = root.join("shop/app/main.py");
+    let service = root.join("shop/auth/service.py");
+
+    let (line, column) = find(&main, "authenticate", 0);
+    let definition = client.at("textDocument/definition", &main, line, column + 3);
+    assert_eq!(
+        show_locations(&root, &definition),
+        ["shop/auth/service.py:23:8-23:20"]
+    );
+
+    let (line, column) = find(&service, "authenticate(self", 1);
+    let references = client.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": uri(&service)}, "position": {"line": line, "character": column},
+               "context": {"includeDeclaration": false}}),
+    );
+    assert_eq!(
+        show_locations(&root, &references),
+        ["shop/app/main.py:11:20-11:32"]
+    );
+    let references = client.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": uri(&service)}, "position": {"line": line, "character": column},
+               "context": {"includeDeclaration": true}}),
+    );
+    assert_eq!(
+        show_locations(&root, &references),
+        [
+            "shop/app/main.py:11:20-11:32",
+            "shop/auth/service.py:23:8-23:20"
+        ]
+    );
+
+    let (line, column) = find(&service, "Authenticator", 0);
+    let implementations = client.at("textDocument/implementation", &service, line, column);
+    assert_eq!(
+        show_locations(&root, &implementations),
+        ["shop/auth/service.py:17:6-17:17"]
+    );
+    let (line, column) = find(&service, "authenticate(self", 0);
+    let implementations = client.at("textDocument/implementation", &service, line, column);
+    assert_eq!(
+        show_locations(&root, &implementations),
+        ["shop/auth/service.py:23:8-23:20"]
+    );
+
+    let symbols = client.request("workspace/symbol", json!({"query": "AuthService"}));
+    let names: Vec<&str> = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|symbol| symbol["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names[0], "AuthService");
+    assert_eq!(symbols[0]["kind"], 5, "a class");
+    let symbols = client.request("workspace/symbol", json!({"query": "fact"}));
+    assert_eq!(symbols[0]["name"], "factorial");
+    assert_eq!(symbols[0]["containerName"], "shop.util.math");
+
+    let document = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&service)}}),
+    );
+    let tree: Vec<String> = document
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|symbol| {
+            let children: Vec<&str> = symbol["children"]
+                .as_array()
+                .map(|children| {
+                    children
+                        .iter()
+                        .map(|child| child["name"].as_str().unwrap())
+                        .collect()
+                })
+                .unwrap_or_default();
+            format!(
+                "{}[{}]",
+                symbol["name"].as_str().unwrap(),
+                children.join(" ")
+            )
+        })
+        .collect();
+    assert_eq!(
+        tree,
+        [
+            "Authenticator[authenticate]",
+            "AuthService[__init__ authenticate hash_password]"
+        ]
+    );
+
+    let (line, column) = find(&service, "Authenticator", 0);
+    let hover = client.at("textDocument/hover", &service, line, column);
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("```python\nclass Authenticator"), "{text}");
+    assert!(text.contains("shop.auth.service.Authenticator"), "{text}");
+    assert!(
+        text.contains("Anything that can authenticate a user."),
+        "{text}"
+    );
+    assert!(client.shutdown().success());
+}
+
+/// The callers at a position in another language's fixture include `expected` (a subset: the
+/// lead's resolution work may add true edges, e.g. recursive calls, without breaking this).
+fn check_incoming(fixture: &str, file: &str, needle: &str, nth: usize, expected: &[&str]) {
+    let root = support::fixture(fixture);
+    let (mut client, _) = LspClient::start(&[&root], false);
+    let path = root.join(file);
+    let (line, column) = find(&path, needle, nth);
+    let item = client.call_item(&path, line, column);
+    let incoming = client.incoming(&item);
+    let callers: Vec<String> = incoming
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|call| {
+            let from = &call["from"];
+            show_range(&root, &from["uri"], &from["selectionRange"])
+                .split(':')
+                .next()
+                .unwrap()
+                .to_string()
+                + "::"
+                + from["name"].as_str().unwrap()
+        })
+        .collect();
+    for caller in expected {
+        assert!(
+            callers.iter().any(|found| found == caller),
+            "{caller} not in {callers:?}"
+        );
+    }
+    assert!(client.shutdown().success());
+}
+
+#[test]
+fn typescript_incoming_calls_of_authenticate() {
+    check_incoming(
+        "typescript",
+        "src/auth/service.ts",
+        "authenticate(",
+        1,
+        &["src/app/main.ts::main"],
+    );
+}
+
+#[test]
+fn rust_incoming_calls_of_authenticate() {
+    check_incoming(
+        "rust",
+        "src/auth/service.rs",
+        "authenticate(&self",
+        1,
+        &["src/main.rs::main"],
+    );
+}
+
+// FIXME: `cmd/app/main.go::main -> auth/service.go::AuthService.Authenticate` (expected.txt) is
+// not resolved on this branch yet, so the Go check uses `Factorial`.
+#[test]
+fn go_incoming_calls_of_factorial() {
+    check_incoming(
+        "go",
+        "util/math.go",
+        "Factorial(n",
+        0,
+        &["cmd/app/main.go::main"],
+    );
+}
+
+/// Applies an LSP change (UTF-16 columns) to the client's copy of a text.
+fn apply_change(text: &mut String, start: (u32, u32), end: (u32, u32), new_text: &str) {
+    let offset = |(line, column): (u32, u32)| -> usize {
+        let line_start: usize = text
+            .split_inclusive('\n')
+            .take(line as usize)
+            .map(str::len)
+            .sum();
+        let rest = &text[line_start..];
+        let mut units = 0;
+        for (byte, character) in rest.char_indices() {
+            if units >= column as usize || character == '\n' {
+                return line_start + byte;
+            }
+            units += character.len_utf16();
+        }
+        text.len()
+    };
+    let (start, end) = (offset(start), offset(end));
+    text.replace_range(start..end, new_text);
+}
+
+/// One incremental change: start (line, UTF-16 column), end, new text.
+type Change<'a> = ((u32, u32), (u32, u32), &'a str);
+
+fn change(path: &Path, version: i32, changes: &[Change<'_>]) -> Value {
+    let content: Vec<Value> = changes
+        .iter()
+        .map(|(start, end, text)| {
+            json!({"range": {"start": {"line": start.0, "character": start.1},
+                             "end": {"line": end.0, "character": end.1}}, "text": text})
+        })
+        .collect();
+    json!({"textDocument": {"uri": uri(path), "version": version}, "contentChanges": content})
+}
+
+#[test]
+fn a_thousand_rapid_edits_interleaved_with_requests_end_in_the_clients_text() {
+    let root = support::fixture("python");
+    let (mut client, _) = LspClient::start(&[&root], false);
+    let main = root.join("shop/app/main.py");
+    let service = root.join("shop/auth/service.py");
+    let mut text = std::fs::read_to_string(&main).unwrap();
+    client.open(&main, &text);
+    let mut pending = Vec::new();
+    let mut version = 1;
+    for step in 0..1000u32 {
+        version += 1;
+        // Grow and shrink a comment line, sometimes with two changes in one notification.
+        let changes: Vec<Change<'_>> = if step % 2 == 0 {
+            vec![((1, 0), (1, 0), "# edit\n"), ((1, 2), (1, 6), "名前😀")]
+        } else {
+            vec![((1, 0), (2, 0), "")]
+        };
+        for (start, end, new_text) in &changes {
+            apply_change(&mut text, *start, *end, new_text);
+        }
+        client.notify("textDocument/didChange", change(&main, version, &changes));
+        if step % 25 == 0 {
+            pending.push(client.send_request(
+                "textDocument/documentSymbol",
+                json!({"textDocument": {"uri": uri(&main)}}),
+            ));
+        }
+    }
+    // Rename `main` (its definition and its call) and ask at once.
+    let (def_line, def_column) = position_in(&text, "def main", 0);
+    let (call_line, call_column) = position_in(&text, "    main()", 0);
+    let rename = [
+        (
+            (call_line, call_column + 4),
+            (call_line, call_column + 8),
+            "start",
+        ),
+        (
+            (def_line, def_column + 4),
+            (def_line, def_column + 8),
+            "start",
+        ),
+    ];
+    for (start, end, new_text) in &rename {
+        apply_change(&mut text, *start, *end, new_text);
+    }
+    version += 1;
+    client.notify("textDocument/didChange", change(&main, version, &rename));
+    // An older version is refused.
+    client.notify(
+        "textDocument/didChange",
+        change(&main, version - 5, &[((0, 0), (0, 0), "garbage")]),
+    );
+    let (line, column) = find(&service, "authenticate(self", 1);
+    let item = client.call_item(&service, line, column);
+    let incoming = client.incoming(&item);
+    let callers: Vec<&str> = incoming
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|call| call["from"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(callers, ["start"]);
+    let server_text = client.request("codegraph/bufferText", json!({"uri": uri(&main)}));
+    assert_eq!(server_text.as_str().unwrap(), text);
+    for id in pending {
+        assert!(client.response(id).is_array());
+    }
+    // Closing returns the file to its contents on disk: `main` calls again.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&main)}}),
+    );
+    let incoming = client.incoming(&item);
+    assert_eq!(incoming[0]["from"]["name"], "main");
+    assert_eq!(
+        client.request("codegraph/bufferText", json!({"uri": uri(&main)})),
+        Value::Null
+    );
+    assert!(client.shutdown().success());
+}
+
+const CJK_SOURCE: &str =
+    "def greet():\n    return 1\n\n\ndef main():\n    label = \"名前😀\"; greet()\n";
+
+#[test]
+fn utf16_and_utf8_positions_on_a_line_with_cjk_and_emoji() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().canonicalize().unwrap();
+    let file = root.join("app.py");
+    std::fs::write(&file, CJK_SOURCE).unwrap();
+    for (offer_utf8, call_column) in [(false, 20u32), (true, 26u32)] {
+        let (mut client, initialize) = LspClient::start(&[&root], offer_utf8);
+        let encoding = if offer_utf8 { "utf-8" } else { "utf-16" };
+        assert_eq!(initialize["capabilities"]["positionEncoding"], encoding);
+        let definition = client.at("textDocument/definition", &file, 5, call_column + 1);
+        assert_eq!(
+            show_locations(&root, &definition),
+            ["app.py:0:4-0:9"],
+            "{encoding}"
+        );
+        let item = client.call_item(&file, 0, 5);
+        let incoming = client.incoming(&item);
+        assert_eq!(
+            show_calls(&incoming, "from"),
+            [format!("main @ 5:{call_column}-5:{}", call_column + 5)],
+            "{encoding}"
+        );
+        // An edit after the emoji lands on the call, in the client's units.
+        client.open(&file, CJK_SOURCE);
+        client.notify(
+            "textDocument/didChange",
+            change(
+                &file,
+                2,
+                &[((5, call_column), (5, call_column + 5), "hello")],
+            ),
+        );
+        let text = client.request("codegraph/bufferText", json!({"uri": uri(&file)}));
+        assert_eq!(
+            text.as_str().unwrap(),
+            CJK_SOURCE.replace("; greet()", "; hello()")
+        );
+        assert!(client.shutdown().success());
+    }
+}
+
+fn symbol_files(symbols: &Value) -> Vec<String> {
+    let mut files: Vec<String> = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|symbol| {
+            let found = symbol["location"]["uri"].as_str().unwrap();
+            let fixtures = format!("{}/", uri(&support::fixtures_dir()));
+            found.strip_prefix(&fixtures).unwrap_or(found).to_string()
+        })
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+#[test]
+fn workspace_folders_fan_out_and_change_at_run_time() {
+    let python = support::fixture("python");
+    let go = support::fixture("go");
+    let typescript = support::fixture("typescript");
+    let (mut client, _) = LspClient::start(&[&python, &go], false);
+    let query = json!({"query": "factorial"});
+    let found = client.request("workspace/symbol", query.clone());
+    assert_eq!(
+        symbol_files(&found),
+        ["go/util/math.go", "python/shop/util/math.py"]
+    );
+    // Requests in one folder stay in that folder.
+    let main = python.join("shop/app/main.py");
+    let (line, column) = find(&main, "factorial", 0);
+    let definition = client.at("textDocument/definition", &main, line, column);
+    assert_eq!(
+        show_locations(&python, &definition),
+        ["shop/util/math.py:0:4-0:13"]
+    );
+
+    client.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {
+            "added": [{"uri": uri(&typescript), "name": "typescript"}],
+            "removed": [{"uri": uri(&python), "name": "python"}],
+        }}),
+    );
+    client.wait_for_index_ends(1);
+    let found = client.request("workspace/symbol", query);
+    assert_eq!(
+        symbol_files(&found),
+        ["go/util/math.go", "typescript/src/util/math.ts"]
+    );
+    assert!(client.shutdown().success());
+}
+
+#[test]
+fn unknown_files_positions_and_languages_answer_empty() {
+    let root = support::fixture("python");
+    let (mut client, _) = LspClient::start(&[&root], false);
+    let main = root.join("shop/app/main.py");
+    let unknown = root.join("shop/nowhere.py");
+    let outside = PathBuf::from("/definitely/not/a/workspace/file.py");
+    let text_file = root.join("expected.txt");
+    for path in [&unknown, &outside, &text_file] {
+        for method in [
+            "textDocument/definition",
+            "textDocument/hover",
+            "textDocument/implementation",
+            "textDocument/prepareCallHierarchy",
+        ] {
+            assert_eq!(
+                client.at(method, path, 0, 0),
+                Value::Null,
+                "{method} {path:?}"
+            );
+        }
+        let symbols = client.request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri(path)}}),
+        );
+        assert_eq!(symbols, Value::Null);
+    }
+    assert_eq!(
+        client.at("textDocument/definition", &main, 9999, 0),
+        Value::Null
+    );
+    // A column past the line's end is clamped, not an error.
+    let hover = client.at("textDocument/hover", &main, 8, 9999);
+    assert!(hover.is_null() || hover["contents"].is_object());
+    // A stale call hierarchy item answers empty.
+    let stale = json!({"name": "x", "kind": 12, "uri": uri(&main),
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+        "selectionRange": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+        "data": {"root": root, "id": "shop/app/main.py::gone"}});
+    assert_eq!(client.incoming(&stale), json!([]));
+    assert!(client.shutdown().success());
+}
+
+#[test]
+fn watched_file_changes_refresh_the_graph() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().canonicalize().unwrap();
+    copy_tree(&support::fixture("python"), &root);
+    let (mut client, _) = LspClient::start(&[&root], false);
+    let added = root.join("shop/extra.py");
+    std::fs::write(
+        &added,
+        "from shop.util.math import factorial\n\n\ndef twice():\n    return factorial(2)\n",
+    )
+    .unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&added), "type": 1}]}),
+    );
+    let math = root.join("shop/util/math.py");
+    let (line, column) = find(&math, "factorial", 0);
+    let callers = |client: &mut LspClient| -> Vec<String> {
+        let item = client.call_item(&math, line, column);
+        let incoming = client.incoming(&item);
+        let mut names: Vec<String> = incoming
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|call| call["from"]["name"].as_str().unwrap().to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    let deadline = Instant::now() + TIMEOUT;
+    while !callers(&mut client).contains(&"twice".to_string()) {
+        assert!(
+            Instant::now() < deadline,
+            "the created file never showed up"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::remove_file(&added).unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&added), "type": 3}]}),
+    );
+    while callers(&mut client).contains(&"twice".to_string()) {
+        assert!(
+            Instant::now() < deadline,
+            "the deleted file never went away"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(client.shutdown().success());
+}
