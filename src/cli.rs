@@ -97,6 +97,11 @@ pub enum Command {
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
+    /// Serve the repository to AI assistants over MCP on stdin/stdout (indexes on start).
+    Mcp {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
     /// Print what extraction finds in one file, as JSON (for writing language queries).
     #[command(hide = true)]
     DebugExtract { file: PathBuf },
@@ -319,6 +324,18 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             } else {
                 print(&format_report(&report))?;
             }
+        }
+        Command::Mcp { workspace } => {
+            let world = open_world(&workspace)?;
+            // stdout is the protocol: index quietly.
+            let report = world.index(false, &|_, _| {});
+            tracing::info!(
+                "indexed {} files, {} entities; serving MCP on stdio",
+                report.files,
+                report.entities
+            );
+            let runtime = tokio::runtime::Runtime::new()?;
+            runtime.block_on(crate::mcp::serve_stdio(Arc::new(world)))?;
         }
         Command::DebugExtract { file } => {
             let language = Language::from_path(&file).ok_or_else(|| {

@@ -10,7 +10,8 @@
 //! - `graph`    the immutable graph snapshot, scope-based resolution, and the queries every door
 //!   shares (callers, callees, implementations, symbols, ...).
 //! - `world`    the single writer: the workspace walk, change application, the on-disk cache.
-//! - `cli`      the command-line door (`codegraph index`, `callers`, ...).
+//! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here).
+//! - `cli`      the command-line door (`codegraph index`, `callers`, `mcp`, ...).
 //!
 //! Architecture invariants:
 //! - `index` knows nothing of other files; `graph` knows nothing of files on disk or of protocols.
@@ -25,6 +26,7 @@ pub mod cli;
 pub mod graph;
 pub mod index;
 pub mod lang;
+pub mod mcp;
 pub mod model;
 pub mod syntax;
 pub mod world;
