@@ -1,7 +1,8 @@
-//! The one integration-test binary: fixtures, the incremental property, the cache, the CLI.
+//! The one integration-test binary: fixtures, the incremental property, the cache, the CLI, MCP.
 
 mod cache;
 mod cli;
 mod fixtures;
 mod incremental;
+mod mcp;
 mod support;
