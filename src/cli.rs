@@ -110,6 +110,11 @@ pub enum Command {
         #[arg(long)]
         no_cache: bool,
     },
+    /// Serve the repository to AI assistants over MCP on stdin/stdout (indexes on start).
+    Mcp {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
     /// Print what extraction finds in one file, as JSON (for writing language queries).
     #[command(hide = true)]
     DebugExtract { file: PathBuf },
@@ -361,6 +366,18 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             let tree = crate::syntax::parse(language, &text, None)
                 .context("the grammar could not be loaded")?;
             print(&tree.root_node().to_sexp())?;
+        }
+        Command::Mcp { workspace } => {
+            let world = open_world(&workspace)?;
+            // stdout is the protocol: index quietly.
+            let report = world.index(false, &|_, _| {});
+            tracing::info!(
+                "indexed {} files, {} entities; serving MCP on stdio",
+                report.files,
+                report.entities
+            );
+            let runtime = tokio::runtime::Runtime::new()?;
+            runtime.block_on(crate::mcp::serve_stdio(Arc::new(world)))?;
         }
         Command::DebugExtract { file } => {
             let language = Language::from_path(&file).ok_or_else(|| {

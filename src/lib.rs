@@ -13,6 +13,7 @@
 //! - `cli`      the command-line door (`codegraph index`, `callers`, ...).
 //! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`; the only
 //!   module that imports LSP types, converted in `lsp/proto.rs`.
+//! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here).
 //!
 //! Architecture invariants:
 //! - `index` knows nothing of other files; `graph` knows nothing of files on disk or of protocols.
@@ -29,6 +30,7 @@ pub mod graph;
 pub mod index;
 pub mod lang;
 pub mod lsp;
+pub mod mcp;
 pub mod model;
 pub mod syntax;
 pub mod world;

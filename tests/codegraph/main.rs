@@ -1,8 +1,9 @@
-//! The one integration-test binary: fixtures, the incremental property, the cache, the CLI.
+//! The one integration-test binary: fixtures, the incremental property, the cache, the CLI, MCP.
 
 mod cache;
 mod cli;
 mod fixtures;
 mod incremental;
 mod lsp;
+mod mcp;
 mod support;

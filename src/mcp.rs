@@ -1,0 +1,168 @@
+//! The MCP door: tools, resources and prompts over one [`World`], for AI assistants.
+//!
+//! Every tool is a thin adapter over a query in `graph::query` (or a small graph walk kept
+//! here when no other door needs it yet); this is the only module that imports `rmcp`.
+//! Conversions from core types to the JSON shapes of the API reference live in `convert`.
+//!
+//! Architecture invariant: no tool writes the graph except `reindex_repository`, which goes
+//! through `World::index` like every other writer; handlers work on one snapshot each.
+
+pub mod convert;
+pub mod paths;
+pub mod prompts;
+pub mod resources;
+pub mod tools;
+
+use std::sync::Arc;
+
+use rmcp::handler::server::router::prompt::PromptRouter;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, prompt_handler, tool_handler};
+
+use crate::graph::query::{self, Lookup};
+use crate::graph::{Entity, Graph};
+use crate::world::World;
+
+/// What the server tells an AI client about itself when it connects.
+pub const INSTRUCTIONS: &str = "\
+codegraph serves a live code graph of one repository (definitions, calls, imports, inheritance), \
+built with tree-sitter.
+
+Entity ids look like `path/to/file.py::Class.method` (a file path, `::`, then the nested name); a \
+module's id is its file path. Every tool that takes an entity accepts an id, a qualified name \
+(`pkg.module.Class.method`) or a plain name (`method`). When a name is ambiguous the tool fails \
+and lists the candidate ids: call it again with one of them. When nothing matches, the closest \
+names are listed.
+
+Start with `query_codebase` (name-based search) or `get_file_structure` to find ids, then use \
+`find_callers` / `find_callees` / `find_dependencies` / `find_implementations` to navigate, and \
+`get_code_snippet` or `read_file_content` to read code. `analyze_module_structure` tells what a \
+file defines, imports and who depends on it. Call `reindex_repository` after large changes on \
+disk. The resource `codegraph://guide` repeats this guide; `codegraph://stats` summarises the \
+graph. Results only contain edges codegraph could resolve; ambiguous references are never \
+guessed, so an empty result means 'no resolved edge', not proof of absence.";
+
+/// The MCP server: one world, shared by every session.
+#[derive(Clone)]
+pub struct CodegraphMcp {
+    world: Arc<World>,
+    tool_router: ToolRouter<CodegraphMcp>,
+    prompt_router: PromptRouter<CodegraphMcp>,
+}
+
+impl CodegraphMcp {
+    pub fn new(world: Arc<World>) -> CodegraphMcp {
+        CodegraphMcp {
+            world,
+            tool_router: CodegraphMcp::tool_router(),
+            prompt_router: CodegraphMcp::prompt_router(),
+        }
+    }
+
+    pub fn world(&self) -> &Arc<World> {
+        &self.world
+    }
+}
+
+/// Serves MCP over stdin/stdout until the client goes away.
+pub async fn serve_stdio(world: Arc<World>) -> anyhow::Result<()> {
+    let service = CodegraphMcp::new(world)
+        .serve(rmcp::transport::stdio())
+        .await?;
+    service.waiting().await?;
+    Ok(())
+}
+
+/// A tool failure the AI should read: an `isError` result whose text is a JSON object.
+pub(crate) fn tool_error(value: serde_json::Value) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(
+        serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string()),
+    )])
+}
+
+/// Why an entity could not be found, as data (each door words it its own way).
+pub enum Unresolved {
+    Ambiguous(Vec<Entity>),
+    NotFound(Vec<String>),
+}
+
+impl Unresolved {
+    pub fn to_json(&self, text: &str) -> serde_json::Value {
+        match self {
+            Unresolved::Ambiguous(candidates) => serde_json::json!({
+                "error": "Ambiguous entity name",
+                "entity_id": text,
+                "message": format!("'{text}' names {} entities; call again with one of these ids", candidates.len()),
+                "candidates": candidates.iter().map(convert::EntitySummary::from).collect::<Vec<_>>(),
+            }),
+            Unresolved::NotFound(closest) => serde_json::json!({
+                "error": "Entity not found",
+                "entity_id": text,
+                "closest": closest,
+            }),
+        }
+    }
+}
+
+/// An id, a qualified name or a plain name → exactly one entity.
+pub(crate) fn resolve(graph: &Graph, text: &str) -> Result<Entity, Unresolved> {
+    match query::lookup(graph, text) {
+        Lookup::Found(entity) => Ok(entity),
+        Lookup::Ambiguous(candidates) => Err(Unresolved::Ambiguous(candidates)),
+        Lookup::NotFound { closest } => Err(Unresolved::NotFound(closest)),
+    }
+}
+
+/// [`resolve`] for tools: failure becomes an `isError` result.
+pub(crate) fn resolve_for_tool(graph: &Graph, text: &str) -> Result<Entity, CallToolResult> {
+    resolve(graph, text).map_err(|unresolved| tool_error(unresolved.to_json(text)))
+}
+
+#[tool_handler(router = self.tool_router)]
+#[prompt_handler(router = self.prompt_router)]
+impl ServerHandler for CodegraphMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new("codegraph", env!("CARGO_PKG_VERSION")))
+        .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(resources::list()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let graph = self.world.snapshot();
+        resources::read(&graph, &request.uri).map(Into::into)
+    }
+}

@@ -1,0 +1,231 @@
+//! The MCP resources: graph statistics, one entity, one file, and a guide for AI clients.
+
+use std::collections::BTreeMap;
+
+use rmcp::ErrorData;
+use rmcp::model::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+use serde_json::json;
+
+use super::convert::{self, EntitySummary};
+use crate::graph::Graph;
+use crate::graph::query;
+use crate::model::{EntityKind, RelationKind};
+
+pub const STATS_URI: &str = "codegraph://stats";
+pub const GUIDE_URI: &str = "codegraph://guide";
+pub const ENTITY_PREFIX: &str = "codegraph://entities/";
+pub const FILE_PREFIX: &str = "codegraph://files/";
+
+pub const GUIDE: &str = "\
+# codegraph for AI assistants
+
+codegraph keeps a graph of this repository: modules, classes, functions, methods (entities) and
+the calls, imports, uses, extends and implements edges between them, parsed with tree-sitter.
+
+## Ids
+An entity id is `path/to/file.ext::Nested.name`, e.g. `src/auth/service.py::AuthService.login`.
+A module's id is its file path. Tools accept an id, a qualified name (`src.auth.service.AuthService.login`)
+or a plain name (`login`); an ambiguous name fails and lists the candidate ids.
+
+## Tools
+- `query_codebase` — find entities by name (not semantic search).
+- `get_file_structure` — outline of a file, with ids.
+- `analyze_module_structure` — a file's definitions, imports, dependencies and dependents.
+- `find_callers` / `find_callees` — the call graph, `max_depth` hops.
+- `find_implementations` — subtypes of a type, overrides of a method.
+- `find_dependencies` — upstream/downstream over calls, imports, uses, extends, implements.
+- `get_code_snippet` — an entity's exact source, with context lines.
+- `read_file_content` — a file (or a line range) inside the repository.
+- `reindex_repository` — refresh the graph after changes on disk.
+
+## Resources
+- `codegraph://stats` — counts by entity and relation type, languages.
+- `codegraph://entities/{entity_id}` — one entity with its source, callers and callees.
+- `codegraph://files/{file_path}` — a file's entities and edges.
+
+## Caveats
+Only resolved edges are shown: a call codegraph could not attribute to one definition is left out,
+so an empty list is not a proof that nothing calls a function (dynamic dispatch, reflection).
+";
+
+pub fn list() -> Vec<Resource> {
+    vec![
+        Resource::new(STATS_URI, "stats")
+            .with_description(
+                "Statistics of the code graph: entities and relations by type, files, languages",
+            )
+            .with_mime_type("application/json"),
+        Resource::new(GUIDE_URI, "guide")
+            .with_description("How to use codegraph's tools and entity ids (read this first)")
+            .with_mime_type("text/markdown"),
+    ]
+}
+
+pub fn templates() -> Vec<ResourceTemplate> {
+    vec![
+        ResourceTemplate::new("codegraph://entities/{entity_id}", "entity")
+            .with_description("One entity: its fields, source code, callers and callees. entity_id like `path/file.py::Class.method`")
+            .with_mime_type("application/json"),
+        ResourceTemplate::new("codegraph://files/{file_path}", "file")
+            .with_description("One file's entities and the edges starting in it. file_path relative to the repository root")
+            .with_mime_type("application/json"),
+    ]
+}
+
+/// Decodes `%XX` escapes, which clients may apply to the `{}` parts of a template.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index] == b'%'
+            && index + 2 < bytes.len()
+            && let Ok(hex) = std::str::from_utf8(&bytes[index + 1..index + 3])
+            && let Ok(value) = u8::from_str_radix(hex, 16)
+        {
+            decoded.push(value);
+            index += 3;
+            continue;
+        }
+        decoded.push(bytes[index]);
+        index += 1;
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
+}
+
+fn json_contents(uri: &str, value: serde_json::Value) -> ReadResourceResult {
+    let text = serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string());
+    ReadResourceResult::new(vec![
+        ResourceContents::text(text, uri).with_mime_type("application/json"),
+    ])
+}
+
+pub fn stats(graph: &Graph) -> serde_json::Value {
+    let mut entities_by_type: BTreeMap<String, usize> = EntityKind::ALL
+        .iter()
+        .map(|kind| (kind.to_string(), 0))
+        .collect();
+    let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+    for file in graph.files() {
+        *languages
+            .entry(file.language.name().to_string())
+            .or_default() += 1;
+        for entity in graph.file_entities(&file.path) {
+            *entities_by_type.entry(entity.kind.to_string()).or_default() += 1;
+        }
+    }
+    let mut relations_by_type: BTreeMap<String, usize> = RelationKind::ALL
+        .iter()
+        .map(|kind| (kind.to_string(), 0))
+        .collect();
+    let mut relations = 0;
+    for edge in graph.all_edges() {
+        relations += 1;
+        *relations_by_type.entry(edge.kind.to_string()).or_default() += 1;
+    }
+    json!({
+        "statistics": {
+            "entities": graph.entity_count(),
+            "relations": relations,
+            "files": graph.file_count(),
+            "languages": languages.keys().collect::<Vec<_>>(),
+        },
+        "files_by_language": languages,
+        "entities_by_type": entities_by_type,
+        "relations_by_type": relations_by_type,
+    })
+}
+
+pub fn entity(graph: &Graph, text: &str) -> Result<serde_json::Value, super::Unresolved> {
+    let entity = super::resolve(graph, text)?;
+    let neighbour = |found: &crate::graph::Entity| json!({"id": found.id, "name": found.name, "type": found.kind.to_string()});
+    let callers: Vec<_> = query::callers(graph, &entity.id)
+        .iter()
+        .map(|call| neighbour(&call.entity))
+        .collect();
+    let callees: Vec<_> = query::callees(graph, &entity.id)
+        .iter()
+        .map(|call| neighbour(&call.entity))
+        .collect();
+    let bases: Vec<_> = query::supertypes(graph, &entity.id)
+        .iter()
+        .map(|(base, kind)| json!({"id": base.id, "name": base.name, "relation": kind.to_string()}))
+        .collect();
+    let implementations: Vec<_> = query::implementations(graph, &entity.id)
+        .iter()
+        .map(neighbour)
+        .collect();
+    let mut value = serde_json::to_value(EntitySummary::from(&entity)).unwrap_or_default();
+    value["docstring"] = json!(entity.docstring);
+    value["language"] = json!(entity.language.name());
+    value["source_code"] = json!(convert::entity_source(graph, &entity));
+    Ok(json!({
+        "entity": value,
+        "relations": {
+            "callers": callers,
+            "callees": callees,
+            "bases": bases,
+            "implementations": implementations,
+        }
+    }))
+}
+
+pub fn file(graph: &Graph, path: &str) -> Option<serde_json::Value> {
+    let node = graph.file(path)?;
+    let entities: Vec<_> = graph
+        .file_entities(path)
+        .iter()
+        .map(EntitySummary::from)
+        .collect();
+    let relations: Vec<_> = node
+        .resolved
+        .edges
+        .iter()
+        .map(|edge| json!({"source": edge.from, "target": edge.to, "type": edge.kind.to_string()}))
+        .collect();
+    Some(json!({
+        "file_path": path,
+        "language": node.language.name(),
+        "line_count": node.summary.line_count,
+        "entity_count": entities.len(),
+        "entities": entities,
+        "relations": relations,
+    }))
+}
+
+pub fn read(graph: &Graph, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    if uri == STATS_URI {
+        return Ok(json_contents(uri, stats(graph)));
+    }
+    if uri == GUIDE_URI {
+        return Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(GUIDE, uri).with_mime_type("text/markdown"),
+        ]));
+    }
+    if let Some(rest) = uri.strip_prefix(ENTITY_PREFIX) {
+        let id = percent_decode(rest);
+        return match entity(graph, &id) {
+            Ok(value) => Ok(json_contents(uri, value)),
+            Err(unresolved) => Err(ErrorData::resource_not_found(
+                format!("no single entity {id}"),
+                Some(unresolved.to_json(&id)),
+            )),
+        };
+    }
+    if let Some(rest) = uri.strip_prefix(FILE_PREFIX) {
+        let path = percent_decode(rest);
+        return match file(graph, &path) {
+            Some(value) => Ok(json_contents(uri, value)),
+            None => Err(ErrorData::resource_not_found(
+                format!("File not found: {path}"),
+                Some(json!({"uri": uri})),
+            )),
+        };
+    }
+    Err(ErrorData::resource_not_found(
+        format!("unknown resource {uri}"),
+        Some(
+            json!({"uri": uri, "known": [STATS_URI, GUIDE_URI, "codegraph://entities/{entity_id}", "codegraph://files/{file_path}"]}),
+        ),
+    ))
+}

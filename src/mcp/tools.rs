@@ -1,0 +1,878 @@
+//! The MCP tools: typed parameters in, typed JSON out, each a thin adapter over a graph query.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::model::CallToolResult;
+use rmcp::{tool, tool_router};
+use rustc_hash::FxHashSet;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::convert::{self, EntitySummary};
+use super::paths::{self, PathError};
+use super::{CodegraphMcp, resolve_for_tool, tool_error};
+use crate::graph::query;
+use crate::graph::{Entity, EntityId, Graph};
+use crate::model::{EntityKind, RelationKind};
+
+type ToolResult<T> = Result<Json<T>, CallToolResult>;
+
+/// At most this many bytes of a file come back from `read_file_content`.
+pub const MAX_READ_BYTES: usize = 256 * 1024;
+
+fn default_one() -> u32 {
+    1
+}
+fn default_depth() -> u32 {
+    2
+}
+fn default_limit() -> usize {
+    20
+}
+fn default_context_lines() -> u32 {
+    5
+}
+fn default_true() -> bool {
+    true
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CallsParams {
+    /// The function or method: an id (`path/to/file.py::Class.method`), a qualified name or a
+    /// plain name. Also accepted as `function_name` or `entity_name`.
+    #[serde(alias = "function_name", alias = "entity_name", alias = "name")]
+    pub entity_id: String,
+    /// How many hops to follow (1 = direct only). Default 1, at most 10.
+    #[serde(default = "default_one")]
+    pub max_depth: u32,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CallNeighbour {
+    #[serde(flatten)]
+    pub entity: EntitySummary,
+    /// 1 for a direct caller/callee, 2 for the next hop, ...
+    pub depth: u32,
+    /// The entity this one was reached from.
+    pub via: String,
+    /// Lines (one-based) of the calls between the two.
+    pub call_lines: Vec<u32>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CallersResult {
+    pub entity: EntitySummary,
+    pub callers: Vec<CallNeighbour>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CalleesResult {
+    pub entity: EntitySummary,
+    pub callees: Vec<CallNeighbour>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ImplementationsParams {
+    /// The interface, abstract class, base class or trait (or a method of one, for its
+    /// overrides). Also accepted as `interface_name` or `entity_name`.
+    #[serde(alias = "interface_name", alias = "entity_name", alias = "name")]
+    pub entity_id: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ImplementationsResult {
+    pub entity: EntitySummary,
+    pub implementations: Vec<EntitySummary>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SnippetParams {
+    /// The entity whose source to return. Also accepted as `entity_name`.
+    #[serde(alias = "entity_name", alias = "function_name", alias = "name")]
+    pub entity_id: String,
+    /// Also return the lines around the entity (in `context`). Default true.
+    #[serde(default = "default_true")]
+    pub include_context: bool,
+    /// How many lines of context before and after. Default 5, at most 50.
+    #[serde(default = "default_context_lines")]
+    pub context_lines: u32,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SnippetContext {
+    pub start_line: u32,
+    pub end_line: u32,
+    /// The lines `start_line..=end_line`, the entity included.
+    pub text: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SnippetResult {
+    pub entity_id: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub file_path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub language: String,
+    /// Exactly the entity's source text.
+    pub source: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<SnippetContext>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadFileParams {
+    /// A path relative to the repository root (or absolute, inside it).
+    #[serde(alias = "path")]
+    pub file_path: String,
+    /// First line to return (one-based). Default 1.
+    pub start_line: Option<u32>,
+    /// Last line to return (inclusive). Default: the end of the file.
+    pub end_line: Option<u32>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReadFileResult {
+    /// The path relative to the repository root.
+    pub file: String,
+    pub content: String,
+    /// The lines actually returned, `"first-last"`.
+    pub lines: String,
+    pub total_lines: u32,
+    /// True when the content was cut at the size limit; ask for a later `start_line`.
+    pub truncated: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FileParams {
+    /// A path relative to the repository root, as in entity ids. Also accepted as
+    /// `module_path`; a module's id or dotted name works too.
+    #[serde(alias = "module_path", alias = "path")]
+    pub file_path: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StructureEntry {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub name: String,
+    /// `"first-last"`, one-based inclusive.
+    pub lines: String,
+    /// How deeply nested: 0 for top-level definitions.
+    pub depth: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileStructureResult {
+    pub file: String,
+    pub language: String,
+    pub line_count: u32,
+    pub entities: Vec<StructureEntry>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ImportEntry {
+    /// The module or file specifier as written.
+    pub module: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
+    pub line: u32,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ModuleStructureResult {
+    pub file: String,
+    pub language: String,
+    pub line_count: u32,
+    pub entities: Vec<StructureEntry>,
+    /// Import statements as written.
+    pub imports: Vec<ImportEntry>,
+    /// Files this file depends on (resolved calls, imports, uses, inheritance).
+    pub dependencies: Vec<String>,
+    /// Files that depend on this one.
+    pub dependents: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Who depends on the entity (incoming edges).
+    Upstream,
+    /// What the entity depends on (outgoing edges).
+    Downstream,
+    #[default]
+    Both,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DependenciesParams {
+    /// The entity. Also accepted as `entity_name`.
+    #[serde(alias = "entity_name", alias = "name")]
+    pub entity_id: String,
+    /// upstream (dependents), downstream (dependencies) or both. Default both.
+    #[serde(default)]
+    pub direction: Direction,
+    /// How many hops to follow. Default 2, at most 10.
+    #[serde(default = "default_depth", alias = "max_depth")]
+    pub depth: u32,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DependencyEntry {
+    #[serde(flatten)]
+    pub entity: EntitySummary,
+    pub depth: u32,
+    /// `downstream` (a dependency) or `upstream` (a dependent).
+    pub direction: String,
+    /// The edge kind that reached it: calls, imports, uses, extends or implements.
+    pub relation: String,
+    pub via: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DependenciesResult {
+    pub entity: EntitySummary,
+    pub entities: Vec<DependencyEntry>,
+    pub total_dependencies: usize,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    #[default]
+    All,
+    Functions,
+    Classes,
+    Files,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct QueryParams {
+    /// Words or a symbol name to look for (matched against entity names: exact, prefix,
+    /// camelCase humps / snake_case word starts, subsequence).
+    pub query: String,
+    /// all, functions (functions and methods), classes (types) or files (modules).
+    #[serde(default)]
+    pub scope: Scope,
+    /// Maximum number of results. Default 20, at most 100.
+    #[serde(default = "default_limit", alias = "max_results")]
+    pub limit: usize,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct QueryMatch {
+    #[serde(flatten)]
+    pub entity: EntitySummary,
+    /// 0..1, higher is better.
+    pub relevance: f64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct QueryResult {
+    pub entities: Vec<QueryMatch>,
+    pub total_count: usize,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReindexParams {
+    /// Only re-parse files whose content changed (default true); false re-parses everything.
+    #[serde(default = "default_true")]
+    pub incremental: bool,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReindexResult {
+    pub files: usize,
+    pub entities: usize,
+    pub relations: usize,
+    pub parsed: usize,
+    pub from_cache: usize,
+    pub removed: usize,
+    /// Seconds.
+    pub duration: f64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ShellParams {
+    /// The command line to run in the repository.
+    pub command: String,
+    /// Seconds before the command is killed. Default 30.
+    pub timeout: Option<u32>,
+    /// A directory inside the repository to run in.
+    pub working_directory: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ShellResult {
+    pub exit_code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Relations that make one entity depend on another.
+const DEPENDENCY_RELATIONS: [RelationKind; 5] = [
+    RelationKind::Calls,
+    RelationKind::Imports,
+    RelationKind::Uses,
+    RelationKind::Extends,
+    RelationKind::Implements,
+];
+
+fn call_lines_between(graph: &Graph, caller: &str, callee: &str) -> Vec<u32> {
+    query::callees(graph, caller)
+        .into_iter()
+        .find(|call| &*call.entity.id == callee)
+        .map(|call| call.call_lines)
+        .unwrap_or_default()
+}
+
+fn call_neighbours(
+    graph: &Graph,
+    entity: &Entity,
+    incoming: bool,
+    depth: u32,
+) -> Vec<CallNeighbour> {
+    query::call_closure(graph, &entity.id, incoming, depth.clamp(1, 10))
+        .into_iter()
+        .map(|reached| {
+            let call_lines = if incoming {
+                call_lines_between(graph, &reached.entity.id, &reached.via)
+            } else {
+                call_lines_between(graph, &reached.via, &reached.entity.id)
+            };
+            CallNeighbour {
+                entity: EntitySummary::from(&reached.entity),
+                depth: reached.depth,
+                via: reached.via.to_string(),
+                call_lines,
+            }
+        })
+        .collect()
+}
+
+/// Finds the file a client meant: a path in the graph, or a module's id or dotted name.
+fn resolve_file(graph: &Graph, text: &str) -> Result<String, CallToolResult> {
+    let trimmed = text.trim().trim_start_matches("./");
+    if graph.file(trimmed).is_some() {
+        return Ok(trimmed.to_string());
+    }
+    if let Ok(entity) = super::resolve(graph, trimmed)
+        && entity.kind == EntityKind::Module
+    {
+        return Ok(entity.file_path.to_string());
+    }
+    let dotted = trimmed.replace(['/', '\\'], ".");
+    let by_module: Vec<String> = graph
+        .files()
+        .filter(|file| {
+            let without_extension = file
+                .path
+                .rsplit_once('.')
+                .map_or(&*file.path, |(stem, _)| stem);
+            let module = without_extension.replace('/', ".");
+            module == dotted
+                || module.ends_with(&format!(".{dotted}"))
+                || module == format!("{dotted}.__init__")
+        })
+        .map(|file| file.path.to_string())
+        .collect();
+    if by_module.len() == 1 {
+        return Ok(by_module[0].clone());
+    }
+    let mut closest: Vec<String> = graph
+        .files()
+        .map(|file| file.path.to_string())
+        .filter(|path| {
+            let last = trimmed.rsplit('/').next().unwrap_or(trimmed);
+            path.contains(last)
+        })
+        .take(10)
+        .collect();
+    if by_module.len() > 1 {
+        closest = by_module;
+    }
+    Err(tool_error(serde_json::json!({
+        "error": "File not found",
+        "file_path": text,
+        "message": "not an indexed file; paths are relative to the repository root",
+        "closest": closest,
+    })))
+}
+
+fn structure(graph: &Graph, path: &str) -> Vec<StructureEntry> {
+    let entities = graph.file_entities(path);
+    let mut depth_of: BTreeMap<String, u32> = BTreeMap::new();
+    let mut entries = Vec::new();
+    for entity in entities {
+        if entity.kind == EntityKind::Module {
+            depth_of.insert(entity.id.to_string(), 0);
+            continue;
+        }
+        let depth = entity
+            .parent
+            .as_ref()
+            .and_then(|parent| depth_of.get(&**parent))
+            .map_or(0, |parent_depth| {
+                if graph.kind_of(entity.parent.as_deref().unwrap_or_default())
+                    == Some(EntityKind::Module)
+                {
+                    0
+                } else {
+                    parent_depth + 1
+                }
+            });
+        depth_of.insert(entity.id.to_string(), depth);
+        entries.push(StructureEntry {
+            id: entity.id.to_string(),
+            kind: entity.kind.to_string(),
+            name: entity.name.to_string(),
+            lines: convert::lines_label(entity.start_line, entity.end_line),
+            depth,
+            signature: entity.signature.clone().filter(|text| !text.is_empty()),
+        });
+    }
+    entries
+}
+
+fn is_dependency(kind: RelationKind) -> bool {
+    DEPENDENCY_RELATIONS.contains(&kind)
+}
+
+fn file_of(graph: &Graph, id: &str) -> Option<String> {
+    graph.location(id).map(|location| location.file.to_string())
+}
+
+/// Files this file depends on, and files that depend on it, over resolved dependency edges.
+pub fn file_dependencies(graph: &Graph, path: &str) -> (Vec<String>, Vec<String>) {
+    let mut dependencies = BTreeSet::new();
+    let mut dependents = BTreeSet::new();
+    for file in graph.files() {
+        for edge in &file.resolved.edges {
+            if !is_dependency(edge.kind) {
+                continue;
+            }
+            let target_file = file_of(graph, &edge.to);
+            if &*file.path == path {
+                if let Some(target_file) = target_file
+                    && target_file != path
+                {
+                    dependencies.insert(target_file);
+                }
+            } else if target_file.as_deref() == Some(path) {
+                dependents.insert(file.path.to_string());
+            }
+        }
+    }
+    (
+        dependencies.into_iter().collect(),
+        dependents.into_iter().collect(),
+    )
+}
+
+/// Breadth-first over dependency edges, `depth` hops, in one direction.
+pub fn dependency_walk(
+    graph: &Graph,
+    id: &str,
+    downstream: bool,
+    depth: u32,
+) -> Vec<(Entity, u32, RelationKind, EntityId)> {
+    let mut seen: FxHashSet<EntityId> = FxHashSet::default();
+    seen.insert(EntityId::from(id));
+    let mut frontier = vec![EntityId::from(id)];
+    let mut reached = Vec::new();
+    for hop in 1..=depth {
+        let mut next = Vec::new();
+        for current in &frontier {
+            let mut neighbours: Vec<(EntityId, RelationKind)> = if downstream {
+                graph
+                    .outgoing(current)
+                    .filter(|edge| is_dependency(edge.kind))
+                    .map(|edge| (edge.to.clone(), edge.kind))
+                    .collect()
+            } else {
+                graph
+                    .incoming(current)
+                    .filter(|edge| is_dependency(edge.kind))
+                    .map(|edge| (edge.from.clone(), edge.kind))
+                    .collect()
+            };
+            neighbours.sort();
+            for (neighbour, kind) in neighbours {
+                if seen.insert(neighbour.clone())
+                    && let Some(entity) = graph.entity(&neighbour)
+                {
+                    next.push(neighbour);
+                    reached.push((entity, hop, kind, current.clone()));
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
+    }
+    reached
+}
+
+fn matches_scope(kind: EntityKind, scope: Scope) -> bool {
+    match scope {
+        Scope::All => true,
+        Scope::Functions => kind.is_callable(),
+        Scope::Classes => kind.is_type(),
+        Scope::Files => kind == EntityKind::Module,
+    }
+}
+
+#[tool_router(vis = "pub(crate)")]
+impl CodegraphMcp {
+    #[tool(
+        description = "Who calls a function or method. Use it to see how something is used, or what a change to it would affect. Accepts an entity id (`path/file.py::Class.method`), a qualified name or a plain name; an ambiguous name fails and lists candidate ids. `max_depth` > 1 follows callers of callers (default 1: direct callers only). Each caller comes with the lines of its calls."
+    )]
+    async fn find_callers(
+        &self,
+        Parameters(params): Parameters<CallsParams>,
+    ) -> ToolResult<CallersResult> {
+        let graph = self.world.snapshot();
+        let entity = resolve_for_tool(&graph, &params.entity_id)?;
+        let callers = call_neighbours(&graph, &entity, true, params.max_depth);
+        Ok(Json(CallersResult {
+            entity: EntitySummary::from(&entity),
+            callers,
+        }))
+    }
+
+    #[tool(
+        description = "What a function or method calls (resolved calls only). Use it to understand what a function does or depends on before reading its callees' code. Same entity naming as find_callers; `max_depth` > 1 follows callees of callees (default 1)."
+    )]
+    async fn find_callees(
+        &self,
+        Parameters(params): Parameters<CallsParams>,
+    ) -> ToolResult<CalleesResult> {
+        let graph = self.world.snapshot();
+        let entity = resolve_for_tool(&graph, &params.entity_id)?;
+        let callees = call_neighbours(&graph, &entity, false, params.max_depth);
+        Ok(Json(CalleesResult {
+            entity: EntitySummary::from(&entity),
+            callees,
+        }))
+    }
+
+    #[tool(
+        description = "Types that implement or extend an interface, trait, abstract or base class, transitively; for a method, the overriding methods in those types. Use it to find the concrete code behind an abstraction."
+    )]
+    async fn find_implementations(
+        &self,
+        Parameters(params): Parameters<ImplementationsParams>,
+    ) -> ToolResult<ImplementationsResult> {
+        let graph = self.world.snapshot();
+        let entity = resolve_for_tool(&graph, &params.entity_id)?;
+        let implementations = query::implementations(&graph, &entity.id)
+            .iter()
+            .map(EntitySummary::from)
+            .collect();
+        Ok(Json(ImplementationsResult {
+            entity: EntitySummary::from(&entity),
+            implementations,
+        }))
+    }
+
+    #[tool(
+        description = "The source code of one entity (function, method, class, module), exactly as in the file, with its location. With include_context (default true) also the `context_lines` lines around it. Prefer this to read_file_content when you know the entity."
+    )]
+    async fn get_code_snippet(
+        &self,
+        Parameters(params): Parameters<SnippetParams>,
+    ) -> ToolResult<SnippetResult> {
+        let graph = self.world.snapshot();
+        let entity = resolve_for_tool(&graph, &params.entity_id)?;
+        let source = convert::entity_source(&graph, &entity);
+        let context = if params.include_context {
+            graph.file(&entity.file_path).map(|file| {
+                let around = params.context_lines.min(50);
+                let (text, start_line, end_line) = convert::line_range(
+                    &file.text,
+                    entity.start_line.saturating_sub(around),
+                    entity.end_line.saturating_add(around),
+                );
+                SnippetContext {
+                    start_line,
+                    end_line,
+                    text,
+                }
+            })
+        } else {
+            None
+        };
+        Ok(Json(SnippetResult {
+            entity_id: entity.id.to_string(),
+            name: entity.name.to_string(),
+            kind: entity.kind.to_string(),
+            file_path: entity.file_path.to_string(),
+            start_line: entity.start_line,
+            end_line: entity.end_line,
+            language: entity.language.name().to_string(),
+            source,
+            context,
+        }))
+    }
+
+    #[tool(
+        description = "Read a file of the repository, optionally only lines start_line..=end_line (one-based). Only files inside the repository can be read. Large files are cut at 256 KiB (`truncated` is then true; continue with a later start_line)."
+    )]
+    async fn read_file_content(
+        &self,
+        Parameters(params): Parameters<ReadFileParams>,
+    ) -> ToolResult<ReadFileResult> {
+        let file =
+            paths::resolve_in_workspace(self.world.root(), &params.file_path).map_err(|error| {
+                let kind = match error {
+                    PathError::Outside(_) => "Access denied",
+                    PathError::NotFound(_) => "File not found",
+                };
+                tool_error(serde_json::json!({
+                    "error": kind,
+                    "file_path": params.file_path,
+                    "message": error.to_string(),
+                }))
+            })?;
+        // The graph holds the live text (an editor's unsaved buffer); the disk otherwise.
+        let graph = self.world.snapshot();
+        let text: String = match graph.file(&file.relative) {
+            Some(node) => node.text.to_string(),
+            None => {
+                let bytes = std::fs::read(&file.absolute).map_err(|error| {
+                    tool_error(serde_json::json!({
+                        "error": "File not found",
+                        "file_path": params.file_path,
+                        "message": error.to_string(),
+                    }))
+                })?;
+                if crate::syntax::looks_binary(&bytes) {
+                    return Err(tool_error(serde_json::json!({
+                        "error": "Binary file",
+                        "file_path": params.file_path,
+                    })));
+                }
+                crate::syntax::decode_lossy(bytes)
+            }
+        };
+        let total_lines = text.lines().count() as u32;
+        let first = params.start_line.unwrap_or(1).max(1);
+        let last = params.end_line.unwrap_or(total_lines).min(total_lines);
+        let (mut content, first, mut last) = convert::line_range(&text, first, last);
+        let mut truncated = false;
+        if content.len() > MAX_READ_BYTES {
+            let mut cut = MAX_READ_BYTES;
+            while !content.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            // End on a whole line when there is one.
+            if let Some(newline) = content[..cut].rfind('\n') {
+                cut = newline + 1;
+            }
+            content.truncate(cut);
+            last = first + content.lines().count() as u32 - 1;
+            truncated = true;
+        }
+        Ok(Json(ReadFileResult {
+            file: file.relative,
+            content,
+            lines: convert::lines_label(first, last),
+            total_lines,
+            truncated,
+        }))
+    }
+
+    #[tool(
+        description = "An outline of one file: every class, function and method with its id, kind, line range, nesting depth and signature. Use it to get ids for the other tools and to see a file's shape without reading it."
+    )]
+    async fn get_file_structure(
+        &self,
+        Parameters(params): Parameters<FileParams>,
+    ) -> ToolResult<FileStructureResult> {
+        let graph = self.world.snapshot();
+        let path = resolve_file(&graph, &params.file_path)?;
+        let node = graph.file(&path).expect("resolved file exists");
+        Ok(Json(FileStructureResult {
+            file: path.clone(),
+            language: node.language.name().to_string(),
+            line_count: node.summary.line_count,
+            entities: structure(&graph, &path),
+        }))
+    }
+
+    #[tool(
+        description = "How a module (file) fits in the codebase: what it defines, what it imports, which files it depends on and which files depend on it (from resolved calls, imports, uses and inheritance). Use it before changing a module's interface."
+    )]
+    async fn analyze_module_structure(
+        &self,
+        Parameters(params): Parameters<FileParams>,
+    ) -> ToolResult<ModuleStructureResult> {
+        let graph = self.world.snapshot();
+        let path = resolve_file(&graph, &params.file_path)?;
+        let node = graph.file(&path).expect("resolved file exists");
+        let imports = node
+            .summary
+            .imports
+            .iter()
+            .map(|import| ImportEntry {
+                module: import.path.to_string(),
+                name: import.name.as_ref().map(ToString::to_string),
+                alias: import.alias.as_ref().map(ToString::to_string),
+                line: import.span.start.line + 1,
+            })
+            .collect();
+        let (dependencies, dependents) = file_dependencies(&graph, &path);
+        Ok(Json(ModuleStructureResult {
+            file: path.clone(),
+            language: node.language.name().to_string(),
+            line_count: node.summary.line_count,
+            entities: structure(&graph, &path),
+            imports,
+            dependencies,
+            dependents,
+        }))
+    }
+
+    #[tool(
+        description = "Entities an entity depends on (downstream: what it calls, imports, uses, extends, implements) and/or that depend on it (upstream), up to `depth` hops (default 2). Use it for impact analysis: what breaks if this changes, what must exist for this to work."
+    )]
+    async fn find_dependencies(
+        &self,
+        Parameters(params): Parameters<DependenciesParams>,
+    ) -> ToolResult<DependenciesResult> {
+        let graph = self.world.snapshot();
+        let entity = resolve_for_tool(&graph, &params.entity_id)?;
+        let depth = params.depth.clamp(1, 10);
+        let mut entries = Vec::new();
+        for downstream in [true, false] {
+            let wanted = match params.direction {
+                Direction::Both => true,
+                Direction::Downstream => downstream,
+                Direction::Upstream => !downstream,
+            };
+            if !wanted {
+                continue;
+            }
+            for (reached, hop, kind, via) in dependency_walk(&graph, &entity.id, downstream, depth)
+            {
+                entries.push(DependencyEntry {
+                    entity: EntitySummary::from(&reached),
+                    depth: hop,
+                    direction: if downstream { "downstream" } else { "upstream" }.to_string(),
+                    relation: kind.to_string(),
+                    via: via.to_string(),
+                });
+            }
+        }
+        Ok(Json(DependenciesResult {
+            entity: EntitySummary::from(&entity),
+            total_dependencies: entries.len(),
+            entities: entries,
+        }))
+    }
+
+    #[tool(
+        description = "Search entities by NAME (name-based for now, not semantic): exact, prefix, camelCase humps / snake_case word starts, then subsequence matches, best first. Use it to find ids when you know roughly what a symbol is called; try several short names rather than a sentence. `scope` narrows to functions, classes or files."
+    )]
+    async fn query_codebase(
+        &self,
+        Parameters(params): Parameters<QueryParams>,
+    ) -> ToolResult<QueryResult> {
+        let graph = self.world.snapshot();
+        let limit = params.limit.clamp(1, 100);
+        let mut entities: Vec<QueryMatch> = Vec::new();
+        // Several words: search each and keep the best score per entity.
+        let words: Vec<&str> = params
+            .query
+            .split(|character: char| {
+                !(character.is_alphanumeric() || character == '_' || character == '.')
+            })
+            .filter(|word| !word.is_empty())
+            .collect();
+        let words = if words.is_empty() {
+            vec![params.query.trim()]
+        } else {
+            words
+        };
+        let mut best: BTreeMap<String, (f64, Entity)> = BTreeMap::new();
+        for word in words {
+            for found in query::symbols(&graph, word, 1000) {
+                if !matches_scope(found.entity.kind, params.scope) {
+                    continue;
+                }
+                let entry = best
+                    .entry(found.entity.id.to_string())
+                    .or_insert((found.score, found.entity.clone()));
+                entry.0 = entry.0.max(found.score);
+            }
+        }
+        let mut ranked: Vec<(f64, Entity)> = best.into_values().collect();
+        ranked.sort_by(|left, right| {
+            right
+                .0
+                .total_cmp(&left.0)
+                .then_with(|| left.1.id.cmp(&right.1.id))
+        });
+        let total_count = ranked.len();
+        for (score, entity) in ranked.into_iter().take(limit) {
+            entities.push(QueryMatch {
+                entity: EntitySummary::from(&entity),
+                relevance: (score * 100.0).round() / 100.0,
+            });
+        }
+        Ok(Json(QueryResult {
+            entities,
+            total_count,
+        }))
+    }
+
+    #[tool(
+        description = "Re-read the repository from disk and update the graph: incremental (default) re-parses only changed files; incremental=false re-parses everything. Use it after files changed outside an editor connected to codegraph."
+    )]
+    async fn reindex_repository(
+        &self,
+        Parameters(params): Parameters<ReindexParams>,
+    ) -> ToolResult<ReindexResult> {
+        let world = self.world.clone();
+        let report =
+            tokio::task::spawn_blocking(move || world.index(!params.incremental, &|_, _| {}))
+                .await
+                .map_err(|error| {
+                    tool_error(
+                        serde_json::json!({ "error": "Index error", "message": error.to_string() }),
+                    )
+                })?;
+        Ok(Json(ReindexResult {
+            files: report.files,
+            entities: report.entities,
+            relations: report.relations,
+            parsed: report.parsed,
+            from_cache: report.from_cache,
+            removed: report.removed,
+            duration: report.duration_ms / 1000.0,
+        }))
+    }
+
+    #[tool(
+        description = "Run a shell command in the repository. DISABLED unless the server was started with --allow-shell; while disabled every call fails with an explanation. Do not rely on it: use the graph tools and read_file_content instead."
+    )]
+    async fn execute_shell_command(
+        &self,
+        Parameters(params): Parameters<ShellParams>,
+    ) -> ToolResult<ShellResult> {
+        Err(tool_error(serde_json::json!({
+            "error": "Shell commands are disabled",
+            "command": params.command,
+            "message": "This server does not run shell commands. An operator would have to start it with --allow-shell, which this build does not support yet. Use the graph tools and read_file_content instead.",
+        })))
+    }
+}

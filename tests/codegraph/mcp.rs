@@ -1,0 +1,460 @@
+//! The MCP door, driven by an rmcp client over an in-memory pipe, on a temp copy of
+//! fixtures/python (so the fixture is never written and escape targets can sit next to it).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use codegraph::mcp::CodegraphMcp;
+use codegraph::world::{CacheLocation, World, WorldConfig};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientConfig, ErrorCode, GetPromptRequestParams,
+    ReadResourceRequestParams,
+};
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::support::fixture;
+
+#[derive(Clone, Default)]
+struct TestClient;
+
+impl ClientHandler for TestClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default()
+    }
+}
+
+struct Session {
+    client: RunningService<RoleClient, TestClient>,
+    /// Holds `repo/` (the workspace) and things outside it.
+    dir: tempfile::TempDir,
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+async fn start() -> Session {
+    let dir = tempfile::tempdir().unwrap();
+    let repo: PathBuf = dir.path().join("repo");
+    copy_tree(&fixture("python"), &repo);
+    let world = World::open(
+        &repo,
+        WorldConfig {
+            cache: CacheLocation::Disabled,
+            ..WorldConfig::default()
+        },
+    )
+    .unwrap();
+    world.index(false, &|_, _| {});
+    let (server_side, client_side) = tokio::io::duplex(1 << 20);
+    let server = CodegraphMcp::new(Arc::new(world));
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = TestClient.serve(client_side).await.unwrap();
+    Session { client, dir }
+}
+
+impl Session {
+    async fn call(&self, tool: &str, arguments: Value) -> CallToolResult {
+        self.client
+            .call_tool(
+                CallToolRequestParams::new(tool.to_string())
+                    .with_arguments(arguments.as_object().unwrap().clone()),
+            )
+            .await
+            .unwrap()
+    }
+
+    /// A successful call's structured content.
+    async fn ok(&self, tool: &str, arguments: Value) -> Value {
+        let result = self.call(tool, arguments).await;
+        assert_ne!(result.is_error, Some(true), "{tool} failed: {result:?}");
+        result.structured_content.expect("structured content")
+    }
+
+    /// A failed call's text, parsed as the JSON object it is.
+    async fn error(&self, tool: &str, arguments: Value) -> Value {
+        let result = self.call(tool, arguments).await;
+        assert_eq!(
+            result.is_error,
+            Some(true),
+            "{tool} should fail: {result:?}"
+        );
+        let text = &result.content[0].as_text().expect("text").text;
+        serde_json::from_str(text).expect("error text is JSON")
+    }
+
+    async fn read(&self, uri: &str) -> Result<Value, ServiceError> {
+        let result = self
+            .client
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await?;
+        let contents = serde_json::to_value(&result.contents).unwrap();
+        Ok(contents[0].clone())
+    }
+
+    async fn prompt(&self, name: &str, arguments: Value) -> String {
+        let result = self
+            .client
+            .get_prompt(
+                GetPromptRequestParams::new(name)
+                    .with_arguments(arguments.as_object().unwrap().clone()),
+            )
+            .await
+            .unwrap();
+        serde_json::to_value(&result.messages)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|message| {
+                message["content"]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect()
+    }
+}
+
+fn ids(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+const AUTHENTICATE: &str = "shop/auth/service.py::AuthService.authenticate";
+
+fn authenticate_source(session: &Session) -> String {
+    let text =
+        std::fs::read_to_string(session.dir.path().join("repo/shop/auth/service.py")).unwrap();
+    let class = text.find("class AuthService").unwrap();
+    let start = class + text[class..].find("    def authenticate").unwrap() + 4;
+    let rest = &text[start..];
+    // The method ends where the next definition at its indentation starts (or the file ends).
+    let end = rest[1..]
+        .find("\n    def ")
+        .map_or(rest.len(), |offset| offset + 1);
+    rest[..end].trim_end().to_string()
+}
+
+#[tokio::test]
+async fn callers_of_authenticate_are_exactly_main() {
+    let session = start().await;
+    for arguments in [
+        json!({ "entity_id": AUTHENTICATE }),
+        json!({ "function_name": "AuthService.authenticate" }),
+        json!({ "entity_name": "shop.auth.service.AuthService.authenticate", "max_depth": 1 }),
+    ] {
+        let result = session.ok("find_callers", arguments).await;
+        assert_eq!(result["entity"]["id"], AUTHENTICATE);
+        assert_eq!(ids(&result["callers"]), ["shop/app/main.py::main"]);
+    }
+    let callees = session
+        .ok("find_callees", json!({ "entity_id": AUTHENTICATE }))
+        .await;
+    let callees = ids(&callees["callees"]);
+    assert!(callees.contains(&"shop/auth/service.py::AuthService.hash_password".to_string()));
+    assert!(callees.contains(&"shop/auth/tokens.py::issue_token".to_string()));
+}
+
+#[tokio::test]
+async fn ambiguous_and_unknown_names_fail_with_candidates() {
+    let session = start().await;
+    let error = session
+        .error("find_callers", json!({ "entity_id": "format_name" }))
+        .await;
+    assert_eq!(
+        ids(&error["candidates"]),
+        [
+            "shop/report/format.py::format_name",
+            "shop/util/format.py::format_name"
+        ]
+    );
+    let error = session
+        .error("get_code_snippet", json!({ "entity_id": "authentcate" }))
+        .await;
+    assert_eq!(error["error"], "Entity not found");
+    assert!(
+        error["closest"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("authenticate"))
+    );
+}
+
+#[tokio::test]
+async fn implementations_of_authenticator() {
+    let session = start().await;
+    let result = session
+        .ok(
+            "find_implementations",
+            json!({ "interface_name": "Authenticator" }),
+        )
+        .await;
+    assert_eq!(
+        ids(&result["implementations"]),
+        ["shop/auth/service.py::AuthService"]
+    );
+}
+
+#[tokio::test]
+async fn code_snippet_is_exactly_the_source() {
+    let session = start().await;
+    let result = session
+        .ok(
+            "get_code_snippet",
+            json!({ "entity_id": AUTHENTICATE, "include_context": true, "context_lines": 2 }),
+        )
+        .await;
+    let expected = authenticate_source(&session);
+    assert_eq!(result["source"].as_str().unwrap().trim_end(), expected);
+    assert!(
+        result["context"]["text"]
+            .as_str()
+            .unwrap()
+            .contains(&expected)
+    );
+}
+
+#[tokio::test]
+async fn read_file_content_stays_inside_the_workspace() {
+    let session = start().await;
+    let outside = session.dir.path().join("repo-evil");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "secret\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(
+        outside.join("secret.txt"),
+        session.dir.path().join("repo/link.txt"),
+    )
+    .unwrap();
+
+    let result = session
+        .ok(
+            "read_file_content",
+            json!({ "file_path": "shop/util/math.py", "start_line": 1, "end_line": 2 }),
+        )
+        .await;
+    let text = std::fs::read_to_string(session.dir.path().join("repo/shop/util/math.py")).unwrap();
+    let first_two: String = text.split_inclusive('\n').take(2).collect();
+    assert_eq!(result["content"], first_two);
+    assert_eq!(result["lines"], "1-2");
+    assert_eq!(result["truncated"], false);
+
+    let sibling = outside.join("secret.txt").display().to_string();
+    let through_root = format!(
+        "{}/../repo-evil/secret.txt",
+        session.dir.path().join("repo").display()
+    );
+    for path in [
+        "../x",
+        "../repo-evil/secret.txt",
+        "/etc/passwd",
+        &sibling,
+        &through_root,
+        "link.txt",
+    ] {
+        let error = session
+            .error("read_file_content", json!({ "file_path": path }))
+            .await;
+        assert_eq!(error["error"], "Access denied", "{path}: {error}");
+    }
+}
+
+#[tokio::test]
+async fn other_tools_answer_from_the_graph() {
+    let session = start().await;
+    let structure = session
+        .ok(
+            "get_file_structure",
+            json!({ "file_path": "shop/auth/service.py" }),
+        )
+        .await;
+    let names: Vec<String> = ids(&structure["entities"]);
+    assert!(names.contains(&AUTHENTICATE.to_string()));
+    let module = session
+        .ok(
+            "analyze_module_structure",
+            json!({ "module_path": "shop/auth/service.py" }),
+        )
+        .await;
+    assert!(
+        module["dependents"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("shop/app/main.py"))
+    );
+    let dependencies = session
+        .ok(
+            "find_dependencies",
+            json!({ "entity_name": AUTHENTICATE, "direction": "downstream", "depth": 1 }),
+        )
+        .await;
+    let reached = ids(&dependencies["entities"]);
+    assert!(reached.contains(&"shop/models.py::User".to_string()));
+    assert!(reached.contains(&"shop/auth/tokens.py::issue_token".to_string()));
+    let found = session
+        .ok(
+            "query_codebase",
+            json!({ "query": "AuthService", "scope": "classes" }),
+        )
+        .await;
+    assert_eq!(
+        found["entities"][0]["id"],
+        "shop/auth/service.py::AuthService"
+    );
+    let reindexed = session
+        .ok("reindex_repository", json!({ "incremental": false }))
+        .await;
+    assert!(reindexed["files"].as_u64().unwrap() > 0);
+    let error = session
+        .error("execute_shell_command", json!({ "command": "ls" }))
+        .await;
+    assert!(error["message"].as_str().unwrap().contains("--allow-shell"));
+}
+
+#[tokio::test]
+async fn protocol_errors_for_unknown_tools_bad_arguments_and_unknown_resources() {
+    let session = start().await;
+    let code_of = |error: ServiceError| match error {
+        ServiceError::McpError(data) => data.code,
+        other => panic!("not an MCP error: {other}"),
+    };
+    // rmcp reports arguments that do not deserialize as an isError result (so the model can
+    // correct itself, as the MCP spec now recommends), not as -32602.
+    let bad = session
+        .call(
+            "find_callers",
+            json!({ "entity_id": "main", "max_depth": "deep" }),
+        )
+        .await;
+    assert_eq!(bad.is_error, Some(true));
+    assert!(
+        bad.content[0]
+            .as_text()
+            .unwrap()
+            .text
+            .contains("failed to deserialize parameters")
+    );
+    let unknown = session
+        .client
+        .call_tool(CallToolRequestParams::new("no_such_tool"))
+        .await;
+    assert!(unknown.is_err() || unknown.unwrap().is_error == Some(true));
+    let missing = session.read("codegraph://nothing").await.unwrap_err();
+    assert_eq!(code_of(missing), ErrorCode::RESOURCE_NOT_FOUND);
+}
+
+#[tokio::test]
+async fn resources_list_and_read() {
+    let session = start().await;
+    let listed: Vec<String> = session
+        .client
+        .list_all_resources()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|resource| resource.uri.clone())
+        .collect();
+    assert_eq!(listed, ["codegraph://stats", "codegraph://guide"]);
+    let templates = session.client.list_all_resource_templates().await.unwrap();
+    assert_eq!(templates.len(), 2);
+
+    let stats: Value = serde_json::from_str(
+        session.read("codegraph://stats").await.unwrap()["text"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(stats["statistics"]["languages"], json!(["python"]));
+    assert!(stats["relations_by_type"]["calls"].as_u64().unwrap() > 0);
+
+    let entity: Value = serde_json::from_str(
+        session
+            .read(&format!("codegraph://entities/{AUTHENTICATE}"))
+            .await
+            .unwrap()["text"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        entity["entity"]["source_code"].as_str().unwrap().trim_end(),
+        authenticate_source(&session)
+    );
+    assert_eq!(
+        ids(&entity["relations"]["callers"]),
+        ["shop/app/main.py::main"]
+    );
+
+    let file: Value = serde_json::from_str(
+        session
+            .read("codegraph://files/shop%2Fauth%2Fservice.py")
+            .await
+            .unwrap()["text"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(ids(&file["entities"]).contains(&AUTHENTICATE.to_string()));
+
+    let guide = session.read("codegraph://guide").await.unwrap();
+    assert!(
+        guide["text"]
+            .as_str()
+            .unwrap()
+            .contains("path/to/file.ext::Nested.name")
+    );
+}
+
+#[tokio::test]
+async fn prompts_carry_source_and_callers() {
+    let session = start().await;
+    let source = authenticate_source(&session);
+    for (name, arguments) in [
+        (
+            "code_review",
+            json!({ "entity_id": AUTHENTICATE, "focus": "security" }),
+        ),
+        ("refactor_guidance", json!({ "entity_id": AUTHENTICATE })),
+        ("test_generation", json!({ "entity_id": AUTHENTICATE })),
+        (
+            "implement_feature",
+            json!({ "description": "two-factor login", "related_entities": AUTHENTICATE }),
+        ),
+        (
+            "debug_issue",
+            json!({ "error_message": "KeyError in AuthService.authenticate" }),
+        ),
+    ] {
+        let text = session.prompt(name, arguments).await;
+        assert!(text.contains(&source), "{name} lacks the source:\n{text}");
+        assert!(
+            text.contains("shop/app/main.py::main"),
+            "{name} lacks the caller:\n{text}"
+        );
+    }
+    let tests = session
+        .prompt("test_generation", json!({ "entity_id": AUTHENTICATE }))
+        .await;
+    assert!(tests.contains("pytest"));
+    let overview = session.prompt("explain_codebase", json!({})).await;
+    assert!(overview.contains("shop/auth/service.py"));
+}
