@@ -59,7 +59,9 @@ fn main() {
             );
         }
         None => {
-            println!("FULL INDEX: absent (codegraph::world is not wired into benches/index.rs yet)");
+            println!(
+                "FULL INDEX: absent (codegraph::world is not wired into benches/index.rs yet)"
+            );
             println!("ratio index/floor  n/a");
         }
     }
@@ -131,7 +133,12 @@ fn measure(mut pass: impl FnMut() -> Option<Pass>) -> Option<Measurement> {
         .phases
         .iter()
         .enumerate()
-        .map(|(index, (name, _))| (*name, median(passes.iter().map(|pass| pass.phases[index].1))))
+        .map(|(index, (name, _))| {
+            (
+                *name,
+                median(passes.iter().map(|pass| pass.phases[index].1)),
+            )
+        })
         .collect();
     let mut per_language = passes[0].per_language.clone();
     for (language, figures) in &mut per_language {
