@@ -1,0 +1,364 @@
+//! The indexing benchmark: a program that prints figures, never a test that fails on timing.
+//!
+//!   benches/corpus.sh                      # once: assemble bench-corpus/ (about 1.8M lines)
+//!   cargo bench --bench index [-- DIR]     # or CODEGRAPH_BENCH_CORPUS=DIR
+//!
+//! With CODEGRAPH_BENCH_LIST_ERRORS set, the floor names (on stderr) each file whose tree holds a
+//! syntax error.
+//!
+//! Two measurements of the same corpus, each the median of `RUNS` passes on all cores:
+//!
+//! - the FLOOR: walk the corpus, read every file whose language `Language::from_path` knows, and
+//!   parse it with tree-sitter, dropping the tree. No indexer can be faster than this; it is what
+//!   the grammars cost.
+//! - the FULL INDEX: what `codegraph index` does (walk, read, parse, extract, resolve, build the
+//!   graph). See `index_pass`: absent until `codegraph::world` exists.
+//!
+//! The ratio index/floor is the overhead of everything that is ours. Peak RSS (VmHWM) is reported
+//! per measurement; the high-water mark is reset between measurements where the kernel allows.
+#![allow(clippy::print_stdout)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use codegraph::lang::Language;
+use codegraph::syntax;
+use rayon::prelude::*;
+
+/// Passes per measurement; the median pass is reported.
+const RUNS: usize = 3;
+
+fn main() {
+    let corpus = corpus_dir();
+    if !corpus.is_dir() {
+        eprintln!(
+            "no corpus at {}: run benches/corpus.sh, or pass a directory (cargo bench --bench index -- DIR, or CODEGRAPH_BENCH_CORPUS=DIR)",
+            corpus.display()
+        );
+        std::process::exit(2);
+    }
+    println!("corpus   {}", corpus.display());
+    println!(
+        "threads  {} (rayon), {} passes per measurement, median reported\n",
+        rayon::current_num_threads(),
+        RUNS
+    );
+
+    let floor = measure(|| Some(floor_pass(&corpus))).expect("the floor always runs");
+    print_measurement("FLOOR: walk + read + tree-sitter parse", &floor);
+
+    match measure(|| index_pass(&corpus)) {
+        Some(index) => {
+            print_measurement("FULL INDEX", &index);
+            println!(
+                "ratio index/floor  {:.2}x wall   ({} vs {})",
+                index.wall.as_secs_f64() / floor.wall.as_secs_f64(),
+                seconds(index.wall),
+                seconds(floor.wall)
+            );
+        }
+        None => {
+            println!(
+                "FULL INDEX: absent (codegraph::world is not wired into benches/index.rs yet)"
+            );
+            println!("ratio index/floor  n/a");
+        }
+    }
+}
+
+/// The first argument that is not a flag (`cargo bench` passes `--bench`), else
+/// $CODEGRAPH_BENCH_CORPUS, else `bench-corpus/` at the repository root.
+fn corpus_dir() -> PathBuf {
+    if let Some(arg) = std::env::args().skip(1).find(|arg| !arg.starts_with('-')) {
+        return PathBuf::from(arg);
+    }
+    if let Some(dir) = std::env::var_os("CODEGRAPH_BENCH_CORPUS") {
+        return PathBuf::from(dir);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("bench-corpus")
+}
+
+// --- Measurements ------------------------------------------------------------------------------
+
+/// One timed pass over the corpus.
+struct Pass {
+    /// Wall time of the whole pass.
+    wall: Duration,
+    /// Wall time of the pass's phases, in order; they sum to about `wall`.
+    phases: Vec<(&'static str, Duration)>,
+    per_language: BTreeMap<Language, LanguageFigures>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct LanguageFigures {
+    files: u64,
+    lines: u64,
+    bytes: u64,
+    /// Files whose syntax tree holds an ERROR or MISSING node.
+    files_with_errors: u64,
+    /// Thread time spent on this language's files, summed over all threads.
+    cpu: Duration,
+}
+
+impl LanguageFigures {
+    fn add(&mut self, other: &LanguageFigures) {
+        self.files += other.files;
+        self.lines += other.lines;
+        self.bytes += other.bytes;
+        self.files_with_errors += other.files_with_errors;
+        self.cpu += other.cpu;
+    }
+}
+
+/// The median of `RUNS` passes: each figure is the median of that figure over the passes.
+struct Measurement {
+    wall: Duration,
+    phases: Vec<(&'static str, Duration)>,
+    per_language: BTreeMap<Language, LanguageFigures>,
+    /// Peak resident set size during the measurement, in KiB.
+    peak_rss_kib: Option<u64>,
+    peak_rss_reset: bool,
+}
+
+/// Runs `pass` `RUNS` times; `None` if the pass is not available.
+fn measure(mut pass: impl FnMut() -> Option<Pass>) -> Option<Measurement> {
+    let peak_rss_reset = reset_peak_rss();
+    let mut passes = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        passes.push(pass()?);
+    }
+    let wall = median(passes.iter().map(|pass| pass.wall));
+    let phases = passes[0]
+        .phases
+        .iter()
+        .enumerate()
+        .map(|(index, (name, _))| {
+            (
+                *name,
+                median(passes.iter().map(|pass| pass.phases[index].1)),
+            )
+        })
+        .collect();
+    let mut per_language = passes[0].per_language.clone();
+    for (language, figures) in &mut per_language {
+        figures.cpu = median(passes.iter().map(|pass| pass.per_language[language].cpu));
+    }
+    Some(Measurement {
+        wall,
+        phases,
+        per_language,
+        peak_rss_kib: peak_rss_kib(),
+        peak_rss_reset,
+    })
+}
+
+fn median(durations: impl Iterator<Item = Duration>) -> Duration {
+    let mut durations: Vec<Duration> = durations.collect();
+    durations.sort();
+    durations[durations.len() / 2]
+}
+
+// --- The floor ---------------------------------------------------------------------------------
+
+struct SourceFile {
+    path: PathBuf,
+    language: Language,
+    text: String,
+}
+
+fn floor_pass(corpus: &Path) -> Pass {
+    let list_errors = std::env::var_os("CODEGRAPH_BENCH_LIST_ERRORS").is_some();
+    let start = Instant::now();
+
+    let paths = walk(corpus);
+    let walked = start.elapsed();
+
+    let files: Vec<SourceFile> = paths
+        .par_iter()
+        .filter_map(|(path, language)| {
+            let bytes = std::fs::read(path).ok()?;
+            if syntax::looks_binary(&bytes) {
+                return None;
+            }
+            Some(SourceFile {
+                path: path.clone(),
+                language: *language,
+                text: syntax::decode_lossy(bytes),
+            })
+        })
+        .collect();
+    let read = start.elapsed() - walked;
+
+    let per_language = files
+        .par_iter()
+        .fold(BTreeMap::new, |mut per_language, file| {
+            let parse_start = Instant::now();
+            let tree = syntax::parse(file.language, &file.text, None)
+                .unwrap_or_else(|| panic!("no {} grammar", file.language.name()));
+            let has_error = tree.root_node().has_error();
+            drop(tree);
+            if has_error && list_errors {
+                eprintln!("syntax error: {}", file.path.display());
+            }
+            let figures: &mut LanguageFigures = per_language.entry(file.language).or_default();
+            figures.cpu += parse_start.elapsed();
+            figures.files += 1;
+            figures.lines += line_count(&file.text);
+            figures.bytes += file.text.len() as u64;
+            figures.files_with_errors += u64::from(has_error);
+            per_language
+        })
+        .reduce(BTreeMap::new, merge);
+    let parsed = start.elapsed() - walked - read;
+
+    Pass {
+        wall: start.elapsed(),
+        phases: vec![("walk", walked), ("read", read), ("parse", parsed)],
+        per_language,
+    }
+}
+
+/// Every file under `corpus` with a known language, sorted; hidden entries (the corpus script's
+/// `.cache`) are skipped, ignore files are not honoured (a package's .gitignore is not ours).
+fn walk(corpus: &Path) -> Vec<(PathBuf, Language)> {
+    let mut paths: Vec<(PathBuf, Language)> = ignore::WalkBuilder::new(corpus)
+        .standard_filters(false)
+        .hidden(true)
+        .build()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
+        .filter_map(|entry| {
+            let language = Language::from_path(entry.path())?;
+            Some((entry.into_path(), language))
+        })
+        .collect();
+    paths.sort();
+    paths
+}
+
+fn merge(
+    mut left: BTreeMap<Language, LanguageFigures>,
+    right: BTreeMap<Language, LanguageFigures>,
+) -> BTreeMap<Language, LanguageFigures> {
+    for (language, figures) in right {
+        left.entry(language).or_default().add(&figures);
+    }
+    left
+}
+
+/// Lines as editors count them: a final line without a line break counts.
+fn line_count(text: &str) -> u64 {
+    let breaks = text.bytes().filter(|byte| *byte == b'\n').count() as u64;
+    breaks + u64::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+// --- The full index ----------------------------------------------------------------------------
+
+/// ABSENT — the full index, to be wired to `codegraph::world` once it exists.
+///
+/// It should do what `codegraph index` does on `corpus` (walk, read, parse, extract, resolve, build
+/// the graph; no on-disk cache, so every pass starts cold), keep the result alive until the pass
+/// is timed, and return a `Pass`: the whole wall time, its phases as the world reports them, and
+/// per-language figures (`cpu` may stay zero if the world does not time languages apart). `main`
+/// then prints its table next to the floor's, and the ratio index/floor.
+///
+/// Until then it returns `None`, and no figure is printed for it.
+fn index_pass(_corpus: &Path) -> Option<Pass> {
+    None
+}
+
+// --- Peak RSS ----------------------------------------------------------------------------------
+
+/// VmHWM from /proc/self/status, in KiB (Linux only).
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Resets the peak RSS to the current RSS (writing 5 to /proc/self/clear_refs, Linux 4.0+), so
+/// each measurement reports its own peak. False if the kernel refused.
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+// --- Printing ----------------------------------------------------------------------------------
+
+fn print_measurement(title: &str, measurement: &Measurement) {
+    println!("{title}");
+    println!(
+        "  {:<12} {:>7} {:>10} {:>8} {:>10} {:>13} {:>9} {:>7}",
+        "language", "files", "lines", "MiB", "cpu s", "lines/cpu-s", "MiB/cpu-s", "errors"
+    );
+    let mut total = LanguageFigures::default();
+    for (language, figures) in &measurement.per_language {
+        print_row(language.name(), figures);
+        total.add(figures);
+    }
+    print_row("total", &total);
+
+    let phases: Vec<String> = measurement
+        .phases
+        .iter()
+        .map(|(name, duration)| format!("{name} {}", seconds(*duration)))
+        .collect();
+    println!(
+        "  wall {}   ({})   {} lines/s, {:.1} MiB/s",
+        seconds(measurement.wall),
+        phases.join(", "),
+        thousands(per_second(total.lines, measurement.wall)),
+        mib(total.bytes) / measurement.wall.as_secs_f64()
+    );
+    match measurement.peak_rss_kib {
+        Some(kib) => println!(
+            "  peak RSS {:.1} MiB{}\n",
+            kib as f64 / 1024.0,
+            if measurement.peak_rss_reset {
+                ""
+            } else {
+                " (high-water mark not reset: includes earlier measurements)"
+            }
+        ),
+        None => println!("  peak RSS unknown (no /proc/self/status)\n"),
+    }
+}
+
+fn print_row(name: &str, figures: &LanguageFigures) {
+    println!(
+        "  {:<12} {:>7} {:>10} {:>8.1} {:>10.2} {:>13} {:>9.2} {:>7}",
+        name,
+        thousands(figures.files),
+        thousands(figures.lines),
+        mib(figures.bytes),
+        figures.cpu.as_secs_f64(),
+        thousands(per_second(figures.lines, figures.cpu)),
+        mib(figures.bytes) / figures.cpu.as_secs_f64().max(f64::EPSILON),
+        figures.files_with_errors
+    );
+}
+
+fn per_second(count: u64, duration: Duration) -> u64 {
+    (count as f64 / duration.as_secs_f64().max(f64::EPSILON)) as u64
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+fn seconds(duration: Duration) -> String {
+    format!("{:.2}s", duration.as_secs_f64())
+}
+
+/// 1234567 → "1,234,567".
+fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
