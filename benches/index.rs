@@ -24,6 +24,8 @@ use std::time::{Duration, Instant};
 
 use codegraph::lang::Language;
 use codegraph::syntax;
+use codegraph::world::buffer::{ClientPosition, ColumnEncoding, TextEdit};
+use codegraph::world::{CacheLocation, World, WorldConfig};
 use rayon::prelude::*;
 
 /// Passes per measurement; the median pass is reported.
@@ -50,13 +52,30 @@ fn main() {
 
     match measure(|| index_pass(&corpus)) {
         Some(index) => {
-            print_measurement("FULL INDEX", &index);
+            print_measurement(
+                "FULL INDEX: walk + read + parse + extract + resolve + graph",
+                &index,
+            );
+            print_graph_counts();
             println!(
                 "ratio index/floor  {:.2}x wall   ({} vs {})",
                 index.wall.as_secs_f64() / floor.wall.as_secs_f64(),
                 seconds(index.wall),
                 seconds(floor.wall)
             );
+            if let Some((wall, parsed, cached)) = warm_start(&corpus) {
+                println!(
+                    "\nWARM START from the cache: {} (median of {RUNS}); {parsed} files parsed, {cached} from cache",
+                    seconds(wall)
+                );
+            }
+            if let Some((path, lines, p50, p99)) = edit_latency(&corpus) {
+                println!(
+                    "EDIT of a {lines}-line file ({path}), edit to new snapshot, 200 edits: p50 {:.2} ms, p99 {:.2} ms",
+                    p50.as_secs_f64() * 1000.0,
+                    p99.as_secs_f64() * 1000.0
+                );
+            }
         }
         None => {
             println!(
@@ -255,17 +274,135 @@ fn line_count(text: &str) -> u64 {
 
 // --- The full index ----------------------------------------------------------------------------
 
-/// ABSENT — the full index, to be wired to `codegraph::world` once it exists.
-///
-/// It should do what `codegraph index` does on `corpus` (walk, read, parse, extract, resolve, build
-/// the graph; no on-disk cache, so every pass starts cold), keep the result alive until the pass
-/// is timed, and return a `Pass`: the whole wall time, its phases as the world reports them, and
-/// per-language figures (`cpu` may stay zero if the world does not time languages apart). `main`
-/// then prints its table next to the floor's, and the ratio index/floor.
-///
-/// Until then it returns `None`, and no figure is printed for it.
-fn index_pass(_corpus: &Path) -> Option<Pass> {
-    None
+/// The full index: what `codegraph index --full --no-cache` does on the corpus (walk, read,
+/// parse, extract, resolve, build the graph), every pass cold. The graph stays alive until the
+/// pass is timed.
+fn index_pass(corpus: &Path) -> Option<Pass> {
+    let start = Instant::now();
+    let world = World::open(
+        corpus,
+        WorldConfig {
+            cache: CacheLocation::Disabled,
+            ..WorldConfig::default()
+        },
+    )
+    .ok()?;
+    let report = world.index(true, &|_, _| {});
+    let wall = start.elapsed();
+    let graph = world.snapshot();
+    let mut per_language: BTreeMap<Language, LanguageFigures> = BTreeMap::new();
+    for file in graph.files() {
+        let figures = per_language.entry(file.language).or_default();
+        figures.files += 1;
+        figures.lines += u64::from(file.summary.line_count);
+        figures.bytes += file.text.len() as u64;
+        figures.files_with_errors += u64::from(!file.summary.problems.is_empty());
+    }
+    LAST_REPORT.with(|last| *last.borrow_mut() = Some(report));
+    drop(graph);
+    drop(world);
+    Some(Pass {
+        wall,
+        phases: vec![("index", wall)],
+        per_language,
+    })
+}
+
+thread_local! {
+    static LAST_REPORT: std::cell::RefCell<Option<codegraph::world::IndexReport>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Entity and relation counts of the last full index.
+fn print_graph_counts() {
+    LAST_REPORT.with(|last| {
+        if let Some(report) = &*last.borrow() {
+            println!(
+                "graph    {} files, {} entities, {} relations ({} ambiguous references kept aside, {} external)",
+                thousands(report.files as u64),
+                thousands(report.entities as u64),
+                thousands(report.relations as u64),
+                thousands(report.ambiguous_references as u64),
+                thousands(report.external_references as u64)
+            );
+            let entities: Vec<String> = report.entities_by_type.iter().map(|(kind, count)| format!("{kind} {count}")).collect();
+            let relations: Vec<String> = report.relations_by_type.iter().map(|(kind, count)| format!("{kind} {count}")).collect();
+            println!("         entities: {}", entities.join(", "));
+            println!("         relations: {}", relations.join(", "));
+        }
+    });
+}
+
+/// A warm start: a new process-like `World` over a cache written by a previous run; every file is
+/// read and hashed, none is parsed.
+fn warm_start(corpus: &Path) -> Option<(Duration, usize, usize)> {
+    let cache = tempfile::tempdir().ok()?;
+    let config = WorldConfig {
+        cache: CacheLocation::Directory(cache.path().to_path_buf()),
+        ..WorldConfig::default()
+    };
+    World::open(corpus, config.clone())
+        .ok()?
+        .index(false, &|_, _| {});
+    let mut times = Vec::new();
+    let mut parsed = 0;
+    let mut cached = 0;
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        let world = World::open(corpus, config.clone()).ok()?;
+        let report = world.index(false, &|_, _| {});
+        times.push(start.elapsed());
+        parsed = report.parsed;
+        cached = report.from_cache;
+    }
+    Some((median(times.into_iter()), parsed, cached))
+}
+
+/// Re-indexing one large file after an edit, through the editor path (rope edit, incremental
+/// reparse, extraction, graph transaction), on the fully indexed corpus.
+fn edit_latency(corpus: &Path) -> Option<(String, usize, Duration, Duration)> {
+    let world = World::open(
+        corpus,
+        WorldConfig {
+            cache: CacheLocation::Disabled,
+            ..WorldConfig::default()
+        },
+    )
+    .ok()?;
+    world.index(true, &|_, _| {});
+    let graph = world.snapshot();
+    // The file closest to 5,000 lines.
+    let file = graph
+        .files()
+        .min_by_key(|file| (i64::from(file.summary.line_count) - 5000).abs())?
+        .clone();
+    let lines = file.summary.line_count as usize;
+    world.open_buffer(&file.path, 1, file.text.to_string());
+    let mut times = Vec::new();
+    for version in 2..202 {
+        // Type a character into a line in the middle of the file, then delete it again.
+        let line = (lines / 2) as u32;
+        let text = if version % 2 == 0 { "x" } else { "" };
+        let end_column = if version % 2 == 0 { 0 } else { 1 };
+        let edit = TextEdit {
+            range: Some((
+                ClientPosition { line, column: 0 },
+                ClientPosition {
+                    line,
+                    column: end_column,
+                },
+            )),
+            text: text.to_string(),
+            encoding: ColumnEncoding::Utf8,
+        };
+        let start = Instant::now();
+        world.edit_buffer(&file.path, version, &[edit]);
+        let _seen = world.snapshot();
+        times.push(start.elapsed());
+    }
+    times.sort();
+    let p50 = times[times.len() / 2];
+    let p99 = times[times.len() * 99 / 100];
+    Some((file.path.to_string(), lines, p50, p99))
 }
 
 // --- Peak RSS ----------------------------------------------------------------------------------
