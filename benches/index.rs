@@ -462,19 +462,27 @@ fn print_measurement(title: &str, measurement: &Measurement) {
 }
 
 fn print_row(name: &str, figures: &LanguageFigures) {
+    // The full index does not time languages apart: no per-language rates for it.
+    let (lines_per_second, mib_per_second) = if figures.cpu.is_zero() {
+        ("-".to_string(), "-".to_string())
+    } else {
+        (
+            thousands(per_second(figures.lines, figures.cpu)),
+            format!("{:.2}", mib(figures.bytes) / figures.cpu.as_secs_f64()),
+        )
+    };
     println!(
-        "  {:<12} {:>7} {:>10} {:>8.1} {:>10.2} {:>13} {:>9.2} {:>7}",
+        "  {:<12} {:>7} {:>10} {:>8.1} {:>10.2} {:>13} {:>9} {:>7}",
         name,
         thousands(figures.files),
         thousands(figures.lines),
         mib(figures.bytes),
         figures.cpu.as_secs_f64(),
-        thousands(per_second(figures.lines, figures.cpu)),
-        mib(figures.bytes) / figures.cpu.as_secs_f64().max(f64::EPSILON),
+        lines_per_second,
+        mib_per_second,
         figures.files_with_errors
     );
 }
-
 fn per_second(count: u64, duration: Duration) -> u64 {
     (count as f64 / duration.as_secs_f64().max(f64::EPSILON)) as u64
 }
