@@ -85,6 +85,7 @@ impl GraphWriter {
 
     /// Applies a batch of updates as one transaction and returns what it did.
     pub fn apply(&mut self, updates: Vec<FileUpdate>) -> ApplyReport {
+        let started = std::time::Instant::now();
         let mut report = ApplyReport {
             updated_files: updates.len(),
             ..ApplyReport::default()
@@ -292,6 +293,7 @@ impl GraphWriter {
         }
 
         self.add_mentioning(&graph, &changed_names, &changed_modules, &mut affected);
+        let indexed = started.elapsed();
 
         // Phase one: bases.
         let phase_one: Vec<(FilePath, Vec<BaseEdge>)> = {
@@ -397,6 +399,7 @@ impl GraphWriter {
             }
         }
         let phase_one: FxHashMap<FilePath, Vec<BaseEdge>> = phase_one.into_iter().collect();
+        let based = started.elapsed();
 
         // Phase two: every reference of every affected file.
         let mut affected: Vec<FilePath> = affected
@@ -421,6 +424,7 @@ impl GraphWriter {
                 .collect()
         };
         report.resolved_files = resolved.len();
+        let resolved_at = started.elapsed();
 
         // Re-index edges: drop the old edges of every re-resolved or removed file, add the new.
         let mut replaced: FxHashSet<FilePath> = FxHashSet::default();
@@ -468,6 +472,15 @@ impl GraphWriter {
         reindex(&mut graph.incoming, incoming_add, &replaced);
         reindex(&mut graph.outgoing, outgoing_add, &replaced);
 
+        tracing::debug!(
+            "apply: {} updates, {} files resolved; indices {:?}, bases {:?}, references {:?}, edges {:?}",
+            report.updated_files,
+            report.resolved_files,
+            indexed,
+            based - indexed,
+            resolved_at - based,
+            started.elapsed() - resolved_at
+        );
         graph.revision = self.graph.revision + 1;
         self.graph = graph;
         report
