@@ -31,6 +31,24 @@ pub use build::{FileUpdate, GraphWriter};
 pub type EntityId = Arc<str>;
 pub type FilePath = Arc<str>;
 
+/// One definition in the name index, with the facts resolution filters on, so that looking a
+/// common name up (`new`, `get`, `__init__`) never touches the files.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NameEntry {
+    pub id: EntityId,
+    pub file: FilePath,
+    pub index: u32,
+    pub kind: EntityKind,
+    pub language: Language,
+    pub parent: Option<u32>,
+    /// At the top level, or only inside namespaces and modules.
+    pub top_level: bool,
+    /// Visible to importers of its file.
+    pub exported: bool,
+    pub owner: Option<SmolStr>,
+    pub package: Option<SmolStr>,
+}
+
 /// A resolved base of a type: (base, extends or implements, the file that says so).
 pub type BaseOf = (EntityId, RelationKind, FilePath);
 
@@ -107,7 +125,7 @@ pub struct Graph {
     pub(crate) revision: u64,
     pub(crate) files: imbl::OrdMap<FilePath, Arc<FileNode>>,
     pub(crate) entities: imbl::HashMap<EntityId, EntityLoc>,
-    pub(crate) by_name: imbl::HashMap<SmolStr, Arc<[EntityId]>>,
+    pub(crate) by_name: imbl::HashMap<SmolStr, Arc<[NameEntry]>>,
     pub(crate) modules: imbl::HashMap<SmolStr, Arc<[FilePath]>>,
     /// Resolved bases of each type: (base, extends or implements, the file that said so).
     pub(crate) bases: imbl::HashMap<EntityId, Arc<[BaseOf]>>,
@@ -164,9 +182,9 @@ impl Graph {
         self.entities.contains_key(id)
     }
 
-    /// The ids of every entity with this exact name.
-    pub fn named(&self, name: &str) -> &[EntityId] {
-        self.by_name.get(name).map_or(&[], |ids| ids)
+    /// Every entity with this exact name.
+    pub fn named(&self, name: &str) -> &[NameEntry] {
+        self.by_name.get(name).map_or(&[], |entries| entries)
     }
 
     pub fn entity(&self, id: &str) -> Option<Entity> {

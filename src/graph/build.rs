@@ -15,8 +15,10 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use smol_str::SmolStr;
 
 use super::modules::{import_binding, module_keys, package_key};
-use super::resolve::{BaseEdge, Resolver, mentions};
-use super::{EdgeRef, EntityId, EntityLoc, FileNode, FilePath, Graph, Resolved, assign_ids};
+use super::resolve::{BaseEdge, Resolver, is_exported, is_top_level, mentions};
+use super::{
+    EdgeRef, EntityId, EntityLoc, FileNode, FilePath, Graph, NameEntry, Resolved, assign_ids,
+};
 use crate::index::FileSummary;
 use crate::lang::Language;
 use crate::model::RelationKind;
@@ -102,7 +104,7 @@ impl GraphWriter {
         let mut graph = self.graph.clone();
         let mut changed_names: FxHashSet<SmolStr> = FxHashSet::default();
         let mut changed_modules: FxHashSet<SmolStr> = FxHashSet::default();
-        let mut name_changes: FxHashMap<SmolStr, (Vec<EntityId>, Vec<EntityId>)> =
+        let mut name_changes: FxHashMap<SmolStr, (Vec<EntityId>, Vec<NameEntry>)> =
             FxHashMap::default();
         let mut module_changes: FxHashMap<SmolStr, (Vec<FilePath>, Vec<FilePath>)> =
             FxHashMap::default();
@@ -185,7 +187,21 @@ impl GraphWriter {
                 .map(|node| module_keys(&node.path, &node.summary))
                 .unwrap_or_default();
             if let Some(node) = &new_node {
+                let package = package_key(&node.path, &node.summary);
                 for (index, id) in node.ids.iter().enumerate() {
+                    let def = &node.summary.defs[index];
+                    let entry = NameEntry {
+                        id: id.clone(),
+                        file: path.clone(),
+                        index: index as u32,
+                        kind: def.kind,
+                        language: node.language,
+                        parent: def.parent,
+                        top_level: is_top_level(&node.summary, index as u32),
+                        exported: is_exported(&node.summary, index as u32),
+                        owner: def.owner.clone(),
+                        package: package.clone(),
+                    };
                     graph.entities.insert(
                         id.clone(),
                         EntityLoc {
@@ -194,10 +210,10 @@ impl GraphWriter {
                         },
                     );
                     name_changes
-                        .entry(node.summary.defs[index].name.clone())
+                        .entry(def.name.clone())
                         .or_default()
                         .1
-                        .push(id.clone());
+                        .push(entry);
                 }
                 graph.entities.insert(
                     node.module_id.clone(),
@@ -253,19 +269,21 @@ impl GraphWriter {
 
         // Re-index names and modules once per key.
         for (name, (removed, added)) in name_changes {
-            let current: Vec<EntityId> = graph
+            let removed: FxHashSet<EntityId> = removed.into_iter().collect();
+            let mut next: Vec<NameEntry> = graph
                 .by_name
                 .get(&name)
-                .map(|ids| ids.to_vec())
+                .map(|entries| {
+                    entries
+                        .iter()
+                        .filter(|entry| !removed.contains(&entry.id))
+                        .cloned()
+                        .collect()
+                })
                 .unwrap_or_default();
-            let removed: FxHashSet<EntityId> = removed.into_iter().collect();
-            let mut next: Vec<EntityId> = current
-                .into_iter()
-                .filter(|id| !removed.contains(id))
-                .collect();
             next.extend(added);
             next.sort();
-            next.dedup();
+            next.dedup_by(|later, earlier| later.id == earlier.id);
             if next.is_empty() {
                 graph.by_name.remove(&name);
             } else {

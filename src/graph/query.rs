@@ -30,7 +30,7 @@ pub fn lookup(graph: &Graph, text: &str) -> Lookup {
     let candidates: Vec<Entity> = graph
         .named(last)
         .iter()
-        .filter_map(|id| graph.entity(id))
+        .filter_map(|entry| graph.entity(&entry.id))
         .collect();
     if text != last {
         let matching: Vec<Entity> = candidates
@@ -439,7 +439,7 @@ pub fn symbols(graph: &Graph, query: &str, limit: usize) -> Vec<SymbolMatch> {
         let mut entities: Vec<Entity> = graph
             .named(name)
             .iter()
-            .filter_map(|id| graph.entity(id))
+            .filter_map(|entry| graph.entity(&entry.id))
             .collect();
         entities.sort_by(|left, right| {
             right

@@ -15,7 +15,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use smol_str::SmolStr;
 
 use super::modules::{family, import_binding, import_keys, normalize_package, package_key};
-use super::{AmbiguousRef, Edge, EntityId, ExternalRef, FileNode, FilePath, Graph, Resolved};
+use super::{
+    AmbiguousRef, Edge, EntityId, ExternalRef, FileNode, FilePath, Graph, NameEntry, Resolved,
+};
 use crate::index::{FileSummary, Import, InheritKind, RefKind};
 use crate::lang::{LanguageSpec, ModuleSystem, UniqueNameFallback};
 use crate::model::{EntityKind, RelationKind, Resolution, Span};
@@ -53,7 +55,7 @@ fn any_base(kind: EntityKind) -> bool {
 }
 
 /// At the top level of its file, or only inside namespaces and modules.
-fn is_top_level(summary: &FileSummary, index: u32) -> bool {
+pub(crate) fn is_top_level(summary: &FileSummary, index: u32) -> bool {
     let mut current = summary.defs[index as usize].parent;
     while let Some(parent) = current {
         let def = &summary.defs[parent as usize];
@@ -67,7 +69,7 @@ fn is_top_level(summary: &FileSummary, index: u32) -> bool {
 
 /// What a module exports: top-level definitions, and members of an owner that is not a type of
 /// the same file (Lua's `function M.f()` on the module table).
-fn is_exported(summary: &FileSummary, index: u32) -> bool {
+pub(crate) fn is_exported(summary: &FileSummary, index: u32) -> bool {
     if !is_top_level(summary, index) {
         return false;
     }
@@ -155,20 +157,12 @@ impl<'a> Resolver<'a> {
     }
 
     /// Every entity named `name` in this language family that passes `filter`.
-    fn named(&self, name: &str, filter: KindFilter) -> Vec<(EntityId, &'a FileNode, u32)> {
-        let Some(ids) = self.graph.by_name.get(name) else {
-            return Vec::new();
-        };
-        let mut found = Vec::new();
-        for id in ids.iter() {
-            if let Some((file, Some(index))) = self.def_of(id)
-                && family(file.language) == self.family
-                && filter(file.summary.defs[index as usize].kind)
-            {
-                found.push((id.clone(), file, index));
-            }
-        }
-        found
+    fn named(&self, name: &str, filter: KindFilter) -> Vec<&'a NameEntry> {
+        self.graph
+            .named(name)
+            .iter()
+            .filter(|entry| family(entry.language) == self.family && filter(entry.kind))
+            .collect()
     }
 
     fn decide(candidates: Vec<EntityId>, resolution: Resolution, graph: &Graph) -> Found {
@@ -235,10 +229,8 @@ impl<'a> Resolver<'a> {
         let mut found: Vec<EntityId> = self
             .named(name, filter)
             .into_iter()
-            .filter(|(_, file, index)| {
-                files.contains(&file.path) && is_exported(&file.summary, *index)
-            })
-            .map(|(id, _, _)| id)
+            .filter(|entry| entry.exported && files.contains(&entry.file))
+            .map(|entry| entry.id.clone())
             .collect();
         if found.is_empty() && depth < 3 {
             // Re-exports: `export { x } from './y'`, `from .y import x` in an `__init__.py`.
@@ -280,11 +272,8 @@ impl<'a> Resolver<'a> {
             let found: Vec<EntityId> = self
                 .named(wanted, filter)
                 .into_iter()
-                .filter(|(_, file, index)| {
-                    is_top_level(&file.summary, *index)
-                        && package_key(&file.path, &file.summary).as_ref() == Some(&package)
-                })
-                .map(|(id, _, _)| id)
+                .filter(|entry| entry.top_level && entry.package.as_ref() == Some(&package))
+                .map(|entry| entry.id.clone())
                 .collect();
             if !found.is_empty() {
                 return found;
@@ -292,11 +281,9 @@ impl<'a> Resolver<'a> {
             // A static import of a member: `import static a.b.Type.member` / `using static`.
             if let Some((type_package, type_name)) = package.rsplit_once('.') {
                 let mut members = Vec::new();
-                for (type_id, file, index) in self.named(type_name, any_type) {
-                    if is_top_level(&file.summary, index)
-                        && package_key(&file.path, &file.summary).as_deref() == Some(type_package)
-                    {
-                        members.extend(self.member_lookup(&type_id, wanted, filter, false));
+                for entry in self.named(type_name, any_type) {
+                    if entry.top_level && entry.package.as_deref() == Some(type_package) {
+                        members.extend(self.member_lookup(&entry.id, wanted, filter, false));
                     }
                 }
                 return members;
@@ -309,12 +296,12 @@ impl<'a> Resolver<'a> {
             return self
                 .named(import.name.as_deref().unwrap_or(name), filter)
                 .into_iter()
-                .filter(|(_, file, index)| {
-                    is_top_level(&file.summary, *index)
-                        && super::modules::swift_module(&file.path).rsplit('/').next()
+                .filter(|entry| {
+                    entry.top_level
+                        && super::modules::swift_module(&entry.file).rsplit('/').next()
                             == Some(module)
                 })
-                .map(|(id, _, _)| id)
+                .map(|entry| entry.id.clone())
                 .collect();
         }
         let files = &self.import_files[position];
@@ -426,19 +413,18 @@ impl<'a> Resolver<'a> {
         let type_package = package_key(&type_file.path, &type_file.summary);
         self.named(name, filter)
             .into_iter()
-            .filter(|(_, file, index)| {
-                let def = &file.summary.defs[*index as usize];
-                if file.path == type_file.path && def.parent == Some(type_index) {
+            .filter(|entry| {
+                if entry.file == type_file.path && entry.parent == Some(type_index) {
                     return true;
                 }
                 // Defined outside the type's body: `impl Type`, `func (t *Type)`, `Type::m`.
-                def.parent.is_none()
-                    && def.owner.as_ref() == Some(type_name)
-                    && (file.path == type_file.path
+                entry.parent.is_none()
+                    && entry.owner.as_ref() == Some(type_name)
+                    && (entry.file == type_file.path
                         || type_package.is_none()
-                        || package_key(&file.path, &file.summary) == type_package)
+                        || entry.package == type_package)
             })
-            .map(|(id, _, _)| id)
+            .map(|entry| entry.id.clone())
             .collect()
     }
 
@@ -564,13 +550,12 @@ impl<'a> Resolver<'a> {
             let ids: Vec<EntityId> = self
                 .named(name, filter)
                 .into_iter()
-                .filter(|(_, file, index)| {
-                    let def = &file.summary.defs[*index as usize];
-                    def.parent.is_none()
-                        && def.owner.is_none()
-                        && package_key(&file.path, &file.summary).as_ref() == Some(package)
+                .filter(|entry| {
+                    entry.top_level
+                        && entry.owner.is_none()
+                        && entry.package.as_ref() == Some(package)
                 })
-                .map(|(id, _, _)| id)
+                .map(|entry| entry.id.clone())
                 .collect();
             if !ids.is_empty() {
                 return Resolver::decide(ids, Resolution::SamePackage, self.graph);
@@ -583,7 +568,7 @@ impl<'a> Resolver<'a> {
             let ids: Vec<EntityId> = self
                 .named(name, filter)
                 .into_iter()
-                .map(|(id, _, _)| id)
+                .map(|entry| entry.id.clone())
                 .collect();
             return match ids.len() {
                 0 => Found::Nothing,
@@ -762,7 +747,7 @@ impl<'a> Resolver<'a> {
             let ids: Vec<EntityId> = self
                 .named(name, any_method)
                 .into_iter()
-                .map(|(id, _, _)| id)
+                .map(|entry| entry.id.clone())
                 .collect();
             if ids.len() == 1 {
                 return Found::Targets(ids, Resolution::UniqueName);
@@ -791,7 +776,11 @@ impl<'a> Resolver<'a> {
         let dotted = segments.join(".");
         let last = segments[segments.len() - 1];
         let mut found = Vec::new();
-        for (_, file, index) in self.named(last, |kind| kind == EntityKind::Module) {
+        for entry in self.named(last, |kind| kind == EntityKind::Module) {
+            let Some(file) = self.graph.files.get(&entry.file) else {
+                continue;
+            };
+            let index = entry.index;
             let nested = file.summary.nested_name(index);
             if nested != dotted && !nested.ends_with(&format!(".{dotted}")) {
                 continue;
@@ -878,10 +867,8 @@ impl<'a> Resolver<'a> {
                     let found: Vec<EntityId> = self
                         .named(last, any_type)
                         .into_iter()
-                        .filter(|(_, file, _)| {
-                            package_key(&file.path, &file.summary).as_ref() == Some(&package)
-                        })
-                        .map(|(id, _, _)| id)
+                        .filter(|entry| entry.package.as_ref() == Some(&package))
+                        .map(|entry| entry.id.clone())
                         .collect();
                     if !found.is_empty() {
                         return found;

@@ -177,8 +177,8 @@ fn entities_mentioned(graph: &Graph, text: &str, limit: usize) -> Vec<Entity> {
             continue;
         }
         for candidate in [word, word.rsplit('.').next().unwrap_or(word)] {
-            for id in graph.named(candidate) {
-                if let Some(entity) = graph.entity(id)
+            for entry in graph.named(candidate) {
+                if let Some(entity) = graph.entity(&entry.id)
                     && !found.iter().any(|known| known.id == entity.id)
                 {
                     found.push(entity);
