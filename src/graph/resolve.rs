@@ -11,6 +11,9 @@
 //! `Graph::bases`. `build` relies on that to know which files to re-resolve after a change:
 //! see [`mentions`].
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 use smol_str::SmolStr;
 
@@ -92,6 +95,7 @@ pub(crate) struct Resolver<'a> {
     /// (parent, name) → definitions of this file.
     children: FxHashMap<(Option<u32>, &'a str), Vec<u32>>,
     import_files: Vec<Vec<FilePath>>,
+    foreign_imports: RefCell<FxHashMap<(FilePath, usize), Rc<Vec<FilePath>>>>,
     /// While bases are being resolved, lookups must not depend on other types' bases (they may
     /// not be known yet in this batch); this keeps a batch's result independent of its order.
     without_bases: bool,
@@ -121,6 +125,7 @@ impl<'a> Resolver<'a> {
             children,
             import_files: Vec::new(),
             without_bases: false,
+            foreign_imports: RefCell::new(FxHashMap::default()),
         };
         resolver.import_files = summary
             .imports
@@ -186,24 +191,31 @@ impl<'a> Resolver<'a> {
     // ----- imports -----
 
     fn files_of_import(&self, import: &Import) -> Vec<FilePath> {
-        for key in import_keys(&self.file.path, self.summary, import) {
-            if let Some(files) = self.graph.modules.get(&key) {
-                let files: Vec<FilePath> = files
-                    .iter()
-                    .filter(|path| {
-                        self.graph
-                            .files
-                            .get(*path)
-                            .is_some_and(|file| family(file.language) == self.family)
-                    })
-                    .cloned()
-                    .collect();
-                if !files.is_empty() {
-                    return files;
-                }
-            }
+        files_of_import(
+            self.graph,
+            &self.file.path,
+            self.summary,
+            self.family,
+            import,
+        )
+    }
+
+    /// The files another file's import names, cached for this resolver's lifetime (re-export
+    /// chains visit the same files again and again).
+    fn foreign_import_files(&self, target: &FileNode, position: usize) -> Rc<Vec<FilePath>> {
+        let key = (target.path.clone(), position);
+        if let Some(files) = self.foreign_imports.borrow().get(&key) {
+            return files.clone();
         }
-        Vec::new()
+        let files = Rc::new(files_of_import(
+            self.graph,
+            &target.path,
+            &target.summary,
+            self.family,
+            &target.summary.imports[position],
+        ));
+        self.foreign_imports.borrow_mut().insert(key, files.clone());
+        files
     }
 
     /// The package an import names, for package-based languages: `(package, name)`.
@@ -238,17 +250,16 @@ impl<'a> Resolver<'a> {
                 let Some(target) = self.graph.files.get(path) else {
                     continue;
                 };
-                for import in &target.summary.imports {
+                for (position, import) in target.summary.imports.iter().enumerate() {
                     let binds = import_binding(&target.summary, import);
                     if binds.as_deref() == Some(name) || (import.wildcard && import.name.is_none())
                     {
                         let original = import.name.clone().unwrap_or_else(|| SmolStr::new(name));
-                        let next = Resolver::new(self.graph, target);
-                        let next_files = next.files_of_import(import);
+                        let next_files = self.foreign_import_files(target, position);
                         if next_files.is_empty() {
                             continue;
                         }
-                        found.extend(next.exported_by_files(
+                        found.extend(self.exported_by_files(
                             &next_files,
                             &original,
                             filter,
@@ -1025,6 +1036,34 @@ impl<'a> Resolver<'a> {
         }
         resolved
     }
+}
+
+/// The files an import names: the first of its keys that some file of the same family answers to.
+fn files_of_import(
+    graph: &Graph,
+    path: &str,
+    summary: &FileSummary,
+    family_id: u8,
+    import: &Import,
+) -> Vec<FilePath> {
+    for key in import_keys(path, summary, import) {
+        if let Some(files) = graph.modules.get(&key) {
+            let files: Vec<FilePath> = files
+                .iter()
+                .filter(|path| {
+                    graph
+                        .files
+                        .get(*path)
+                        .is_some_and(|file| family(file.language) == family_id)
+                })
+                .cloned()
+                .collect();
+            if !files.is_empty() {
+                return files;
+            }
+        }
+    }
+    Vec::new()
 }
 
 fn is_identifier(text: &str) -> bool {
