@@ -37,6 +37,9 @@ enum Found {
 
 type KindFilter = fn(EntityKind) -> bool;
 
+/// (file, import index) → the files that import names.
+type ForeignImports = FxHashMap<(FilePath, usize), Rc<Vec<FilePath>>>;
+
 fn any_callable(kind: EntityKind) -> bool {
     kind.is_callable()
 }
@@ -95,7 +98,7 @@ pub(crate) struct Resolver<'a> {
     /// (parent, name) → definitions of this file.
     children: FxHashMap<(Option<u32>, &'a str), Vec<u32>>,
     import_files: Vec<Vec<FilePath>>,
-    foreign_imports: RefCell<FxHashMap<(FilePath, usize), Rc<Vec<FilePath>>>>,
+    foreign_imports: RefCell<ForeignImports>,
     /// While bases are being resolved, lookups must not depend on other types' bases (they may
     /// not be known yet in this batch); this keeps a batch's result independent of its order.
     without_bases: bool,
