@@ -333,7 +333,14 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         name: "tsx",
         extensions: &["tsx"],
         grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
-        query_source: queries!("tsx"),
+        // TSX is TypeScript plus JSX: the same queries, and JSX elements as calls.
+        query_source: &[
+            include_str!("lang/queries/typescript/definitions.scm"),
+            include_str!("lang/queries/typescript/references.scm"),
+            include_str!("lang/queries/typescript/imports.scm"),
+            include_str!("lang/queries/typescript/inheritance.scm"),
+            include_str!("lang/queries/tsx/jsx.scm"),
+        ],
         query: OnceLock::new(),
         module_system: ModuleSystem::JavaScript,
         self_receivers: &["this"],
