@@ -64,6 +64,8 @@ pub struct FileNode {
     /// The id of each definition, index for index with `summary.defs`.
     pub ids: Arc<[EntityId]>,
     pub module_id: EntityId,
+    /// The local name each import binds, index for index with `summary.imports`.
+    pub import_bindings: Arc<[Option<SmolStr>]>,
     pub resolved: Arc<Resolved>,
 }
 

@@ -167,6 +167,12 @@ impl GraphWriter {
             }
             let new_node = content.map(|content| {
                 let ids: Arc<[EntityId]> = assign_ids(&path, &content.summary).into();
+                let import_bindings = content
+                    .summary
+                    .imports
+                    .iter()
+                    .map(|import| import_binding(&content.summary, import))
+                    .collect();
                 Arc::new(FileNode {
                     path: path.clone(),
                     language: content.language,
@@ -175,6 +181,7 @@ impl GraphWriter {
                     summary: content.summary,
                     ids,
                     module_id: EntityId::from(&*path),
+                    import_bindings,
                     resolved: Arc::new(Resolved::default()),
                 })
             });

@@ -17,7 +17,7 @@ use std::rc::Rc;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smol_str::SmolStr;
 
-use super::modules::{family, import_binding, import_keys, normalize_package, package_key};
+use super::modules::{family, import_keys, normalize_package, package_key};
 use super::{
     AmbiguousRef, Edge, EntityId, ExternalRef, FileNode, FilePath, Graph, NameEntry, Resolved,
 };
@@ -36,6 +36,9 @@ enum Found {
 }
 
 type KindFilter = fn(EntityKind) -> bool;
+
+/// (files, name, kind filter, depth) → what those files export under that name.
+type ExportedMemo = FxHashMap<(Vec<FilePath>, SmolStr, usize, u32), Vec<EntityId>>;
 
 /// (file, import index) → the files that import names.
 type ForeignImports = FxHashMap<(FilePath, usize), Rc<Vec<FilePath>>>;
@@ -99,6 +102,12 @@ pub(crate) struct Resolver<'a> {
     children: FxHashMap<(Option<u32>, &'a str), Vec<u32>>,
     import_files: Vec<Vec<FilePath>>,
     foreign_imports: RefCell<ForeignImports>,
+    /// The name each import binds, index for index with `summary.imports`.
+    import_bindings: Vec<Option<SmolStr>>,
+    /// (scope, variable) → type name, from the file's bindings.
+    bindings: FxHashMap<(Option<u32>, &'a str), &'a SmolStr>,
+    owners: RefCell<FxHashMap<SmolStr, Option<EntityId>>>,
+    exported_memo: RefCell<ExportedMemo>,
     /// While bases are being resolved, lookups must not depend on other types' bases (they may
     /// not be known yet in this batch); this keeps a batch's result independent of its order.
     without_bases: bool,
@@ -129,7 +138,17 @@ impl<'a> Resolver<'a> {
             import_files: Vec::new(),
             without_bases: false,
             foreign_imports: RefCell::new(FxHashMap::default()),
+            import_bindings: file.import_bindings.to_vec(),
+            bindings: FxHashMap::default(),
+            owners: RefCell::new(FxHashMap::default()),
+            exported_memo: RefCell::new(FxHashMap::default()),
         };
+        for binding in &summary.bindings {
+            resolver
+                .bindings
+                .entry((binding.scope, binding.name.as_str()))
+                .or_insert(&binding.type_name);
+        }
         resolver.import_files = summary
             .imports
             .iter()
@@ -241,6 +260,23 @@ impl<'a> Resolver<'a> {
         filter: KindFilter,
         depth: u32,
     ) -> Vec<EntityId> {
+        // Glob imports send every unresolved name of a file through the same re-export chains.
+        let key = (files.to_vec(), SmolStr::new(name), filter as usize, depth);
+        if let Some(found) = self.exported_memo.borrow().get(&key) {
+            return found.clone();
+        }
+        let found = self.exported_by_files_uncached(files, name, filter, depth);
+        self.exported_memo.borrow_mut().insert(key, found.clone());
+        found
+    }
+
+    fn exported_by_files_uncached(
+        &self,
+        files: &[FilePath],
+        name: &str,
+        filter: KindFilter,
+        depth: u32,
+    ) -> Vec<EntityId> {
         let mut found: Vec<EntityId> = self
             .named(name, filter)
             .into_iter()
@@ -254,7 +290,7 @@ impl<'a> Resolver<'a> {
                     continue;
                 };
                 for (position, import) in target.summary.imports.iter().enumerate() {
-                    let binds = import_binding(&target.summary, import);
+                    let binds = &target.import_bindings[position];
                     if binds.as_deref() == Some(name) || (import.wildcard && import.name.is_none())
                     {
                         let original = import.name.clone().unwrap_or_else(|| SmolStr::new(name));
@@ -461,10 +497,17 @@ impl<'a> Resolver<'a> {
 
     /// The type an out-of-line definition belongs to.
     fn resolve_owner(&self, owner: &str) -> Option<EntityId> {
-        match self.resolve_name(owner, None, any_type) {
+        if let Some(known) = self.owners.borrow().get(owner) {
+            return known.clone();
+        }
+        let found = match self.resolve_name(owner, None, any_type) {
             Found::Targets(ids, _) => ids.into_iter().next(),
             _ => None,
-        }
+        };
+        self.owners
+            .borrow_mut()
+            .insert(SmolStr::new(owner), found.clone());
+        found
     }
 
     // ----- names -----
@@ -520,7 +563,7 @@ impl<'a> Resolver<'a> {
             if import.wildcard || !self.import_visible(import, scope) {
                 continue;
             }
-            if import_binding(self.summary, import).as_deref() == Some(name) {
+            if self.import_bindings[position].as_deref() == Some(name) {
                 let found = self.resolve_imported(position, name, filter);
                 if !found.is_empty() {
                     return Resolver::decide(found, Resolution::Import, self.graph);
@@ -625,13 +668,8 @@ impl<'a> Resolver<'a> {
     fn binding_type(&self, receiver: &str, scope: Option<u32>) -> Option<&'a SmolStr> {
         let mut current = scope;
         loop {
-            if let Some(binding) = self
-                .summary
-                .bindings
-                .iter()
-                .find(|binding| binding.scope == current && binding.name == receiver)
-            {
-                return Some(&binding.type_name);
+            if let Some(type_name) = self.bindings.get(&(current, receiver)) {
+                return Some(type_name);
             }
             match current {
                 Some(index) => current = self.summary.defs[index as usize].parent,
@@ -646,7 +684,7 @@ impl<'a> Resolver<'a> {
             if !self.import_visible(import, scope) {
                 continue;
             }
-            let binding = import_binding(self.summary, import);
+            let binding = self.import_bindings[position].clone();
             if binding.as_deref() == Some(receiver) {
                 if self.spec.module_system == ModuleSystem::Package {
                     continue;
@@ -813,11 +851,11 @@ impl<'a> Resolver<'a> {
         let key = receiver
             .map(|receiver| receiver.split(['.', ':']).next().unwrap_or(receiver))
             .unwrap_or(name);
-        self.summary
-            .imports
+        let position = self
+            .import_bindings
             .iter()
-            .find(|import| import_binding(self.summary, import).as_deref() == Some(key))
-            .map(|import| import.path.clone())
+            .position(|binding| binding.as_deref() == Some(key))?;
+        Some(self.summary.imports[position].path.clone())
     }
 
     // ----- the two phases -----
