@@ -109,9 +109,18 @@ pub enum Command {
         /// Neither read nor write the on-disk cache (`<folder>/.codegraph`).
         #[arg(long)]
         no_cache: bool,
+        /// Do not serve MCP on a unix socket (by default `codegraph mcp` can attach to this
+        /// process and see the editor's unsaved edits).
+        #[arg(long)]
+        no_mcp_socket: bool,
     },
-    /// Serve the repository to AI assistants over MCP on stdin/stdout (indexes on start).
+    /// Serve the repository to AI assistants over MCP on stdin/stdout. Attaches to a running
+    /// `codegraph lsp` (or `codegraph serve`) of the repository when there is one, so the AI sees
+    /// the editor's unsaved edits; otherwise indexes and serves in-process.
     Mcp {
+        /// Never attach to a running server; always index and serve in-process.
+        #[arg(long)]
+        no_attach: bool,
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
@@ -232,16 +241,20 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             stdio: _,
             max_file_size,
             no_cache,
+            no_mcp_socket,
         } => {
             let cache = if no_cache {
                 CacheLocation::Disabled
             } else {
                 CacheLocation::InWorkspace
             };
-            crate::lsp::run_stdio(WorldConfig {
-                max_file_size,
-                cache,
-            })?;
+            crate::lsp::run_stdio(
+                WorldConfig {
+                    max_file_size,
+                    cache,
+                },
+                !no_mcp_socket,
+            )?;
         }
         Command::Index {
             path,
@@ -367,7 +380,16 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 .context("the grammar could not be loaded")?;
             print(&tree.root_node().to_sexp())?;
         }
-        Command::Mcp { workspace } => {
+        Command::Mcp {
+            no_attach,
+            workspace,
+        } => {
+            let runtime = tokio::runtime::Runtime::new()?;
+            if !no_attach
+                && runtime.block_on(crate::mcp::attach::relay_if_served(&workspace.repo))?
+            {
+                return Ok(0);
+            }
             let world = open_world(&workspace)?;
             // stdout is the protocol: index quietly.
             let report = world.index(false, &|_, _| {});
@@ -376,7 +398,6 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 report.files,
                 report.entities
             );
-            let runtime = tokio::runtime::Runtime::new()?;
             runtime.block_on(crate::mcp::serve_stdio(Arc::new(world)))?;
         }
         Command::DebugExtract { file } => {

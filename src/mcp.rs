@@ -7,7 +7,9 @@
 //! Architecture invariant: no tool writes the graph except `reindex_repository`, which goes
 //! through `World::index` like every other writer; handlers work on one snapshot each.
 
+pub mod attach;
 pub mod convert;
+pub mod http;
 pub mod paths;
 pub mod prompts;
 pub mod resources;
