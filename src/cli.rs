@@ -19,9 +19,39 @@ use crate::world::{CacheLocation, IndexReport, World, WorldConfig};
     version,
     about = "A live code graph for editors (LSP) and AI assistants (MCP)"
 )]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
+    /// With `--mcp-only` and no command: the headless MCP server (as `codegraph serve`).
+    #[command(flatten)]
+    pub serve: ServeArgs,
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Serve MCP only, no editor (LSP): index, watch the file system, serve.
+    #[arg(long)]
+    pub mcp_only: bool,
+    /// Serve MCP over HTTP on this port (Streamable HTTP at /mcp, legacy SSE at /sse) instead
+    /// of stdio; 0 picks a free port (published in the discovery file).
+    #[arg(long, value_name = "PORT")]
+    pub http: Option<u16>,
+    /// Same as `--http PORT`.
+    #[arg(long, value_name = "PORT", conflicts_with = "http")]
+    pub port: Option<u16>,
+    /// The address to bind for HTTP. Anything but loopback requires a bearer token, generated
+    /// for the run and written to the discovery file.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Require a bearer token on loopback too.
+    #[arg(long)]
+    pub auth: bool,
+    /// Also accept this name in the HTTP `Host` header (with the port); repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub allow_host: Vec<String>,
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -124,6 +154,10 @@ pub enum Command {
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
+    /// The headless MCP server: indexes the repository, watches the file system so the graph
+    /// stays current, and serves MCP on stdio (or HTTP with `--http PORT`) and on the unix
+    /// socket `codegraph mcp` attaches to. `--mcp-only` is accepted.
+    Serve(ServeArgs),
     /// Print what extraction finds in one file, as JSON (for writing language queries).
     #[command(hide = true)]
     DebugExtract { file: PathBuf },
@@ -235,8 +269,39 @@ fn location(entity: &Entity) -> String {
     format!("{}:{}", entity.file_path, entity.start_line)
 }
 
+fn serve(arguments: ServeArgs) -> anyhow::Result<()> {
+    let world = open_world(&arguments.workspace)?;
+    let front = match arguments.http.or(arguments.port) {
+        None => crate::mcp::serve::Front::Stdio,
+        Some(port) => {
+            let beyond_loopback = !arguments.host.is_loopback();
+            let tokens = if arguments.auth || beyond_loopback {
+                Some(crate::mcp::http::Tokens::generate(false)?)
+            } else {
+                None
+            };
+            crate::mcp::serve::Front::Http(crate::mcp::http::HttpOptions {
+                host: arguments.host,
+                port,
+                tokens,
+                extra_hosts: arguments.allow_host.clone(),
+            })
+        }
+    };
+    crate::mcp::serve::run(world, |server| server, front)
+}
+
 fn run(cli: Cli) -> anyhow::Result<i32> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        if cli.serve.mcp_only {
+            serve(cli.serve)?;
+            return Ok(0);
+        }
+        Cli::parse_from(["codegraph", "--help"]);
+        return Ok(2);
+    };
+    match command {
+        Command::Serve(arguments) => serve(arguments)?,
         Command::Lsp {
             stdio: _,
             max_file_size,

@@ -13,6 +13,7 @@ pub mod http;
 pub mod paths;
 pub mod prompts;
 pub mod resources;
+pub mod serve;
 pub mod tools;
 
 use std::sync::Arc;

@@ -116,6 +116,9 @@ fn mcp_attaches_to_the_running_language_server_and_sees_unsaved_edits() {
         json!({"textDocument": {"uri": uri(&main), "version": 2},
                "contentChanges": [{"text": edited}]}),
     );
+    // The server applies text changes before it reads the next message: once a later request
+    // is answered, the change is in the graph.
+    lsp.request("codegraph/status", Value::Null);
 
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
@@ -134,6 +137,7 @@ fn mcp_attaches_to_the_running_language_server_and_sees_unsaved_edits() {
             json!({"textDocument": {"uri": uri(&main), "version": 3},
                    "contentChanges": [{"text": text}]}),
         );
+        lsp.request("codegraph/status", Value::Null);
         assert_eq!(callers(&first, FACTORIAL).await, ["shop/app/main.py::main"]);
         first.cancel().await.unwrap();
         second.cancel().await.unwrap();

@@ -175,7 +175,7 @@ impl LspClient {
         }
     }
 
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.send_request(method, params);
         self.response(id)
     }

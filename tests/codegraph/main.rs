@@ -7,4 +7,5 @@ mod fixtures;
 mod incremental;
 mod lsp;
 mod mcp;
+mod serve;
 mod support;
