@@ -51,7 +51,38 @@ pub struct ServeArgs {
     #[arg(long, value_name = "NAME")]
     pub allow_host: Vec<String>,
     #[command(flatten)]
+    pub shell: ShellArgs,
+    #[command(flatten)]
     pub workspace: WorkspaceArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ShellArgs {
+    /// Enable the `execute_shell_command` tool for exactly these programs (comma-separated,
+    /// matched by name). They run without a shell, inside the repository, with a timeout;
+    /// interpreters given inline code (`python -c`, `sh -c`, ...) are refused. Over HTTP only the
+    /// shell-scoped token (in the discovery file) may use it.
+    #[arg(long, value_name = "PROG,PROG", value_delimiter = ',')]
+    pub allow_shell: Vec<String>,
+}
+
+impl ShellArgs {
+    fn policy(&self) -> Option<crate::mcp::shell::ShellPolicy> {
+        let programs: Vec<String> = self
+            .allow_shell
+            .iter()
+            .map(|program| program.trim().to_string())
+            .filter(|program| !program.is_empty())
+            .collect();
+        (!programs.is_empty()).then_some(crate::mcp::shell::ShellPolicy { programs })
+    }
+
+    fn apply(&self, server: crate::mcp::CodegraphMcp) -> crate::mcp::CodegraphMcp {
+        match self.policy() {
+            Some(policy) => server.with_shell(policy),
+            None => server,
+        }
+    }
 }
 
 #[derive(Args, Debug, Clone)]
@@ -151,6 +182,9 @@ pub enum Command {
         /// Never attach to a running server; always index and serve in-process.
         #[arg(long)]
         no_attach: bool,
+        /// (In-process only: an attached server keeps its own setting.)
+        #[command(flatten)]
+        shell: ShellArgs,
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
@@ -275,8 +309,10 @@ fn serve(arguments: ServeArgs) -> anyhow::Result<()> {
         None => crate::mcp::serve::Front::Stdio,
         Some(port) => {
             let beyond_loopback = !arguments.host.is_loopback();
-            let tokens = if arguments.auth || beyond_loopback {
-                Some(crate::mcp::http::Tokens::generate(false)?)
+            let with_shell = arguments.shell.policy().is_some();
+            // Shell over HTTP always takes the shell-scoped token.
+            let tokens = if arguments.auth || beyond_loopback || with_shell {
+                Some(crate::mcp::http::Tokens::generate(with_shell)?)
             } else {
                 None
             };
@@ -288,7 +324,8 @@ fn serve(arguments: ServeArgs) -> anyhow::Result<()> {
             })
         }
     };
-    crate::mcp::serve::run(world, |server| server, front)
+    let shell = arguments.shell.clone();
+    crate::mcp::serve::run(world, move |server| shell.apply(server), front)
 }
 
 fn run(cli: Cli) -> anyhow::Result<i32> {
@@ -447,6 +484,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         }
         Command::Mcp {
             no_attach,
+            shell,
             workspace,
         } => {
             let runtime = tokio::runtime::Runtime::new()?;
@@ -463,7 +501,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 report.files,
                 report.entities
             );
-            runtime.block_on(crate::mcp::serve_stdio(Arc::new(world)))?;
+            let server = shell.apply(crate::mcp::CodegraphMcp::new(Arc::new(world)));
+            runtime.block_on(crate::mcp::serve_stdio(server))?;
         }
         Command::DebugExtract { file } => {
             let language = Language::from_path(&file).ok_or_else(|| {

@@ -8,4 +8,5 @@ mod incremental;
 mod lsp;
 mod mcp;
 mod serve;
+mod shell;
 mod support;

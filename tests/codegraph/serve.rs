@@ -379,3 +379,52 @@ async fn legacy_sse_endpoint_flow() {
         .unwrap();
     assert_eq!(forbidden.status(), 403);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shell_over_http_needs_the_shell_scoped_token() {
+    let (_directory, repo, runtime_dir) = workspace();
+    // `--allow-shell` makes the HTTP server ask for tokens even on loopback.
+    let server = start_http(&repo, &runtime_dir, &["--allow-shell", "echo"]);
+    let call = |token: String| {
+        let url = format!("{}/mcp", server.base);
+        async move {
+            let transport = StreamableHttpClientTransport::with_client(
+                reqwest::Client::new(),
+                StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
+            );
+            let client = TestClient.serve(transport).await.unwrap();
+            let result = client
+                .call_tool(
+                    rmcp::model::CallToolRequestParams::new("execute_shell_command")
+                        .with_arguments(json!({"command": "echo hi"}).as_object().unwrap().clone()),
+                )
+                .await
+                .unwrap();
+            client.cancel().await.unwrap();
+            result
+        }
+    };
+    let read_only = call(
+        server.entry["tokens"]["read_only"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    )
+    .await;
+    assert_eq!(read_only.is_error, Some(true));
+    assert!(
+        read_only.content[0]
+            .as_text()
+            .unwrap()
+            .text
+            .contains("shell scope")
+    );
+    let shell = call(
+        server.entry["tokens"]["shell"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    )
+    .await;
+    assert_eq!(shell.structured_content.unwrap()["stdout"], "hi\n");
+}
