@@ -19,9 +19,70 @@ use crate::world::{CacheLocation, IndexReport, World, WorldConfig};
     version,
     about = "A live code graph for editors (LSP) and AI assistants (MCP)"
 )]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
+    /// With `--mcp-only` and no command: the headless MCP server (as `codegraph serve`).
+    #[command(flatten)]
+    pub serve: ServeArgs,
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Serve MCP only, no editor (LSP): index, watch the file system, serve.
+    #[arg(long)]
+    pub mcp_only: bool,
+    /// Serve MCP over HTTP on this port (Streamable HTTP at /mcp, legacy SSE at /sse) instead
+    /// of stdio; 0 picks a free port (published in the discovery file).
+    #[arg(long, value_name = "PORT")]
+    pub http: Option<u16>,
+    /// Same as `--http PORT`.
+    #[arg(long, value_name = "PORT", conflicts_with = "http")]
+    pub port: Option<u16>,
+    /// The address to bind for HTTP. Anything but loopback requires a bearer token, generated
+    /// for the run and written to the discovery file.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Require a bearer token on loopback too.
+    #[arg(long)]
+    pub auth: bool,
+    /// Also accept this name in the HTTP `Host` header (with the port); repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub allow_host: Vec<String>,
+    #[command(flatten)]
+    pub shell: ShellArgs,
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ShellArgs {
+    /// Enable the `execute_shell_command` tool for exactly these programs (comma-separated,
+    /// matched by name). They run without a shell, inside the repository, with a timeout;
+    /// interpreters given inline code (`python -c`, `sh -c`, ...) are refused. Over HTTP only the
+    /// shell-scoped token (in the discovery file) may use it.
+    #[arg(long, value_name = "PROG,PROG", value_delimiter = ',')]
+    pub allow_shell: Vec<String>,
+}
+
+impl ShellArgs {
+    fn policy(&self) -> Option<crate::mcp::shell::ShellPolicy> {
+        let programs: Vec<String> = self
+            .allow_shell
+            .iter()
+            .map(|program| program.trim().to_string())
+            .filter(|program| !program.is_empty())
+            .collect();
+        (!programs.is_empty()).then_some(crate::mcp::shell::ShellPolicy { programs })
+    }
+
+    fn apply(&self, server: crate::mcp::CodegraphMcp) -> crate::mcp::CodegraphMcp {
+        match self.policy() {
+            Some(policy) => server.with_shell(policy),
+            None => server,
+        }
+    }
 }
 
 #[derive(Args, Debug, Clone)]
@@ -109,12 +170,28 @@ pub enum Command {
         /// Neither read nor write the on-disk cache (`<folder>/.codegraph`).
         #[arg(long)]
         no_cache: bool,
+        /// Do not serve MCP on a unix socket (by default `codegraph mcp` can attach to this
+        /// process and see the editor's unsaved edits).
+        #[arg(long)]
+        no_mcp_socket: bool,
     },
-    /// Serve the repository to AI assistants over MCP on stdin/stdout (indexes on start).
+    /// Serve the repository to AI assistants over MCP on stdin/stdout. Attaches to a running
+    /// `codegraph lsp` (or `codegraph serve`) of the repository when there is one, so the AI sees
+    /// the editor's unsaved edits; otherwise indexes and serves in-process.
     Mcp {
+        /// Never attach to a running server; always index and serve in-process.
+        #[arg(long)]
+        no_attach: bool,
+        /// (In-process only: an attached server keeps its own setting.)
+        #[command(flatten)]
+        shell: ShellArgs,
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
+    /// The headless MCP server: indexes the repository, watches the file system so the graph
+    /// stays current, and serves MCP on stdio (or HTTP with `--http PORT`) and on the unix
+    /// socket `codegraph mcp` attaches to. `--mcp-only` is accepted.
+    Serve(ServeArgs),
     /// Print what extraction finds in one file, as JSON (for writing language queries).
     #[command(hide = true)]
     DebugExtract { file: PathBuf },
@@ -226,22 +303,60 @@ fn location(entity: &Entity) -> String {
     format!("{}:{}", entity.file_path, entity.start_line)
 }
 
+fn serve(arguments: ServeArgs) -> anyhow::Result<()> {
+    let world = open_world(&arguments.workspace)?;
+    let front = match arguments.http.or(arguments.port) {
+        None => crate::mcp::serve::Front::Stdio,
+        Some(port) => {
+            let beyond_loopback = !arguments.host.is_loopback();
+            let with_shell = arguments.shell.policy().is_some();
+            // Shell over HTTP always takes the shell-scoped token.
+            let tokens = if arguments.auth || beyond_loopback || with_shell {
+                Some(crate::mcp::http::Tokens::generate(with_shell)?)
+            } else {
+                None
+            };
+            crate::mcp::serve::Front::Http(crate::mcp::http::HttpOptions {
+                host: arguments.host,
+                port,
+                tokens,
+                extra_hosts: arguments.allow_host.clone(),
+            })
+        }
+    };
+    let shell = arguments.shell.clone();
+    crate::mcp::serve::run(world, move |server| shell.apply(server), front)
+}
+
 fn run(cli: Cli) -> anyhow::Result<i32> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        if cli.serve.mcp_only {
+            serve(cli.serve)?;
+            return Ok(0);
+        }
+        Cli::parse_from(["codegraph", "--help"]);
+        return Ok(2);
+    };
+    match command {
+        Command::Serve(arguments) => serve(arguments)?,
         Command::Lsp {
             stdio: _,
             max_file_size,
             no_cache,
+            no_mcp_socket,
         } => {
             let cache = if no_cache {
                 CacheLocation::Disabled
             } else {
                 CacheLocation::InWorkspace
             };
-            crate::lsp::run_stdio(WorldConfig {
-                max_file_size,
-                cache,
-            })?;
+            crate::lsp::run_stdio(
+                WorldConfig {
+                    max_file_size,
+                    cache,
+                },
+                !no_mcp_socket,
+            )?;
         }
         Command::Index {
             path,
@@ -367,7 +482,17 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 .context("the grammar could not be loaded")?;
             print(&tree.root_node().to_sexp())?;
         }
-        Command::Mcp { workspace } => {
+        Command::Mcp {
+            no_attach,
+            shell,
+            workspace,
+        } => {
+            let runtime = tokio::runtime::Runtime::new()?;
+            if !no_attach
+                && runtime.block_on(crate::mcp::attach::relay_if_served(&workspace.repo))?
+            {
+                return Ok(0);
+            }
             let world = open_world(&workspace)?;
             // stdout is the protocol: index quietly.
             let report = world.index(false, &|_, _| {});
@@ -376,8 +501,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 report.files,
                 report.entities
             );
-            let runtime = tokio::runtime::Runtime::new()?;
-            runtime.block_on(crate::mcp::serve_stdio(Arc::new(world)))?;
+            let server = shell.apply(crate::mcp::CodegraphMcp::new(Arc::new(world)));
+            runtime.block_on(crate::mcp::serve_stdio(server))?;
         }
         Command::DebugExtract { file } => {
             let language = Language::from_path(&file).ok_or_else(|| {

@@ -16,6 +16,9 @@
 //! 'typescript', 'rust', 'go' }, root_markers = { '.git' } }); vim.lsp.enable('codegraph')`.
 //! Helix `languages.toml`: `[language-server.codegraph] command = "codegraph"`,
 //! `args = ["lsp", "--stdio"]`, then add `codegraph` to a language's `language-servers`.
+//! Each workspace folder's world is also served over MCP on a private unix socket
+//! (`mcp::attach`), so `codegraph mcp` launched by an AI client attaches to this process and sees
+//! the editor's unsaved edits; `--no-mcp-socket` turns that off.
 //! Custom requests: `codegraph/status` (index runs in flight, files per folder) and
 //! `codegraph/bufferText` (`{uri}` → the server's text of an open document).
 
@@ -46,11 +49,15 @@ const SYMBOL_LIMIT: usize = 100;
 struct Root {
     client_root: PathBuf,
     world: Arc<World>,
+    /// The MCP socket serving this folder's world to `codegraph mcp` (see `mcp::attach`).
+    attachment: Option<crate::mcp::attach::Attachment>,
 }
 
 /// What every handler shares.
 pub struct State {
     config: WorldConfig,
+    /// Serve every folder's world over MCP on a unix socket too.
+    serve_mcp: bool,
     roots: RwLock<Vec<Arc<Root>>>,
     encoding: RwLock<ColumnEncoding>,
     /// Index runs in flight.
@@ -68,9 +75,10 @@ struct Located {
 }
 
 impl State {
-    pub fn new(config: WorldConfig) -> State {
+    pub fn new(config: WorldConfig, serve_mcp: bool) -> State {
         State {
             config,
+            serve_mcp,
             roots: RwLock::new(Vec::new()),
             encoding: RwLock::new(ColumnEncoding::Utf16),
             indexing: AtomicUsize::new(0),
@@ -139,9 +147,29 @@ impl State {
                 return None;
             }
         };
+        if self
+            .roots
+            .read()
+            .iter()
+            .any(|existing| existing.client_root == client_root)
+        {
+            return None;
+        }
+        let world = Arc::new(world);
+        let attachment = if self.serve_mcp {
+            let server = crate::mcp::CodegraphMcp::new(world.clone());
+            crate::mcp::attach::serve_world(world.clone(), server)
+                .inspect_err(|error| {
+                    tracing::warn!("no MCP socket for {}: {error:#}", client_root.display())
+                })
+                .ok()
+        } else {
+            None
+        };
         let root = Arc::new(Root {
             client_root,
-            world: Arc::new(world),
+            world,
+            attachment,
         });
         let mut roots = self.roots.write();
         if roots
@@ -155,9 +183,22 @@ impl State {
     }
 
     fn remove_root(&self, client_root: &Path) {
-        self.roots
-            .write()
-            .retain(|root| root.client_root != client_root);
+        self.roots.write().retain(|root| {
+            let keep = root.client_root != client_root;
+            if !keep && let Some(attachment) = &root.attachment {
+                attachment.close();
+            }
+            keep
+        });
+    }
+
+    /// Stops serving MCP for every folder (the process is about to exit).
+    fn close_attachments(&self) {
+        for root in self.roots.read().iter() {
+            if let Some(attachment) = &root.attachment {
+                attachment.close();
+            }
+        }
     }
 
     // Text synchronisation, applied in arrival order by `Ordered`.
@@ -849,8 +890,9 @@ fn hover_text(entity: &Entity) -> String {
 /// Builds the service: the `LspService` with codegraph's custom methods, wrapped in [`Ordered`].
 pub fn service(
     config: WorldConfig,
+    serve_mcp: bool,
 ) -> (Ordered<LspService<Backend>>, tower_lsp_server::ClientSocket) {
-    let state = Arc::new(State::new(config));
+    let state = Arc::new(State::new(config, serve_mcp));
     let backend_state = state.clone();
     let (service, socket) = LspService::build(move |client| Backend {
         client,
@@ -868,16 +910,19 @@ pub fn service(
     )
 }
 
-/// Serves LSP on stdin/stdout until the client says `exit`.
-pub fn run_stdio(config: WorldConfig) -> anyhow::Result<()> {
+/// Serves LSP on stdin/stdout until the client says `exit`; with `serve_mcp`, also MCP on a
+/// unix socket per workspace folder (see `mcp::attach`).
+pub fn run_stdio(config: WorldConfig, serve_mcp: bool) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let (service, socket) = service(config);
+        let (service, socket) = service(config, serve_mcp);
+        let state = service.state.clone();
         Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
             .serve(service)
             .await;
+        state.close_attachments();
     });
     // Index threads may still run; do not wait for them.
     runtime.shutdown_background();

@@ -7,10 +7,14 @@
 //! Architecture invariant: no tool writes the graph except `reindex_repository`, which goes
 //! through `World::index` like every other writer; handlers work on one snapshot each.
 
+pub mod attach;
 pub mod convert;
+pub mod http;
 pub mod paths;
 pub mod prompts;
 pub mod resources;
+pub mod serve;
+pub mod shell;
 pub mod tools;
 
 use std::sync::Arc;
@@ -52,6 +56,8 @@ guessed, so an empty result means 'no resolved edge', not proof of absence.";
 #[derive(Clone)]
 pub struct CodegraphMcp {
     world: Arc<World>,
+    /// `execute_shell_command` runs only when this is set (`--allow-shell`).
+    shell: Option<Arc<shell::ShellPolicy>>,
     tool_router: ToolRouter<CodegraphMcp>,
     prompt_router: PromptRouter<CodegraphMcp>,
 }
@@ -60,9 +66,16 @@ impl CodegraphMcp {
     pub fn new(world: Arc<World>) -> CodegraphMcp {
         CodegraphMcp {
             world,
+            shell: None,
             tool_router: CodegraphMcp::tool_router(),
             prompt_router: CodegraphMcp::prompt_router(),
         }
+    }
+
+    /// Enables `execute_shell_command` for these programs.
+    pub fn with_shell(mut self, policy: shell::ShellPolicy) -> CodegraphMcp {
+        self.shell = Some(Arc::new(policy));
+        self
     }
 
     pub fn world(&self) -> &Arc<World> {
@@ -71,10 +84,8 @@ impl CodegraphMcp {
 }
 
 /// Serves MCP over stdin/stdout until the client goes away.
-pub async fn serve_stdio(world: Arc<World>) -> anyhow::Result<()> {
-    let service = CodegraphMcp::new(world)
-        .serve(rmcp::transport::stdio())
-        .await?;
+pub async fn serve_stdio(server: CodegraphMcp) -> anyhow::Result<()> {
+    let service = server.serve(rmcp::transport::stdio()).await?;
     service.waiting().await?;
     Ok(())
 }

@@ -11,6 +11,7 @@
 pub mod buffer;
 pub mod cache;
 pub mod walk;
+pub mod watch;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

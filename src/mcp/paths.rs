@@ -37,6 +37,35 @@ pub struct WorkspaceFile {
 /// Resolves `requested` (relative to `root`, or absolute) to a regular file inside `root`.
 /// `root` must already be canonical.
 pub fn resolve_in_workspace(root: &Path, requested: &str) -> Result<WorkspaceFile, PathError> {
+    let found = resolve_inside(root, requested)?;
+    if !found.absolute.is_file() {
+        return Err(PathError::NotFound(requested.to_string()));
+    }
+    Ok(found)
+}
+
+/// Resolves `requested` to a directory inside `root` (the root itself for `.` or an empty
+/// path). `root` must already be canonical.
+pub fn resolve_directory_in_workspace(
+    root: &Path,
+    requested: &str,
+) -> Result<WorkspaceFile, PathError> {
+    let requested_trimmed = requested.trim();
+    if requested_trimmed.is_empty() || requested_trimmed == "." {
+        return Ok(WorkspaceFile {
+            absolute: root.to_path_buf(),
+            relative: String::new(),
+        });
+    }
+    let found = resolve_inside(root, requested)?;
+    if !found.absolute.is_dir() {
+        return Err(PathError::NotFound(requested.to_string()));
+    }
+    Ok(found)
+}
+
+/// Anything that exists inside `root`.
+fn resolve_inside(root: &Path, requested: &str) -> Result<WorkspaceFile, PathError> {
     let requested_path = Path::new(requested.trim());
     if requested.trim().is_empty() {
         return Err(PathError::NotFound(requested.to_string()));
@@ -64,9 +93,6 @@ pub fn resolve_in_workspace(root: &Path, requested: &str) -> Result<WorkspaceFil
     let Ok(relative) = canonical.strip_prefix(root) else {
         return Err(PathError::Outside(requested.to_string()));
     };
-    if !canonical.is_file() {
-        return Err(PathError::NotFound(requested.to_string()));
-    }
     let relative = relative
         .components()
         .map(|component| component.as_os_str().to_string_lossy())

@@ -302,19 +302,28 @@ pub struct ReindexResult {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ShellParams {
-    /// The command line to run in the repository.
+    /// The command line: a program and its arguments, split like a shell would (quotes
+    /// respected) but run without one: no pipes, redirections, `;`, variables or globs.
     pub command: String,
-    /// Seconds before the command is killed. Default 30.
+    /// Seconds before the command (and every process it started) is killed. Default 30, at
+    /// most 600.
     pub timeout: Option<u32>,
-    /// A directory inside the repository to run in.
+    /// A directory inside the repository to run in (default: the repository root).
+    #[serde(alias = "cwd")]
     pub working_directory: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ShellResult {
+    /// The exit code; -1 when the command was killed (`timed_out` says whether by the timeout).
     pub exit_code: i32,
     pub stdout: String,
     pub stderr: String,
+    /// The argv that ran.
+    pub argv: Vec<String>,
+    pub timed_out: bool,
+    /// stdout or stderr was cut at 64 KiB.
+    pub truncated: bool,
 }
 
 /// Relations that make one entity depend on another.
@@ -863,16 +872,56 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Run a shell command in the repository. DISABLED unless the server was started with --allow-shell; while disabled every call fails with an explanation. Do not rely on it: use the graph tools and read_file_content instead."
+        description = "Run a program in the repository and return its exit code, stdout and stderr (e.g. `git status`, `cargo test -p foo`). DISABLED unless the server was started with --allow-shell and a list of programs; only those programs run, without a shell (no pipes, redirections or `;`), interpreters with inline code (`python -c`, `sh -c`, `node -e`, ...) are refused, the directory must be inside the repository, and the command is killed after `timeout` seconds. Prefer the graph tools and read_file_content for reading code."
     )]
     async fn execute_shell_command(
         &self,
         Parameters(params): Parameters<ShellParams>,
+        extensions: rmcp::model::Extensions,
     ) -> ToolResult<ShellResult> {
-        Err(tool_error(serde_json::json!({
-            "error": "Shell commands are disabled",
-            "command": params.command,
-            "message": "This server does not run shell commands. An operator would have to start it with --allow-shell, which this build does not support yet. Use the graph tools and read_file_content instead.",
-        })))
+        let refuse = |error: &str, message: String| {
+            tool_error(serde_json::json!({
+                "error": error,
+                "command": params.command,
+                "message": message,
+            }))
+        };
+        let Some(policy) = &self.shell else {
+            return Err(refuse(
+                "Shell commands are disabled",
+                "This server does not run shell commands. An operator can enable them by starting it with --allow-shell PROG,PROG (for example `codegraph serve --allow-shell git,cargo`). Use the graph tools and read_file_content instead.".to_string(),
+            ));
+        };
+        if super::http::Scope::of_request(&extensions)
+            .is_some_and(|scope| scope != super::http::Scope::Shell)
+        {
+            return Err(refuse(
+                "Forbidden",
+                "This HTTP client's token does not carry the shell scope.".to_string(),
+            ));
+        }
+        let argv = super::shell::check(policy, &params.command)
+            .map_err(|message| refuse("Command refused", message))?;
+        let directory = paths::resolve_directory_in_workspace(
+            self.world.root(),
+            params.working_directory.as_deref().unwrap_or("."),
+        )
+        .map_err(|error| refuse("Access denied", error.to_string()))?;
+        let timeout = params
+            .timeout
+            .map(|seconds| std::time::Duration::from_secs(seconds.max(1) as u64))
+            .unwrap_or(super::shell::DEFAULT_TIMEOUT)
+            .min(super::shell::MAX_TIMEOUT);
+        let outcome = super::shell::run(argv, &directory.absolute, timeout)
+            .await
+            .map_err(|message| refuse("Command failed to start", message))?;
+        Ok(Json(ShellResult {
+            exit_code: outcome.exit_code.unwrap_or(-1),
+            stdout: outcome.stdout,
+            stderr: outcome.stderr,
+            argv: outcome.argv,
+            timed_out: outcome.timed_out,
+            truncated: outcome.truncated,
+        }))
     }
 }

@@ -43,8 +43,10 @@ fn read_message(reader: &mut impl BufRead) -> Option<Value> {
     serde_json::from_slice(&body).ok()
 }
 
-struct LspClient {
+pub(crate) struct LspClient {
     child: Child,
+    /// The server's `XDG_RUNTIME_DIR`, where it publishes its MCP socket.
+    runtime_dir: tempfile::TempDir,
     stdin: Arc<Mutex<ChildStdin>>,
     messages: Receiver<Value>,
     /// Notifications and responses read while waiting for something else.
@@ -53,15 +55,17 @@ struct LspClient {
     exited: bool,
 }
 
-fn uri(path: &Path) -> String {
+pub(crate) fn uri(path: &Path) -> String {
     format!("file://{}", path.display())
 }
 
 impl LspClient {
     /// Starts the server on these workspace folders and waits for the initial index.
-    fn start(roots: &[&Path], offer_utf8: bool) -> (LspClient, Value) {
+    pub(crate) fn start(roots: &[&Path], offer_utf8: bool) -> (LspClient, Value) {
+        let runtime_dir = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_codegraph"))
             .args(["lsp", "--stdio", "--no-cache"])
+            .env("XDG_RUNTIME_DIR", runtime_dir.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -86,6 +90,7 @@ impl LspClient {
         });
         let mut client = LspClient {
             child,
+            runtime_dir,
             stdin,
             messages,
             stash: VecDeque::new(),
@@ -122,11 +127,15 @@ impl LspClient {
         (client, initialize)
     }
 
+    pub(crate) fn runtime_dir(&self) -> &Path {
+        self.runtime_dir.path()
+    }
+
     fn send(&self, message: Value) {
         write_message(&self.stdin, &message);
     }
 
-    fn notify(&self, method: &str, params: Value) {
+    pub(crate) fn notify(&self, method: &str, params: Value) {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
@@ -166,7 +175,7 @@ impl LspClient {
         }
     }
 
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.send_request(method, params);
         self.response(id)
     }
@@ -196,7 +205,7 @@ impl LspClient {
         }
     }
 
-    fn open(&mut self, path: &Path, text: &str) {
+    pub(crate) fn open(&mut self, path: &Path, text: &str) {
         self.notify(
             "textDocument/didOpen",
             json!({"textDocument": {"uri": uri(path), "languageId": "", "version": 1, "text": text}}),
@@ -226,7 +235,7 @@ impl LspClient {
         self.request("callHierarchy/outgoingCalls", json!({"item": item}))
     }
 
-    fn shutdown(&mut self) -> std::process::ExitStatus {
+    pub(crate) fn shutdown(&mut self) -> std::process::ExitStatus {
         let result = self.request("shutdown", Value::Null);
         assert_eq!(result, Value::Null);
         self.notify("exit", Value::Null);

@@ -1,9 +1,12 @@
 //! The one integration-test binary: fixtures, the incremental property, the cache, the CLI, MCP.
 
+mod attach;
 mod cache;
 mod cli;
 mod fixtures;
 mod incremental;
 mod lsp;
 mod mcp;
+mod serve;
+mod shell;
 mod support;

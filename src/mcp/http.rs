@@ -1,0 +1,394 @@
+//! MCP over HTTP on one axum router: Streamable HTTP at `/mcp` (rmcp's `StreamableHttpService`)
+//! and the legacy HTTP+SSE transport of protocol 2024-11-05 (`GET /sse` opens an event stream
+//! whose first `endpoint` event names `/messages?sessionId=...`; `POST /messages` answers 202
+//! and the response arrives on the stream), built on rmcp's sink/stream transport because rmcp
+//! 3.x no longer ships an SSE server.
+//!
+//! Every request first passes [`guard`]: the `Host` header must name a loopback host with the
+//! bound port (or a host the operator allowed), and an `Origin`, when present, a loopback origin
+//! with that port (DNS-rebinding protection), else 403; then, when the run has tokens, an
+//! `Authorization: Bearer` token, else 401. The token's [`Scope`] travels in the request's
+//! extensions to the tools (rmcp hands the HTTP request parts to every handler).
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use futures::{SinkExt, Stream, StreamExt};
+use parking_lot::Mutex;
+use rmcp::ServiceExt;
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use super::CodegraphMcp;
+
+/// The largest request body accepted on `/messages`.
+const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
+/// The bearer tokens of one run. `read_only` may call every tool but `execute_shell_command`;
+/// `shell` may call that one too (present only when the shell is enabled).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Tokens {
+    pub read_only: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell: Option<String>,
+}
+
+impl Tokens {
+    /// Fresh random tokens; a shell token only when the shell is enabled.
+    pub fn generate(with_shell: bool) -> anyhow::Result<Tokens> {
+        Ok(Tokens {
+            read_only: random_hex(32)?,
+            shell: if with_shell {
+                Some(random_hex(32)?)
+            } else {
+                None
+            },
+        })
+    }
+}
+
+/// `bytes` random bytes from the operating system, as hex.
+pub fn random_hex(bytes: usize) -> anyhow::Result<String> {
+    use std::io::Read;
+    let mut buffer = vec![0u8; bytes];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut buffer)?;
+    Ok(buffer.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+/// What an HTTP caller may do, put in the request's extensions by [`guard`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every tool but `execute_shell_command`.
+    ReadOnly,
+    /// Every tool.
+    Shell,
+}
+
+impl Scope {
+    /// The scope of an MCP request that came over HTTP; `None` for other transports (stdio and
+    /// the private unix socket, where the caller is the user).
+    pub fn of_request(extensions: &rmcp::model::Extensions) -> Option<Scope> {
+        let parts = extensions.get::<axum::http::request::Parts>()?;
+        Some(
+            parts
+                .extensions
+                .get::<Scope>()
+                .copied()
+                .unwrap_or(Scope::ReadOnly),
+        )
+    }
+}
+
+/// Where and how to serve.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// The address to bind (127.0.0.1 by default).
+    pub host: std::net::IpAddr,
+    /// 0 picks a free port.
+    pub port: u16,
+    /// `None`: no token is asked for (only allowed on loopback).
+    pub tokens: Option<Tokens>,
+    /// Host names accepted in `Host` besides the loopback ones (for a server bound beyond
+    /// loopback).
+    pub extra_hosts: Vec<String>,
+}
+
+/// What the guard checks, fixed once the port is known.
+struct Policy {
+    hosts: Vec<String>,
+    origins: Vec<String>,
+    tokens: Option<Tokens>,
+}
+
+impl Policy {
+    fn new(address: SocketAddr, options: &HttpOptions) -> Policy {
+        let port = address.port();
+        let mut names: Vec<String> = vec![
+            "localhost".to_string(),
+            "127.0.0.1".to_string(),
+            "[::1]".to_string(),
+        ];
+        if !options.host.is_unspecified() && !options.host.is_loopback() {
+            names.push(match options.host {
+                std::net::IpAddr::V6(v6) => format!("[{v6}]"),
+                std::net::IpAddr::V4(v4) => v4.to_string(),
+            });
+        }
+        names.extend(options.extra_hosts.iter().cloned());
+        let hosts = names.iter().map(|name| format!("{name}:{port}")).collect();
+        let origins = names
+            .iter()
+            .flat_map(|name| {
+                [
+                    format!("http://{name}:{port}"),
+                    format!("https://{name}:{port}"),
+                ]
+            })
+            .collect();
+        Policy {
+            hosts,
+            origins,
+            tokens: options.tokens.clone(),
+        }
+    }
+
+    fn host_allowed(&self, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        self.hosts.contains(&host)
+    }
+
+    fn origin_allowed(&self, origin: &str) -> bool {
+        let origin = origin.trim_end_matches('/').to_ascii_lowercase();
+        self.origins.contains(&origin)
+    }
+
+    /// The scope the request's token grants; `Err` with the status to answer.
+    fn scope(&self, headers: &HeaderMap) -> Result<Scope, &'static str> {
+        let Some(tokens) = &self.tokens else {
+            return Ok(Scope::ReadOnly);
+        };
+        let presented = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.strip_prefix("Bearer "))
+            .ok_or("missing bearer token")?
+            .trim();
+        if let Some(shell) = &tokens.shell
+            && same_secret(presented, shell)
+        {
+            return Ok(Scope::Shell);
+        }
+        if same_secret(presented, &tokens.read_only) {
+            return Ok(Scope::ReadOnly);
+        }
+        Err("invalid bearer token")
+    }
+}
+
+/// Compares secrets without stopping at the first difference.
+fn same_secret(left: &str, right: &str) -> bool {
+    left.len() == right.len()
+        && left
+            .bytes()
+            .zip(right.bytes())
+            .fold(0u8, |difference, (a, b)| difference | (a ^ b))
+            == 0
+}
+
+fn refusal(status: StatusCode, message: &str) -> Response {
+    let mut response = (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        serde_json::json!({ "error": message }).to_string(),
+    )
+        .into_response();
+    if status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            axum::http::HeaderValue::from_static("Bearer"),
+        );
+    }
+    response
+}
+
+/// DNS-rebinding protection and authentication, before any route.
+async fn guard(State(policy): State<Arc<Policy>>, mut request: Request, next: Next) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| {
+            request
+                .uri()
+                .authority()
+                .map(|authority| authority.to_string())
+        });
+    if !host
+        .as_deref()
+        .is_some_and(|host| policy.host_allowed(host))
+    {
+        tracing::warn!("refused a request for host {host:?}");
+        return refusal(StatusCode::FORBIDDEN, "Forbidden: Host not allowed");
+    }
+    if let Some(origin) = request.headers().get(header::ORIGIN) {
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|origin| policy.origin_allowed(origin));
+        if !allowed {
+            tracing::warn!("refused a request from origin {origin:?}");
+            return refusal(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed");
+        }
+    }
+    match policy.scope(request.headers()) {
+        Ok(scope) => {
+            request.extensions_mut().insert(scope);
+            next.run(request).await
+        }
+        Err(message) => refusal(StatusCode::UNAUTHORIZED, message),
+    }
+}
+
+/// The legacy SSE sessions: session id → the channel into that session's MCP service.
+#[derive(Default)]
+struct SseSessions {
+    senders: Mutex<HashMap<String, futures::channel::mpsc::Sender<ClientJsonRpcMessage>>>,
+}
+
+struct SseApp {
+    server: CodegraphMcp,
+    sessions: SseSessions,
+}
+
+/// Removes a session when its event stream goes away (the client disconnected).
+struct SessionGuard {
+    app: Arc<SseApp>,
+    id: String,
+}
+
+impl Drop for SessionGuard {
+    fn drop(&mut self) {
+        self.app.sessions.senders.lock().remove(&self.id);
+    }
+}
+
+async fn sse_connect(
+    State(app): State<Arc<SseApp>>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, Response> {
+    let id = random_hex(16)
+        .map_err(|error| refusal(StatusCode::INTERNAL_SERVER_ERROR, &error.to_string()))?;
+    let (to_server, from_client) = futures::channel::mpsc::channel::<ClientJsonRpcMessage>(64);
+    let (to_client, from_server) = futures::channel::mpsc::channel::<ServerJsonRpcMessage>(64);
+    app.sessions.senders.lock().insert(id.clone(), to_server);
+    let server = app.server.clone();
+    tokio::spawn(async move {
+        match server.serve((to_client, from_client)).await {
+            Ok(running) => {
+                let _ = running.waiting().await;
+            }
+            Err(error) => tracing::debug!("SSE session ended early: {error}"),
+        }
+    });
+    let endpoint = Event::default()
+        .event("endpoint")
+        .data(format!("/messages?sessionId={id}"));
+    let session = SessionGuard { app, id };
+    let messages = from_server.map(move |message| {
+        let _alive = &session;
+        Ok(Event::default()
+            .event("message")
+            .data(serde_json::to_string(&message).unwrap_or_default()))
+    });
+    Ok(
+        Sse::new(futures::stream::once(async { Ok(endpoint) }).chain(messages))
+            .keep_alive(KeepAlive::default()),
+    )
+}
+
+#[derive(Deserialize)]
+struct SessionQuery {
+    #[serde(rename = "sessionId")]
+    session_id: String,
+}
+
+async fn sse_message(
+    State(app): State<Arc<SseApp>>,
+    Query(query): Query<SessionQuery>,
+    request: Request,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_MESSAGE_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(error) => return refusal(StatusCode::BAD_REQUEST, &error.to_string()),
+    };
+    let mut message: ClientJsonRpcMessage = match serde_json::from_slice(&bytes) {
+        Ok(message) => message,
+        Err(error) => {
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                &format!("not a JSON-RPC message: {error}"),
+            );
+        }
+    };
+    let Some(mut sender) = app.sessions.senders.lock().get(&query.session_id).cloned() else {
+        return refusal(StatusCode::NOT_FOUND, "no such session");
+    };
+    // As the Streamable HTTP service does: the handlers see the HTTP request (and its scope).
+    match &mut message {
+        ClientJsonRpcMessage::Request(request) => {
+            request.request.extensions_mut().insert(parts);
+        }
+        ClientJsonRpcMessage::Notification(notification) => {
+            notification.notification.extensions_mut().insert(parts);
+        }
+        _ => {}
+    }
+    if sender.send(message).await.is_err() {
+        return refusal(StatusCode::GONE, "the session has ended");
+    }
+    StatusCode::ACCEPTED.into_response()
+}
+
+/// The router for a server bound at `address`.
+pub fn router(
+    server: CodegraphMcp,
+    address: SocketAddr,
+    options: &HttpOptions,
+    shutdown: CancellationToken,
+) -> axum::Router {
+    let policy = Arc::new(Policy::new(address, options));
+    let factory_server = server.clone();
+    // The guard checks Host and Origin with the port; rmcp's own checks would only repeat it.
+    let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .disable_allowed_origins()
+        .with_cancellation_token(shutdown);
+    let streamable = StreamableHttpService::new(
+        move || Ok(factory_server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let sse = Arc::new(SseApp {
+        server,
+        sessions: SseSessions::default(),
+    });
+    axum::Router::new()
+        .route("/sse", get(sse_connect))
+        .route("/messages", post(sse_message))
+        .with_state(sse)
+        .nest_service("/mcp", streamable)
+        .layer(axum::middleware::from_fn_with_state(policy, guard))
+}
+
+/// Binds the listener first, so that the real port (for a port of 0) can be published before
+/// serving.
+pub async fn bind(options: &HttpOptions) -> anyhow::Result<tokio::net::TcpListener> {
+    let listener = tokio::net::TcpListener::bind((options.host, options.port)).await?;
+    Ok(listener)
+}
+
+/// Serves until `shutdown` is cancelled.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    server: CodegraphMcp,
+    options: &HttpOptions,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
+    let address = listener.local_addr()?;
+    let app = router(server, address, options, shutdown.clone());
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move { shutdown.cancelled_owned().await })
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,187 @@
+//! `codegraph mcp` attaching to a running `codegraph lsp` over its unix socket: an edit the
+//! editor has not saved is visible to the AI client, several clients share the process, the
+//! socket and discovery files are private, and stale entries are cleaned up.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use rmcp::model::{CallToolRequestParams, ClientConfig};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::cache::copy_tree;
+use crate::lsp::{LspClient, uri};
+use crate::support;
+
+#[derive(Clone, Default)]
+pub(crate) struct TestClient;
+
+impl ClientHandler for TestClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default()
+    }
+}
+
+pub(crate) type Client = RunningService<RoleClient, TestClient>;
+
+/// `codegraph mcp --repo <repo>` as a child process, driven by rmcp's client.
+pub(crate) async fn mcp_child(repo: &Path, runtime_dir: &Path, extra: &[&str]) -> Client {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_codegraph"));
+    command
+        .arg("mcp")
+        .arg("--repo")
+        .arg(repo)
+        .arg("--no-cache")
+        .args(extra)
+        .env("XDG_RUNTIME_DIR", runtime_dir);
+    let transport = TokioChildProcess::new(command).expect("codegraph mcp starts");
+    TestClient.serve(transport).await.expect("MCP handshake")
+}
+
+/// The ids of `entity`'s callers, sorted.
+pub(crate) async fn callers(client: &Client, entity: &str) -> Vec<String> {
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("find_callers")
+                .with_arguments(json!({ "entity_id": entity }).as_object().unwrap().clone()),
+        )
+        .await
+        .expect("find_callers answers");
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let content = result.structured_content.expect("structured content");
+    let mut ids: Vec<String> = content["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|caller| caller["id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// The files of the runtime directory with this extension.
+fn files_with(directory: &Path, extension: &str) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(directory)
+        .map(|listing| {
+            listing
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|path| path.extension().is_some_and(|found| found == extension))
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+const FACTORIAL: &str = "shop/util/math.py::factorial";
+
+#[test]
+fn mcp_attaches_to_the_running_language_server_and_sees_unsaved_edits() {
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    copy_tree(&support::fixture("python"), &repo);
+    let repo = repo.canonicalize().unwrap();
+    let (mut lsp, _) = LspClient::start(&[&repo], false);
+    let runtime_dir = lsp.runtime_dir().to_path_buf();
+    let sockets_dir = runtime_dir.join("codegraph");
+
+    // Private directory, socket and discovery file.
+    assert_eq!(mode(&sockets_dir), 0o700);
+    let sockets = files_with(&sockets_dir, "sock");
+    assert_eq!(sockets.len(), 1, "{sockets:?}");
+    assert_eq!(mode(&sockets[0]), 0o600);
+    let discoveries = files_with(&sockets_dir, "json");
+    assert_eq!(discoveries.len(), 1, "{discoveries:?}");
+    assert_eq!(mode(&discoveries[0]), 0o600);
+    let entry: Value = serde_json::from_slice(&std::fs::read(&discoveries[0]).unwrap()).unwrap();
+    assert_eq!(entry["root"], json!(repo));
+    assert_eq!(entry["socket"], json!(sockets[0]));
+    assert!(entry["pid"].as_u64().is_some());
+
+    // An edit through LSP that is never saved: a new caller of factorial.
+    let main = repo.join("shop/app/main.py");
+    let text = std::fs::read_to_string(&main).unwrap();
+    lsp.open(&main, &text);
+    let edited = format!("{text}\n\ndef again() -> int:\n    return math.factorial(3)\n");
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&main), "version": 2},
+               "contentChanges": [{"text": edited}]}),
+    );
+    // The server applies text changes before it reads the next message: once a later request
+    // is answered, the change is in the graph.
+    lsp.request("codegraph/status", Value::Null);
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        // Two AI clients at once, both attached to the editor's process.
+        let first = mcp_child(&repo, &runtime_dir, &[]).await;
+        let second = mcp_child(&repo, &runtime_dir, &[]).await;
+        // (A recursive call is not its own caller.)
+        let expected = ["shop/app/main.py::again", "shop/app/main.py::main"];
+        let (seen_first, seen_second) =
+            tokio::join!(callers(&first, FACTORIAL), callers(&second, FACTORIAL));
+        assert_eq!(seen_first, expected);
+        assert_eq!(seen_second, expected);
+        // Still attached: the next edit shows up in the next call.
+        lsp.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri(&main), "version": 3},
+                   "contentChanges": [{"text": text}]}),
+        );
+        lsp.request("codegraph/status", Value::Null);
+        assert_eq!(callers(&first, FACTORIAL).await, ["shop/app/main.py::main"]);
+        first.cancel().await.unwrap();
+        second.cancel().await.unwrap();
+    });
+
+    // The server cleans up when it exits; `codegraph mcp` then serves in-process from disk.
+    assert!(lsp.shutdown().success());
+    assert!(files_with(&sockets_dir, "sock").is_empty());
+    assert!(files_with(&sockets_dir, "json").is_empty());
+    runtime.block_on(async {
+        lsp_free_edit(&repo);
+        let alone = mcp_child(&repo, &runtime_dir, &[]).await;
+        assert_eq!(
+            callers(&alone, FACTORIAL).await,
+            ["shop/app/main.py::main", "shop/extra.py::on_disk"]
+        );
+        alone.cancel().await.unwrap();
+    });
+}
+
+/// A change on disk only an in-process server (which reads the disk) sees.
+fn lsp_free_edit(repo: &Path) {
+    std::fs::write(
+        repo.join("shop/extra.py"),
+        "from shop.util.math import factorial\n\n\ndef on_disk():\n    return factorial(4)\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn stale_discovery_entries_are_removed() {
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().canonicalize().unwrap();
+    let discovery = directory.path().join("0123456789abcdef-4000000.json");
+    let socket = directory.path().join("0123456789abcdef-4000000.sock");
+    std::fs::write(&socket, "").unwrap();
+    // pid 4000000 is above Linux's pid_max limit (2^22 = 4194304 is the ceiling, and the
+    // default is far lower), so no process has it.
+    let entry = json!({"root": repo, "socket": socket, "pid": 4_000_000u32});
+    std::fs::write(&discovery, entry.to_string()).unwrap();
+    let garbage = directory.path().join("garbage.json");
+    std::fs::write(&garbage, "{not json").unwrap();
+    assert!(codegraph::mcp::attach::find(directory.path(), &repo).is_none());
+    assert!(!discovery.exists());
+    assert!(!socket.exists());
+    assert!(!garbage.exists());
+}

@@ -1,0 +1,430 @@
+//! The headless server: `codegraph --mcp-only` keeping the graph current from file-system
+//! events, and `codegraph serve --http` over Streamable HTTP and legacy SSE with a real HTTP
+//! client, its Host/Origin checks and its bearer tokens.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+
+use crate::attach::{Client, TestClient, callers};
+use crate::cache::copy_tree;
+use crate::support;
+
+const TIMEOUT: Duration = Duration::from_secs(60);
+const FACTORIAL: &str = "shop/util/math.py::factorial";
+
+/// A temp copy of fixtures/python (canonical path) and a private runtime directory.
+fn workspace() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    copy_tree(&support::fixture("python"), &repo);
+    let runtime_dir = directory.path().join("run");
+    std::fs::create_dir(&runtime_dir).unwrap();
+    (directory, repo.canonicalize().unwrap(), runtime_dir)
+}
+
+/// Polls `callers` until `check` holds.
+async fn wait_for_callers(client: &Client, check: impl Fn(&[String]) -> bool, what: &str) {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let seen = callers(client, FACTORIAL).await;
+        if check(&seen) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{what}: still {seen:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_only_follows_changes_on_disk() {
+    let (_directory, repo, runtime_dir) = workspace();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_codegraph"));
+    command
+        .args(["--mcp-only", "--no-cache", "--repo"])
+        .arg(&repo)
+        .env("XDG_RUNTIME_DIR", &runtime_dir);
+    let client = TestClient
+        .serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        callers(&client, FACTORIAL).await,
+        ["shop/app/main.py::main"]
+    );
+
+    // A new file.
+    let extra = repo.join("shop/extra.py");
+    std::fs::write(
+        &extra,
+        "from shop.util.math import factorial\n\n\ndef on_disk():\n    return factorial(4)\n",
+    )
+    .unwrap();
+    wait_for_callers(
+        &client,
+        |seen| seen == ["shop/app/main.py::main", "shop/extra.py::on_disk"],
+        "the new file",
+    )
+    .await;
+    // A changed file: the caller renamed.
+    std::fs::write(
+        &extra,
+        "from shop.util.math import factorial\n\n\ndef renamed():\n    return factorial(4)\n",
+    )
+    .unwrap();
+    wait_for_callers(
+        &client,
+        |seen| seen == ["shop/app/main.py::main", "shop/extra.py::renamed"],
+        "the changed file",
+    )
+    .await;
+    std::fs::remove_file(&extra).unwrap();
+    // A directory moved in whole, then deleted whole.
+    let outside = repo.parent().unwrap().join("more");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(
+        outside.join("deep.py"),
+        "from shop.util.math import factorial\n\n\ndef deep():\n    return factorial(6)\n",
+    )
+    .unwrap();
+    std::fs::rename(&outside, repo.join("shop/more")).unwrap();
+    wait_for_callers(
+        &client,
+        |seen| seen == ["shop/app/main.py::main", "shop/more/deep.py::deep"],
+        "the moved-in directory",
+    )
+    .await;
+    std::fs::remove_dir_all(repo.join("shop/more")).unwrap();
+    wait_for_callers(
+        &client,
+        |seen| seen == ["shop/app/main.py::main"],
+        "the deleted directory",
+    )
+    .await;
+    client.cancel().await.unwrap();
+}
+
+/// `codegraph serve --http 0 ...` as a child process, killed on drop.
+struct HttpServer {
+    child: Child,
+    /// `http://127.0.0.1:PORT`
+    base: String,
+    entry: Value,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_http(repo: &Path, runtime_dir: &Path, extra: &[&str]) -> HttpServer {
+    let mut server = HttpServer {
+        child: Command::new(env!("CARGO_BIN_EXE_codegraph"))
+            .args(["serve", "--no-cache", "--http", "0", "--repo"])
+            .arg(repo)
+            .args(extra)
+            .env("XDG_RUNTIME_DIR", runtime_dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap(),
+        base: String::new(),
+        entry: Value::Null,
+    };
+    let sockets = runtime_dir.join("codegraph");
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let published = std::fs::read_dir(&sockets)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| {
+                entry
+                    .path()
+                    .extension()
+                    .is_some_and(|found| found == "json")
+            })
+            .filter_map(|entry| std::fs::read(entry.path()).ok())
+            .filter_map(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+            .find(|entry| entry["http"].is_string());
+        if let Some(entry) = published {
+            let url = entry["http"].as_str().unwrap();
+            server.base = url.strip_suffix("/mcp").unwrap().to_string();
+            server.entry = entry;
+            return server;
+        }
+        assert!(Instant::now() < deadline, "the HTTP server never published");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn initialize_body(id: u32, version: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn streamable_http_with_tokens_and_rebinding_protection() {
+    let (_directory, repo, runtime_dir) = workspace();
+    let server = start_http(&repo, &runtime_dir, &["--auth"]);
+    let token = server.entry["tokens"]["read_only"]
+        .as_str()
+        .expect("a token in the discovery file")
+        .to_string();
+    assert_eq!(server.entry["root"], json!(repo));
+
+    // A real MCP client over Streamable HTTP.
+    let transport = StreamableHttpClientTransport::with_client(
+        reqwest::Client::new(),
+        StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", server.base))
+            .auth_header(token.clone()),
+    );
+    let client = TestClient.serve(transport).await.unwrap();
+    assert_eq!(
+        callers(&client, FACTORIAL).await,
+        ["shop/app/main.py::main"]
+    );
+    client.cancel().await.unwrap();
+
+    let http = reqwest::Client::new();
+    let post = |headers: &[(&str, &str)]| {
+        let mut request = http
+            .post(format!("{}/mcp", server.base))
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .body(initialize_body(1, "2025-06-18").to_string());
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.send()
+    };
+    let bearer = format!("Bearer {token}");
+    let port = server.base.rsplit(':').next().unwrap().to_string();
+    // Authenticated and from an allowed origin: accepted.
+    let origin = format!("http://localhost:{port}");
+    let accepted = post(&[("Authorization", &bearer), ("Origin", &origin)])
+        .await
+        .unwrap();
+    assert_eq!(accepted.status(), 200);
+    // No token, a wrong token.
+    assert_eq!(post(&[]).await.unwrap().status(), 401);
+    let wrong = post(&[("Authorization", "Bearer 0123")]).await.unwrap();
+    assert_eq!(wrong.status(), 401);
+    assert_eq!(wrong.headers()["www-authenticate"], "Bearer");
+    // A rebinding attempt: another Host, another Origin, the right port but another host.
+    for headers in [
+        [
+            ("Authorization", bearer.as_str()),
+            ("Host", "evil.example:80"),
+        ],
+        [
+            ("Authorization", bearer.as_str()),
+            ("Origin", "http://evil.example"),
+        ],
+        [
+            ("Authorization", bearer.as_str()),
+            ("Origin", &format!("http://evil.example:{port}")),
+        ],
+    ] {
+        assert_eq!(post(&headers).await.unwrap().status(), 403, "{headers:?}");
+    }
+    // The host check comes first: no token needed to be refused.
+    assert_eq!(
+        post(&[("Host", "evil.example")]).await.unwrap().status(),
+        403
+    );
+}
+
+/// Reads server-sent events from a response body.
+struct Events {
+    body: futures::stream::BoxStream<'static, reqwest::Result<axum::body::Bytes>>,
+    buffer: String,
+}
+
+impl Events {
+    /// The next event as (event name, data).
+    async fn next(&mut self) -> (String, String) {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut name = "message".to_string();
+                let mut data = Vec::new();
+                for line in block.lines() {
+                    if let Some(value) = line.strip_prefix("event:") {
+                        name = value.trim().to_string();
+                    } else if let Some(value) = line.strip_prefix("data:") {
+                        data.push(value.strip_prefix(' ').unwrap_or(value).to_string());
+                    }
+                }
+                if data.is_empty() {
+                    continue; // keep-alive comment
+                }
+                return (name, data.join("\n"));
+            }
+            let chunk = tokio::time::timeout(TIMEOUT, self.body.next())
+                .await
+                .expect("an event in time")
+                .expect("the stream is open")
+                .unwrap();
+            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
+    /// The JSON-RPC response with this id.
+    async fn response(&mut self, id: u32) -> Value {
+        loop {
+            let (name, data) = self.next().await;
+            if name != "message" {
+                continue;
+            }
+            let message: Value = serde_json::from_str(&data).unwrap();
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn legacy_sse_endpoint_flow() {
+    let (_directory, repo, runtime_dir) = workspace();
+    let server = start_http(&repo, &runtime_dir, &[]);
+    let http = reqwest::Client::new();
+    let stream = http
+        .get(format!("{}/sse", server.base))
+        .header("Accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    assert!(
+        stream.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    let mut events = Events {
+        body: stream.bytes_stream().boxed(),
+        buffer: String::new(),
+    };
+    let (name, endpoint) = events.next().await;
+    assert_eq!(name, "endpoint");
+    assert!(endpoint.starts_with("/messages?sessionId="), "{endpoint}");
+    let post = |body: Value| {
+        http.post(format!("{}{endpoint}", server.base))
+            .header("Content-Type", "application/json")
+            .body(body.to_string())
+            .send()
+    };
+    assert_eq!(
+        post(initialize_body(1, "2024-11-05"))
+            .await
+            .unwrap()
+            .status(),
+        202
+    );
+    let initialized = events.response(1).await;
+    assert_eq!(initialized["result"]["protocolVersion"], "2024-11-05");
+    assert_eq!(initialized["result"]["serverInfo"]["name"], "codegraph");
+    let notification = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(notification).await.unwrap().status(), 202);
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "find_callers", "arguments": {"entity_id": FACTORIAL}}});
+    assert_eq!(post(call).await.unwrap().status(), 202);
+    let answer = events.response(2).await;
+    let callers: Vec<&str> = answer["result"]["structuredContent"]["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|caller| caller["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(callers, ["shop/app/main.py::main"]);
+    // Unknown methods answer at once.
+    let unknown = json!({"jsonrpc": "2.0", "id": 3, "method": "no/such/method"});
+    assert_eq!(post(unknown).await.unwrap().status(), 202);
+    assert_eq!(events.response(3).await["error"]["code"], -32601);
+    // A session that does not exist, a body that is not JSON-RPC.
+    let missing = http
+        .post(format!("{}/messages?sessionId=nope", server.base))
+        .body(json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+    let garbage = http
+        .post(format!("{}{endpoint}", server.base))
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(garbage.status(), 400);
+    // The same rebinding protection as /mcp.
+    let forbidden = http
+        .get(format!("{}/sse", server.base))
+        .header("Origin", "http://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forbidden.status(), 403);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shell_over_http_needs_the_shell_scoped_token() {
+    let (_directory, repo, runtime_dir) = workspace();
+    // `--allow-shell` makes the HTTP server ask for tokens even on loopback.
+    let server = start_http(&repo, &runtime_dir, &["--allow-shell", "echo"]);
+    let call = |token: String| {
+        let url = format!("{}/mcp", server.base);
+        async move {
+            let transport = StreamableHttpClientTransport::with_client(
+                reqwest::Client::new(),
+                StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
+            );
+            let client = TestClient.serve(transport).await.unwrap();
+            let result = client
+                .call_tool(
+                    rmcp::model::CallToolRequestParams::new("execute_shell_command")
+                        .with_arguments(json!({"command": "echo hi"}).as_object().unwrap().clone()),
+                )
+                .await
+                .unwrap();
+            client.cancel().await.unwrap();
+            result
+        }
+    };
+    let read_only = call(
+        server.entry["tokens"]["read_only"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    )
+    .await;
+    assert_eq!(read_only.is_error, Some(true));
+    assert!(
+        read_only.content[0]
+            .as_text()
+            .unwrap()
+            .text
+            .contains("shell scope")
+    );
+    let shell = call(
+        server.entry["tokens"]["shell"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    )
+    .await;
+    assert_eq!(shell.structured_content.unwrap()["stdout"], "hi\n");
+}

@@ -1,0 +1,183 @@
+//! `execute_shell_command` with an allow-list: each refusal, an allowed run, the working
+//! directory guard, the timeout that kills the whole process group, and the output cap.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use codegraph::mcp::CodegraphMcp;
+use codegraph::mcp::shell::ShellPolicy;
+use codegraph::world::{CacheLocation, World, WorldConfig};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use serde_json::{Value, json};
+
+use crate::attach::{Client, TestClient};
+use crate::cache::copy_tree;
+use crate::support;
+
+async fn start(programs: &[&str]) -> (Client, tempfile::TempDir, std::path::PathBuf) {
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    copy_tree(&support::fixture("python"), &repo);
+    let repo = repo.canonicalize().unwrap();
+    let world = World::open(
+        &repo,
+        WorldConfig {
+            cache: CacheLocation::Disabled,
+            ..WorldConfig::default()
+        },
+    )
+    .unwrap();
+    world.index(false, &|_, _| {});
+    let server = CodegraphMcp::new(Arc::new(world)).with_shell(ShellPolicy {
+        programs: programs.iter().map(|program| program.to_string()).collect(),
+    });
+    let (server_side, client_side) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    (
+        TestClient.serve(client_side).await.unwrap(),
+        directory,
+        repo,
+    )
+}
+
+async fn call(client: &Client, arguments: Value) -> CallToolResult {
+    client
+        .call_tool(
+            CallToolRequestParams::new("execute_shell_command")
+                .with_arguments(arguments.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap()
+}
+
+async fn refused(client: &Client, arguments: Value) -> Value {
+    let result = call(client, arguments.clone()).await;
+    assert_eq!(result.is_error, Some(true), "{arguments} ran: {result:?}");
+    serde_json::from_str(&result.content[0].as_text().unwrap().text).unwrap()
+}
+
+async fn ran(client: &Client, arguments: Value) -> Value {
+    let result = call(client, arguments.clone()).await;
+    assert_ne!(
+        result.is_error,
+        Some(true),
+        "{arguments} failed: {result:?}"
+    );
+    result.structured_content.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refusals_even_for_allow_listed_interpreters() {
+    let allowed = [
+        "echo", "sh", "bash", "python3", "python", "node", "perl", "ruby",
+    ];
+    let (client, _directory, _repo) = start(&allowed).await;
+    let not_allowed = refused(&client, json!({"command": "ls -la"})).await;
+    assert_eq!(not_allowed["error"], "Command refused");
+    assert!(
+        not_allowed["message"]
+            .as_str()
+            .unwrap()
+            .contains("'ls' is not an allowed program")
+    );
+    // A shell line is not a shell: `;` is just an argument, and `/bin/echo` is not `echo`.
+    let by_path = refused(&client, json!({"command": "/bin/echo hi"})).await;
+    assert_eq!(by_path["error"], "Command refused");
+    for command in [
+        "python -c 'print(1)'",
+        "python3 -Ic 'import os'",
+        "node -e 'process.exit(1)'",
+        "node --eval=1",
+        "sh -c 'echo hi'",
+        "bash -c 'echo hi'",
+        "bash -ec 'echo hi'",
+        "perl -e 'print 1'",
+        "ruby -e 'puts 1'",
+    ] {
+        let error = refused(&client, json!({ "command": command })).await;
+        assert_eq!(error["error"], "Command refused", "{command}");
+        assert!(
+            error["message"].as_str().unwrap().contains("inline code"),
+            "{command}: {error}"
+        );
+    }
+    for directory in ["..", "../..", "/etc", "shop/../.."] {
+        let error = refused(
+            &client,
+            json!({"command": "echo hi", "working_directory": directory}),
+        )
+        .await;
+        assert_eq!(error["error"], "Access denied", "{directory}");
+    }
+    let unterminated = refused(&client, json!({"command": "echo 'open"})).await;
+    assert_eq!(unterminated["message"], "unterminated single quote");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_allowed_run_in_a_workspace_directory() {
+    let (client, _directory, repo) = start(&["echo", "pwd"]).await;
+    let echoed = ran(&client, json!({"command": "echo hello 'a  b' ; x"})).await;
+    assert_eq!(echoed["exit_code"], 0);
+    assert_eq!(echoed["stdout"], "hello a  b ; x\n");
+    assert_eq!(echoed["argv"], json!(["echo", "hello", "a  b", ";", "x"]));
+    assert_eq!(echoed["timed_out"], false);
+    let inside = ran(&client, json!({"command": "pwd", "cwd": "shop/util"})).await;
+    assert_eq!(
+        inside["stdout"],
+        format!("{}\n", repo.join("shop/util").display())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_timeout_kills_the_whole_process_group_and_output_is_capped() {
+    let (client, _directory, repo) = start(&["sh", "seq"]).await;
+    // A script (not inline code) that leaves a background child holding the output pipe.
+    std::fs::write(
+        repo.join("linger.sh"),
+        "sleep 60 &\necho $! > background.pid\nsleep 60\n",
+    )
+    .unwrap();
+    let started = Instant::now();
+    let killed = ran(&client, json!({"command": "sh linger.sh", "timeout": 1})).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(killed["timed_out"], true);
+    assert_eq!(killed["exit_code"], -1);
+    let background: u32 = std::fs::read_to_string(repo.join("background.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        // Gone, or a zombie waiting for its new parent to reap it.
+        let state = std::fs::read_to_string(format!("/proc/{background}/stat")).ok();
+        let dead = state.as_deref().is_none_or(|stat| {
+            stat.rsplit(')')
+                .next()
+                .unwrap()
+                .trim_start()
+                .starts_with('Z')
+        });
+        if dead {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the background child survived");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let long = ran(&client, json!({"command": "seq 1 200000"})).await;
+    assert_eq!(long["exit_code"], 0);
+    assert_eq!(long["truncated"], true);
+    let stdout = long["stdout"].as_str().unwrap();
+    assert_eq!(stdout.len(), codegraph::mcp::shell::MAX_OUTPUT_BYTES);
+    assert!(stdout.starts_with("1\n2\n3\n"));
+}
