@@ -19,7 +19,7 @@ mod resolve;
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use smol_str::SmolStr;
 
 use crate::index::FileSummary;
@@ -70,7 +70,7 @@ pub struct FileNode {
 }
 
 /// What resolution made of a file's references.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Resolved {
     pub edges: Vec<Edge>,
     pub ambiguous: Vec<AmbiguousRef>,
@@ -78,7 +78,7 @@ pub struct Resolved {
     pub external: Vec<ExternalRef>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Edge {
     pub from: EntityId,
     pub to: EntityId,
@@ -88,7 +88,7 @@ pub struct Edge {
     pub site: Option<Span>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AmbiguousRef {
     pub from: EntityId,
     pub name: SmolStr,
@@ -96,7 +96,7 @@ pub struct AmbiguousRef {
     pub candidates: Vec<EntityId>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExternalRef {
     pub from: EntityId,
     pub name: SmolStr,

@@ -183,6 +183,8 @@ impl World {
     pub fn index(&self, full: bool, progress: &(dyn Fn(usize, usize) + Sync)) -> IndexReport {
         let started = Instant::now();
         let (files, skipped) = walk::walk(&self.root, self.config.max_file_size);
+        // What is known already: the current graph, else the on-disk cache.
+        let mut from_disk_cache = false;
         let cached: FxHashMap<String, cache::CachedFile> = if full {
             FxHashMap::default()
         } else {
@@ -196,6 +198,7 @@ impl World {
                         path: file.path.to_string(),
                         hash: file.hash,
                         summary: (*file.summary).clone(),
+                        resolved: None,
                     },
                 );
             }
@@ -205,6 +208,7 @@ impl World {
                 for file in cache::load(&directory).unwrap_or_default() {
                     map.insert(file.path.clone(), file);
                 }
+                from_disk_cache = !map.is_empty();
             }
             map
         };
@@ -221,7 +225,6 @@ impl World {
                 (FilePath::from(file.relative.as_str()), result)
             })
             .collect();
-        drop(cached);
 
         let mut state = self.state.lock();
         let mut report = IndexReport {
@@ -229,24 +232,16 @@ impl World {
             skipped,
             ..IndexReport::default()
         };
-        let mut updates = Vec::with_capacity(loaded.len());
-        let mut present: rustc_hash::FxHashSet<FilePath> = rustc_hash::FxHashSet::default();
+        let mut contents: FxHashMap<FilePath, FileContent> = FxHashMap::default();
         for (path, result) in loaded {
             match result {
                 Ok((content, from_cache)) => {
-                    present.insert(path.clone());
                     if from_cache {
                         report.from_cache += 1;
                     } else {
                         report.parsed += 1;
                     }
-                    if state.buffers.contains_key(&path) {
-                        continue;
-                    }
-                    updates.push(FileUpdate {
-                        path,
-                        content: Some(content),
-                    });
+                    contents.insert(path, content);
                 }
                 Err(reason) => report.skipped.push(walk::Skipped {
                     path: path.to_string(),
@@ -254,9 +249,38 @@ impl World {
                 }),
             }
         }
+
+        // A warm start: the cache holds the resolution of exactly the files it lists, so load
+        // that graph as it was and apply what changed since as an ordinary transaction.
+        let warm = from_disk_cache
+            && state.buffers.is_empty()
+            && cached.values().all(|file| file.resolved.is_some());
+        if warm {
+            let mut known = Vec::with_capacity(cached.len());
+            for (path, file) in cached {
+                let path = FilePath::from(path.as_str());
+                let text = match contents.get(&path) {
+                    Some(content) if content.hash == file.hash => content.text.clone(),
+                    // Changed or gone: its old text is not needed, the update below replaces it.
+                    _ => Arc::from(""),
+                };
+                let content = FileContent {
+                    language: file.summary.language,
+                    text,
+                    hash: file.hash,
+                    summary: Arc::new(file.summary),
+                };
+                known.push((path, content, file.resolved.unwrap_or_default()));
+            }
+            state.writer = GraphWriter::load(known);
+        } else {
+            drop(cached);
+        }
+
+        let mut updates = Vec::with_capacity(contents.len());
         let current = state.writer.graph().clone();
         for file in current.files() {
-            if !present.contains(&file.path) && !state.buffers.contains_key(&file.path) {
+            if !contents.contains_key(&file.path) && !state.buffers.contains_key(&file.path) {
                 updates.push(FileUpdate {
                     path: file.path.clone(),
                     content: None,
@@ -273,10 +297,22 @@ impl World {
                 });
             }
         }
+        for (path, content) in contents {
+            if state.buffers.contains_key(&path) {
+                continue;
+            }
+            updates.push(FileUpdate {
+                path,
+                content: Some(content),
+            });
+        }
         state.writer.apply(updates);
         let graph = Arc::new(state.writer.graph().clone());
         self.current.store(graph.clone());
-        if let Some(directory) = self.cache_directory() {
+        let unchanged = warm && report.parsed == 0 && report.removed == 0;
+        if let Some(directory) = self.cache_directory().filter(|_| !unchanged) {
+            // Resolutions are saved only when they were computed from files on disk alone.
+            let with_resolution = state.buffers.is_empty();
             let files: Vec<cache::CachedFile> = graph
                 .files()
                 .filter(|file| !state.buffers.contains_key(&file.path))
@@ -284,6 +320,7 @@ impl World {
                     path: file.path.to_string(),
                     hash: file.hash,
                     summary: (*file.summary).clone(),
+                    resolved: with_resolution.then(|| (*file.resolved).clone()),
                 })
                 .collect();
             cache::save(&directory, files);

@@ -165,26 +165,8 @@ impl GraphWriter {
                 removed_edges.push((path.clone(), old.resolved.clone()));
                 graph.files.remove(&path);
             }
-            let new_node = content.map(|content| {
-                let ids: Arc<[EntityId]> = assign_ids(&path, &content.summary).into();
-                let import_bindings = content
-                    .summary
-                    .imports
-                    .iter()
-                    .map(|import| import_binding(&content.summary, import))
-                    .collect();
-                Arc::new(FileNode {
-                    path: path.clone(),
-                    language: content.language,
-                    text: content.text,
-                    hash: content.hash,
-                    summary: content.summary,
-                    ids,
-                    module_id: EntityId::from(&*path),
-                    import_bindings,
-                    resolved: Arc::new(Resolved::default()),
-                })
-            });
+            let new_node =
+                content.map(|content| Arc::new(new_node(&path, content, Resolved::default())));
             let new_exports = new_node
                 .as_ref()
                 .map(|node| exports(node))
@@ -197,18 +179,7 @@ impl GraphWriter {
                 let package = package_key(&node.path, &node.summary);
                 for (index, id) in node.ids.iter().enumerate() {
                     let def = &node.summary.defs[index];
-                    let entry = NameEntry {
-                        id: id.clone(),
-                        file: path.clone(),
-                        index: index as u32,
-                        kind: def.kind,
-                        language: node.language,
-                        parent: def.parent,
-                        top_level: is_top_level(&node.summary, index as u32),
-                        exported: is_exported(&node.summary, index as u32),
-                        owner: def.owner.clone(),
-                        package: package.clone(),
-                    };
+                    let entry = name_entry(node, index, &package);
                     graph.entities.insert(
                         id.clone(),
                         EntityLoc {
@@ -511,6 +482,103 @@ impl GraphWriter {
         report
     }
 
+    /// A writer holding files whose resolution is already known (a warm start from the cache):
+    /// every index is rebuilt, nothing is resolved. The files must be exactly the set the
+    /// resolutions were computed for; apply the files that changed since with [`apply`].
+    ///
+    /// [`apply`]: GraphWriter::apply
+    pub fn load(files: Vec<(FilePath, FileContent, Resolved)>) -> GraphWriter {
+        let mut writer = GraphWriter::new();
+        let mut graph = Graph::default();
+        let mut by_name: FxHashMap<SmolStr, Vec<NameEntry>> = FxHashMap::default();
+        let mut modules: FxHashMap<SmolStr, Vec<FilePath>> = FxHashMap::default();
+        let mut bases: FxHashMap<EntityId, Vec<super::BaseOf>> = FxHashMap::default();
+        let mut incoming: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
+        let mut outgoing: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
+        for (path, content, resolved) in files {
+            let node = new_node(&path, content, resolved);
+            let number = writer.number_of(&path);
+            let package = package_key(&node.path, &node.summary);
+            for (index, id) in node.ids.iter().enumerate() {
+                graph.entities.insert(
+                    id.clone(),
+                    EntityLoc {
+                        file: path.clone(),
+                        index: Some(index as u32),
+                    },
+                );
+                by_name
+                    .entry(node.summary.defs[index].name.clone())
+                    .or_default()
+                    .push(name_entry(&node, index, &package));
+            }
+            graph.entities.insert(
+                node.module_id.clone(),
+                EntityLoc {
+                    file: path.clone(),
+                    index: None,
+                },
+            );
+            for key in module_keys(&node.path, &node.summary) {
+                modules.entry(key).or_default().push(path.clone());
+            }
+            let (names, module_mentions) = mentions(&node.path, &node.summary);
+            for name in names {
+                writer.name_mentions.entry(name).or_default().push(number);
+            }
+            for key in module_mentions {
+                writer.module_mentions.entry(key).or_default().push(number);
+            }
+            for (index, edge) in node.resolved.edges.iter().enumerate() {
+                let edge_ref = EdgeRef {
+                    file: path.clone(),
+                    index: index as u32,
+                };
+                incoming
+                    .entry(edge.to.clone())
+                    .or_default()
+                    .push(edge_ref.clone());
+                outgoing
+                    .entry(edge.from.clone())
+                    .or_default()
+                    .push(edge_ref);
+                if matches!(edge.kind, RelationKind::Extends | RelationKind::Implements) {
+                    bases.entry(edge.from.clone()).or_default().push((
+                        edge.to.clone(),
+                        edge.kind,
+                        path.clone(),
+                    ));
+                }
+            }
+            graph.files.insert(path, Arc::new(node));
+        }
+        for (name, mut entries) in by_name {
+            entries.sort();
+            graph.by_name.insert(name, entries.into());
+        }
+        for (key, mut files) in modules {
+            files.sort();
+            files.dedup();
+            graph.modules.insert(key, files.into());
+        }
+        for (child, mut list) in bases {
+            list.sort();
+            list.dedup();
+            graph.bases.insert(child, list.into());
+        }
+        for (id, mut refs) in incoming {
+            refs.sort();
+            graph.incoming.insert(id, refs.into());
+        }
+        for (id, mut refs) in outgoing {
+            refs.sort();
+            graph.outgoing.insert(id, refs.into());
+        }
+        graph.revision = 1;
+        writer.graph = graph;
+        writer
+    }
+
     fn add_mentioning(
         &self,
         graph: &Graph,
@@ -559,6 +627,45 @@ impl GraphWriter {
                 }
             }
         }
+    }
+}
+
+/// A file as the graph holds it: ids assigned, import bindings computed.
+fn new_node(path: &FilePath, content: FileContent, resolved: Resolved) -> FileNode {
+    let ids: Arc<[EntityId]> = assign_ids(path, &content.summary).into();
+    let import_bindings = content
+        .summary
+        .imports
+        .iter()
+        .map(|import| import_binding(&content.summary, import))
+        .collect();
+    FileNode {
+        path: path.clone(),
+        language: content.language,
+        text: content.text,
+        hash: content.hash,
+        summary: content.summary,
+        ids,
+        module_id: EntityId::from(&**path),
+        import_bindings,
+        resolved: Arc::new(resolved),
+    }
+}
+
+/// The name-index entry of a file's definition.
+fn name_entry(node: &FileNode, index: usize, package: &Option<SmolStr>) -> NameEntry {
+    let def = &node.summary.defs[index];
+    NameEntry {
+        id: node.ids[index].clone(),
+        file: node.path.clone(),
+        index: index as u32,
+        kind: def.kind,
+        language: node.language,
+        parent: def.parent,
+        top_level: is_top_level(&node.summary, index as u32),
+        exported: is_exported(&node.summary, index as u32),
+        owner: def.owner.clone(),
+        package: package.clone(),
     }
 }
 

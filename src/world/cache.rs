@@ -7,17 +7,21 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::graph::Resolved;
 use crate::index::FileSummary;
 
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct CachedFile {
     pub path: String,
     pub hash: [u8; 32],
     pub summary: FileSummary,
+    /// The file's resolved edges, saved only when the whole graph was built from files on disk
+    /// (no unsaved editor buffers), so that a warm start can skip resolution.
+    pub resolved: Option<Resolved>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -114,6 +118,7 @@ mod tests {
                 path: "a.py".into(),
                 hash: [7; 32],
                 summary: summary.clone(),
+                resolved: None,
             }],
         );
         let loaded = load(directory.path()).unwrap();

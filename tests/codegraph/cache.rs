@@ -80,3 +80,33 @@ fn a_corrupt_cache_is_discarded_and_the_graph_is_right() {
             .contains('*')
     );
 }
+
+#[test]
+fn a_warm_start_with_changed_added_and_deleted_files_equals_a_cold_index() {
+    let repo = copy_fixture("python");
+    open(repo.path()).index(false, &|_, _| {});
+    // Change a definition others call, delete a file others import, add a new caller.
+    std::fs::write(
+        repo.path().join("shop/util/math.py"),
+        "def factorial_v2(n):\n    return n\n",
+    )
+    .unwrap();
+    std::fs::remove_file(repo.path().join("shop/auth/tokens.py")).unwrap();
+    std::fs::write(
+        repo.path().join("shop/extra.py"),
+        "from shop.util.format import format_name\n\ndef shout():\n    return format_name('a', 'b')\n",
+    )
+    .unwrap();
+    let warm = open(repo.path());
+    let report = warm.index(false, &|_, _| {});
+    assert_eq!(report.parsed, 2, "the changed and the added file");
+    assert_eq!(report.removed, 1);
+    let (_cold_world, cold) = support::index(repo.path());
+    assert_eq!(warm.snapshot().dump(), cold.dump());
+    let callers: Vec<String> =
+        codegraph::graph::query::callers(&warm.snapshot(), "shop/util/format.py::format_name")
+            .into_iter()
+            .map(|call| call.entity.id.to_string())
+            .collect();
+    assert_eq!(callers, ["shop/app/main.py::main", "shop/extra.py::shout"]);
+}
