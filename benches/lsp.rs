@@ -248,8 +248,9 @@ fn edit_then_request(server: &mut Server, path: &Path, language: Language) {
         json!({"textDocument": {"uri": uri}, "position": {"line": caller_line, "character": caller_column}}),
     );
     let caller = items[0].clone();
-    let (call_line, call_column) = position_in(&appended, "codegraph_callee_a()", end_line);
-    let last_letter = call_column + "codegraph_callee_".len();
+    // The call, not the definition: the indented occurrence.
+    let (call_line, call_column) = position_in(&appended, "    codegraph_callee_a()", end_line);
+    let last_letter = call_column + "    codegraph_callee_".len();
     let mut callee = 'a';
     let mut call_times = Vec::with_capacity(ITERATIONS);
     for _ in 0..ITERATIONS {
