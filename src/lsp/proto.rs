@@ -72,6 +72,42 @@ impl<'a> FileText<'a> {
     }
 }
 
+/// A span of `text` as a client range. A span carries each end's byte offset and byte column, so
+/// the end's line prefix is `text[byte - column..byte]` and no line index of the whole file is
+/// needed: building one per range made call hierarchies and workspace symbols cost a scan of
+/// every large file they touched. Falls back to the line index when the span does not fit the
+/// text.
+pub fn span_range(text: &str, span: Span, encoding: ColumnEncoding) -> Range {
+    let start = position_at(text, span.start_byte, span.start, encoding);
+    let end = position_at(text, span.end_byte, span.end, encoding);
+    match (start, end) {
+        (Some(start), Some(end)) => Range::new(start, end),
+        _ => FileText::new(text, encoding).range(span),
+    }
+}
+
+/// The client position of a core position whose byte offset is `byte`, if they agree.
+fn position_at(
+    text: &str,
+    byte: u32,
+    position: crate::model::Position,
+    encoding: ColumnEncoding,
+) -> Option<Position> {
+    let byte = byte as usize;
+    let line_start = byte.checked_sub(position.column as usize)?;
+    // `get` checks the bounds and the character boundaries.
+    let prefix = text.get(line_start..byte)?;
+    let at_line_start = line_start == 0 || text.as_bytes()[line_start - 1] == b'\n';
+    if !at_line_start || prefix.contains('\n') {
+        return None;
+    }
+    let column = match encoding {
+        ColumnEncoding::Utf8 => prefix.len(),
+        ColumnEncoding::Utf16 => prefix.chars().map(char::len_utf16).sum(),
+    };
+    Some(Position::new(position.line, column as u32))
+}
+
 pub fn client_position(position: Position) -> ClientPosition {
     ClientPosition {
         line: position.line,
@@ -115,7 +151,7 @@ impl Converter<'_> {
 
     pub fn range(&self, relative: &str, span: Span) -> Option<Range> {
         let file = self.graph.file(relative)?;
-        Some(FileText::new(&file.text, self.encoding).range(span))
+        Some(span_range(&file.text, span, self.encoding))
     }
 
     pub fn location(&self, relative: &str, span: Span) -> Option<Location> {
@@ -137,7 +173,6 @@ impl Converter<'_> {
 
     pub fn call_hierarchy_item(&self, entity: &Entity) -> Option<CallHierarchyItem> {
         let file = self.graph.file(&entity.file_path)?;
-        let text = FileText::new(&file.text, self.encoding);
         Some(CallHierarchyItem {
             name: entity.name.to_string(),
             kind: symbol_kind(entity.kind),
@@ -149,8 +184,8 @@ impl Converter<'_> {
                     .unwrap_or_else(|| entity.qualified_name.clone()),
             ),
             uri: self.uri(&entity.file_path)?,
-            range: text.range(entity.span),
-            selection_range: text.range(entity.name_span),
+            range: span_range(&file.text, entity.span, self.encoding),
+            selection_range: span_range(&file.text, entity.name_span, self.encoding),
             data: Some(serde_json::json!({
                 "root": self.client_root,
                 "id": &*entity.id,
@@ -215,6 +250,35 @@ mod tests {
         assert_eq!(utf16.position(core), Position::new(1, 12));
         assert_eq!(utf8.position(core), Position::new(1, 18));
         assert_eq!(utf16.byte_of(Position::new(9, 0)), None);
+        // Without a line index, the same ranges.
+        let call = Span {
+            start_byte: call_byte,
+            end_byte: call_byte + 4,
+            start: core,
+            end: crate::model::Position {
+                line: 1,
+                column: 22,
+            },
+        };
+        for encoding in [ColumnEncoding::Utf8, ColumnEncoding::Utf16] {
+            assert_eq!(
+                span_range(text, call, encoding),
+                FileText::new(text, encoding).range(call)
+            );
+        }
+        assert_eq!(
+            span_range(text, call, ColumnEncoding::Utf16),
+            Range::new(Position::new(1, 12), Position::new(1, 16))
+        );
+        // A span that does not fit the text falls back to the line index (and its clamping).
+        let stale = Span {
+            start_byte: 2,
+            ..call
+        };
+        assert_eq!(
+            span_range(text, stale, ColumnEncoding::Utf16),
+            FileText::new(text, ColumnEncoding::Utf16).range(stale)
+        );
         // A column inside the emoji's surrogate pair or past the line's end is clamped.
         assert_eq!(
             utf16.byte_of(Position::new(1, 99)),

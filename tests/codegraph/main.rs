@@ -1,8 +1,10 @@
-//! The one integration-test binary: fixtures, the incremental property, the cache, the CLI, MCP.
+//! The one integration-test binary: fixtures, the incremental property, the cache, the CLI, LSP
+//! (the binary with a small client of ours, and with pytest-lsp), MCP.
 
 mod attach;
 mod cache;
 mod cli;
+mod e2e_lsp;
 mod fixtures;
 mod incremental;
 mod lsp;
