@@ -25,6 +25,7 @@
 //! - `lsp` applies text changes in arrival order before any later request takes a snapshot.
 //! - An ambiguous reference never becomes an edge; it is kept with its candidates.
 
+pub mod analysis;
 pub mod cli;
 pub mod graph;
 pub mod index;

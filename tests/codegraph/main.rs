@@ -1,5 +1,6 @@
 //! The one integration-test binary: fixtures, the incremental property, the cache, the CLI, MCP.
 
+mod analysis;
 mod cache;
 mod cli;
 mod fixtures;
