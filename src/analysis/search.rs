@@ -70,8 +70,25 @@ type TermPostings = (Arc<str>, Box<[(u32, f32)]>);
 struct FilePostings {
     hash: [u8; 32],
     docs: Vec<Doc>,
-    /// Sorted by term.
+    /// The hash of each term, sorted; `terms` is in the same order. Looking a term up is a
+    /// binary search over integers, which matters: a query probes every file.
+    hashes: Box<[u64]>,
     terms: Vec<TermPostings>,
+}
+
+fn term_hash(term: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    term.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Per-file scores, reused across files: `(score, matched query terms)` per document, and the
+/// documents touched.
+#[derive(Default)]
+struct Scratch {
+    scores: Vec<(f64, u64)>,
+    touched: Vec<u32>,
 }
 
 /// A search index over one graph snapshot.
@@ -167,10 +184,12 @@ fn file_postings(file: &FileNode) -> FilePostings {
         .into_iter()
         .map(|(term, list)| (Arc::from(term), list.into_boxed_slice()))
         .collect();
-    terms.sort_by(|left, right| left.0.cmp(&right.0));
+    terms.sort_by_cached_key(|(term, _)| (term_hash(term), term.clone()));
+    let hashes = terms.iter().map(|(term, _)| term_hash(term)).collect();
     FilePostings {
         hash: file.hash,
         docs,
+        hashes,
         terms,
     }
 }
@@ -179,6 +198,7 @@ fn file_postings(file: &FileNode) -> FilePostings {
 /// prefix it (an abbreviation such as `auth` for `authentication`).
 struct Expansion {
     term: Arc<str>,
+    hash: u64,
     /// Which query term it stands for.
     query_term: usize,
     weight: f64,
@@ -299,6 +319,7 @@ impl SearchIndex {
                 .map(|doc| doc.plain_name.len())
                 .sum::<usize>();
             bytes += postings.terms.capacity() * size_of::<TermPostings>();
+            bytes += postings.hashes.len() * size_of::<u64>();
             bytes += postings
                 .terms
                 .iter()
@@ -325,22 +346,24 @@ impl SearchIndex {
                 self.document_frequency.get_key_value(term.as_str())
             {
                 expansions.push(Expansion {
+                    hash: term_hash(interned),
                     term: interned.clone(),
                     query_term,
                     weight: 1.0,
                     idf: self.idf(*frequency),
                 });
             }
-            if term.len() >= 3 {
+            if term.len() >= 4 {
                 let start: Arc<str> = Arc::from(term.as_str());
                 let longer = self
                     .document_frequency
                     .range(start..)
                     .skip_while(|(candidate, _)| &***candidate == term.as_str())
                     .take_while(|(candidate, _)| candidate.starts_with(term.as_str()))
-                    .take(32);
+                    .take(16);
                 for (candidate, frequency) in longer {
                     expansions.push(Expansion {
+                        hash: term_hash(candidate),
                         term: candidate.clone(),
                         query_term,
                         weight: 0.5,
@@ -356,6 +379,7 @@ impl SearchIndex {
                     self.document_frequency.get_key_value(&term[..cut])
                 {
                     expansions.push(Expansion {
+                        hash: term_hash(candidate),
                         term: candidate.clone(),
                         query_term,
                         weight: 0.4,
@@ -367,28 +391,38 @@ impl SearchIndex {
         expansions
     }
 
-    /// Scores the documents of one file: `(doc index, score, matched query terms mask)`.
+    /// Scores the documents of one file into `scratch`.
     fn score_file(
         &self,
         postings: &FilePostings,
         expansions: &[Expansion],
         average_length: f64,
-        scores: &mut FxHashMap<u32, (f64, u64)>,
+        scratch: &mut Scratch,
     ) {
-        scores.clear();
+        for &doc in &scratch.touched {
+            scratch.scores[doc as usize] = (0.0, 0);
+        }
+        scratch.touched.clear();
+        if scratch.scores.len() < postings.docs.len() {
+            scratch.scores.resize(postings.docs.len(), (0.0, 0));
+        }
         for expansion in expansions {
-            let Ok(position) = postings
-                .terms
-                .binary_search_by(|(term, _)| (**term).cmp(&*expansion.term))
-            else {
+            let Ok(position) = postings.hashes.binary_search(&expansion.hash) else {
                 continue;
             };
-            for &(doc, frequency) in postings.terms[position].1.iter() {
+            let (term, list) = &postings.terms[position];
+            if **term != *expansion.term {
+                continue;
+            }
+            for &(doc, frequency) in list.iter() {
                 let length = postings.docs[doc as usize].length as f64;
                 let frequency = frequency as f64;
                 let saturated = frequency * (K1 + 1.0)
                     / (frequency + K1 * (1.0 - B + B * length / average_length));
-                let entry = scores.entry(doc).or_insert((0.0, 0));
+                let entry = &mut scratch.scores[doc as usize];
+                if entry.1 == 0 {
+                    scratch.touched.push(doc);
+                }
                 entry.0 += expansion.weight * expansion.idf * saturated;
                 entry.1 |= 1u64 << expansion.query_term.min(63);
             }
@@ -427,10 +461,11 @@ impl SearchIndex {
         let plain_query = plain(query);
         let average_length = self.total_length / self.document_count as f64;
         let mut scored: Vec<(f64, u64, &Doc)> = Vec::new();
-        let mut scores: FxHashMap<u32, (f64, u64)> = FxHashMap::default();
+        let mut scratch = Scratch::default();
         for postings in self.files.values() {
-            self.score_file(postings, &expansions, average_length, &mut scores);
-            for (&doc, &(score, mask)) in &scores {
+            self.score_file(postings, &expansions, average_length, &mut scratch);
+            for &doc in &scratch.touched {
+                let (score, mask) = scratch.scores[doc as usize];
                 let doc = &postings.docs[doc as usize];
                 if !admit(doc.kind, &doc.id) {
                     continue;
@@ -446,13 +481,17 @@ impl SearchIndex {
             }
         }
         let total_count = scored.len();
-        scored.sort_by(|left, right| {
+        let order = |left: &(f64, u64, &Doc), right: &(f64, u64, &Doc)| {
             right
                 .0
                 .total_cmp(&left.0)
                 .then_with(|| left.2.id.cmp(&right.2.id))
-        });
-        scored.truncate(limit);
+        };
+        if limit > 0 && scored.len() > limit {
+            scored.select_nth_unstable_by(limit - 1, order);
+            scored.truncate(limit);
+        }
+        scored.sort_by(order);
         let idf_total: f64 = term_idf.iter().sum();
         let scale = match scored.first() {
             Some(&(top, mask, _)) if top > 0.0 && idf_total > 0.0 => {
@@ -497,13 +536,14 @@ impl SearchIndex {
             let path = id.split("::").next().unwrap_or(id);
             by_file.entry(path).or_default().push(id);
         }
-        let mut scores: FxHashMap<u32, (f64, u64)> = FxHashMap::default();
+        let mut scratch = Scratch::default();
         for (path, wanted) in by_file {
             let Some(postings) = self.files.get(path) else {
                 continue;
             };
-            self.score_file(postings, &expansions, average_length, &mut scores);
-            for (&doc, &(score, _)) in &scores {
+            self.score_file(postings, &expansions, average_length, &mut scratch);
+            for &doc in &scratch.touched {
+                let score = scratch.scores[doc as usize].0;
                 let doc = &postings.docs[doc as usize];
                 if wanted.iter().any(|id| **id == doc.id) {
                     result.insert(doc.id.clone(), score);
