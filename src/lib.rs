@@ -9,6 +9,9 @@
 //! - `index`    per-file extraction: syntax tree → `FileSummary`. Never fails; problems are data.
 //! - `graph`    the immutable graph snapshot, scope-based resolution, and the queries every door
 //!   shares (callers, callees, implementations, symbols, ...).
+//! - `analysis` protocol-agnostic analysis over a snapshot: ranked search (BM25, per-file
+//!   postings), communities (hand-written Leiden, three levels), extractive global/local search,
+//!   refactoring metrics and suggestions; a per-revision cache computed by readers on demand.
 //! - `world`    the single writer: the workspace walk, change application, the on-disk cache.
 //! - `cli`      the command-line door (`codegraph index`, `callers`, ...).
 //! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`; the only
@@ -16,6 +19,7 @@
 //! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here).
 //!
 //! Architecture invariants:
+//! - `analysis` reads snapshots only; nothing on the edit path waits for it.
 //! - `index` knows nothing of other files; `graph` knows nothing of files on disk or of protocols.
 //! - Only `world` writes. A change (a file's new text, or its deletion) is applied as one
 //!   transaction that produces a new immutable `graph::Graph`; readers clone an `Arc` and never see

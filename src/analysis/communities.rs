@@ -389,15 +389,7 @@ fn summarise(graph: &Graph, community: &Community, names: &[String]) -> String {
             let entity = materialize(file, location.index);
             Some(format!(
                 "{} ({} at {}:{})",
-                entity
-                    .qualified_name
-                    .rsplit('.')
-                    .take(2)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect::<Vec<_>>()
-                    .join("."),
+                entity.id.rsplit("::").next().unwrap_or(&entity.name),
                 entity.kind,
                 entity.file_path,
                 entity.start_line
