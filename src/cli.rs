@@ -147,6 +147,45 @@ pub enum Command {
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
+    /// Entities matching QUERY in plain words or names (BM25 over name words, paths,
+    /// signatures and docstrings), best first, with relevance 0..1.
+    Search {
+        query: String,
+        /// all, functions, classes or files.
+        #[arg(long, default_value = "all")]
+        scope: String,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
+    /// Communities of connected code (Leiden): level 0 fine, 1 and 2 coarser.
+    Communities {
+        #[arg(long, default_value_t = 0)]
+        level: u8,
+        /// Also list single-entity communities.
+        #[arg(long)]
+        all: bool,
+        /// Answer this question from the communities (global search) instead of listing them.
+        #[arg(long)]
+        ask: Option<String>,
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
+    /// Refactoring suggestions for NAME (an entity or a file path), with its metrics. With
+    /// `--dead`, every entity that looks unused; with `--cycles`, the import cycles.
+    Refactor {
+        name: Option<String>,
+        /// Only this kind: extract, rename, move, simplify, inline, remove.
+        #[arg(long = "type")]
+        kind: Option<String>,
+        #[arg(long)]
+        dead: bool,
+        #[arg(long)]
+        cycles: bool,
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
     /// One entity: where it is, its signature, its relations.
     Show {
         name: String,
@@ -419,6 +458,25 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 }
             }
         }
+        Command::Search {
+            query: text,
+            scope,
+            limit,
+            workspace,
+        } => search(&text, &scope, limit, &workspace)?,
+        Command::Communities {
+            level,
+            all,
+            ask,
+            workspace,
+        } => communities(level, all, ask.as_deref(), &workspace)?,
+        Command::Refactor {
+            name,
+            kind,
+            dead,
+            cycles,
+            workspace,
+        } => refactor(name.as_deref(), kind.as_deref(), dead, cycles, &workspace)?,
         Command::Show { name, workspace } => {
             let (_world, graph) = load(&workspace)?;
             let entity = find(&graph, &name)?;
@@ -536,6 +594,187 @@ fn calls(name: &str, depth: u32, workspace: &WorkspaceArgs, incoming: bool) -> a
             item.entity.id,
             item.entity.kind,
             location(&item.entity)
+        ))?;
+    }
+    Ok(())
+}
+
+fn search(text: &str, scope: &str, limit: usize, workspace: &WorkspaceArgs) -> anyhow::Result<()> {
+    use crate::analysis::search::SearchScope;
+    let scope = match scope {
+        "all" => SearchScope::All,
+        "functions" => SearchScope::Functions,
+        "classes" => SearchScope::Classes,
+        "files" => SearchScope::Files,
+        other => bail!("unknown scope '{other}': use all, functions, classes or files"),
+    };
+    let (world, graph) = load(workspace)?;
+    let index = world.analysis().search_index(&graph);
+    let results = index.search(text, scope, limit);
+    let found: Vec<(f64, Entity)> = results
+        .hits
+        .iter()
+        .filter_map(|hit| Some((hit.relevance, graph.entity(&hit.id)?)))
+        .collect();
+    if workspace.json {
+        let entities: Vec<serde_json::Value> = found
+            .iter()
+            .map(|(relevance, entity)| serde_json::json!({ "entity": entity, "relevance": relevance }))
+            .collect();
+        return print_json(&serde_json::json!({
+            "terms": results.terms,
+            "entities": entities,
+            "total_count": results.total_count,
+        }));
+    }
+    if found.is_empty() {
+        return print(&format!("nothing matches {:?}", results.terms));
+    }
+    for (relevance, entity) in found {
+        print(&format!(
+            "{relevance:.2}  {}  {} {}",
+            entity.id,
+            entity.kind,
+            location(&entity)
+        ))?;
+    }
+    Ok(())
+}
+
+fn communities(
+    level: u8,
+    all: bool,
+    ask: Option<&str>,
+    workspace: &WorkspaceArgs,
+) -> anyhow::Result<()> {
+    let (world, graph) = load(workspace)?;
+    let found = world.analysis().communities(&graph);
+    let level = (level as usize).min(crate::analysis::communities::LEVELS - 1);
+    if let Some(question) = ask {
+        let index = world.analysis().search_index(&graph);
+        let answer = crate::analysis::rag::global_search(&graph, &index, &found, question, level);
+        if workspace.json {
+            return print_json(&answer);
+        }
+        print(&answer.answer)?;
+        print(&format!(
+            "(confidence {:.2}, {} communities searched)",
+            answer.confidence, answer.communities_searched
+        ))?;
+        return Ok(());
+    }
+    let listed: Vec<&crate::analysis::communities::Community> = found
+        .at_level(level)
+        .filter(|community| all || community.member_count > 1)
+        .collect();
+    if workspace.json {
+        return print_json(&serde_json::json!({
+            "levels": found.levels,
+            "duration_ms": found.duration_ms,
+            "communities": listed,
+        }));
+    }
+    for info in &found.levels {
+        print(&format!(
+            "level {}: {} communities ({} with 2+ members), modularity {:.3}",
+            info.level, info.community_count, info.nontrivial_count, info.modularity
+        ))?;
+    }
+    print(&format!("computed in {:.0} ms\n", found.duration_ms))?;
+    for community in listed {
+        print(&format!(
+            "#{} {} ({} members)\n  {}",
+            community.id, community.name, community.member_count, community.summary
+        ))?;
+    }
+    Ok(())
+}
+
+fn refactor(
+    name: Option<&str>,
+    kind: Option<&str>,
+    dead: bool,
+    cycles: bool,
+    workspace: &WorkspaceArgs,
+) -> anyhow::Result<()> {
+    use crate::analysis::refactor;
+    let only = match kind {
+        None => None,
+        Some(text) => Some(refactor::SuggestionKind::parse(text).ok_or_else(|| {
+            anyhow::anyhow!(
+                "unknown type '{text}': extract, rename, move, simplify, inline or remove"
+            )
+        })?),
+    };
+    let (world, graph) = load(workspace)?;
+    let facts = world.analysis().repo_facts(&graph);
+    if cycles {
+        if workspace.json {
+            return print_json(&facts.import_cycles);
+        }
+        if facts.import_cycles.is_empty() {
+            print("no import cycles")?;
+        }
+        for cycle in &facts.import_cycles {
+            let path: Vec<&str> = cycle.cycle.iter().map(|file| &**file).collect();
+            print(&format!(
+                "{} files: {}",
+                cycle.files.len(),
+                path.join(" -> ")
+            ))?;
+        }
+        return Ok(());
+    }
+    if dead {
+        let found = refactor::dead_code(&graph, &facts);
+        if workspace.json {
+            let list: Vec<serde_json::Value> = found
+                .iter()
+                .map(|(entity, confidence, reason)| serde_json::json!({ "entity": entity, "confidence": confidence, "reason": reason }))
+                .collect();
+            return print_json(&list);
+        }
+        for (entity, confidence, reason) in found {
+            print(&format!(
+                "{confidence:.2}  {}  {}: {reason}",
+                entity.id,
+                location(&entity)
+            ))?;
+        }
+        return Ok(());
+    }
+    let Some(name) = name else {
+        bail!("give an entity (or a file path), or --dead, or --cycles");
+    };
+    let entity = find(&graph, name)?;
+    let report = refactor::suggest(&graph, &facts, &entity, only);
+    if workspace.json {
+        return print_json(&report);
+    }
+    let metrics = &report.metrics;
+    let optional = |value: Option<u32>| value.map_or("-".to_string(), |value| value.to_string());
+    print(&format!(
+        "{} ({}) {}\n  lines {}, complexity {}, nesting {}, parameters {}, fan-in {}, fan-out {}",
+        entity.id,
+        entity.kind,
+        location(&entity),
+        metrics.lines,
+        optional(metrics.cyclomatic_complexity),
+        optional(metrics.max_nesting),
+        optional(metrics.parameters),
+        metrics.fan_in,
+        metrics.fan_out
+    ))?;
+    if report.suggestions.is_empty() {
+        print("  no suggestions")?;
+    }
+    for suggestion in &report.suggestions {
+        let kind = serde_json::to_value(suggestion.kind)?;
+        print(&format!(
+            "  {} ({:.2}): {}",
+            kind.as_str().unwrap_or_default(),
+            suggestion.confidence,
+            suggestion.reason
         ))?;
     }
     Ok(())

@@ -9,6 +9,9 @@
 //! - `index`    per-file extraction: syntax tree → `FileSummary`. Never fails; problems are data.
 //! - `graph`    the immutable graph snapshot, scope-based resolution, and the queries every door
 //!   shares (callers, callees, implementations, symbols, ...).
+//! - `analysis` protocol-agnostic analysis over a snapshot: ranked search (BM25, per-file
+//!   postings), communities (hand-written Leiden, three levels), extractive global/local search,
+//!   refactoring metrics and suggestions; a per-revision cache computed by readers on demand.
 //! - `world`    the single writer: the workspace walk, change application, the on-disk cache,
 //!   the file watcher of the headless server (`world/watch.rs`).
 //! - `cli`      the command-line door (`codegraph index`, `callers`, ...).
@@ -20,6 +23,7 @@
 //!   guard (`mcp/shell.rs`).
 //!
 //! Architecture invariants:
+//! - `analysis` reads snapshots only; nothing on the edit path waits for it.
 //! - `index` knows nothing of other files; `graph` knows nothing of files on disk or of protocols.
 //! - Only `world` writes. A change (a file's new text, or its deletion) is applied as one
 //!   transaction that produces a new immutable `graph::Graph`; readers clone an `Arc` and never see
@@ -29,6 +33,7 @@
 //! - `lsp` applies text changes in arrival order before any later request takes a snapshot.
 //! - An ambiguous reference never becomes an edge; it is kept with its candidates.
 
+pub mod analysis;
 pub mod cli;
 pub mod graph;
 pub mod index;

@@ -23,8 +23,8 @@ use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult, ListResourcesResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResourceContents, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, prompt_handler, tool_handler};
@@ -44,9 +44,11 @@ module's id is its file path. Every tool that takes an entity accepts an id, a q
 and lists the candidate ids: call it again with one of them. When nothing matches, the closest \
 names are listed.
 
-Start with `query_codebase` (name-based search) or `get_file_structure` to find ids, then use \
-`find_callers` / `find_callees` / `find_dependencies` / `find_implementations` to navigate, and \
-`get_code_snippet` or `read_file_content` to read code. `analyze_module_structure` tells what a \
+Start with `query_codebase` (search by plain words or names) or `get_file_structure` to find ids; \
+for big-picture questions use `global_search` (answers from communities of connected code) and, \
+around one entity, `local_search`. Then use `find_callers` / `find_callees` / `find_dependencies` / `find_implementations` to navigate, and \
+`get_code_snippet` or `read_file_content` to read code, and `suggest_refactoring` for metrics and \
+suggestions. `analyze_module_structure` tells what a \
 file defines, imports and who depends on it. Call `reindex_repository` after large changes on \
 disk. The resource `codegraph://guide` repeats this guide; `codegraph://stats` summarises the \
 graph. Results only contain edges codegraph could resolve; ambiguous references are never \
@@ -174,6 +176,38 @@ impl ServerHandler for CodegraphMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let graph = self.world.snapshot();
+        if let Some(rest) = request.uri.strip_prefix(resources::COMMUNITY_PREFIX) {
+            let Ok(id) = rest.trim().parse::<u32>() else {
+                return Err(ErrorData::resource_not_found(
+                    format!("not a community id: {rest}"),
+                    Some(
+                        serde_json::json!({"uri": request.uri, "expected": "codegraph://communities/<number>, ids from global_search"}),
+                    ),
+                ));
+            };
+            // Communities take seconds on a large repository the first time: off the runtime.
+            let world = self.world.clone();
+            let found = tokio::task::spawn_blocking(move || {
+                let communities = world.analysis().communities(&graph);
+                resources::community(&graph, &communities, id)
+            })
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            return match found {
+                Some(value) => Ok(ReadResourceResult::new(vec![
+                    ResourceContents::text(
+                        serde_json::to_string_pretty(&value).unwrap_or_default(),
+                        request.uri.clone(),
+                    )
+                    .with_mime_type("application/json"),
+                ])
+                .into()),
+                None => Err(ErrorData::resource_not_found(
+                    format!("Community not found: {id}"),
+                    Some(serde_json::json!({"uri": request.uri})),
+                )),
+            };
+        }
         resources::read(&graph, &request.uri).map(Into::into)
     }
 }

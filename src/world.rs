@@ -86,6 +86,9 @@ pub struct World {
     config: WorldConfig,
     current: ArcSwap<Graph>,
     state: Mutex<WriterState>,
+    /// Search index, communities and refactoring facts of recent snapshots, computed by
+    /// readers on demand; the writer never touches it.
+    analysis: crate::analysis::Cache,
 }
 
 /// A file's content and whether it came from the cache, or why it was skipped.
@@ -148,11 +151,17 @@ impl World {
                 buffers: FxHashMap::default(),
                 last_report: None,
             }),
+            analysis: crate::analysis::Cache::new(),
         })
     }
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The analysis cache shared by every door.
+    pub fn analysis(&self) -> &crate::analysis::Cache {
+        &self.analysis
     }
 
     pub fn config(&self) -> &WorldConfig {

@@ -15,6 +15,9 @@ pub const STATS_URI: &str = "codegraph://stats";
 pub const GUIDE_URI: &str = "codegraph://guide";
 pub const ENTITY_PREFIX: &str = "codegraph://entities/";
 pub const FILE_PREFIX: &str = "codegraph://files/";
+pub const COMMUNITY_PREFIX: &str = "codegraph://communities/";
+/// At most this many members are listed in a community resource.
+const MAX_COMMUNITY_MEMBERS: usize = 500;
 
 pub const GUIDE: &str = "\
 # codegraph for AI assistants
@@ -28,7 +31,11 @@ A module's id is its file path. Tools accept an id, a qualified name (`src.auth.
 or a plain name (`login`); an ambiguous name fails and lists the candidate ids.
 
 ## Tools
-- `query_codebase` — find entities by name (not semantic search).
+- `query_codebase` — find entities from plain words or names (BM25 over name words, paths,
+  signatures, docstrings; stemmed).
+- `global_search` — a big-picture question answered from communities (groups of connected code).
+- `local_search` — a question about an entity's neighbourhood (callers, callees, members, ...).
+- `suggest_refactoring` — metrics and suggestions (extract, simplify, move, remove, ...).
 - `get_file_structure` — outline of a file, with ids.
 - `analyze_module_structure` — a file's definitions, imports, dependencies and dependents.
 - `find_callers` / `find_callees` — the call graph, `max_depth` hops.
@@ -42,6 +49,7 @@ or a plain name (`login`); an ambiguous name fails and lists the candidate ids.
 - `codegraph://stats` — counts by entity and relation type, languages.
 - `codegraph://entities/{entity_id}` — one entity with its source, callers and callees.
 - `codegraph://files/{file_path}` — a file's entities and edges.
+- `codegraph://communities/{community_id}` — a community: name, summary, members, top entities.
 
 ## Caveats
 Only resolved edges are shown: a call codegraph could not attribute to one definition is left out,
@@ -65,6 +73,9 @@ pub fn templates() -> Vec<ResourceTemplate> {
     vec![
         ResourceTemplate::new("codegraph://entities/{entity_id}", "entity")
             .with_description("One entity: its fields, source code, callers and callees. entity_id like `path/file.py::Class.method`")
+            .with_mime_type("application/json"),
+        ResourceTemplate::new("codegraph://communities/{community_id}", "community")
+            .with_description("One community of closely connected code (Leiden over calls, imports, containment, inheritance): its level, name, extractive summary, members and top entities by PageRank. Ids come from global_search")
             .with_mime_type("application/json"),
         ResourceTemplate::new("codegraph://files/{file_path}", "file")
             .with_description("One file's entities and the edges starting in it. file_path relative to the repository root")
@@ -193,6 +204,59 @@ pub fn file(graph: &Graph, path: &str) -> Option<serde_json::Value> {
     }))
 }
 
+/// One community as JSON; `None` if there is no such id.
+pub fn community(
+    graph: &Graph,
+    communities: &crate::analysis::communities::Communities,
+    id: u32,
+) -> Option<serde_json::Value> {
+    let community = communities.get(id)?;
+    let level = communities.levels.get(community.level as usize);
+    let members: Vec<_> = community
+        .members
+        .iter()
+        .take(MAX_COMMUNITY_MEMBERS)
+        .filter_map(|member| graph.entity(member))
+        .map(|entity| {
+            json!({
+                "id": entity.id,
+                "type": entity.kind.to_string(),
+                "name": entity.name,
+                "file": entity.file_path,
+                "start_line": entity.start_line,
+                "pagerank": communities.rank(&entity.id),
+            })
+        })
+        .collect();
+    let neighbours = |list: &[(u32, f64)]| -> Vec<serde_json::Value> {
+        list.iter()
+            .take(10)
+            .filter_map(|(other, weight)| {
+                let other = communities.get(*other)?;
+                Some(json!({"id": other.id, "name": other.name, "edges": weight}))
+            })
+            .collect()
+    };
+    Some(json!({
+        "community": {
+            "id": community.id,
+            "level": community.level,
+            "name": community.name,
+            "summary": community.summary,
+            "member_count": community.member_count,
+            "directory": community.directory,
+            "keywords": community.keywords,
+            "parent": community.parent,
+            "level_modularity": level.map(|level| level.modularity),
+        },
+        "top_entities": members.iter().take(10).collect::<Vec<_>>(),
+        "depends_on": neighbours(&community.depends_on),
+        "used_by": neighbours(&community.used_by),
+        "members": members,
+        "members_truncated": community.member_count > MAX_COMMUNITY_MEMBERS,
+    }))
+}
+
 pub fn read(graph: &Graph, uri: &str) -> Result<ReadResourceResult, ErrorData> {
     if uri == STATS_URI {
         return Ok(json_contents(uri, stats(graph)));
@@ -225,7 +289,7 @@ pub fn read(graph: &Graph, uri: &str) -> Result<ReadResourceResult, ErrorData> {
     Err(ErrorData::resource_not_found(
         format!("unknown resource {uri}"),
         Some(
-            json!({"uri": uri, "known": [STATS_URI, GUIDE_URI, "codegraph://entities/{entity_id}", "codegraph://files/{file_path}"]}),
+            json!({"uri": uri, "known": [STATS_URI, GUIDE_URI, "codegraph://entities/{entity_id}", "codegraph://files/{file_path}", "codegraph://communities/{community_id}"]}),
         ),
     ))
 }

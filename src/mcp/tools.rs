@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::convert::{self, EntitySummary};
 use super::paths::{self, PathError};
 use super::{CodegraphMcp, resolve_for_tool, tool_error};
+use crate::analysis;
 use crate::graph::query;
 use crate::graph::{Entity, EntityId, Graph};
 use crate::model::{EntityKind, RelationKind};
@@ -256,8 +257,9 @@ pub enum Scope {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct QueryParams {
-    /// Words or a symbol name to look for (matched against entity names: exact, prefix,
-    /// camelCase humps / snake_case word starts, subsequence).
+    /// Plain words or a symbol name. Matched (BM25, stemmed) against the words of entity names,
+    /// qualified names, paths, signatures and docstrings; exact and prefix name matches rank
+    /// first.
     pub query: String,
     /// all, functions (functions and methods), classes (types) or files (modules).
     #[serde(default)]
@@ -531,13 +533,257 @@ pub fn dependency_walk(
     reached
 }
 
-fn matches_scope(kind: EntityKind, scope: Scope) -> bool {
+fn search_scope(scope: Scope) -> analysis::search::SearchScope {
     match scope {
-        Scope::All => true,
-        Scope::Functions => kind.is_callable(),
-        Scope::Classes => kind.is_type(),
-        Scope::Files => kind == EntityKind::Module,
+        Scope::All => analysis::search::SearchScope::All,
+        Scope::Functions => analysis::search::SearchScope::Functions,
+        Scope::Classes => analysis::search::SearchScope::Classes,
+        Scope::Files => analysis::search::SearchScope::Files,
     }
+}
+
+fn round2(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
+
+/// Runs analysis work off the async runtime: it can take seconds on a large repository.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> ToolResult<T> + Send + 'static,
+) -> ToolResult<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|error| {
+            Err(tool_error(serde_json::json!({
+                "error": "Analysis failed",
+                "message": error.to_string(),
+            })))
+        })
+}
+
+fn default_level() -> u8 {
+    0
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GlobalSearchParams {
+    /// The question, in plain words.
+    pub query: String,
+    /// 0 = fine-grained communities (default), 1 and 2 = coarser subsystems.
+    #[serde(default = "default_level", alias = "level")]
+    pub community_level: u8,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CommunityMatch {
+    pub id: u32,
+    pub name: String,
+    pub level: u8,
+    /// 0..1.
+    pub relevance: f64,
+    pub member_count: usize,
+    pub summary: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SupportingEntry {
+    pub id: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub file: String,
+    pub start_line: u32,
+    /// The community (at the searched level) it belongs to.
+    pub community: Option<u32>,
+    pub relevance: f64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct GlobalSearchResult {
+    pub query: String,
+    /// Extractive: assembled from community summaries, names, locations and docstrings.
+    pub answer: String,
+    pub community_level: u8,
+    pub communities_searched: usize,
+    /// 0..1: the relevance of the best community.
+    pub confidence: f64,
+    pub relevant_communities: Vec<CommunityMatch>,
+    pub supporting_entities: Vec<SupportingEntry>,
+}
+
+impl From<analysis::rag::GlobalAnswer> for GlobalSearchResult {
+    fn from(answer: analysis::rag::GlobalAnswer) -> GlobalSearchResult {
+        GlobalSearchResult {
+            query: answer.query,
+            answer: answer.answer,
+            community_level: answer.community_level,
+            communities_searched: answer.communities_searched,
+            confidence: answer.confidence,
+            relevant_communities: answer
+                .relevant_communities
+                .into_iter()
+                .map(|community| CommunityMatch {
+                    id: community.id,
+                    name: community.name,
+                    level: community.level,
+                    relevance: community.relevance,
+                    member_count: community.member_count,
+                    summary: community.summary,
+                })
+                .collect(),
+            supporting_entities: answer
+                .supporting_entities
+                .into_iter()
+                .map(|support| SupportingEntry {
+                    id: support.entity.id.to_string(),
+                    name: support.entity.name.to_string(),
+                    kind: support.entity.kind.to_string(),
+                    file: support.entity.file_path.to_string(),
+                    start_line: support.entity.start_line,
+                    community: support.community,
+                    relevance: support.relevance,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct LocalSearchParams {
+    /// The question, in plain words.
+    pub query: String,
+    /// The entity to start from: an id, a qualified name or a plain name. Also accepted as
+    /// `entity_name`.
+    #[serde(default, alias = "entity_name")]
+    pub entity_id: Option<String>,
+    /// More start entities (or instead of entity_id).
+    #[serde(default)]
+    pub context_entities: Vec<String>,
+    /// Hops to walk. Default 2, at most 4.
+    #[serde(default = "default_depth", alias = "max_depth")]
+    pub depth: u32,
+    /// Maximum relevant entities. Default 20, at most 100.
+    #[serde(default = "default_limit", alias = "max_results")]
+    pub limit: usize,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LocalEntry {
+    pub id: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub file: String,
+    pub start_line: u32,
+    /// 0..1: relevance to the query and closeness together.
+    pub relevance: f64,
+    /// Hops from the nearest start entity.
+    pub distance: u32,
+    /// How it was reached: calls, called_by, contains, contained_in, imports, imported_by,
+    /// uses, used_by, extends, extended_by, implements, implemented_by.
+    pub relation: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RelationshipEntry {
+    pub source: String,
+    pub target: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LocalSearchResult {
+    pub query: String,
+    pub answer: String,
+    pub start_entity: String,
+    pub context_entities: Vec<String>,
+    pub entities_searched: usize,
+    pub confidence: f64,
+    pub relevant_entities: Vec<LocalEntry>,
+    pub relationships: Vec<RelationshipEntry>,
+}
+
+impl From<analysis::rag::LocalAnswer> for LocalSearchResult {
+    fn from(answer: analysis::rag::LocalAnswer) -> LocalSearchResult {
+        LocalSearchResult {
+            query: answer.query,
+            answer: answer.answer,
+            start_entity: answer.start_entity.to_string(),
+            context_entities: answer
+                .context_entities
+                .iter()
+                .map(|id| id.to_string())
+                .collect(),
+            entities_searched: answer.entities_searched,
+            confidence: answer.confidence,
+            relevant_entities: answer
+                .relevant_entities
+                .into_iter()
+                .map(|relevant| LocalEntry {
+                    id: relevant.entity.id.to_string(),
+                    name: relevant.entity.name.to_string(),
+                    kind: relevant.entity.kind.to_string(),
+                    file: relevant.entity.file_path.to_string(),
+                    start_line: relevant.entity.start_line,
+                    relevance: relevant.relevance,
+                    distance: relevant.distance,
+                    relation: relevant.relation,
+                })
+                .collect(),
+            relationships: answer
+                .relationships
+                .into_iter()
+                .map(|relationship| RelationshipEntry {
+                    source: relationship.source.to_string(),
+                    target: relationship.target.to_string(),
+                    kind: relationship.kind.to_string(),
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RefactoringParams {
+    /// The entity: an id, a qualified name, a plain name, or a file path for a module. Also
+    /// accepted as `entity_name`.
+    #[serde(alias = "entity_name", alias = "name")]
+    pub entity_id: String,
+    /// Only suggestions of this type: extract, rename, move, simplify, inline, remove (or
+    /// general / omitted for all). Also accepted as `refactoring_type`.
+    #[serde(default, rename = "type", alias = "refactoring_type")]
+    pub kind: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SuggestionEntry {
+    /// extract, rename, move, simplify, inline or remove.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Why, with the figures.
+    pub reason: String,
+    pub file: String,
+    /// `"first-last"`, one-based.
+    pub lines: String,
+    pub confidence: f64,
+    /// For `move`: the directory to move to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RefactoringResult {
+    /// The entity's id.
+    pub entity: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub file_path: String,
+    /// lines, cyclomatic_complexity, max_nesting, parameters, fan_in, fan_out, members.
+    pub metrics: serde_json::Value,
+    pub suggestions: Vec<SuggestionEntry>,
 }
 
 #[tool_router(vis = "pub(crate)")]
@@ -790,58 +1036,150 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Search entities by NAME (name-based for now, not semantic): exact, prefix, camelCase humps / snake_case word starts, then subsequence matches, best first. Use it to find ids when you know roughly what a symbol is called; try several short names rather than a sentence. `scope` narrows to functions, classes or files."
+        description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first. `scope` narrows to functions, classes or files. Relevance is 0..1."
     )]
     async fn query_codebase(
         &self,
         Parameters(params): Parameters<QueryParams>,
     ) -> ToolResult<QueryResult> {
-        let graph = self.world.snapshot();
+        let world = self.world.clone();
         let limit = params.limit.clamp(1, 100);
-        let mut entities: Vec<QueryMatch> = Vec::new();
-        // Several words: search each and keep the best score per entity.
-        let words: Vec<&str> = params
-            .query
-            .split(|character: char| {
-                !(character.is_alphanumeric() || character == '_' || character == '.')
-            })
-            .filter(|word| !word.is_empty())
-            .collect();
-        let words = if words.is_empty() {
-            vec![params.query.trim()]
-        } else {
-            words
-        };
-        let mut best: BTreeMap<String, (f64, Entity)> = BTreeMap::new();
-        for word in words {
-            for found in query::symbols(&graph, word, 1000) {
-                if !matches_scope(found.entity.kind, params.scope) {
-                    continue;
-                }
-                let entry = best
-                    .entry(found.entity.id.to_string())
-                    .or_insert((found.score, found.entity.clone()));
-                entry.0 = entry.0.max(found.score);
+        blocking(move || {
+            let graph = world.snapshot();
+            let index = world.analysis().search_index(&graph);
+            let results = index.search(&params.query, search_scope(params.scope), limit);
+            let entities = results
+                .hits
+                .iter()
+                .filter_map(|hit| {
+                    Some(QueryMatch {
+                        entity: EntitySummary::from(&graph.entity(&hit.id)?),
+                        relevance: round2(hit.relevance),
+                    })
+                })
+                .collect();
+            Ok(Json(QueryResult {
+                entities,
+                total_count: results.total_count,
+            }))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default), 1 and 2 = coarser subsystems. Read `codegraph://communities/{id}` for a community's members."
+    )]
+    async fn global_search(
+        &self,
+        Parameters(params): Parameters<GlobalSearchParams>,
+    ) -> ToolResult<GlobalSearchResult> {
+        let world = self.world.clone();
+        blocking(move || {
+            let graph = world.snapshot();
+            let index = world.analysis().search_index(&graph);
+            let communities = world.analysis().communities(&graph);
+            let answer = analysis::rag::global_search(
+                &graph,
+                &index,
+                &communities,
+                &params.query,
+                params.community_level.min(2) as usize,
+            );
+            Ok(Json(GlobalSearchResult::from(answer)))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Answer a question about one entity's surroundings (\"how is this class used?\", \"what does this touch in the database?\"): walks `depth` hops (default 2) from `entity_id` (or from several `context_entities`) over calls both ways, containment, imports, uses and inheritance, and ranks what it reaches by relevance to the query and closeness. Returns an extractive answer, the relevant entities with how each was reached, and the relationships among them."
+    )]
+    async fn local_search(
+        &self,
+        Parameters(params): Parameters<LocalSearchParams>,
+    ) -> ToolResult<LocalSearchResult> {
+        let world = self.world.clone();
+        blocking(move || {
+            let graph = world.snapshot();
+            let mut names: Vec<String> = params.entity_id.clone().into_iter().collect();
+            names.extend(params.context_entities.iter().cloned());
+            if names.is_empty() {
+                return Err(tool_error(serde_json::json!({
+                    "error": "No start entity",
+                    "message": "give entity_id or context_entities (ids, qualified names or plain names)",
+                })));
             }
-        }
-        let mut ranked: Vec<(f64, Entity)> = best.into_values().collect();
-        ranked.sort_by(|left, right| {
-            right
-                .0
-                .total_cmp(&left.0)
-                .then_with(|| left.1.id.cmp(&right.1.id))
-        });
-        let total_count = ranked.len();
-        for (score, entity) in ranked.into_iter().take(limit) {
-            entities.push(QueryMatch {
-                entity: EntitySummary::from(&entity),
-                relevance: (score * 100.0).round() / 100.0,
-            });
-        }
-        Ok(Json(QueryResult {
-            entities,
-            total_count,
-        }))
+            let mut starts: Vec<Entity> = Vec::new();
+            for name in &names {
+                let entity = resolve_for_tool(&graph, name)?;
+                if !starts.iter().any(|start| start.id == entity.id) {
+                    starts.push(entity);
+                }
+            }
+            let index = world.analysis().search_index(&graph);
+            let answer = analysis::rag::local_search(
+                &graph,
+                &index,
+                &params.query,
+                &starts,
+                params.depth.clamp(1, 4),
+                params.limit.clamp(1, 100),
+            );
+            Ok(Json(LocalSearchResult::from(answer)))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Refactoring suggestions for one entity, each with a type (extract, rename, move, simplify, inline, remove), a reason quoting the figures, a location and a confidence. Figures: length, cyclomatic complexity and nesting depth (from the syntax tree), parameter count, fan-in and fan-out (from the graph); also duplicated bodies, dead code (nothing references it; confidence lower when exported, a method, or reachable by an ambiguous reference), god classes, and, for a module (file path), the import cycles it is part of. A `move` names the lowest common directory of the entity's users. `type` keeps only one kind."
+    )]
+    async fn suggest_refactoring(
+        &self,
+        Parameters(params): Parameters<RefactoringParams>,
+    ) -> ToolResult<RefactoringResult> {
+        let world = self.world.clone();
+        blocking(move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let only = match params.kind.as_deref() {
+                None | Some("") | Some("general") | Some("all") => None,
+                Some(text) => Some(analysis::refactor::SuggestionKind::parse(text).ok_or_else(|| {
+                    tool_error(serde_json::json!({
+                        "error": "Unknown refactoring type",
+                        "type": text,
+                        "known": ["extract", "rename", "move", "simplify", "inline", "remove", "general"],
+                    }))
+                })?),
+            };
+            let facts = world.analysis().repo_facts(&graph);
+            let report = analysis::refactor::suggest(&graph, &facts, &entity, only);
+            Ok(Json(RefactoringResult {
+                entity: report.entity.id.to_string(),
+                name: report.entity.name.to_string(),
+                kind: report.entity.kind.to_string(),
+                file_path: report.entity.file_path.to_string(),
+                metrics: serde_json::to_value(&report.metrics).unwrap_or_default(),
+                suggestions: report
+                    .suggestions
+                    .iter()
+                    .map(|suggestion| SuggestionEntry {
+                        kind: serde_json::to_value(suggestion.kind)
+                            .ok()
+                            .and_then(|value| value.as_str().map(str::to_string))
+                            .unwrap_or_default(),
+                        reason: suggestion.reason.clone(),
+                        file: suggestion.location.file.to_string(),
+                        lines: convert::lines_label(
+                            suggestion.location.start_line,
+                            suggestion.location.end_line,
+                        ),
+                        confidence: suggestion.confidence,
+                        target: suggestion.target.clone(),
+                        related: suggestion.related.clone(),
+                    })
+                    .collect(),
+            }))
+        })
+        .await
     }
 
     #[tool(

@@ -93,3 +93,41 @@ fn a_missing_path_is_one_clear_error() {
         "{stderr}"
     );
 }
+
+#[test]
+fn search_communities_and_refactor_commands() {
+    let repo = support::fixture("analysis");
+    let repo = repo.to_str().unwrap();
+    let (code, stdout, stderr) = codegraph(&[
+        "search",
+        "password hashing",
+        "--limit",
+        "1",
+        "--no-cache",
+        "-r",
+        repo,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        "1.00  app/auth/passwords.py::hash_password  function app/auth/passwords.py:10"
+    );
+    let (code, stdout, stderr) =
+        codegraph(&["communities", "--level", "1", "--no-cache", "-r", repo]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("level 1: "), "{stdout}");
+    assert!(stdout.contains(" app/auth: "), "{stdout}");
+    let (code, stdout, stderr) =
+        codegraph(&["refactor", "classify_order", "--no-cache", "-r", repo]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("simplify (0.80): High cyclomatic complexity (18, over 10)"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = codegraph(&["refactor", "--cycles", "--no-cache", "-r", repo]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        "2 files: app/billing/invoice.py -> app/billing/tax.py -> app/billing/invoice.py"
+    );
+}

@@ -331,6 +331,74 @@ async fn other_tools_answer_from_the_graph() {
 }
 
 #[tokio::test]
+async fn analysis_tools_answer_from_search_and_communities() {
+    let session = start().await;
+    let found = session
+        .ok(
+            "query_codebase",
+            json!({ "query": "authentication handler", "max_results": 3 }),
+        )
+        .await;
+    assert_eq!(found["entities"][0]["id"], AUTHENTICATE);
+    assert_eq!(found["entities"][0]["relevance"], 1.0);
+
+    let global = session
+        .ok(
+            "global_search",
+            json!({ "query": "how does authentication work" }),
+        )
+        .await;
+    assert_eq!(global["supporting_entities"][0]["id"], AUTHENTICATE);
+    let community = global["relevant_communities"][0]["id"].as_u64().unwrap();
+    assert!(
+        global["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("Most relevant: community #{community}"))
+    );
+    let resource: Value = serde_json::from_str(
+        session
+            .read(&format!("codegraph://communities/{community}"))
+            .await
+            .unwrap()["text"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(resource["community"]["id"], community);
+    assert!(ids(&resource["members"]).contains(&AUTHENTICATE.to_string()));
+    assert!(session.read("codegraph://communities/99999").await.is_err());
+
+    let local = session
+        .ok(
+            "local_search",
+            json!({ "query": "token", "entity_name": AUTHENTICATE, "depth": 1 }),
+        )
+        .await;
+    assert_eq!(local["start_entity"], AUTHENTICATE);
+    assert_eq!(
+        local["relevant_entities"][0]["id"],
+        "shop/auth/tokens.py::issue_token"
+    );
+    assert_eq!(local["relevant_entities"][0]["relation"], "calls");
+
+    let refactoring = session
+        .ok(
+            "suggest_refactoring",
+            json!({ "entity_name": "shop/report/format.py::format_name", "type": "remove" }),
+        )
+        .await;
+    assert_eq!(refactoring["suggestions"][0]["type"], "remove");
+    let unknown = session
+        .error(
+            "suggest_refactoring",
+            json!({ "entity_id": AUTHENTICATE, "type": "rewrite" }),
+        )
+        .await;
+    assert_eq!(unknown["error"], "Unknown refactoring type");
+}
+
+#[tokio::test]
 async fn protocol_errors_for_unknown_tools_bad_arguments_and_unknown_resources() {
     let session = start().await;
     let code_of = |error: ServiceError| match error {
@@ -374,8 +442,22 @@ async fn resources_list_and_read() {
         .map(|resource| resource.uri.clone())
         .collect();
     assert_eq!(listed, ["codegraph://stats", "codegraph://guide"]);
-    let templates = session.client.list_all_resource_templates().await.unwrap();
-    assert_eq!(templates.len(), 2);
+    let templates: Vec<String> = session
+        .client
+        .list_all_resource_templates()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|template| template.uri_template.clone())
+        .collect();
+    assert_eq!(
+        templates,
+        [
+            "codegraph://entities/{entity_id}",
+            "codegraph://communities/{community_id}",
+            "codegraph://files/{file_path}",
+        ]
+    );
 
     let stats: Value = serde_json::from_str(
         session.read("codegraph://stats").await.unwrap()["text"]

@@ -1,0 +1,352 @@
+//! Analysis on fixtures: search, communities, global and local search, refactoring.
+//!
+//! `fixtures/analysis` is a small Python app written for these tests: an authentication package
+//! spread over three files, a billing package whose two files import each other, a deliberately
+//! complex `classify_order`, a deliberately unused `_unused_helper`, and `format_money`, defined
+//! in `app/util` but used only from `app/billing`.
+
+use std::sync::Arc;
+
+use codegraph::analysis::refactor::{self, SuggestionKind};
+use codegraph::analysis::search::{SearchIndex, SearchScope};
+use codegraph::analysis::{Cache, communities, rag};
+use codegraph::graph::query::{self, Lookup};
+use codegraph::graph::{Entity, Graph};
+
+use crate::support;
+
+fn entity(graph: &Graph, id: &str) -> Entity {
+    match query::lookup(graph, id) {
+        Lookup::Found(entity) => entity,
+        other => panic!("{id}: {other:?}"),
+    }
+}
+
+fn top_ids(index: &SearchIndex, query: &str, scope: SearchScope, count: usize) -> Vec<String> {
+    index
+        .search(query, scope, count)
+        .hits
+        .iter()
+        .map(|hit| hit.id.to_string())
+        .collect()
+}
+
+#[test]
+fn plain_words_find_entities() {
+    let (_world, graph) = support::index(&support::fixture("python"));
+    let index = SearchIndex::build(&graph);
+    let results = index.search("authentication handler", SearchScope::All, 5);
+    assert_eq!(results.terms, ["authentic", "handl"]);
+    let found: Vec<String> = results.hits.iter().map(|hit| hit.id.to_string()).collect();
+    assert_eq!(
+        found[..3],
+        [
+            "shop/auth/service.py::AuthService.authenticate",
+            "shop/auth/service.py::Authenticator",
+            "shop/auth/service.py::Authenticator.authenticate",
+        ],
+    );
+    assert!(
+        results
+            .hits
+            .iter()
+            .all(|hit| (0.0..=1.0).contains(&hit.relevance))
+    );
+
+    let (_world, graph) = support::index(&support::fixture("analysis"));
+    let index = SearchIndex::build(&graph);
+    assert_eq!(
+        top_ids(&index, "password hashing", SearchScope::All, 1),
+        ["app/auth/passwords.py::hash_password"]
+    );
+    assert_eq!(
+        top_ids(&index, "tax of an invoice", SearchScope::Functions, 1),
+        ["app/billing/tax.py::compute_tax"]
+    );
+    // An exact name wins, with full relevance.
+    let exact = index.search("SessionStore", SearchScope::All, 3);
+    assert_eq!(
+        exact.hits[0].id.as_ref(),
+        "app/auth/session.py::SessionStore"
+    );
+    assert_eq!(exact.hits[0].relevance, 1.0);
+    assert_eq!(
+        top_ids(&index, "session", SearchScope::Classes, 10),
+        // LoginHandler's docstring: "... starts their session."
+        [
+            "app/auth/session.py::SessionStore",
+            "app/auth/login.py::LoginHandler"
+        ]
+    );
+    assert_eq!(
+        top_ids(&index, "billing tax", SearchScope::Files, 1),
+        ["app/billing/tax.py"]
+    );
+}
+
+#[test]
+fn the_search_index_updates_file_by_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    crate::cache::copy_tree(&support::fixture("analysis"), &root);
+    let (world, graph) = support::index(&root);
+    let cache = Cache::new();
+    let before = cache.search_index(&graph);
+    assert!(top_ids(&before, "refund policy", SearchScope::All, 5).is_empty());
+    world.apply_texts(vec![(
+        "app/billing/refunds.py".to_string(),
+        Some("def refund_policy(order):\n    \"\"\"Refunds within thirty days.\"\"\"\n    return True\n".to_string()),
+    )]);
+    let graph = world.snapshot();
+    let after = cache.search_index(&graph);
+    assert!(!Arc::ptr_eq(&before, &after));
+    assert_eq!(
+        top_ids(&after, "refund policy", SearchScope::All, 1),
+        ["app/billing/refunds.py::refund_policy"]
+    );
+    // The same as building from scratch.
+    let fresh = SearchIndex::build(&graph);
+    for question in [
+        "refund policy",
+        "password",
+        "invoice total",
+        "session token",
+    ] {
+        assert_eq!(
+            after.search(question, SearchScope::All, 10).hits,
+            fresh.search(question, SearchScope::All, 10).hits,
+            "{question}"
+        );
+    }
+    assert_eq!(after.document_count(), fresh.document_count());
+    assert_eq!(after.term_count(), fresh.term_count());
+    assert!(after.memory_bytes() > 0);
+    // A second ask at the same revision is the cached index.
+    assert!(Arc::ptr_eq(&after, &cache.search_index(&graph)));
+}
+
+#[test]
+fn auth_files_share_a_community_that_global_search_ranks_first() {
+    let (_world, graph) = support::index(&support::fixture("analysis"));
+    let found = communities::compute(&graph);
+    assert_eq!(found.levels.len(), 3);
+    let auth_members: Vec<String> = graph
+        .files()
+        .filter(|file| file.path.starts_with("app/auth/") && !file.path.ends_with("__init__.py"))
+        .flat_map(|file| graph.file_entities(&file.path))
+        .map(|entity| entity.id.to_string())
+        .collect();
+    assert_eq!(auth_members.len(), 14);
+    let auth = found.community_of(&auth_members[0], 1).unwrap();
+    for member in &auth_members {
+        assert_eq!(
+            found.community_of(member, 1).unwrap().id,
+            auth.id,
+            "{member}"
+        );
+    }
+    // The billing files are a community of their own.
+    let billing = found
+        .community_of("app/billing/invoice.py::Invoice", 1)
+        .unwrap();
+    assert_ne!(billing.id, auth.id);
+    assert_eq!(
+        found
+            .community_of("app/billing/tax.py::compute_tax", 1)
+            .unwrap()
+            .id,
+        billing.id
+    );
+    assert!(auth.name.starts_with("app/auth: "), "{}", auth.name);
+    assert!(
+        auth.summary
+            .contains("Keeps the sessions of authenticated users."),
+        "{}",
+        auth.summary
+    );
+    assert!(
+        auth.summary
+            .contains(&format!("Depends on: #{}", billing.id)),
+        "{}",
+        auth.summary
+    );
+    // Levels nest: each level-0 community lies inside one level-1 community.
+    for community in found.at_level(0) {
+        let parent = found.get(community.parent.unwrap()).unwrap();
+        assert!(
+            community
+                .members
+                .iter()
+                .all(|member| parent.members.contains(member))
+        );
+    }
+    for info in &found.levels {
+        assert!(info.modularity > 0.3, "{:?}", found.levels);
+    }
+
+    let index = SearchIndex::build(&graph);
+    let answer = rag::global_search(&graph, &index, &found, "how does authentication work", 1);
+    assert_eq!(answer.relevant_communities[0].id, auth.id);
+    assert_eq!(answer.confidence, 1.0);
+    assert_eq!(answer.communities_searched, found.at_level(1).count());
+    assert_eq!(
+        answer.supporting_entities[0].entity.id.as_ref(),
+        "app/auth/login.py::LoginHandler.authenticate"
+    );
+    assert!(
+        answer
+            .answer
+            .starts_with(&format!("Most relevant: community #{}", auth.id)),
+        "{}",
+        answer.answer
+    );
+    assert!(answer.answer.contains("LoginHandler.authenticate (method at app/auth/login.py:15): \"Authenticate a user; returns a session token.\""), "{}", answer.answer);
+    // The same question at the finest level still lands in auth code.
+    let fine = rag::global_search(&graph, &index, &found, "how does authentication work", 0);
+    let best = found.get(fine.relevant_communities[0].id).unwrap();
+    assert!(
+        best.members
+            .iter()
+            .any(|member| member.as_ref() == "app/auth/login.py::LoginHandler.authenticate")
+    );
+}
+
+#[test]
+fn communities_are_deterministic() {
+    let (_world, graph) = support::index(&support::fixture("analysis"));
+    let first = communities::compute(&graph);
+    let second = communities::compute(&graph);
+    let view = |found: &communities::Communities| -> Vec<(u32, String, Vec<String>)> {
+        found
+            .communities
+            .iter()
+            .map(|c| {
+                (
+                    c.id,
+                    c.name.clone(),
+                    c.members.iter().map(|m| m.to_string()).collect(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(view(&first), view(&second));
+}
+
+#[test]
+fn local_search_ranks_the_neighbourhood() {
+    let (_world, graph) = support::index(&support::fixture("analysis"));
+    let index = SearchIndex::build(&graph);
+    let start = entity(&graph, "app/auth/login.py::LoginHandler");
+    let answer = rag::local_search(&graph, &index, "password", &[start], 2, 5);
+    let ids: Vec<&str> = answer
+        .relevant_entities
+        .iter()
+        .map(|r| r.entity.id.as_ref())
+        .collect();
+    assert_eq!(
+        ids[..2],
+        [
+            "app/auth/passwords.py::hash_password",
+            "app/auth/passwords.py::verify_password"
+        ]
+    );
+    assert_eq!(answer.relevant_entities[0].distance, 2);
+    assert!(answer.answer.starts_with("LoginHandler (class at app/auth/login.py:9): \"Authenticates users by password and starts their session.\". called by: main."), "{}", answer.answer);
+    assert!(answer.relationships.iter().any(|r| r.source.as_ref()
+        == "app/auth/login.py::LoginHandler.authenticate"
+        && r.target.as_ref() == "app/auth/passwords.py::verify_password"
+        && r.kind == codegraph::model::RelationKind::Calls));
+    assert_eq!(answer.entities_searched, 15);
+}
+
+#[test]
+fn a_complex_function_gets_a_simplify_suggestion() {
+    let (_world, graph) = support::index(&support::fixture("analysis"));
+    let facts = refactor::repo_facts(&graph);
+    let report = refactor::suggest(&graph, &facts, &entity(&graph, "classify_order"), None);
+    assert_eq!(report.metrics.cyclomatic_complexity, Some(18));
+    assert_eq!(report.metrics.max_nesting, Some(2));
+    assert_eq!(report.metrics.parameters, Some(1));
+    assert_eq!(report.metrics.lines, 26);
+    assert_eq!(report.suggestions.len(), 1, "{:?}", report.suggestions);
+    assert_eq!(report.suggestions[0].kind, SuggestionKind::Simplify);
+    assert!(
+        report.suggestions[0]
+            .reason
+            .starts_with("High cyclomatic complexity (18, over 10)")
+    );
+    assert_eq!(report.suggestions[0].location.start_line, 4);
+    // A small function gets none.
+    let report = refactor::suggest(&graph, &facts, &entity(&graph, "hash_password"), None);
+    assert!(report.suggestions.is_empty(), "{:?}", report.suggestions);
+    assert_eq!(report.metrics.cyclomatic_complexity, Some(1));
+}
+
+#[test]
+fn an_unused_function_is_dead_code() {
+    let (_world, graph) = support::index(&support::fixture("analysis"));
+    let facts = refactor::repo_facts(&graph);
+    let report = refactor::suggest(&graph, &facts, &entity(&graph, "_unused_helper"), None);
+    assert_eq!(report.suggestions.len(), 1);
+    assert_eq!(report.suggestions[0].kind, SuggestionKind::Remove);
+    assert_eq!(report.suggestions[0].confidence, 0.9);
+    assert_eq!(
+        report.suggestions[0].reason,
+        "Dead code: no resolved calls, uses or imports; not exported"
+    );
+    let dead: Vec<(String, f64)> = refactor::dead_code(&graph, &facts)
+        .into_iter()
+        .map(|(entity, confidence, _)| (entity.id.to_string(), confidence))
+        .collect();
+    assert_eq!(
+        dead[0],
+        ("app/util/rules.py::_unused_helper".to_string(), 0.9)
+    );
+    // Used code, entry points and constructors are not dead.
+    for live in [
+        "app/util/rules.py::format_money",
+        "app/main.py::main",
+        "app/auth/session.py::SessionStore.__init__",
+    ] {
+        assert!(!dead.iter().any(|(id, _)| id == live), "{live} in {dead:?}");
+    }
+}
+
+#[test]
+fn an_import_cycle_is_found_and_shared_code_moves_to_its_users() {
+    let (_world, graph) = support::index(&support::fixture("analysis"));
+    let facts = refactor::repo_facts(&graph);
+    assert_eq!(facts.import_cycles.len(), 1);
+    let cycle: Vec<&str> = facts.import_cycles[0]
+        .cycle
+        .iter()
+        .map(|file| &**file)
+        .collect();
+    assert_eq!(
+        cycle,
+        [
+            "app/billing/invoice.py",
+            "app/billing/tax.py",
+            "app/billing/invoice.py"
+        ]
+    );
+    let report = refactor::suggest(&graph, &facts, &entity(&graph, "app/billing/tax.py"), None);
+    assert_eq!(report.suggestions[0].kind, SuggestionKind::Extract);
+    assert!(report.suggestions[0].reason.starts_with(
+        "Import cycle: app/billing/invoice.py -> app/billing/tax.py -> app/billing/invoice.py"
+    ));
+
+    let report = refactor::suggest(
+        &graph,
+        &facts,
+        &entity(&graph, "format_money"),
+        Some(SuggestionKind::Move),
+    );
+    assert_eq!(report.suggestions.len(), 1);
+    assert_eq!(report.suggestions[0].target.as_deref(), Some("app/billing"));
+    assert_eq!(
+        report.suggestions[0].related,
+        ["app/billing/invoice.py", "app/billing/tax.py"]
+    );
+}
