@@ -7,12 +7,16 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::graph::Resolved;
+use rustc_hash::FxHashMap;
+use smol_str::SmolStr;
+
+use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, Resolved, assign_ids};
 use crate::index::FileSummary;
+use crate::model::{RelationKind, Resolution, Span};
 
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct CachedFile {
@@ -24,10 +28,195 @@ pub struct CachedFile {
     pub resolved: Option<Resolved>,
 }
 
+/// On disk, entity ids in resolutions are stored as (file position, definition index) pairs:
+/// ids are long strings repeated in every edge, and are a pure function of the file's path and
+/// summary, so they are rebuilt on load.
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredFile {
+    path: String,
+    hash: [u8; 32],
+    summary: FileSummary,
+    resolved: Option<StoredResolved>,
+}
+
+/// (file position in the cache, definition index or `MODULE` for the file itself).
+type StoredId = (u32, u32);
+const MODULE: u32 = u32::MAX;
+
+/// (from, name, receiver, module, site)
+type StoredExternal = (StoredId, SmolStr, Option<SmolStr>, Option<SmolStr>, Span);
+
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredResolved {
+    edges: Vec<(StoredId, StoredId, RelationKind, Resolution, Option<Span>)>,
+    ambiguous: Vec<(StoredId, SmolStr, Span, Vec<StoredId>)>,
+    external: Vec<StoredExternal>,
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 struct CacheBody {
     crate_version: String,
-    files: Vec<CachedFile>,
+    files: Vec<StoredFile>,
+}
+
+fn compact(files: Vec<CachedFile>) -> Vec<StoredFile> {
+    let mut positions: FxHashMap<EntityId, StoredId> = FxHashMap::default();
+    for (position, file) in files.iter().enumerate() {
+        positions.insert(
+            EntityId::from(file.path.as_str()),
+            (position as u32, MODULE),
+        );
+        for (index, id) in assign_ids(&file.path, &file.summary)
+            .into_iter()
+            .enumerate()
+        {
+            positions.insert(id, (position as u32, index as u32));
+        }
+    }
+    let stored_id = |id: &EntityId| positions.get(id).copied();
+    files
+        .into_iter()
+        .map(|file| {
+            // A resolution naming an entity outside the cached files is dropped whole; the
+            // warm start then resolves again.
+            let resolved = file.resolved.and_then(|resolved| {
+                let edges = resolved
+                    .edges
+                    .iter()
+                    .map(|edge| {
+                        Some((
+                            stored_id(&edge.from)?,
+                            stored_id(&edge.to)?,
+                            edge.kind,
+                            edge.resolution,
+                            edge.site,
+                        ))
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                let ambiguous = resolved
+                    .ambiguous
+                    .iter()
+                    .map(|item| {
+                        let candidates = item
+                            .candidates
+                            .iter()
+                            .map(stored_id)
+                            .collect::<Option<Vec<_>>>()?;
+                        Some((
+                            stored_id(&item.from)?,
+                            item.name.clone(),
+                            item.site,
+                            candidates,
+                        ))
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                let external = resolved
+                    .external
+                    .iter()
+                    .map(|item| {
+                        Some((
+                            stored_id(&item.from)?,
+                            item.name.clone(),
+                            item.receiver.clone(),
+                            item.module.clone(),
+                            item.site,
+                        ))
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some(StoredResolved {
+                    edges,
+                    ambiguous,
+                    external,
+                })
+            });
+            StoredFile {
+                path: file.path,
+                hash: file.hash,
+                summary: file.summary,
+                resolved,
+            }
+        })
+        .collect()
+}
+
+fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
+    let ids: Vec<(EntityId, Vec<EntityId>)> = files
+        .iter()
+        .map(|file| {
+            (
+                EntityId::from(file.path.as_str()),
+                assign_ids(&file.path, &file.summary),
+            )
+        })
+        .collect();
+    let id_of = |(position, index): StoredId| -> Result<EntityId, String> {
+        let (module, defs) = ids
+            .get(position as usize)
+            .ok_or("an edge names a file that is not cached")?;
+        if index == MODULE {
+            return Ok(module.clone());
+        }
+        defs.get(index as usize)
+            .cloned()
+            .ok_or_else(|| "an edge names a definition that is not cached".to_string())
+    };
+    files
+        .into_iter()
+        .map(|file| {
+            let resolved = match file.resolved {
+                None => None,
+                Some(stored) => Some(Resolved {
+                    edges: stored
+                        .edges
+                        .into_iter()
+                        .map(|(from, to, kind, resolution, site)| {
+                            Ok(Edge {
+                                from: id_of(from)?,
+                                to: id_of(to)?,
+                                kind,
+                                resolution,
+                                site,
+                            })
+                        })
+                        .collect::<Result<_, String>>()?,
+                    ambiguous: stored
+                        .ambiguous
+                        .into_iter()
+                        .map(|(from, name, site, candidates)| {
+                            Ok(AmbiguousRef {
+                                from: id_of(from)?,
+                                name,
+                                site,
+                                candidates: candidates
+                                    .into_iter()
+                                    .map(id_of)
+                                    .collect::<Result<_, String>>()?,
+                            })
+                        })
+                        .collect::<Result<_, String>>()?,
+                    external: stored
+                        .external
+                        .into_iter()
+                        .map(|(from, name, receiver, module, site)| {
+                            Ok(ExternalRef {
+                                from: id_of(from)?,
+                                name,
+                                receiver,
+                                module,
+                                site,
+                            })
+                        })
+                        .collect::<Result<_, String>>()?,
+                }),
+            };
+            Ok(CachedFile {
+                path: file.path,
+                hash: file.hash,
+                summary: file.summary,
+                resolved,
+            })
+        })
+        .collect()
 }
 
 pub fn cache_file(directory: &Path) -> PathBuf {
@@ -70,7 +259,7 @@ fn decode(bytes: &[u8]) -> Result<Vec<CachedFile>, String> {
     if body.crate_version != env!("CARGO_PKG_VERSION") {
         return Err(format!("written by codegraph {}", body.crate_version));
     }
-    Ok(body.files)
+    expand(body.files)
 }
 
 /// Writes the cache atomically. Failure is logged, never fatal: the cache is an optimisation.
@@ -88,7 +277,7 @@ fn try_save(directory: &Path, files: Vec<CachedFile>) -> std::io::Result<()> {
     }
     let body = CacheBody {
         crate_version: env!("CARGO_PKG_VERSION").to_string(),
-        files,
+        files: compact(files),
     };
     let encoded = postcard::to_allocvec(&body).map_err(std::io::Error::other)?;
     let target = cache_file(directory);
