@@ -9,4 +9,5 @@ mod lsp;
 mod mcp;
 mod serve;
 mod shell;
+mod subscribe;
 mod support;
