@@ -3,6 +3,7 @@
 mod attach;
 mod cache;
 mod cli;
+mod e2e_mcp;
 mod fixtures;
 mod incremental;
 mod lsp;
