@@ -213,6 +213,10 @@ pub enum Command {
         /// process and see the editor's unsaved edits).
         #[arg(long)]
         no_mcp_socket: bool,
+        /// On the MCP socket: `codegraph mcp` clients attached to this process may run these
+        /// programs (off by default; see `codegraph serve --help`).
+        #[command(flatten)]
+        shell: ShellArgs,
     },
     /// Serve the repository to AI assistants over MCP on stdin/stdout. Attaches to a running
     /// `codegraph lsp` (or `codegraph serve`) of the repository when there is one, so the AI sees
@@ -383,6 +387,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             max_file_size,
             no_cache,
             no_mcp_socket,
+            shell,
         } => {
             let cache = if no_cache {
                 CacheLocation::Disabled
@@ -395,6 +400,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                     cache,
                 },
                 !no_mcp_socket,
+                shell.policy(),
             )?;
         }
         Command::Index {

@@ -13,14 +13,16 @@
 //!   postings), communities (hand-written Leiden, three levels), extractive global/local search,
 //!   refactoring metrics and suggestions; a per-revision cache computed by readers on demand.
 //! - `world`    the single writer: the workspace walk, change application, the on-disk cache,
-//!   the file watcher of the headless server (`world/watch.rs`).
+//!   the file watcher of the headless server (`world/watch.rs`), and a revision counter
+//!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes.
 //! - `cli`      the command-line door (`codegraph index`, `callers`, ...).
 //! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`; the only
 //!   module that imports LSP types, converted in `lsp/proto.rs`.
 //! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here) and its
 //!   transports: stdio, the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), HTTP
 //!   and legacy SSE (`mcp/http.rs`), the headless server (`mcp/serve.rs`), the shell tool's
-//!   guard (`mcp/shell.rs`).
+//!   guard (`mcp/shell.rs`), resource subscriptions (`mcp/subscriptions.rs`, woken by
+//!   `World::changes`).
 //!
 //! Architecture invariants:
 //! - `analysis` reads snapshots only; nothing on the edit path waits for it.

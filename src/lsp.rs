@@ -18,7 +18,8 @@
 //! `args = ["lsp", "--stdio"]`, then add `codegraph` to a language's `language-servers`.
 //! Each workspace folder's world is also served over MCP on a private unix socket
 //! (`mcp::attach`), so `codegraph mcp` launched by an AI client attaches to this process and sees
-//! the editor's unsaved edits; `--no-mcp-socket` turns that off.
+//! the editor's unsaved edits; `--no-mcp-socket` turns that off, and `--allow-shell PROG,...`
+//! enables `execute_shell_command` for those sessions (off by default).
 //! Custom requests: `codegraph/status` (index runs in flight, files per folder) and
 //! `codegraph/bufferText` (`{uri}` → the server's text of an open document).
 
@@ -58,6 +59,8 @@ pub struct State {
     config: WorldConfig,
     /// Serve every folder's world over MCP on a unix socket too.
     serve_mcp: bool,
+    /// `execute_shell_command` on those sockets (`--allow-shell`); off when `None`.
+    shell: Option<crate::mcp::shell::ShellPolicy>,
     roots: RwLock<Vec<Arc<Root>>>,
     encoding: RwLock<ColumnEncoding>,
     /// Index runs in flight.
@@ -75,10 +78,15 @@ struct Located {
 }
 
 impl State {
-    pub fn new(config: WorldConfig, serve_mcp: bool) -> State {
+    pub fn new(
+        config: WorldConfig,
+        serve_mcp: bool,
+        shell: Option<crate::mcp::shell::ShellPolicy>,
+    ) -> State {
         State {
             config,
             serve_mcp,
+            shell,
             roots: RwLock::new(Vec::new()),
             encoding: RwLock::new(ColumnEncoding::Utf16),
             indexing: AtomicUsize::new(0),
@@ -157,7 +165,10 @@ impl State {
         }
         let world = Arc::new(world);
         let attachment = if self.serve_mcp {
-            let server = crate::mcp::CodegraphMcp::new(world.clone());
+            let mut server = crate::mcp::CodegraphMcp::new(world.clone());
+            if let Some(policy) = &self.shell {
+                server = server.with_shell(policy.clone());
+            }
             crate::mcp::attach::serve_world(world.clone(), server)
                 .inspect_err(|error| {
                     tracing::warn!("no MCP socket for {}: {error:#}", client_root.display())
@@ -891,8 +902,9 @@ fn hover_text(entity: &Entity) -> String {
 pub fn service(
     config: WorldConfig,
     serve_mcp: bool,
+    shell: Option<crate::mcp::shell::ShellPolicy>,
 ) -> (Ordered<LspService<Backend>>, tower_lsp_server::ClientSocket) {
-    let state = Arc::new(State::new(config, serve_mcp));
+    let state = Arc::new(State::new(config, serve_mcp, shell));
     let backend_state = state.clone();
     let (service, socket) = LspService::build(move |client| Backend {
         client,
@@ -911,13 +923,18 @@ pub fn service(
 }
 
 /// Serves LSP on stdin/stdout until the client says `exit`; with `serve_mcp`, also MCP on a
-/// unix socket per workspace folder (see `mcp::attach`).
-pub fn run_stdio(config: WorldConfig, serve_mcp: bool) -> anyhow::Result<()> {
+/// unix socket per workspace folder (see `mcp::attach`), with `execute_shell_command` enabled
+/// there for the programs of `shell`.
+pub fn run_stdio(
+    config: WorldConfig,
+    serve_mcp: bool,
+    shell: Option<crate::mcp::shell::ShellPolicy>,
+) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let (service, socket) = service(config, serve_mcp);
+        let (service, socket) = service(config, serve_mcp, shell);
         let state = service.state.clone();
         Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
             .serve(service)

@@ -15,6 +15,7 @@ pub mod prompts;
 pub mod resources;
 pub mod serve;
 pub mod shell;
+pub mod subscriptions;
 pub mod tools;
 
 use std::sync::Arc;
@@ -24,9 +25,10 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult, ListResourcesResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResourceContents, ServerCapabilities, ServerConfig,
+    ResourceContents, ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, prompt_handler, tool_handler};
 
 use crate::graph::query::{self, Lookup};
@@ -54,10 +56,13 @@ disk. The resource `codegraph://guide` repeats this guide; `codegraph://stats` s
 graph. Results only contain edges codegraph could resolve; ambiguous references are never \
 guessed, so an empty result means 'no resolved edge', not proof of absence.";
 
-/// The MCP server: one world, shared by every session.
+/// The MCP server: one world, shared by every session. Each transport serves every new session
+/// with [`CodegraphMcp::session`], so that resource subscriptions stay per session.
 #[derive(Clone)]
 pub struct CodegraphMcp {
     world: Arc<World>,
+    /// This session's resource subscriptions.
+    subscriptions: Arc<subscriptions::Session>,
     /// `execute_shell_command` runs only when this is set (`--allow-shell`).
     shell: Option<Arc<shell::ShellPolicy>>,
     tool_router: ToolRouter<CodegraphMcp>,
@@ -68,6 +73,7 @@ impl CodegraphMcp {
     pub fn new(world: Arc<World>) -> CodegraphMcp {
         CodegraphMcp {
             world,
+            subscriptions: Arc::default(),
             shell: None,
             tool_router: CodegraphMcp::tool_router(),
             prompt_router: CodegraphMcp::prompt_router(),
@@ -78,6 +84,14 @@ impl CodegraphMcp {
     pub fn with_shell(mut self, policy: shell::ShellPolicy) -> CodegraphMcp {
         self.shell = Some(Arc::new(policy));
         self
+    }
+
+    /// The server for a new session: the same world and settings, no subscriptions yet.
+    pub fn session(&self) -> CodegraphMcp {
+        CodegraphMcp {
+            subscriptions: Arc::default(),
+            ..self.clone()
+        }
     }
 
     pub fn world(&self) -> &Arc<World> {
@@ -145,6 +159,7 @@ impl ServerHandler for CodegraphMcp {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_resources_subscribe()
                 .enable_prompts()
                 .build(),
         )
@@ -168,6 +183,59 @@ impl ServerHandler for CodegraphMcp {
         Ok(ListResourceTemplatesResult::with_all_items(
             resources::templates(),
         ))
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions
+            .subscribe(&self.world, &request.uri, context.peer)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let uris = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| subscriptions::subscribable(uri))
+            .cloned();
+        Some(
+            SubscriptionFilter::builder()
+                .resource_subscriptions(uris)
+                .build(),
+        )
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let uris = context
+            .accepted()
+            .resource_subscriptions
+            .clone()
+            .unwrap_or_default();
+        subscriptions::listen(
+            self.world.clone(),
+            uris,
+            context.sink().clone(),
+            context.cancelled(),
+        )
+        .await;
+        Ok(())
     }
 
     async fn read_resource(

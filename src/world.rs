@@ -89,6 +89,9 @@ pub struct World {
     /// Search index, communities and refactoring facts of recent snapshots, computed by
     /// readers on demand; the writer never touches it.
     analysis: crate::analysis::Cache,
+    /// The graph's revision, bumped after every stored snapshot. Readers that want to hear of
+    /// changes (MCP resource subscriptions) hold a receiver; sending never waits for them.
+    revision: tokio::sync::watch::Sender<u64>,
 }
 
 /// A file's content and whether it came from the cache, or why it was skipped.
@@ -152,6 +155,7 @@ impl World {
                 last_report: None,
             }),
             analysis: crate::analysis::Cache::new(),
+            revision: tokio::sync::watch::Sender::new(0),
         })
     }
 
@@ -166,6 +170,24 @@ impl World {
 
     pub fn config(&self) -> &WorldConfig {
         &self.config
+    }
+
+    /// Hears of every new snapshot: the receiver sees the revision change after the snapshot is
+    /// stored (several quick changes may arrive as one).
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.revision.subscribe()
+    }
+
+    /// The revision of the current snapshot (0 before anything was stored).
+    pub fn revision(&self) -> u64 {
+        *self.revision.borrow()
+    }
+
+    /// Stores a new snapshot and tells the listeners. Called with the writer lock held, so
+    /// revisions follow the order of changes; the send only bumps a counter.
+    fn store(&self, graph: Arc<Graph>) {
+        self.current.store(graph);
+        self.revision.send_modify(|revision| *revision += 1);
     }
 
     /// The current graph. Cheap; the snapshot never changes.
@@ -317,7 +339,7 @@ impl World {
         }
         state.writer.apply(updates);
         let graph = Arc::new(state.writer.graph().clone());
-        self.current.store(graph.clone());
+        self.store(graph.clone());
         let unchanged = warm && report.parsed == 0 && report.removed == 0;
         if let Some(directory) = self.cache_directory().filter(|_| !unchanged) {
             // Resolutions are saved only when they were computed from files on disk alone.
@@ -342,7 +364,7 @@ impl World {
 
     fn publish(&self, state: &mut WriterState, updates: Vec<FileUpdate>) {
         state.writer.apply(updates);
-        self.current.store(Arc::new(state.writer.graph().clone()));
+        self.store(Arc::new(state.writer.graph().clone()));
     }
 
     /// The graph path of an absolute path inside the root, if it is a file codegraph parses.

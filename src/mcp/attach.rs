@@ -213,7 +213,7 @@ pub fn serve_world(world: Arc<World>, server: CodegraphMcp) -> anyhow::Result<At
                     continue;
                 }
             };
-            let server = server.clone();
+            let server = server.session();
             tokio::spawn(async move {
                 let (read, write) = stream.into_split();
                 match server.serve((read, write)).await {

@@ -271,7 +271,7 @@ async fn sse_connect(
     let (to_server, from_client) = futures::channel::mpsc::channel::<ClientJsonRpcMessage>(64);
     let (to_client, from_server) = futures::channel::mpsc::channel::<ServerJsonRpcMessage>(64);
     app.sessions.senders.lock().insert(id.clone(), to_server);
-    let server = app.server.clone();
+    let server = app.server.session();
     tokio::spawn(async move {
         match server.serve((to_client, from_client)).await {
             Ok(running) => {
@@ -355,7 +355,7 @@ pub fn router(
         .disable_allowed_origins()
         .with_cancellation_token(shutdown);
     let streamable = StreamableHttpService::new(
-        move || Ok(factory_server.clone()),
+        move || Ok(factory_server.session()),
         Arc::new(LocalSessionManager::default()),
         config,
     );

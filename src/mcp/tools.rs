@@ -17,7 +17,8 @@ use crate::graph::query;
 use crate::graph::{Entity, EntityId, Graph};
 use crate::model::{EntityKind, RelationKind};
 
-type ToolResult<T> = Result<Json<T>, CallToolResult>;
+/// What a tool function returns: typed JSON, or an `isError` result for the AI to read.
+pub type ToolResult<T> = Result<Json<T>, CallToolResult>;
 
 /// At most this many bytes of a file come back from `read_file_content`.
 pub const MAX_READ_BYTES: usize = 256 * 1024;
@@ -791,7 +792,7 @@ impl CodegraphMcp {
     #[tool(
         description = "Who calls a function or method. Use it to see how something is used, or what a change to it would affect. Accepts an entity id (`path/file.py::Class.method`), a qualified name or a plain name; an ambiguous name fails and lists candidate ids. `max_depth` > 1 follows callers of callers (default 1: direct callers only). Each caller comes with the lines of its calls."
     )]
-    async fn find_callers(
+    pub async fn find_callers(
         &self,
         Parameters(params): Parameters<CallsParams>,
     ) -> ToolResult<CallersResult> {
@@ -807,7 +808,7 @@ impl CodegraphMcp {
     #[tool(
         description = "What a function or method calls (resolved calls only). Use it to understand what a function does or depends on before reading its callees' code. Same entity naming as find_callers; `max_depth` > 1 follows callees of callees (default 1)."
     )]
-    async fn find_callees(
+    pub async fn find_callees(
         &self,
         Parameters(params): Parameters<CallsParams>,
     ) -> ToolResult<CalleesResult> {
@@ -1038,7 +1039,7 @@ impl CodegraphMcp {
     #[tool(
         description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first. `scope` narrows to functions, classes or files. Relevance is 0..1."
     )]
-    async fn query_codebase(
+    pub async fn query_codebase(
         &self,
         Parameters(params): Parameters<QueryParams>,
     ) -> ToolResult<QueryResult> {

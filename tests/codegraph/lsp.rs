@@ -62,9 +62,19 @@ pub(crate) fn uri(path: &Path) -> String {
 impl LspClient {
     /// Starts the server on these workspace folders and waits for the initial index.
     pub(crate) fn start(roots: &[&Path], offer_utf8: bool) -> (LspClient, Value) {
+        LspClient::start_with(roots, offer_utf8, &[])
+    }
+
+    /// [`LspClient::start`] with more command-line arguments for `codegraph lsp`.
+    pub(crate) fn start_with(
+        roots: &[&Path],
+        offer_utf8: bool,
+        arguments: &[&str],
+    ) -> (LspClient, Value) {
         let runtime_dir = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_codegraph"))
             .args(["lsp", "--stdio", "--no-cache"])
+            .args(arguments)
             .env("XDG_RUNTIME_DIR", runtime_dir.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

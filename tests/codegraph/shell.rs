@@ -11,8 +11,9 @@ use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Value, json};
 
-use crate::attach::{Client, TestClient};
+use crate::attach::{Client, TestClient, mcp_child};
 use crate::cache::copy_tree;
+use crate::lsp::LspClient;
 use crate::support;
 
 async fn start(programs: &[&str]) -> (Client, tempfile::TempDir, std::path::PathBuf) {
@@ -180,4 +181,41 @@ async fn the_timeout_kills_the_whole_process_group_and_output_is_capped() {
     let stdout = long["stdout"].as_str().unwrap();
     assert_eq!(stdout.len(), codegraph::mcp::shell::MAX_OUTPUT_BYTES);
     assert!(stdout.starts_with("1\n2\n3\n"));
+}
+
+/// `codegraph lsp --allow-shell` passes the allow-list to the MCP sessions `codegraph mcp`
+/// attaches over the unix socket; without the flag the tool stays disabled there.
+#[test]
+fn an_attached_language_server_runs_allowed_programs_only_when_told() {
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    copy_tree(&support::fixture("python"), &repo);
+    let repo = repo.canonicalize().unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+
+    let (mut lsp, _) = LspClient::start_with(&[&repo], false, &["--allow-shell", "echo,pwd"]);
+    runtime.block_on(async {
+        let client = mcp_child(&repo, lsp.runtime_dir(), &[]).await;
+        let echoed = ran(&client, json!({"command": "echo attached"})).await;
+        assert_eq!(echoed["stdout"], "attached\n");
+        let inside = ran(&client, json!({"command": "pwd", "cwd": "shop"})).await;
+        assert_eq!(
+            inside["stdout"],
+            format!("{}\n", repo.join("shop").display())
+        );
+        let not_listed = refused(&client, json!({"command": "ls"})).await;
+        assert_eq!(not_listed["error"], "Command refused");
+        client.cancel().await.unwrap();
+    });
+    assert!(lsp.shutdown().success());
+
+    let (mut lsp, _) = LspClient::start(&[&repo], false);
+    runtime.block_on(async {
+        let client = mcp_child(&repo, lsp.runtime_dir(), &[]).await;
+        let disabled = refused(&client, json!({"command": "echo attached"})).await;
+        assert_eq!(disabled["error"], "Shell commands are disabled");
+        client.cancel().await.unwrap();
+    });
+    assert!(lsp.shutdown().success());
 }

@@ -1,0 +1,239 @@
+//! The MCP door driven by a third-party client: the official MCP Python SDK (`mcp` on PyPI)
+//! runs `tests/e2e/mcp/client.py` against the real binary, over stdio (`codegraph mcp`) and
+//! over Streamable HTTP (`codegraph serve --mcp-only --http`).
+//!
+//! The test installs the SDK itself, pinned (`tests/e2e/mcp/requirements.txt`), into a venv
+//! under the cargo target directory, once: a later run reuses the venv while the requirements
+//! are unchanged. It needs `python3` (3.10 or later; `CODEGRAPH_PYTHON` names another) and, for
+//! the first run, access to PyPI. Without them it fails and says so; it never passes silently.
+//!
+//! What the SDK (2.3.0) does first: in its default `auto` mode it sends `server/discover`,
+//! which rmcp answers, and adopts protocol 2026-07-28 (the stateless per-request envelope)
+//! instead of `initialize`; the test asserts that version.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::cache::copy_tree;
+use crate::support;
+
+const REQUIREMENTS: &str = include_str!("../e2e/mcp/requirements.txt");
+
+fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn python() -> String {
+    std::env::var("CODEGRAPH_PYTHON").unwrap_or_else(|_| "python3".to_string())
+}
+
+fn shown(output: &Output) -> String {
+    format!(
+        "exit status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn run(command: &mut Command, what: &str) -> Result<Output, String> {
+    let output = command
+        .output()
+        .map_err(|error| format!("{what}: cannot run {command:?}: {error}"))?;
+    if output.status.success() {
+        Ok(output)
+    } else {
+        Err(format!("{what}: {command:?} failed\n{}", shown(&output)))
+    }
+}
+
+/// The venv holding the MCP SDK, created and filled on first use.
+fn sdk_venv() -> PathBuf {
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-mcp-venv");
+    let marker = venv.join("codegraph-requirements.txt");
+    if std::fs::read_to_string(&marker).is_ok_and(|installed| installed == REQUIREMENTS) {
+        return venv;
+    }
+    let python = python();
+    let venv_python = venv.join("bin/python");
+    let requirements = manifest_dir().join("tests/e2e/mcp/requirements.txt");
+    let pip_install = [
+        "install",
+        "--disable-pip-version-check",
+        "-q",
+        "-r",
+        requirements.to_str().expect("UTF-8 path"),
+    ];
+    // A venv with its own pip; where `ensurepip` is missing (Debian without python3-venv), a
+    // venv without pip, filled by the system's pip.
+    let installed = run(
+        Command::new(&python)
+            .args(["-m", "venv", "--clear"])
+            .arg(&venv),
+        "creating the venv",
+    )
+    .and_then(|_| {
+        run(
+            Command::new(&venv_python)
+                .args(["-m", "pip"])
+                .args(pip_install),
+            "installing the MCP SDK from PyPI (network access needed once)",
+        )
+    })
+    .or_else(|first_error| {
+        run(
+            Command::new(&python)
+                .args(["-m", "venv", "--clear", "--without-pip"])
+                .arg(&venv),
+            "creating the venv without pip",
+        )
+        .and_then(|_| {
+            run(
+                Command::new(&python)
+                    .args(["-m", "pip", "--python"])
+                    .arg(&venv_python)
+                    .args(pip_install),
+                "installing the MCP SDK from PyPI with the system's pip (network access needed once)",
+            )
+        })
+        .map_err(|second_error| format!("{first_error}\n\n{second_error}"))
+    });
+    if let Err(error) = installed {
+        panic!(
+            "the end-to-end MCP test needs python3 (3.10+) with venv or pip, and PyPI for the \
+             first run, to install its client (the `mcp` Python SDK):\n{error}"
+        );
+    }
+    std::fs::write(&marker, REQUIREMENTS).expect("venv marker written");
+    venv
+}
+
+/// Runs the SDK's client script; its last stdout line is a JSON report.
+fn sdk_client(venv: &Path, mode: &str, target: &str, repo: &Path, runtime_dir: &Path) -> Value {
+    let output = Command::new(venv.join("bin/python"))
+        .arg(manifest_dir().join("tests/e2e/mcp/client.py"))
+        .args([mode, target])
+        .arg(repo)
+        .env("XDG_RUNTIME_DIR", runtime_dir)
+        // No `__pycache__` in the source tree.
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("the venv's python runs");
+    assert!(
+        output.status.success(),
+        "the MCP SDK client failed over {mode}\n{}",
+        shown(&output)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let last = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(last).unwrap_or_else(|error| {
+        panic!("no JSON report ({error})\n{}", shown(&output));
+    })
+}
+
+/// Kills the server when the test ends, however it ends.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The HTTP URL the server published in its discovery file.
+fn published_url(runtime_dir: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let published = std::fs::read_dir(runtime_dir.join("codegraph"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| {
+                entry
+                    .path()
+                    .extension()
+                    .is_some_and(|found| found == "json")
+            })
+            .filter_map(|entry| std::fs::read(entry.path()).ok())
+            .filter_map(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+            .find_map(|entry| entry["http"].as_str().map(str::to_string));
+        if let Some(url) = published {
+            return url;
+        }
+        assert!(Instant::now() < deadline, "the server published no URL");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+const TOOLS: [&str; 11] = [
+    "analyze_module_structure",
+    "execute_shell_command",
+    "find_callees",
+    "find_callers",
+    "find_dependencies",
+    "find_implementations",
+    "get_code_snippet",
+    "get_file_structure",
+    "query_codebase",
+    "read_file_content",
+    "reindex_repository",
+];
+
+fn assert_common(report: &Value) {
+    assert_eq!(report["server"], "codegraph");
+    // Negotiated through `server/discover`, not `initialize`.
+    assert_eq!(report["protocol_version"], "2026-07-28");
+    let tools: Vec<&str> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool.as_str().unwrap())
+        .collect();
+    for tool in TOOLS {
+        assert!(tools.contains(&tool), "{tool} not in {tools:?}");
+    }
+    assert_eq!(report["escape_refused"], "Access denied");
+}
+
+#[test]
+fn the_python_sdk_drives_codegraph_over_stdio_and_streamable_http() {
+    let venv = sdk_venv();
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    copy_tree(&support::fixture("python"), &repo);
+    let repo = repo.canonicalize().unwrap();
+    // A private runtime directory: `codegraph mcp` must not attach to a server of the machine.
+    let runtime_dir = directory.path().join("run");
+    std::fs::create_dir(&runtime_dir).unwrap();
+
+    let binary = env!("CARGO_BIN_EXE_codegraph");
+    let over_stdio = sdk_client(&venv, "stdio", binary, &repo, &runtime_dir);
+    assert_common(&over_stdio);
+
+    let server = Server(
+        Command::new(binary)
+            .args(["serve", "--mcp-only", "--no-cache", "--http", "0", "--repo"])
+            .arg(&repo)
+            .env("XDG_RUNTIME_DIR", &runtime_dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            // Its one line of interest (the URL) is in the discovery file.
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("codegraph serve starts"),
+    );
+    let url = published_url(&runtime_dir);
+    let over_http = sdk_client(&venv, "http", &url, &repo, &runtime_dir);
+    assert_common(&over_http);
+    // A `subscriptions/listen` stream heard of a file created on disk.
+    assert_eq!(
+        over_http["resource_updated"],
+        "codegraph://files/shop/extra.py"
+    );
+    drop(server);
+}
