@@ -30,6 +30,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
+use futures::FutureExt;
 use futures::future::BoxFuture;
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
@@ -279,7 +280,7 @@ where
 {
     type Response = Option<Response>;
     type Error = ExitedError;
-    type Future = S::Future;
+    type Future = BoxFuture<'static, std::result::Result<Option<Response>, ExitedError>>;
 
     fn poll_ready(
         &mut self,
@@ -294,25 +295,47 @@ where
                 .inspect_err(|error| tracing::warn!("{}: bad params: {error}", request.method()))
                 .ok()
         }
-        match request.method() {
-            "textDocument/didOpen" => {
-                if let Some(params) = parse(&request) {
-                    self.state.did_open(params);
+        // A panic while applying an edit is logged; the server keeps serving.
+        let applied =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match request.method() {
+                "textDocument/didOpen" => {
+                    if let Some(params) = parse(&request) {
+                        self.state.did_open(params);
+                    }
                 }
-            }
-            "textDocument/didChange" => {
-                if let Some(params) = parse(&request) {
-                    self.state.did_change(params);
+                "textDocument/didChange" => {
+                    if let Some(params) = parse(&request) {
+                        self.state.did_change(params);
+                    }
                 }
-            }
-            "textDocument/didClose" => {
-                if let Some(params) = parse(&request) {
-                    self.state.did_close(params);
+                "textDocument/didClose" => {
+                    if let Some(params) = parse(&request) {
+                        self.state.did_close(params);
+                    }
                 }
-            }
-            _ => {}
+                _ => {}
+            }));
+        if applied.is_err() {
+            tracing::error!("{}: applying the change panicked", request.method());
         }
-        self.inner.call(request)
+        // A panic in one request handler answers that request with an internal error instead
+        // of taking the whole server down.
+        let id = request.id().cloned();
+        let method = request.method().to_string();
+        let future = self.inner.call(request);
+        Box::pin(async move {
+            match std::panic::AssertUnwindSafe(future).catch_unwind().await {
+                Ok(result) => result,
+                Err(_) => {
+                    tracing::error!(
+                        "{method}: the handler panicked; answered with an internal error"
+                    );
+                    Ok(id.map(|id| {
+                        Response::from_error(id, tower_lsp_server::jsonrpc::Error::internal_error())
+                    }))
+                }
+            }
+        })
     }
 }
 
