@@ -348,6 +348,79 @@ pub struct SymbolMatch {
 /// How well `name` matches `query`: exact, then prefix, then camel-hump / word starts, then
 /// subsequence; `None` when it does not match at all.
 pub fn match_score(query: &str, name: &str) -> Option<f64> {
+    if query.is_ascii() && name.is_ascii() {
+        return ascii_match_score(
+            query.as_bytes(),
+            &query.to_ascii_lowercase().into_bytes(),
+            name.as_bytes(),
+        );
+    }
+    unicode_match_score(query, name)
+}
+
+/// [`match_score`] for ASCII text without allocating: it runs once per name in the workspace
+/// for every `workspace/symbol` request.
+fn ascii_match_score(query: &[u8], query_lower: &[u8], name: &[u8]) -> Option<f64> {
+    if query.is_empty() {
+        return Some(0.1);
+    }
+    if name == query {
+        return Some(1.0);
+    }
+    if name.eq_ignore_ascii_case(query) {
+        return Some(0.95);
+    }
+    let length_penalty =
+        (name.len().saturating_sub(query.len())) as f64 / (name.len() as f64 * 10.0 + 1.0);
+    if name.starts_with(query) {
+        return Some(0.9 - length_penalty);
+    }
+    if name.len() >= query.len() && name[..query.len()].eq_ignore_ascii_case(query) {
+        return Some(0.85 - length_penalty);
+    }
+    // Word starts: `AuthService` has `A`, `S`; `auth_service` has `a`, `s`.
+    let mut matched = 0;
+    let mut starts = 0;
+    let mut previous: Option<u8> = None;
+    for &byte in name {
+        let start = match previous {
+            None => byte.is_ascii_alphanumeric(),
+            Some(before) => {
+                (byte.is_ascii_uppercase() && !before.is_ascii_uppercase())
+                    || (byte.is_ascii_alphanumeric() && !before.is_ascii_alphanumeric())
+            }
+        };
+        if start {
+            starts += 1;
+            if matched < query_lower.len() && query_lower[matched] == byte.to_ascii_lowercase() {
+                matched += 1;
+            }
+        }
+        previous = Some(byte);
+    }
+    if matched == query_lower.len() && query.len() <= starts {
+        return Some(0.7 - length_penalty);
+    }
+    if name.len() >= query.len()
+        && name
+            .windows(query.len())
+            .any(|window| window.eq_ignore_ascii_case(query))
+    {
+        return Some(0.6 - length_penalty);
+    }
+    let mut position = 0;
+    for &byte in name {
+        if position < query_lower.len() && query_lower[position] == byte.to_ascii_lowercase() {
+            position += 1;
+        }
+    }
+    if position == query_lower.len() {
+        return Some(0.4 - length_penalty);
+    }
+    None
+}
+
+fn unicode_match_score(query: &str, name: &str) -> Option<f64> {
     if query.is_empty() {
         return Some(0.1);
     }
@@ -421,19 +494,31 @@ fn is_subsequence(needle: &[char], haystack: &[char]) -> bool {
 /// Workspace symbols matching `query`, best first, at most `limit`.
 pub fn symbols(graph: &Graph, query: &str, limit: usize) -> Vec<SymbolMatch> {
     let query = query.trim();
+    let query_lower = query.to_ascii_lowercase().into_bytes();
     let mut scored: Vec<(f64, &str)> = Vec::new();
     for name in graph.by_name.keys() {
-        if let Some(score) = match_score(query, name) {
+        let score = if query.is_ascii() && name.is_ascii() {
+            ascii_match_score(query.as_bytes(), &query_lower, name.as_bytes())
+        } else {
+            unicode_match_score(query, name)
+        };
+        if let Some(score) = score {
             scored.push((score, name.as_str()));
         }
     }
-    scored.sort_by(|left, right| {
+    let order = |left: &(f64, &str), right: &(f64, &str)| {
         right
             .0
             .total_cmp(&left.0)
             .then_with(|| left.1.len().cmp(&right.1.len()))
             .then_with(|| left.1.cmp(right.1))
-    });
+    };
+    // Only the best names can contribute `limit` entities: select them before sorting.
+    if scored.len() > limit.max(1) {
+        scored.select_nth_unstable_by(limit.max(1), order);
+        scored.truncate(limit.max(1) + 1);
+    }
+    scored.sort_by(order);
     let mut matches = Vec::new();
     for (score, name) in scored {
         let mut entities: Vec<Entity> = graph
@@ -472,5 +557,44 @@ mod tests {
         assert!(exact > prefix && prefix > humps && humps > subsequence);
         assert!(snake_humps > subsequence);
         assert!(match_score("xyz", "AuthService").is_none());
+    }
+
+    #[test]
+    fn the_ascii_fast_path_scores_like_the_general_one() {
+        let names = [
+            "AuthService",
+            "auth_service",
+            "authenticate",
+            "HTTPServer",
+            "issue_token",
+            "x",
+            "Format",
+        ];
+        let queries = [
+            "",
+            "auth",
+            "Auth",
+            "AS",
+            "as",
+            "athsvc",
+            "token",
+            "srv",
+            "AuthService",
+            "authservice",
+            "q",
+        ];
+        for name in names {
+            for query in queries {
+                assert_eq!(
+                    ascii_match_score(
+                        query.as_bytes(),
+                        query.to_ascii_lowercase().as_bytes(),
+                        name.as_bytes()
+                    ),
+                    unicode_match_score(query, name),
+                    "{query:?} against {name:?}"
+                );
+            }
+        }
     }
 }
