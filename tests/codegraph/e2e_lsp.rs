@@ -7,95 +7,20 @@
 //! the first run, access to PyPI. Without them it fails and says so; it never passes silently.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+use crate::python::{self, manifest_dir, shown};
 
 const REQUIREMENTS: &str = include_str!("../e2e/lsp/requirements.txt");
 
-fn manifest_dir() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> String {
-    std::env::var("CODEGRAPH_PYTHON").unwrap_or_else(|_| "python3".to_string())
-}
-
-fn shown(output: &Output) -> String {
-    format!(
-        "exit status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn run(command: &mut Command, what: &str) -> Result<Output, String> {
-    let output = command
-        .output()
-        .map_err(|error| format!("{what}: cannot run {command:?}: {error}"))?;
-    if output.status.success() {
-        Ok(output)
-    } else {
-        Err(format!("{what}: {command:?} failed\n{}", shown(&output)))
-    }
-}
-
-/// The venv holding pytest-lsp, created and filled on first use.
+/// The venv holding the client, created and filled on first use.
 fn client_venv() -> PathBuf {
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-lsp-venv");
-    let marker = venv.join("codegraph-requirements.txt");
-    if std::fs::read_to_string(&marker).is_ok_and(|installed| installed == REQUIREMENTS) {
-        return venv;
-    }
-    let python = python();
-    let venv_python = venv.join("bin/python");
-    let requirements = manifest_dir().join("tests/e2e/lsp/requirements.txt");
-    let pip_install = [
-        "install",
-        "--disable-pip-version-check",
-        "-q",
-        "-r",
-        requirements.to_str().expect("UTF-8 path"),
-    ];
-    // A venv with its own pip; where `ensurepip` is missing (Debian without python3-venv), a
-    // venv without pip, filled by the system's pip.
-    let with_pip = run(
-        Command::new(&python)
-            .args(["-m", "venv", "--clear"])
-            .arg(&venv),
-        "creating the venv",
-    );
-    let installed = match with_pip {
-        Ok(_) => run(
-            Command::new(&venv_python)
-                .args(["-m", "pip"])
-                .args(pip_install),
-            "installing pytest-lsp from PyPI (network access needed once)",
-        ),
-        Err(first_error) => run(
-            Command::new(&python)
-                .args(["-m", "venv", "--clear", "--without-pip"])
-                .arg(&venv),
-            "creating the venv without pip",
-        )
-        .and_then(|_| {
-            run(
-                Command::new(&python)
-                    .args(["-m", "pip", "--python"])
-                    .arg(&venv_python)
-                    .args(pip_install),
-                "installing pytest-lsp from PyPI with the system's pip (network access needed once)",
-            )
-        })
-        .map_err(|second_error| format!("{first_error}\n\n{second_error}")),
-    };
-    if let Err(error) = installed {
-        panic!(
-            "the end-to-end LSP test needs python3 (3.10+) with venv or pip, and PyPI for the \
-             first run, to install its client (pytest-lsp):\n{error}"
-        );
-    }
-    std::fs::write(&marker, REQUIREMENTS).expect("venv marker written");
-    venv
+    python::venv(
+        "e2e-lsp-venv",
+        "tests/e2e/lsp/requirements.txt",
+        REQUIREMENTS,
+        "pytest-lsp",
+    )
 }
 
 #[test]

@@ -12,7 +12,7 @@
 //! instead of `initialize`; the test asserts that version.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -20,95 +20,18 @@ use serde_json::Value;
 use crate::cache::copy_tree;
 use crate::support;
 
+use crate::python::{self, manifest_dir, shown};
+
 const REQUIREMENTS: &str = include_str!("../e2e/mcp/requirements.txt");
 
-fn manifest_dir() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> String {
-    std::env::var("CODEGRAPH_PYTHON").unwrap_or_else(|_| "python3".to_string())
-}
-
-fn shown(output: &Output) -> String {
-    format!(
-        "exit status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn run(command: &mut Command, what: &str) -> Result<Output, String> {
-    let output = command
-        .output()
-        .map_err(|error| format!("{what}: cannot run {command:?}: {error}"))?;
-    if output.status.success() {
-        Ok(output)
-    } else {
-        Err(format!("{what}: {command:?} failed\n{}", shown(&output)))
-    }
-}
-
-/// The venv holding the MCP SDK, created and filled on first use.
+/// The venv holding the client, created and filled on first use.
 fn sdk_venv() -> PathBuf {
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-mcp-venv");
-    let marker = venv.join("codegraph-requirements.txt");
-    if std::fs::read_to_string(&marker).is_ok_and(|installed| installed == REQUIREMENTS) {
-        return venv;
-    }
-    let python = python();
-    let venv_python = venv.join("bin/python");
-    let requirements = manifest_dir().join("tests/e2e/mcp/requirements.txt");
-    let pip_install = [
-        "install",
-        "--disable-pip-version-check",
-        "-q",
-        "-r",
-        requirements.to_str().expect("UTF-8 path"),
-    ];
-    // A venv with its own pip; where `ensurepip` is missing (Debian without python3-venv), a
-    // venv without pip, filled by the system's pip.
-    let installed = run(
-        Command::new(&python)
-            .args(["-m", "venv", "--clear"])
-            .arg(&venv),
-        "creating the venv",
+    python::venv(
+        "e2e-mcp-venv",
+        "tests/e2e/mcp/requirements.txt",
+        REQUIREMENTS,
+        "the `mcp` Python SDK",
     )
-    .and_then(|_| {
-        run(
-            Command::new(&venv_python)
-                .args(["-m", "pip"])
-                .args(pip_install),
-            "installing the MCP SDK from PyPI (network access needed once)",
-        )
-    })
-    .or_else(|first_error| {
-        run(
-            Command::new(&python)
-                .args(["-m", "venv", "--clear", "--without-pip"])
-                .arg(&venv),
-            "creating the venv without pip",
-        )
-        .and_then(|_| {
-            run(
-                Command::new(&python)
-                    .args(["-m", "pip", "--python"])
-                    .arg(&venv_python)
-                    .args(pip_install),
-                "installing the MCP SDK from PyPI with the system's pip (network access needed once)",
-            )
-        })
-        .map_err(|second_error| format!("{first_error}\n\n{second_error}"))
-    });
-    if let Err(error) = installed {
-        panic!(
-            "the end-to-end MCP test needs python3 (3.10+) with venv or pip, and PyPI for the \
-             first run, to install its client (the `mcp` Python SDK):\n{error}"
-        );
-    }
-    std::fs::write(&marker, REQUIREMENTS).expect("venv marker written");
-    venv
 }
 
 /// Runs the SDK's client script; its last stdout line is a JSON report.

@@ -11,6 +11,7 @@ mod fixtures;
 mod incremental;
 mod lsp;
 mod mcp;
+mod python;
 mod serve;
 mod shell;
 mod subscribe;
