@@ -380,3 +380,56 @@ impl Graph {
         lines.join("\n")
     }
 }
+
+impl Graph {
+    /// Disagreements between the edge indices and the edges the files hold (empty when the
+    /// graph is consistent). Tests call it after incremental changes.
+    pub fn index_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let mut expected_incoming: std::collections::BTreeMap<&str, Vec<EdgeRef>> =
+            Default::default();
+        let mut expected_outgoing: std::collections::BTreeMap<&str, Vec<EdgeRef>> =
+            Default::default();
+        for file in self.files.values() {
+            for (index, edge) in file.resolved.edges.iter().enumerate() {
+                let edge_ref = EdgeRef {
+                    file: file.path.clone(),
+                    index: index as u32,
+                };
+                expected_incoming
+                    .entry(&edge.to)
+                    .or_default()
+                    .push(edge_ref.clone());
+                expected_outgoing
+                    .entry(&edge.from)
+                    .or_default()
+                    .push(edge_ref);
+            }
+        }
+        for (name, index, expected) in [
+            ("incoming", &self.incoming, expected_incoming),
+            ("outgoing", &self.outgoing, expected_outgoing),
+        ] {
+            let mut actual_count = 0;
+            for (id, refs) in index.iter() {
+                actual_count += refs.len();
+                let mut want = expected.get(&**id).cloned().unwrap_or_default();
+                want.sort();
+                if want.as_slice() != &**refs {
+                    problems.push(format!(
+                        "{name} of {id}: index has {} refs, edges say {}",
+                        refs.len(),
+                        want.len()
+                    ));
+                }
+            }
+            let expected_count: usize = expected.values().map(Vec::len).sum();
+            if actual_count != expected_count {
+                problems.push(format!(
+                    "{name}: index holds {actual_count} refs, the files {expected_count} edges"
+                ));
+            }
+        }
+        problems
+    }
+}

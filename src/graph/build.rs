@@ -134,6 +134,7 @@ impl GraphWriter {
                 .unwrap_or_default();
             let old_module_signature = old.as_ref().map(|node| module_signature(&node.summary));
             let number = self.number_of(&path);
+            let mut old_mentions: Option<(Vec<SmolStr>, Vec<SmolStr>)> = None;
             if let Some(old) = &old {
                 for (index, id) in old.ids.iter().enumerate() {
                     graph.entities.remove(id);
@@ -151,17 +152,7 @@ impl GraphWriter {
                         .0
                         .push(path.clone());
                 }
-                let (names, modules) = mentions(&old.path, &old.summary);
-                for name in names {
-                    if let Some(files) = self.name_mentions.get_mut(&name) {
-                        files.retain(|file| *file != number);
-                    }
-                }
-                for key in modules {
-                    if let Some(files) = self.module_mentions.get_mut(&key) {
-                        files.retain(|file| *file != number);
-                    }
-                }
+                old_mentions = Some(mentions(&old.path, &old.summary));
                 removed_edges.push((path.clone(), old.resolved.clone()));
                 graph.files.remove(&path);
             }
@@ -207,16 +198,26 @@ impl GraphWriter {
                         .1
                         .push(path.clone());
                 }
-                let (names, modules) = mentions(&node.path, &node.summary);
-                for name in names {
-                    self.name_mentions.entry(name).or_default().push(number);
-                }
-                for key in modules {
-                    self.module_mentions.entry(key).or_default().push(number);
+                // Most edits mention the same names as before: then the index stays as it is.
+                let new_mentions = mentions(&node.path, &node.summary);
+                if old_mentions.as_ref() != Some(&new_mentions) {
+                    if let Some(old_mentions) = old_mentions.take() {
+                        self.forget_mentions(number, old_mentions);
+                    }
+                    let (names, modules) = new_mentions;
+                    for name in names {
+                        self.name_mentions.entry(name).or_default().push(number);
+                    }
+                    for key in modules {
+                        self.module_mentions.entry(key).or_default().push(number);
+                    }
                 }
                 graph.files.insert(path.clone(), node.clone());
                 affected.insert(path.clone());
             } else {
+                if let Some(old_mentions) = old_mentions.take() {
+                    self.forget_mentions(number, old_mentions);
+                }
                 self.file_numbers.remove(&path);
                 self.file_paths[number as usize] = None;
                 self.free_numbers.push(number);
@@ -423,41 +424,63 @@ impl GraphWriter {
         let resolved_at = started.elapsed();
 
         // Re-index edges: drop the old edges of every re-resolved or removed file, add the new.
-        let mut replaced: FxHashSet<FilePath> = FxHashSet::default();
-        let mut old_edge_sets: Vec<Arc<Resolved>> = Vec::new();
-        for (path, old) in removed_edges {
-            replaced.insert(path);
-            old_edge_sets.push(old);
-        }
+        // A file whose edges still join the same entities in the same order (an edit that only
+        // moved text) keeps its index entries: they name edges by position.
+        let mut old_by_path: FxHashMap<FilePath, Arc<Resolved>> =
+            removed_edges.into_iter().collect();
         for (path, _) in &resolved {
-            if replaced.insert(path.clone())
+            if !old_by_path.contains_key(path)
                 && let Some(old) = self.graph.files.get(path)
             {
-                old_edge_sets.push(old.resolved.clone());
+                old_by_path.insert(path.clone(), old.resolved.clone());
             }
         }
+        let same_shape = |old: &Resolved, new: &Resolved| {
+            old.edges.len() == new.edges.len()
+                && old
+                    .edges
+                    .iter()
+                    .zip(&new.edges)
+                    .all(|(old, new)| old.from == new.from && old.to == new.to)
+        };
+        let unchanged: FxHashSet<FilePath> = resolved
+            .iter()
+            .filter(|(path, result)| {
+                old_by_path
+                    .get(path)
+                    .is_some_and(|old| same_shape(old, result))
+            })
+            .map(|(path, _)| path.clone())
+            .collect();
+        let mut replaced: FxHashSet<FilePath> = FxHashSet::default();
         let mut incoming_add: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
         let mut outgoing_add: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
-        for old in &old_edge_sets {
+        for (path, old) in &old_by_path {
+            if unchanged.contains(path) {
+                continue;
+            }
+            replaced.insert(path.clone());
             for edge in &old.edges {
                 incoming_add.entry(edge.to.clone()).or_default();
                 outgoing_add.entry(edge.from.clone()).or_default();
             }
         }
         for (path, result) in resolved {
-            for (index, edge) in result.edges.iter().enumerate() {
-                let edge_ref = EdgeRef {
-                    file: path.clone(),
-                    index: index as u32,
-                };
-                incoming_add
-                    .entry(edge.to.clone())
-                    .or_default()
-                    .push(edge_ref.clone());
-                outgoing_add
-                    .entry(edge.from.clone())
-                    .or_default()
-                    .push(edge_ref);
+            if !unchanged.contains(&path) {
+                for (index, edge) in result.edges.iter().enumerate() {
+                    let edge_ref = EdgeRef {
+                        file: path.clone(),
+                        index: index as u32,
+                    };
+                    incoming_add
+                        .entry(edge.to.clone())
+                        .or_default()
+                        .push(edge_ref.clone());
+                    outgoing_add
+                        .entry(edge.from.clone())
+                        .or_default()
+                        .push(edge_ref);
+                }
             }
             if let Some(file) = graph.files.get(&path) {
                 let mut node = (**file).clone();
@@ -577,6 +600,19 @@ impl GraphWriter {
         graph.revision = 1;
         writer.graph = graph;
         writer
+    }
+
+    fn forget_mentions(&mut self, number: u32, (names, modules): (Vec<SmolStr>, Vec<SmolStr>)) {
+        for name in names {
+            if let Some(files) = self.name_mentions.get_mut(&name) {
+                files.retain(|file| *file != number);
+            }
+        }
+        for key in modules {
+            if let Some(files) = self.module_mentions.get_mut(&key) {
+                files.retain(|file| *file != number);
+            }
+        }
     }
 
     fn add_mentioning(

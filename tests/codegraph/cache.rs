@@ -103,6 +103,7 @@ fn a_warm_start_with_changed_added_and_deleted_files_equals_a_cold_index() {
     assert_eq!(report.removed, 1);
     let (_cold_world, cold) = support::index(repo.path());
     assert_eq!(warm.snapshot().dump(), cold.dump());
+    assert_eq!(warm.snapshot().index_problems(), Vec::<String>::new());
     let callers: Vec<String> =
         codegraph::graph::query::callers(&warm.snapshot(), "shop/util/format.py::format_name")
             .into_iter()

@@ -286,6 +286,13 @@ fn check_sequence(fixture: &str, edits: &[Edit]) -> Result<(), TestCaseError> {
             .iter()
             .filter_map(|(path, text)| Some((path.clone(), text.clone()?)))
             .collect();
+        let problems = writer.graph().index_problems();
+        if !problems.is_empty() {
+            return Err(TestCaseError::fail(format!(
+                "{fixture}: after step {step} ({edit:?}) the edge indices disagree with the edges:\n{}",
+                problems.join("\n")
+            )));
+        }
         let incremental = writer.graph().dump();
         let full = full_build(&current);
         if incremental != full {
