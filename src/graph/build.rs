@@ -104,7 +104,7 @@ impl GraphWriter {
         let mut graph = self.graph.clone();
         let mut changed_names: FxHashSet<SmolStr> = FxHashSet::default();
         let mut changed_modules: FxHashSet<SmolStr> = FxHashSet::default();
-        let mut name_changes: FxHashMap<SmolStr, (Vec<EntityId>, Vec<NameEntry>)> =
+        let mut name_changes: FxHashMap<SmolStr, (Vec<NameEntry>, Vec<NameEntry>)> =
             FxHashMap::default();
         let mut module_changes: FxHashMap<SmolStr, (Vec<FilePath>, Vec<FilePath>)> =
             FxHashMap::default();
@@ -136,13 +136,14 @@ impl GraphWriter {
             let number = self.number_of(&path);
             let mut old_mentions: Option<(Vec<SmolStr>, Vec<SmolStr>)> = None;
             if let Some(old) = &old {
+                let old_package = package_key(&old.path, &old.summary);
                 for (index, id) in old.ids.iter().enumerate() {
                     graph.entities.remove(id);
                     name_changes
                         .entry(old.summary.defs[index].name.clone())
                         .or_default()
                         .0
-                        .push(id.clone());
+                        .push(name_entry(old, index, &old_package));
                 }
                 graph.entities.remove(&old.module_id);
                 for key in &old_keys {
@@ -247,8 +248,14 @@ impl GraphWriter {
         }
 
         // Re-index names and modules once per key.
-        for (name, (removed, added)) in name_changes {
-            let removed: FxHashSet<EntityId> = removed.into_iter().collect();
+        for (name, (mut removed, mut added)) in name_changes {
+            // An edit inside a body leaves most names' entries as they were.
+            removed.sort();
+            added.sort();
+            if removed == added {
+                continue;
+            }
+            let removed: FxHashSet<EntityId> = removed.into_iter().map(|entry| entry.id).collect();
             let mut next: Vec<NameEntry> = graph
                 .by_name
                 .get(&name)
@@ -270,6 +277,9 @@ impl GraphWriter {
             }
         }
         for (key, (removed, added)) in module_changes {
+            if removed == added {
+                continue;
+            }
             let current: Vec<FilePath> = graph
                 .modules
                 .get(&key)
