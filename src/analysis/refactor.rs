@@ -436,7 +436,9 @@ fn walk_complexity(
             continue;
         }
         let kind = child.kind();
-        if BRANCH_KINDS.contains(&kind) || is_boolean_operator(child) {
+        // Only named nodes: a grammar's keyword tokens (`if`, `for`, `while`) share kind names
+        // with Ruby's named nodes, and counting them would count each statement twice.
+        if (child.is_named() && BRANCH_KINDS.contains(&kind)) || is_boolean_operator(child) {
             *branches += 1;
         }
         // `else if` is a chain, not a deeper level.

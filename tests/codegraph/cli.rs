@@ -121,7 +121,7 @@ fn search_communities_and_refactor_commands() {
         codegraph(&["refactor", "classify_order", "--no-cache", "-r", repo]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stdout.contains("simplify (0.80): High cyclomatic complexity (18, over 10)"),
+        stdout.contains("simplify (0.80): High cyclomatic complexity (13, over 10)"),
         "{stdout}"
     );
     let (code, stdout, stderr) = codegraph(&["refactor", "--cycles", "--no-cache", "-r", repo]);
