@@ -517,7 +517,8 @@ fn default_level() -> u8 {
 pub struct GlobalSearchParams {
     /// The question, in plain words.
     pub query: String,
-    /// 0 = fine-grained communities (default), 1 and 2 = coarser subsystems.
+    /// 0 = fine-grained communities (default; a narrow area, often one file), 1 = subsystems
+    /// ("how does authentication work"), 2 = coarsest.
     #[serde(default = "default_level", alias = "level")]
     pub community_level: u8,
 }
@@ -995,7 +996,7 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default), 1 and 2 = coarser subsystems. Read `codegraph://communities/{id}` for a community's members."
+        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default: a narrow area, often one file), 1 = subsystems (use it for \"how does X work\" questions spanning several files), 2 = coarsest. Read `codegraph://communities/{id}` for a community's members."
     )]
     async fn global_search(
         &self,
