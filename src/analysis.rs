@@ -1,5 +1,5 @@
 //! Analysis over a graph snapshot, protocol-agnostic: ranked search, communities (Leiden),
-//! GraphRAG-style global and local search, refactoring suggestions.
+//! GraphRAG-style global and local search, refactoring suggestions, module-level views.
 //!
 //! Every function here is pure over a `&Graph`; [`Cache`] keeps the derived structures (the
 //! search index, the communities, repository-wide facts) of the latest snapshot a reader asked
@@ -7,6 +7,7 @@
 
 pub mod communities;
 pub mod leiden;
+pub mod modules;
 pub mod rag;
 pub mod refactor;
 pub mod search;

@@ -186,6 +186,27 @@ pub enum Command {
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
+    /// What NAME depends on (downstream: calls, imports, uses, extends, implements) and what
+    /// depends on it (upstream), breadth first.
+    Deps {
+        name: String,
+        /// upstream, downstream or both.
+        #[arg(long, default_value = "both")]
+        direction: String,
+        /// Hops to follow (at most 10).
+        #[arg(long, default_value_t = 2)]
+        depth: u32,
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
+    /// How FILE fits in the codebase: its definitions, imports, exported API (and unused public
+    /// definitions), the files it depends on and that depend on it, and its metrics. FILE is a
+    /// path relative to the repository or a dotted module name.
+    Module {
+        file: String,
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
     /// One entity: where it is, its signature, its relations.
     Show {
         name: String,
@@ -483,6 +504,13 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             cycles,
             workspace,
         } => refactor(name.as_deref(), kind.as_deref(), dead, cycles, &workspace)?,
+        Command::Deps {
+            name,
+            direction,
+            depth,
+            workspace,
+        } => dependencies(&name, &direction, depth, &workspace)?,
+        Command::Module { file, workspace } => module(&file, &workspace)?,
         Command::Show { name, workspace } => {
             let (_world, graph) = load(&workspace)?;
             let entity = find(&graph, &name)?;
@@ -603,6 +631,149 @@ fn calls(name: &str, depth: u32, workspace: &WorkspaceArgs, incoming: bool) -> a
         ))?;
     }
     Ok(())
+}
+
+fn dependencies(
+    name: &str,
+    direction: &str,
+    depth: u32,
+    workspace: &WorkspaceArgs,
+) -> anyhow::Result<()> {
+    use crate::analysis::modules::{self, Direction};
+    let direction = Direction::parse(direction).ok_or_else(|| {
+        anyhow::anyhow!("unknown direction '{direction}': use upstream, downstream or both")
+    })?;
+    let (_world, graph) = load(workspace)?;
+    let entity = find(&graph, name)?;
+    let found = modules::find_dependencies(&graph, &entity, direction, depth);
+    if workspace.json {
+        return print_json(&serde_json::json!({ "entity": entity, "dependencies": found }));
+    }
+    if found.is_empty() {
+        return print(&format!(
+            "{} has no {} dependencies",
+            entity.id,
+            direction.as_str()
+        ));
+    }
+    for item in found {
+        print(&format!(
+            "{} {}  {} {}  ({} {} via {})",
+            item.direction.as_str(),
+            item.depth,
+            item.entity.id,
+            item.entity.kind,
+            location(&item.entity),
+            item.relation,
+            item.via
+        ))?;
+    }
+    Ok(())
+}
+
+fn module(file: &str, workspace: &WorkspaceArgs) -> anyhow::Result<()> {
+    use crate::analysis::modules;
+    let (_world, graph) = load(workspace)?;
+    let path = modules::find_file(&graph, file).map_err(|closest| {
+        if closest.is_empty() {
+            anyhow::anyhow!("'{file}' is not an indexed file")
+        } else {
+            anyhow::anyhow!(
+                "'{file}' is not an indexed file; closest: {}",
+                closest.join(", ")
+            )
+        }
+    })?;
+    let module = modules::analyze_module_structure(&graph, &path)
+        .context("the file left the graph while it was read")?;
+    if workspace.json {
+        return print_json(&module);
+    }
+    let metrics = &module.metrics;
+    let mut out = format!(
+        "{} ({}, {} lines)\n",
+        module.file,
+        module.language.name(),
+        metrics.lines
+    );
+    let entities = module.entities.iter().map(|entry| {
+        format!(
+            "{}{} {} {}-{}",
+            "  ".repeat(entry.depth as usize),
+            entry.entity.kind,
+            entry.entity.name,
+            entry.entity.start_line,
+            entry.entity.end_line
+        )
+    });
+    section(&mut out, "Entities", entities);
+    let imports = module.imports.iter().map(|import| {
+        let mut text = import.module.to_string();
+        if let Some(name) = &import.name {
+            text.push_str(&format!(" {name}"));
+        }
+        if let Some(alias) = &import.alias {
+            text.push_str(&format!(" as {alias}"));
+        }
+        format!("{text} (line {})", import.line)
+    });
+    section(&mut out, "Imports", imports);
+    let exports = module.exported_api.iter().map(|export| {
+        let users: Vec<&str> = export.used_by.iter().map(|file| &**file).collect();
+        format!(
+            "{} {}  {} references from {}",
+            export.entity.kind,
+            export.entity.id,
+            export.references,
+            users.join(", ")
+        )
+    });
+    section(&mut out, "Exported API", exports);
+    let unused = module
+        .unused_exports
+        .iter()
+        .map(|entity| format!("{} {}", entity.kind, entity.id));
+    section(&mut out, "Unused public definitions", unused);
+    section(&mut out, "Depends on", module.dependencies.iter());
+    section(&mut out, "Depended on by", module.dependents.iter());
+    let kinds: Vec<String> = metrics
+        .entities_by_kind
+        .iter()
+        .map(|(kind, count)| format!("{kind} {count}"))
+        .collect();
+    out.push_str(&format!(
+        "Metrics: {}; cyclomatic complexity total {} over {} functions, max {}{}; file fan-in {}, fan-out {}; {}",
+        kinds.join(", "),
+        metrics.total_complexity,
+        metrics.functions,
+        metrics.max_complexity,
+        metrics
+            .most_complex
+            .as_ref()
+            .map_or(String::new(), |id| format!(" ({id})")),
+        metrics.fan_in,
+        metrics.fan_out,
+        if metrics.in_import_cycle {
+            let cycle: Vec<&str> = metrics.import_cycle.iter().map(|file| &**file).collect();
+            format!("import cycle: {}", cycle.join(" -> "))
+        } else {
+            "in no import cycle".to_string()
+        }
+    ));
+    print(&out)
+}
+
+/// `Header:` and its items indented, or `(none)`.
+fn section(out: &mut String, header: &str, items: impl Iterator<Item = impl std::fmt::Display>) {
+    out.push_str(header);
+    out.push_str(":\n");
+    let before = out.len();
+    for item in items {
+        out.push_str(&format!("  {item}\n"));
+    }
+    if out.len() == before {
+        out.push_str("  (none)\n");
+    }
 }
 
 fn search(text: &str, scope: &str, limit: usize, workspace: &WorkspaceArgs) -> anyhow::Result<()> {

@@ -11,11 +11,14 @@
 //!   shares (callers, callees, implementations, symbols, ...).
 //! - `analysis` protocol-agnostic analysis over a snapshot: ranked search (BM25, per-file
 //!   postings), communities (hand-written Leiden, three levels), extractive global/local search,
-//!   refactoring metrics and suggestions; a per-revision cache computed by readers on demand.
+//!   refactoring metrics and suggestions, module-level views (`analysis/modules.rs`: an
+//!   entity's dependencies both ways, a file's outline, exported API, dependents and metrics);
+//!   a per-revision cache computed by readers on demand.
 //! - `world`    the single writer: the workspace walk, change application, the on-disk cache,
 //!   the file watcher of the headless server (`world/watch.rs`), and a revision counter
 //!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes.
-//! - `cli`      the command-line door (`codegraph index`, `callers`, ...).
+//! - `cli`      the command-line door (`codegraph index`, `callers`, `deps`, `module`, ...): flags
+//!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out.
 //! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`; the only
 //!   module that imports LSP types, converted in `lsp/proto.rs`.
 //! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here) and its

@@ -47,11 +47,13 @@ and lists the candidate ids: call it again with one of them. When nothing matche
 names are listed.
 
 Start with `query_codebase` (search by plain words or names) or `get_file_structure` to find ids; \
-for big-picture questions use `global_search` (answers from communities of connected code) and, \
+for big-picture questions use `global_search` (answers from communities of connected code; \
+`community_level: 1` for a subsystem such as \"how does authentication work\", level 0 for a \
+narrow area) and, \
 around one entity, `local_search`. Then use `find_callers` / `find_callees` / `find_dependencies` / `find_implementations` to navigate, and \
 `get_code_snippet` or `read_file_content` to read code, and `suggest_refactoring` for metrics and \
 suggestions. `analyze_module_structure` tells what a \
-file defines, imports and who depends on it. Call `reindex_repository` after large changes on \
+file defines and imports, its exported API and who uses it, its dependents and metrics. Call `reindex_repository` after large changes on \
 disk. The resource `codegraph://guide` repeats this guide; `codegraph://stats` summarises the \
 graph. Results only contain edges codegraph could resolve; ambiguous references are never \
 guessed, so an empty result means 'no resolved edge', not proof of absence.";

@@ -12,7 +12,7 @@ use serde::Serialize;
 use tree_sitter::Node;
 
 use super::communities::is_dependency;
-use crate::graph::{Entity, EntityId, FilePath, Graph, materialize};
+use crate::graph::{Entity, EntityId, FileNode, FilePath, Graph, materialize};
 use crate::model::{EntityKind, RelationKind};
 
 pub const LONG_FUNCTION_LINES: u32 = 50;
@@ -436,7 +436,9 @@ fn walk_complexity(
             continue;
         }
         let kind = child.kind();
-        if BRANCH_KINDS.contains(&kind) || is_boolean_operator(child) {
+        // Only named nodes: a grammar's keyword tokens (`if`, `for`, `while`) share kind names
+        // with Ruby's named nodes, and counting them would count each statement twice.
+        if (child.is_named() && BRANCH_KINDS.contains(&kind)) || is_boolean_operator(child) {
             *branches += 1;
         }
         // `else if` is a chain, not a deeper level.
@@ -531,13 +533,25 @@ pub fn metrics(graph: &Graph, entity: &Entity) -> Metrics {
     let Some(tree) = crate::syntax::parse(file.language, &file.text, None) else {
         return metrics;
     };
+    if let Some((complexity, nesting)) = syntax_figures(graph, file, tree.root_node(), entity) {
+        metrics.cyclomatic_complexity = Some(complexity);
+        metrics.max_nesting = Some(nesting);
+    }
+    metrics
+}
+
+/// Cyclomatic complexity and deepest nesting of `entity`, found in its file's syntax tree.
+fn syntax_figures(
+    graph: &Graph,
+    file: &FileNode,
+    root: Node,
+    entity: &Entity,
+) -> Option<(u32, u32)> {
     let (start, end) = (
         entity.span.start_byte as usize,
         entity.span.end_byte as usize,
     );
-    let Some(node) = tree.root_node().descendant_for_byte_range(start, end) else {
-        return metrics;
-    };
+    let node = root.descendant_for_byte_range(start, end)?;
     // Functions skip nested definitions; a type's figure sums its whole body.
     let skip: Vec<(usize, usize)> = if entity.kind.is_type() {
         Vec::new()
@@ -555,9 +569,31 @@ pub fn metrics(graph: &Graph, entity: &Entity) -> Metrics {
     let mut branches = 0;
     let mut deepest = 0;
     walk_complexity(node, &skip, 0, &mut branches, &mut deepest);
-    metrics.cyclomatic_complexity = Some(1 + branches);
-    metrics.max_nesting = Some(deepest);
-    metrics
+    Some((1 + branches, deepest))
+}
+
+/// The cyclomatic complexity of every function and method of a file, in document order,
+/// parsing the file once. Empty when the file is not in the graph or cannot be parsed.
+pub fn function_complexities(graph: &Graph, path: &str) -> Vec<(Entity, u32)> {
+    let Some(file) = graph.file(path) else {
+        return Vec::new();
+    };
+    let Some(tree) = crate::syntax::parse(file.language, &file.text, None) else {
+        return Vec::new();
+    };
+    (0..file.summary.defs.len() as u32)
+        .filter(|&index| {
+            matches!(
+                file.summary.defs[index as usize].kind,
+                EntityKind::Function | EntityKind::Method
+            )
+        })
+        .filter_map(|index| {
+            let entity = materialize(file, Some(index));
+            let (complexity, _) = syntax_figures(graph, file, tree.root_node(), &entity)?;
+            Some((entity, complexity))
+        })
+        .collect()
 }
 
 fn directory(path: &str) -> &str {
@@ -626,7 +662,8 @@ fn is_entry_point(entity: &Entity) -> bool {
         || path.contains("bench")
 }
 
-fn is_exported(graph: &Graph, entity: &Entity) -> bool {
+/// Visible to other files: exported by the graph's rules, and not `_private` by convention.
+pub fn is_exported(graph: &Graph, entity: &Entity) -> bool {
     // `_name` is private by convention (Python, Dart, JavaScript modules).
     if entity.name.starts_with('_') && !entity.name.ends_with("__") {
         return false;

@@ -33,11 +33,13 @@ or a plain name (`login`); an ambiguous name fails and lists the candidate ids.
 ## Tools
 - `query_codebase` — find entities from plain words or names (BM25 over name words, paths,
   signatures, docstrings; stemmed).
-- `global_search` — a big-picture question answered from communities (groups of connected code).
+- `global_search` — a big-picture question answered from communities (groups of connected code);
+  `community_level: 1` for a subsystem (how does authentication work?), 0 for a narrow area.
 - `local_search` — a question about an entity's neighbourhood (callers, callees, members, ...).
 - `suggest_refactoring` — metrics and suggestions (extract, simplify, move, remove, ...).
 - `get_file_structure` — outline of a file, with ids.
-- `analyze_module_structure` — a file's definitions, imports, dependencies and dependents.
+- `analyze_module_structure` — a file's definitions, imports, exported API (with its users and
+  the unused public definitions), dependencies, dependents and metrics.
 - `find_callers` / `find_callees` — the call graph, `max_depth` hops.
 - `find_implementations` — subtypes of a type, overrides of a method.
 - `find_dependencies` — upstream/downstream over calls, imports, uses, extends, implements.

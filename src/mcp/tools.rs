@@ -1,11 +1,10 @@
 //! The MCP tools: typed parameters in, typed JSON out, each a thin adapter over a graph query.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
-use rustc_hash::FxHashSet;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -13,9 +12,9 @@ use super::convert::{self, EntitySummary};
 use super::paths::{self, PathError};
 use super::{CodegraphMcp, resolve_for_tool, tool_error};
 use crate::analysis;
+use crate::analysis::modules;
 use crate::graph::query;
-use crate::graph::{Entity, EntityId, Graph};
-use crate::model::{EntityKind, RelationKind};
+use crate::graph::{Entity, FilePath, Graph};
 
 /// What a tool function returns: typed JSON, or an `isError` result for the AI to read.
 pub type ToolResult<T> = Result<Json<T>, CallToolResult>;
@@ -197,10 +196,48 @@ pub struct ModuleStructureResult {
     pub entities: Vec<StructureEntry>,
     /// Import statements as written.
     pub imports: Vec<ImportEntry>,
+    /// Top-level definitions other files use, most referenced first.
+    pub exported_api: Vec<ExportEntry>,
+    /// The other public top-level definitions: no other file references them (public: exported
+    /// by the language's module rules and not `_private`; visibility keywords are not read).
+    pub unused_exports: Vec<EntitySummary>,
     /// Files this file depends on (resolved calls, imports, uses, inheritance).
     pub dependencies: Vec<String>,
     /// Files that depend on this one.
     pub dependents: Vec<String>,
+    pub metrics: ModuleMetricsEntry,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ExportEntry {
+    #[serde(flatten)]
+    pub entity: EntitySummary,
+    /// Resolved references from other files to it or to anything inside it.
+    pub references: usize,
+    /// The files those references come from.
+    pub used_by: Vec<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ModuleMetricsEntry {
+    pub lines: u32,
+    /// Definitions by kind (function, class, method, ...).
+    pub entities_by_kind: BTreeMap<String, usize>,
+    /// Functions and methods measured.
+    pub functions: usize,
+    /// Cyclomatic complexity summed over the functions and methods.
+    pub total_complexity: u32,
+    pub max_complexity: u32,
+    /// The id of the function or method with max_complexity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub most_complex: Option<String>,
+    /// Other files that depend on this one.
+    pub fan_in: usize,
+    /// Other files this one depends on.
+    pub fan_out: usize,
+    pub in_import_cycle: bool,
+    /// A shortest import cycle through the file (the file at both ends); empty when none.
+    pub import_cycle: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -329,15 +366,6 @@ pub struct ShellResult {
     pub truncated: bool,
 }
 
-/// Relations that make one entity depend on another.
-const DEPENDENCY_RELATIONS: [RelationKind; 5] = [
-    RelationKind::Calls,
-    RelationKind::Imports,
-    RelationKind::Uses,
-    RelationKind::Extends,
-    RelationKind::Implements,
-];
-
 fn call_lines_between(graph: &Graph, caller: &str, callee: &str) -> Vec<u32> {
     query::callees(graph, caller)
         .into_iter()
@@ -370,168 +398,88 @@ fn call_neighbours(
         .collect()
 }
 
-/// Finds the file a client meant: a path in the graph, or a module's id or dotted name.
-fn resolve_file(graph: &Graph, text: &str) -> Result<String, CallToolResult> {
-    let trimmed = text.trim().trim_start_matches("./");
-    if graph.file(trimmed).is_some() {
-        return Ok(trimmed.to_string());
-    }
-    if let Ok(entity) = super::resolve(graph, trimmed)
-        && entity.kind == EntityKind::Module
-    {
-        return Ok(entity.file_path.to_string());
-    }
-    let dotted = trimmed.replace(['/', '\\'], ".");
-    let by_module: Vec<String> = graph
-        .files()
-        .filter(|file| {
-            let without_extension = file
-                .path
-                .rsplit_once('.')
-                .map_or(&*file.path, |(stem, _)| stem);
-            let module = without_extension.replace('/', ".");
-            module == dotted
-                || module.ends_with(&format!(".{dotted}"))
-                || module == format!("{dotted}.__init__")
+/// Finds the file a client meant (see [`modules::find_file`]); failure is an `isError` result.
+fn resolve_file(graph: &Graph, text: &str) -> Result<FilePath, CallToolResult> {
+    modules::find_file(graph, text).map_err(|closest| {
+        tool_error(serde_json::json!({
+            "error": "File not found",
+            "file_path": text,
+            "message": "not an indexed file; paths are relative to the repository root",
+            "closest": closest,
+        }))
+    })
+}
+
+fn structure_entries(outline: &[modules::OutlineEntry]) -> Vec<StructureEntry> {
+    outline
+        .iter()
+        .map(|entry| StructureEntry {
+            id: entry.entity.id.to_string(),
+            kind: entry.entity.kind.to_string(),
+            name: entry.entity.name.to_string(),
+            lines: convert::lines_label(entry.entity.start_line, entry.entity.end_line),
+            depth: entry.depth,
+            signature: entry
+                .entity
+                .signature
+                .clone()
+                .filter(|text| !text.is_empty()),
         })
-        .map(|file| file.path.to_string())
-        .collect();
-    if by_module.len() == 1 {
-        return Ok(by_module[0].clone());
-    }
-    let mut closest: Vec<String> = graph
-        .files()
-        .map(|file| file.path.to_string())
-        .filter(|path| {
-            let last = trimmed.rsplit('/').next().unwrap_or(trimmed);
-            path.contains(last)
-        })
-        .take(10)
-        .collect();
-    if by_module.len() > 1 {
-        closest = by_module;
-    }
-    Err(tool_error(serde_json::json!({
-        "error": "File not found",
-        "file_path": text,
-        "message": "not an indexed file; paths are relative to the repository root",
-        "closest": closest,
-    })))
+        .collect()
 }
 
-fn structure(graph: &Graph, path: &str) -> Vec<StructureEntry> {
-    let entities = graph.file_entities(path);
-    let mut depth_of: BTreeMap<String, u32> = BTreeMap::new();
-    let mut entries = Vec::new();
-    for entity in entities {
-        if entity.kind == EntityKind::Module {
-            depth_of.insert(entity.id.to_string(), 0);
-            continue;
-        }
-        let depth = entity
-            .parent
-            .as_ref()
-            .and_then(|parent| depth_of.get(&**parent))
-            .map_or(0, |parent_depth| {
-                if graph.kind_of(entity.parent.as_deref().unwrap_or_default())
-                    == Some(EntityKind::Module)
-                {
-                    0
-                } else {
-                    parent_depth + 1
-                }
-            });
-        depth_of.insert(entity.id.to_string(), depth);
-        entries.push(StructureEntry {
-            id: entity.id.to_string(),
-            kind: entity.kind.to_string(),
-            name: entity.name.to_string(),
-            lines: convert::lines_label(entity.start_line, entity.end_line),
-            depth,
-            signature: entity.signature.clone().filter(|text| !text.is_empty()),
-        });
-    }
-    entries
+fn paths(files: &[FilePath]) -> Vec<String> {
+    files.iter().map(|file| file.to_string()).collect()
 }
 
-fn is_dependency(kind: RelationKind) -> bool {
-    DEPENDENCY_RELATIONS.contains(&kind)
-}
-
-fn file_of(graph: &Graph, id: &str) -> Option<String> {
-    graph.location(id).map(|location| location.file.to_string())
-}
-
-/// Files this file depends on, and files that depend on it, over resolved dependency edges.
-pub fn file_dependencies(graph: &Graph, path: &str) -> (Vec<String>, Vec<String>) {
-    let mut dependencies = BTreeSet::new();
-    let mut dependents = BTreeSet::new();
-    for file in graph.files() {
-        for edge in &file.resolved.edges {
-            if !is_dependency(edge.kind) {
-                continue;
-            }
-            let target_file = file_of(graph, &edge.to);
-            if &*file.path == path {
-                if let Some(target_file) = target_file
-                    && target_file != path
-                {
-                    dependencies.insert(target_file);
-                }
-            } else if target_file.as_deref() == Some(path) {
-                dependents.insert(file.path.to_string());
-            }
+impl From<modules::ModuleStructure> for ModuleStructureResult {
+    fn from(module: modules::ModuleStructure) -> ModuleStructureResult {
+        let metrics = &module.metrics;
+        ModuleStructureResult {
+            file: module.file.to_string(),
+            language: module.language.name().to_string(),
+            line_count: metrics.lines,
+            entities: structure_entries(&module.entities),
+            imports: module
+                .imports
+                .iter()
+                .map(|import| ImportEntry {
+                    module: import.module.to_string(),
+                    name: import.name.as_ref().map(ToString::to_string),
+                    alias: import.alias.as_ref().map(ToString::to_string),
+                    line: import.line,
+                })
+                .collect(),
+            exported_api: module
+                .exported_api
+                .iter()
+                .map(|export| ExportEntry {
+                    entity: EntitySummary::from(&export.entity),
+                    references: export.references,
+                    used_by: paths(&export.used_by),
+                })
+                .collect(),
+            unused_exports: module
+                .unused_exports
+                .iter()
+                .map(EntitySummary::from)
+                .collect(),
+            dependencies: paths(&module.dependencies),
+            dependents: paths(&module.dependents),
+            metrics: ModuleMetricsEntry {
+                lines: metrics.lines,
+                entities_by_kind: metrics.entities_by_kind.clone(),
+                functions: metrics.functions,
+                total_complexity: metrics.total_complexity,
+                max_complexity: metrics.max_complexity,
+                most_complex: metrics.most_complex.as_ref().map(ToString::to_string),
+                fan_in: metrics.fan_in,
+                fan_out: metrics.fan_out,
+                in_import_cycle: metrics.in_import_cycle,
+                import_cycle: paths(&metrics.import_cycle),
+            },
         }
     }
-    (
-        dependencies.into_iter().collect(),
-        dependents.into_iter().collect(),
-    )
-}
-
-/// Breadth-first over dependency edges, `depth` hops, in one direction.
-pub fn dependency_walk(
-    graph: &Graph,
-    id: &str,
-    downstream: bool,
-    depth: u32,
-) -> Vec<(Entity, u32, RelationKind, EntityId)> {
-    let mut seen: FxHashSet<EntityId> = FxHashSet::default();
-    seen.insert(EntityId::from(id));
-    let mut frontier = vec![EntityId::from(id)];
-    let mut reached = Vec::new();
-    for hop in 1..=depth {
-        let mut next = Vec::new();
-        for current in &frontier {
-            let mut neighbours: Vec<(EntityId, RelationKind)> = if downstream {
-                graph
-                    .outgoing(current)
-                    .filter(|edge| is_dependency(edge.kind))
-                    .map(|edge| (edge.to.clone(), edge.kind))
-                    .collect()
-            } else {
-                graph
-                    .incoming(current)
-                    .filter(|edge| is_dependency(edge.kind))
-                    .map(|edge| (edge.from.clone(), edge.kind))
-                    .collect()
-            };
-            neighbours.sort();
-            for (neighbour, kind) in neighbours {
-                if seen.insert(neighbour.clone())
-                    && let Some(entity) = graph.entity(&neighbour)
-                {
-                    next.push(neighbour);
-                    reached.push((entity, hop, kind, current.clone()));
-                }
-            }
-        }
-        if next.is_empty() {
-            break;
-        }
-        frontier = next;
-    }
-    reached
 }
 
 fn search_scope(scope: Scope) -> analysis::search::SearchScope {
@@ -569,7 +517,8 @@ fn default_level() -> u8 {
 pub struct GlobalSearchParams {
     /// The question, in plain words.
     pub query: String,
-    /// 0 = fine-grained communities (default), 1 and 2 = coarser subsystems.
+    /// 0 = fine-grained communities (default; a narrow area, often one file), 1 = subsystems
+    /// ("how does authentication work"), 2 = coarsest.
     #[serde(default = "default_level", alias = "level")]
     pub community_level: u8,
 }
@@ -958,44 +907,29 @@ impl CodegraphMcp {
         let path = resolve_file(&graph, &params.file_path)?;
         let node = graph.file(&path).expect("resolved file exists");
         Ok(Json(FileStructureResult {
-            file: path.clone(),
+            file: path.to_string(),
             language: node.language.name().to_string(),
             line_count: node.summary.line_count,
-            entities: structure(&graph, &path),
+            entities: structure_entries(&modules::outline(&graph, &path)),
         }))
     }
 
     #[tool(
-        description = "How a module (file) fits in the codebase: what it defines, what it imports, which files it depends on and which files depend on it (from resolved calls, imports, uses and inheritance). Use it before changing a module's interface."
+        description = "How a module (file) fits in the codebase: what it defines (with lines), what it imports, its exported API (top-level definitions other files use, with reference counts and the using files; `unused_exports` lists public ones nobody outside uses), which files it depends on and which depend on it (resolved calls, imports, uses, inheritance), and metrics (lines, definitions by kind, total and maximum cyclomatic complexity, file fan-in and fan-out, whether it is in an import cycle). Use it before changing a module's interface."
     )]
     async fn analyze_module_structure(
         &self,
         Parameters(params): Parameters<FileParams>,
     ) -> ToolResult<ModuleStructureResult> {
-        let graph = self.world.snapshot();
-        let path = resolve_file(&graph, &params.file_path)?;
-        let node = graph.file(&path).expect("resolved file exists");
-        let imports = node
-            .summary
-            .imports
-            .iter()
-            .map(|import| ImportEntry {
-                module: import.path.to_string(),
-                name: import.name.as_ref().map(ToString::to_string),
-                alias: import.alias.as_ref().map(ToString::to_string),
-                line: import.span.start.line + 1,
-            })
-            .collect();
-        let (dependencies, dependents) = file_dependencies(&graph, &path);
-        Ok(Json(ModuleStructureResult {
-            file: path.clone(),
-            language: node.language.name().to_string(),
-            line_count: node.summary.line_count,
-            entities: structure(&graph, &path),
-            imports,
-            dependencies,
-            dependents,
-        }))
+        let world = self.world.clone();
+        blocking(move || {
+            let graph = world.snapshot();
+            let path = resolve_file(&graph, &params.file_path)?;
+            let module =
+                modules::analyze_module_structure(&graph, &path).expect("resolved file exists");
+            Ok(Json(ModuleStructureResult::from(module)))
+        })
+        .await
     }
 
     #[tool(
@@ -1007,28 +941,22 @@ impl CodegraphMcp {
     ) -> ToolResult<DependenciesResult> {
         let graph = self.world.snapshot();
         let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let depth = params.depth.clamp(1, 10);
-        let mut entries = Vec::new();
-        for downstream in [true, false] {
-            let wanted = match params.direction {
-                Direction::Both => true,
-                Direction::Downstream => downstream,
-                Direction::Upstream => !downstream,
-            };
-            if !wanted {
-                continue;
-            }
-            for (reached, hop, kind, via) in dependency_walk(&graph, &entity.id, downstream, depth)
-            {
-                entries.push(DependencyEntry {
-                    entity: EntitySummary::from(&reached),
-                    depth: hop,
-                    direction: if downstream { "downstream" } else { "upstream" }.to_string(),
-                    relation: kind.to_string(),
-                    via: via.to_string(),
-                });
-            }
-        }
+        let direction = match params.direction {
+            Direction::Upstream => modules::Direction::Upstream,
+            Direction::Downstream => modules::Direction::Downstream,
+            Direction::Both => modules::Direction::Both,
+        };
+        let entries: Vec<DependencyEntry> =
+            modules::find_dependencies(&graph, &entity, direction, params.depth)
+                .into_iter()
+                .map(|dependency| DependencyEntry {
+                    entity: EntitySummary::from(&dependency.entity),
+                    depth: dependency.depth,
+                    direction: dependency.direction.as_str().to_string(),
+                    relation: dependency.relation.to_string(),
+                    via: dependency.via.to_string(),
+                })
+                .collect();
         Ok(Json(DependenciesResult {
             entity: EntitySummary::from(&entity),
             total_dependencies: entries.len(),
@@ -1068,7 +996,7 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default), 1 and 2 = coarser subsystems. Read `codegraph://communities/{id}` for a community's members."
+        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default: a narrow area, often one file), 1 = subsystems (use it for \"how does X work\" questions spanning several files), 2 = coarsest. Read `codegraph://communities/{id}` for a community's members."
     )]
     async fn global_search(
         &self,

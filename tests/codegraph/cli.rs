@@ -121,7 +121,7 @@ fn search_communities_and_refactor_commands() {
         codegraph(&["refactor", "classify_order", "--no-cache", "-r", repo]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stdout.contains("simplify (0.80): High cyclomatic complexity (18, over 10)"),
+        stdout.contains("simplify (0.80): High cyclomatic complexity (13, over 10)"),
         "{stdout}"
     );
     let (code, stdout, stderr) = codegraph(&["refactor", "--cycles", "--no-cache", "-r", repo]);
@@ -130,4 +130,86 @@ fn search_communities_and_refactor_commands() {
         stdout.trim(),
         "2 files: app/billing/invoice.py -> app/billing/tax.py -> app/billing/invoice.py"
     );
+}
+
+#[test]
+fn deps_and_module_print_the_answers_of_the_analysis_functions() {
+    let repo = support::fixture("python");
+    let repo = repo.to_str().unwrap();
+    let (code, stdout, stderr) = codegraph(&[
+        "deps",
+        "shop/app/main.py::main",
+        "--direction",
+        "downstream",
+        "--depth",
+        "1",
+        "--no-cache",
+        "-r",
+        repo,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut reached: Vec<String> = stdout
+        .lines()
+        .map(|line| {
+            assert!(line.starts_with("downstream 1  "), "{line}");
+            line.split_whitespace().nth(2).unwrap().to_string()
+        })
+        .collect();
+    reached.sort();
+    assert_eq!(
+        reached,
+        crate::analysis::expected_calls_of("shop/app/main.py::main")
+    );
+
+    let (code, stdout, stderr) = codegraph(&[
+        "module",
+        "shop/auth/tokens.py",
+        "--json",
+        "--no-cache",
+        "-r",
+        repo,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let module: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(module["exported_api"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        module["exported_api"][0]["entity"]["id"],
+        "shop/auth/tokens.py::issue_token"
+    );
+    assert_eq!(
+        module["exported_api"][0]["used_by"],
+        serde_json::json!(["shop/auth/service.py"])
+    );
+    assert_eq!(
+        module["unused_exports"][0]["id"],
+        "shop/auth/tokens.py::validate_token"
+    );
+    assert_eq!(
+        module["dependents"],
+        serde_json::json!(["shop/auth/service.py"])
+    );
+
+    // The text form, by dotted module name.
+    let (code, stdout, stderr) =
+        codegraph(&["module", "shop.util.format", "--no-cache", "-r", repo]);
+    assert_eq!(code, 0, "{stderr}");
+    let depended_on_by: Vec<&str> = stdout
+        .lines()
+        .skip_while(|line| *line != "Depended on by:")
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .map(str::trim)
+        .collect();
+    assert_eq!(depended_on_by, ["shop/app/main.py"], "{stdout}");
+    assert!(
+        stdout.contains(
+            "  function shop/util/format.py::format_name  2 references from shop/app/main.py"
+        ),
+        "{stdout}"
+    );
+
+    let (code, _stdout, stderr) =
+        codegraph(&["module", "shop/nowhere.py", "--no-cache", "-r", repo]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("is not an indexed file"), "{stderr}");
 }

@@ -301,6 +301,31 @@ async fn other_tools_answer_from_the_graph() {
             .unwrap()
             .contains(&json!("shop/app/main.py"))
     );
+    assert_eq!(
+        module["exported_api"],
+        json!([{
+            "id": "shop/auth/service.py::AuthService",
+            "name": "AuthService",
+            "type": "class",
+            "qualified_name": "shop.auth.service.AuthService",
+            "file_path": "shop/auth/service.py",
+            "start_line": 18,
+            "end_line": 30,
+            "signature": "class AuthService(Authenticator):",
+            "references": 3,
+            "used_by": ["shop/app/main.py"],
+        }])
+    );
+    assert_eq!(
+        ids(&module["unused_exports"]),
+        ["shop/auth/service.py::Authenticator"]
+    );
+    assert_eq!(module["metrics"]["fan_out"], 2);
+    assert_eq!(module["metrics"]["in_import_cycle"], false);
+    assert_eq!(
+        module["metrics"]["most_complex"],
+        "shop/auth/service.py::AuthService.authenticate"
+    );
     let dependencies = session
         .ok(
             "find_dependencies",
