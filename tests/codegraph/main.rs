@@ -16,3 +16,4 @@ mod serve;
 mod shell;
 mod subscribe;
 mod support;
+mod workspace;
