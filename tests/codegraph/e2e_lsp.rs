@@ -9,9 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const REQUIREMENTS: &str = include_str!("../e2e/lsp/requirements.txt");
-
-fn manifest_dir() -> &'static Path {
+pub(crate) fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -19,7 +17,7 @@ fn python() -> String {
     std::env::var("CODEGRAPH_PYTHON").unwrap_or_else(|_| "python3".to_string())
 }
 
-fn shown(output: &Output) -> String {
+pub(crate) fn shown(output: &Output) -> String {
     format!(
         "exit status: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
         output.status,
@@ -41,14 +39,26 @@ fn run(command: &mut Command, what: &str) -> Result<Output, String> {
 
 /// The venv holding pytest-lsp, created and filled on first use.
 fn client_venv() -> PathBuf {
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-lsp-venv");
+    venv(
+        "e2e-lsp-venv",
+        "tests/e2e/lsp/requirements.txt",
+        "pytest-lsp",
+    )
+}
+
+/// A venv named `name` under the cargo target directory holding the pinned `requirements` (a
+/// path relative to the package), created and filled on first use and reused while the
+/// requirements are unchanged. Panics with a clear message when python3 or PyPI is missing.
+pub(crate) fn venv(name: &str, requirements: &str, what: &str) -> PathBuf {
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let marker = venv.join("codegraph-requirements.txt");
-    if std::fs::read_to_string(&marker).is_ok_and(|installed| installed == REQUIREMENTS) {
+    let requirements = manifest_dir().join(requirements);
+    let wanted = std::fs::read_to_string(&requirements).expect("the requirements file exists");
+    if std::fs::read_to_string(&marker).is_ok_and(|installed| installed == wanted) {
         return venv;
     }
     let python = python();
     let venv_python = venv.join("bin/python");
-    let requirements = manifest_dir().join("tests/e2e/lsp/requirements.txt");
     let pip_install = [
         "install",
         "--disable-pip-version-check",
@@ -69,7 +79,7 @@ fn client_venv() -> PathBuf {
             Command::new(&venv_python)
                 .args(["-m", "pip"])
                 .args(pip_install),
-            "installing pytest-lsp from PyPI (network access needed once)",
+            &format!("installing {what} from PyPI (network access needed once)"),
         ),
         Err(first_error) => run(
             Command::new(&python)
@@ -83,18 +93,20 @@ fn client_venv() -> PathBuf {
                     .args(["-m", "pip", "--python"])
                     .arg(&venv_python)
                     .args(pip_install),
-                "installing pytest-lsp from PyPI with the system's pip (network access needed once)",
+                &format!(
+                    "installing {what} from PyPI with the system's pip (network access needed once)"
+                ),
             )
         })
         .map_err(|second_error| format!("{first_error}\n\n{second_error}")),
     };
     if let Err(error) = installed {
         panic!(
-            "the end-to-end LSP test needs python3 (3.10+) with venv or pip, and PyPI for the \
-             first run, to install its client (pytest-lsp):\n{error}"
+            "this end-to-end test needs python3 (3.10+) with venv or pip, and PyPI for the \
+             first run, to install {what}:\n{error}"
         );
     }
-    std::fs::write(&marker, REQUIREMENTS).expect("venv marker written");
+    std::fs::write(&marker, wanted).expect("venv marker written");
     venv
 }
 
