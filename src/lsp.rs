@@ -20,8 +20,10 @@
 //! (`mcp::attach`), so `codegraph mcp` launched by an AI client attaches to this process and sees
 //! the editor's unsaved edits; `--no-mcp-socket` turns that off, and `--allow-shell PROG,...`
 //! enables `execute_shell_command` for those sessions (off by default).
-//! Custom requests: `codegraph/status` (index runs in flight, files per folder) and
-//! `codegraph/bufferText` (`{uri}` → the server's text of an open document).
+//! Custom requests: `codegraph/status` (index runs in flight, files and entities per folder) and
+//! `codegraph/bufferText` (`{uri}` → the server's text of an open document). The command
+//! `codegraph.reindex` (`workspace/executeCommand`) re-reads every folder from disk and answers
+//! once done, with one line per folder.
 
 mod proto;
 
@@ -43,6 +45,9 @@ use crate::graph::{Entity, FilePath, Graph};
 use crate::world::buffer::{ColumnEncoding, TextEdit as CoreTextEdit};
 use crate::world::{World, WorldConfig};
 use proto::{Converter, FileText};
+
+/// The `workspace/executeCommand` that re-reads every workspace folder from disk.
+pub const REINDEX_COMMAND: &str = "codegraph.reindex";
 
 /// How many workspace symbols to return.
 const SYMBOL_LIMIT: usize = 100;
@@ -354,6 +359,7 @@ pub struct BufferTextParams {
 pub struct StatusRoot {
     pub root: PathBuf,
     pub files: usize,
+    pub entities: usize,
     pub revision: u64,
 }
 
@@ -396,6 +402,7 @@ impl Backend {
                 StatusRoot {
                     root: root.client_root.clone(),
                     files: graph.file_count(),
+                    entities: graph.entity_count(),
                     revision: graph.revision(),
                 }
             })
@@ -406,8 +413,9 @@ impl Backend {
         })
     }
 
-    /// Indexes one workspace folder on a blocking thread, reporting progress to the client.
-    fn spawn_index(&self, root: Arc<Root>) {
+    /// Indexes one workspace folder on a blocking thread, reporting progress to the client; the
+    /// task ends with a one-line summary.
+    fn spawn_index(&self, root: Arc<Root>) -> tokio::task::JoinHandle<String> {
         let client = self.client.clone();
         let state = self.state.clone();
         state.indexing.fetch_add(1, Ordering::SeqCst);
@@ -459,9 +467,10 @@ impl Backend {
             tracing::info!("{}: {message}", root.client_root.display());
             state.indexing.fetch_sub(1, Ordering::SeqCst);
             if let Some(progress) = progress {
-                progress.finish_with_message(message).await;
+                progress.finish_with_message(message.clone()).await;
             }
-        });
+            format!("{}: {message}", root.client_root.display())
+        })
     }
 
     async fn register_file_watcher(&self) {
@@ -581,6 +590,10 @@ impl LanguageServer for Backend {
                 code_lens_provider: Some(CodeLensOptions {
                     resolve_provider: Some(false),
                 }),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: vec![REINDEX_COMMAND.to_string()],
+                    ..ExecuteCommandOptions::default()
+                }),
                 workspace: Some(WorkspaceServerCapabilities {
                     workspace_folders: Some(WorkspaceFoldersServerCapabilities {
                         supported: Some(true),
@@ -594,10 +607,34 @@ impl LanguageServer for Backend {
         })
     }
 
+    /// `codegraph.reindex`: re-read every folder from disk (changed files only), answering with
+    /// one summary line per folder once all are done.
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command != REINDEX_COMMAND {
+            return Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
+                "unknown command '{}'",
+                params.command
+            )));
+        }
+        let roots: Vec<Arc<Root>> = self.state.roots.read().clone();
+        let tasks: Vec<_> = roots
+            .into_iter()
+            .map(|root| self.spawn_index(root))
+            .collect();
+        let mut summaries = Vec::new();
+        for task in tasks {
+            summaries.push(
+                task.await
+                    .unwrap_or_else(|error| format!("indexing failed: {error}")),
+            );
+        }
+        Ok(Some(serde_json::json!(summaries)))
+    }
+
     async fn initialized(&self, _: InitializedParams) {
         let roots: Vec<Arc<Root>> = self.state.roots.read().clone();
         for root in roots {
-            self.spawn_index(root);
+            drop(self.spawn_index(root));
         }
         if self.state.watch_registration.load(Ordering::SeqCst) {
             // Awaiting the client's answer here would hold a handler slot; do it aside.
@@ -628,7 +665,7 @@ impl LanguageServer for Backend {
             if let Some(path) = folder_path(added)
                 && let Some(root) = self.state.add_root(path)
             {
-                self.spawn_index(root);
+                drop(self.spawn_index(root));
             }
         }
     }

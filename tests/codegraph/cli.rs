@@ -213,3 +213,68 @@ fn deps_and_module_print_the_answers_of_the_analysis_functions() {
     assert_eq!(code, 1);
     assert!(stderr.contains("is not an indexed file"), "{stderr}");
 }
+
+/// `mcp-config --client X`: stdout is exactly the file's content, with this binary's absolute
+/// path and the repository's canonical path; the hint (and `claude mcp add`) goes to stderr.
+#[test]
+fn mcp_config_prints_each_clients_file_with_absolute_paths() {
+    let repo = std::fs::canonicalize(support::fixture("python")).unwrap();
+    let repo = repo.to_str().unwrap();
+    let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_codegraph")).unwrap();
+    let binary = binary.to_str().unwrap();
+    // A relative `--repo` is made canonical.
+    let relative = format!("{repo}/shop/..");
+
+    let (code, stdout, stderr) =
+        codegraph(&["mcp-config", "--client", "vscode", "--repo", &relative]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout.trim_end(),
+        format!(
+            "{{\n  \"servers\": {{\n    \"codegraph\": {{\n      \"type\": \"stdio\",\n      \
+             \"command\": \"{binary}\",\n      \"args\": [\n        \"mcp\",\n        \
+             \"--repo\",\n        \"{repo}\"\n      ]\n    }}\n  }}\n}}"
+        )
+    );
+    assert_eq!(stderr.trim(), format!("# VS Code: {repo}/.vscode/mcp.json"));
+
+    let standard = serde_json::json!({"mcpServers": {"codegraph": {
+        "command": binary, "args": ["mcp", "--repo", repo]}}});
+    for client in ["claude-code", "claude-desktop", "cursor"] {
+        let (code, stdout, stderr) = codegraph(&["mcp-config", "--client", client, "-r", repo]);
+        assert_eq!(code, 0, "{stderr}");
+        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(json, standard, "{client}");
+    }
+    let (_, _, stderr) = codegraph(&["mcp-config", "--client", "claude-code", "-r", repo]);
+    assert_eq!(
+        stderr.trim(),
+        format!(
+            "# Claude Code: {repo}/.mcp.json, or run: claude mcp add codegraph -- {binary} mcp --repo {repo}"
+        )
+    );
+    let (_, _, stderr) = codegraph(&["mcp-config", "--client", "cursor", "-r", repo]);
+    assert_eq!(stderr.trim(), format!("# Cursor: {repo}/.cursor/mcp.json"));
+}
+
+#[test]
+fn mcp_config_without_a_client_prints_all_four() {
+    let repo = std::fs::canonicalize(support::fixture("python")).unwrap();
+    let (code, stdout, stderr) = codegraph(&["mcp-config", "-r", repo.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let headers: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.starts_with("# "))
+        .map(|line| line.split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        headers,
+        ["# Claude Code", "# Claude Desktop", "# Cursor", "# VS Code"]
+    );
+    let (code, _, stderr) = codegraph(&["mcp-config", "-r", "/no/such/repo"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.starts_with("codegraph: /no/such/repo: no such repository"),
+        "{stderr}"
+    );
+}

@@ -887,3 +887,42 @@ fn watched_file_changes_refresh_the_graph() {
     }
     assert!(client.shutdown().success());
 }
+
+/// `codegraph/status` counts files and entities; `workspace/executeCommand codegraph.reindex`
+/// re-reads the folder from disk (no watcher notification needed) and answers once done.
+#[test]
+fn status_counts_entities_and_the_reindex_command_reads_the_disk() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().canonicalize().unwrap();
+    copy_tree(&support::fixture("python"), &root);
+    let (mut client, initialize) = LspClient::start(&[&root], false);
+    assert_eq!(
+        initialize["capabilities"]["executeCommandProvider"]["commands"],
+        json!(["codegraph.reindex"])
+    );
+    let status = client.request("codegraph/status", Value::Null);
+    assert_eq!(status["indexing"], 0);
+    assert_eq!(status["roots"][0]["root"], json!(root));
+    assert_eq!(status["roots"][0]["files"], 12);
+    let entities = status["roots"][0]["entities"].as_u64().unwrap();
+
+    std::fs::write(root.join("shop/extra.py"), "def twice():\n    return 2\n").unwrap();
+    let answer = client.request(
+        "workspace/executeCommand",
+        json!({"command": "codegraph.reindex", "arguments": []}),
+    );
+    let summary = answer[0].as_str().unwrap();
+    assert!(
+        summary.starts_with(&format!(
+            "{}: 13 files, {} entities",
+            root.display(),
+            entities + 2
+        )),
+        "{summary}"
+    );
+    let status = client.request("codegraph/status", Value::Null);
+    assert_eq!(status["roots"][0]["files"], 13);
+    assert_eq!(status["roots"][0]["entities"], entities + 2);
+
+    assert!(client.shutdown().success());
+}

@@ -7,6 +7,7 @@ mod cache;
 mod cli;
 mod e2e_lsp;
 mod e2e_mcp;
+mod e2e_nvim;
 mod fixtures;
 mod incremental;
 mod lsp;

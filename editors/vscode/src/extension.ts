@@ -1,0 +1,234 @@
+/**
+ * The VS Code extension: starts `codegraph lsp` for the workspace, shows the index in the status
+ * bar, and connects AI assistants to the same process over MCP. The logic that needs no VS Code
+ * (binary lookup, MCP configuration, status text) lives in the plain modules next to this one.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+
+import { findBinary, Found, probeVersion } from './binary';
+import { documentSelector } from './languages';
+import { claudeCommand, configFile, McpClient, mergeConfig } from './mcpConfig';
+import { Status, statusBarText, statusLines } from './status';
+
+let client: LanguageClient | undefined;
+let binary: Found | undefined;
+let statusBar: vscode.StatusBarItem;
+let output: vscode.OutputChannel;
+let poll: NodeJS.Timeout | undefined;
+
+function settings(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration('codegraph');
+}
+
+/** The arguments of `codegraph lsp`: the extra ones from the settings, the shell tool if on. */
+function serverArguments(): string[] {
+  const extra = settings().get<string[]>('server.extraArgs', []);
+  const shell = settings()
+    .get<string[]>('shell.allowedPrograms', [])
+    .map((program) => program.trim())
+    .filter((program) => program !== '');
+  return ['lsp', '--stdio', ...extra, ...(shell.length > 0 ? ['--allow-shell', shell.join(',')] : [])];
+}
+
+async function locate(context: vscode.ExtensionContext): Promise<Found | undefined> {
+  const found = await findBinary({
+    setting: settings().get<string>('server.path'),
+    extensionPath: context.extensionPath,
+    pathVariable: process.env.PATH,
+    platform: process.platform,
+    probe: probeVersion,
+  });
+  if ('error' in found) {
+    output.appendLine(found.error);
+    const copy = 'Copy install command';
+    void vscode.window.showErrorMessage(found.error, copy).then((choice) => {
+      if (choice === copy) {
+        void vscode.env.clipboard.writeText('cargo install --path .');
+      }
+    });
+    return undefined;
+  }
+  output.appendLine(`using ${found.path} (${found.version}, from ${found.source})`);
+  return found;
+}
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  binary = await locate(context);
+  if (!binary) {
+    updateStatusBar(undefined);
+    return;
+  }
+  const serverOptions: ServerOptions = { command: binary.path, args: serverArguments() };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: documentSelector(),
+    outputChannel: output,
+  };
+  client = new LanguageClient('codegraph', 'codegraph', serverOptions, clientOptions);
+  await client.start();
+  pollStatus();
+}
+
+async function stop(): Promise<void> {
+  if (poll) {
+    clearTimeout(poll);
+    poll = undefined;
+  }
+  const running = client;
+  client = undefined;
+  await running?.stop();
+}
+
+async function requestStatus(): Promise<Status | undefined> {
+  if (!client?.isRunning()) {
+    return undefined;
+  }
+  try {
+    return await client.sendRequest<Status>('codegraph/status');
+  } catch (error) {
+    output.appendLine(`codegraph/status failed: ${String(error)}`);
+    return undefined;
+  }
+}
+
+function updateStatusBar(status: Status | undefined): void {
+  statusBar.text = statusBarText(status);
+  statusBar.tooltip = status ? statusLines(status).join('\n') : 'codegraph is not running';
+  statusBar.show();
+}
+
+/** Polls `codegraph/status`: often while indexing, rarely otherwise. */
+function pollStatus(): void {
+  void requestStatus().then((status) => {
+    updateStatusBar(status);
+    if (client) {
+      poll = setTimeout(pollStatus, status && status.indexing === 0 ? 5000 : 500);
+    }
+  });
+}
+
+async function reindex(): Promise<void> {
+  if (!client) {
+    return void vscode.window.showWarningMessage('codegraph is not running.');
+  }
+  const summaries = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'codegraph: reindexing' },
+    () =>
+      client!.sendRequest(ExecuteCommandRequest.type, { command: 'codegraph.reindex', arguments: [] }) as Promise<
+        string[] | null
+      >,
+  );
+  void vscode.window.showInformationMessage(`codegraph: ${(summaries ?? []).join('; ')}`);
+  pollStatus();
+}
+
+async function showStatistics(): Promise<void> {
+  const status = await requestStatus();
+  if (!status) {
+    return void vscode.window.showWarningMessage('codegraph is not running.');
+  }
+  const lines = statusLines(status);
+  lines.forEach((line) => output.appendLine(line));
+  void vscode.window.showInformationMessage(`codegraph: ${lines.join('; ')}`);
+}
+
+/** VS Code's MCP API (1.101+), typed here because the extension supports older versions. */
+interface McpApi {
+  registerMcpServerDefinitionProvider(
+    id: string,
+    provider: { provideMcpServerDefinitions(): unknown[] },
+  ): vscode.Disposable;
+}
+type McpStdioServerDefinitionClass = new (label: string, command: string, args: string[]) => unknown;
+
+/** Registers codegraph with VS Code's own MCP support when this VS Code has it. */
+function registerMcpProvider(context: vscode.ExtensionContext): boolean {
+  const lm = (vscode as unknown as { lm?: Partial<McpApi> }).lm;
+  const Definition = (vscode as unknown as { McpStdioServerDefinition?: McpStdioServerDefinitionClass })
+    .McpStdioServerDefinition;
+  if (typeof lm?.registerMcpServerDefinitionProvider !== 'function' || typeof Definition !== 'function') {
+    return false;
+  }
+  context.subscriptions.push(
+    lm.registerMcpServerDefinitionProvider('codegraph', {
+      provideMcpServerDefinitions: () =>
+        binary
+          ? (vscode.workspace.workspaceFolders ?? []).map(
+              (folder) =>
+                new Definition(`codegraph: ${folder.name}`, binary!.path, ['mcp', '--repo', folder.uri.fsPath]),
+            )
+          : [],
+    }),
+  );
+  return true;
+}
+
+async function connectAssistant(hasMcpApi: boolean): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!binary || !folder) {
+    return void vscode.window.showWarningMessage('codegraph: open a folder with codegraph running first.');
+  }
+  const repo = folder.uri.fsPath;
+  const choices: (vscode.QuickPickItem & { client?: McpClient; copy?: boolean })[] = [
+    { label: 'Claude Code: write .mcp.json', client: 'claude-code' },
+    { label: 'Claude Code: copy the `claude mcp add` command', copy: true },
+    { label: 'Cursor: write .cursor/mcp.json', client: 'cursor' },
+    { label: 'VS Code: write .vscode/mcp.json', client: 'vscode' },
+  ];
+  const intro = hasMcpApi
+    ? 'codegraph is registered with VS Code\'s MCP support (agent mode sees it). Also configure:'
+    : 'This VS Code has no MCP API (1.101+): configure a client:';
+  const picked = await vscode.window.showQuickPick(choices, { placeHolder: intro });
+  if (!picked) {
+    return;
+  }
+  if (picked.copy) {
+    await vscode.env.clipboard.writeText(claudeCommand(binary.path, repo));
+    return void vscode.window.showInformationMessage('codegraph: `claude mcp add` command copied.');
+  }
+  const client = picked.client!;
+  const file = vscode.Uri.file(path.join(repo, configFile(client)!));
+  let existing: string | undefined;
+  try {
+    existing = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+  } catch {
+    existing = undefined;
+  }
+  let text: string;
+  try {
+    text = mergeConfig(existing, client, binary.path, repo);
+  } catch (error) {
+    return void vscode.window.showErrorMessage(`codegraph: ${file.fsPath} is not a JSON object (${String(error)}); left unchanged.`);
+  }
+  await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(text));
+  await vscode.window.showTextDocument(file);
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel('codegraph');
+  statusBar = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
+  statusBar.command = 'codegraph.showStatistics';
+  context.subscriptions.push(output, statusBar);
+  const hasMcpApi = registerMcpProvider(context);
+  context.subscriptions.push(
+    vscode.commands.registerCommand('codegraph.restartServer', async () => {
+      await stop();
+      await start(context);
+    }),
+    vscode.commands.registerCommand('codegraph.reindexWorkspace', reindex),
+    vscode.commands.registerCommand('codegraph.showStatistics', showStatistics),
+    vscode.commands.registerCommand('codegraph.connectAssistant', () => connectAssistant(hasMcpApi)),
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      if (event.affectsConfiguration('codegraph.server') || event.affectsConfiguration('codegraph.shell')) {
+        await stop();
+        await start(context);
+      }
+    }),
+  );
+  await start(context);
+}
+
+export async function deactivate(): Promise<void> {
+  await stop();
+}
