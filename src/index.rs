@@ -11,7 +11,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor, Tree};
 
 use crate::lang::Language;
-use crate::model::{EntityKind, Span};
+use crate::model::{EntityKind, Position, Span};
 
 /// Everything extracted from one file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -174,6 +174,18 @@ fn count_lines(text: &str) -> u32 {
 
 /// Extracts the summary of one parsed file.
 pub fn extract(language: Language, text: &str, tree: &Tree) -> FileSummary {
+    extract_keeping(language, text, tree).0
+}
+
+/// What extraction found before building the summary, kept by an editor buffer so that the next
+/// edit re-runs the query only over the part of the file it touched ([`reextract`]).
+#[derive(Clone, Default)]
+pub struct Captures {
+    raw: RawCaptures,
+}
+
+/// Extracts a file and keeps the captures for [`reextract`].
+pub fn extract_keeping(language: Language, text: &str, tree: &Tree) -> (FileSummary, Captures) {
     let mut summary = FileSummary::empty(language, text);
     let spec = language.spec();
     let query = match spec.query() {
@@ -183,15 +195,28 @@ pub fn extract(language: Language, text: &str, tree: &Tree) -> FileSummary {
                 line: 0,
                 message: error.to_string(),
             });
-            return summary;
+            return (summary, Captures::default());
         }
     };
     let root = tree.root_node();
     collect_syntax_errors(root, &mut summary.problems);
+    let raw = run_query(query, root, text, None);
+    build(&mut summary, raw.clone(), text, spec.self_receivers);
+    (summary, Captures { raw })
+}
 
+fn run_query(
+    query: &tree_sitter::Query,
+    root: Node<'_>,
+    text: &str,
+    range: Option<std::ops::Range<usize>>,
+) -> RawCaptures {
     let capture_names = query.capture_names();
     let mut raw = RawCaptures::default();
     let mut cursor = QueryCursor::new();
+    if let Some(range) = range {
+        cursor.set_byte_range(range);
+    }
     let mut matches = cursor.matches(query, root, text.as_bytes());
     while let Some(found) = matches.next() {
         let mut item = MatchItem::default();
@@ -201,8 +226,181 @@ pub fn extract(language: Language, text: &str, tree: &Tree) -> FileSummary {
         }
         raw.add(item, text);
     }
-    build(&mut summary, raw, text, spec.self_receivers);
+    raw
+}
+
+impl Captures {
+    /// Moves every capture after an edit to where its text now is, and drops the captures the
+    /// edit cuts into ([`reextract`] reads the edited region again).
+    pub fn shift(&mut self, edit: &tree_sitter::InputEdit) {
+        // A capture the edit cuts into is gone; [`reextract`] reads that region again.
+        let untouched = |span: &Span| {
+            let (start, end) = (span.start_byte as usize, span.end_byte as usize);
+            end <= edit.start_byte || start >= edit.old_end_byte.max(edit.start_byte + 1)
+        };
+        let shift = |span: &mut Span| {
+            shift_point(edit, &mut span.start_byte, &mut span.start);
+            shift_point(edit, &mut span.end_byte, &mut span.end);
+        };
+        let raw = &mut self.raw;
+        raw.defs.retain(|def| untouched(&def.span));
+        raw.impls.retain(|item| untouched(&item.span));
+        raw.refs.retain(|item| untouched(&item.3));
+        raw.bindings.retain(|item| untouched(&item.2));
+        raw.imports.retain(|item| untouched(&item.4));
+        raw.inherits.retain(|item| untouched(&item.3));
+        raw.package.retain(|item| untouched(&item.1));
+        for def in &mut raw.defs {
+            shift(&mut def.span);
+            shift(&mut def.name_span);
+        }
+        raw.impls.iter_mut().for_each(|item| shift(&mut item.span));
+        raw.refs.iter_mut().for_each(|item| shift(&mut item.3));
+        raw.bindings.iter_mut().for_each(|item| shift(&mut item.2));
+        raw.imports.iter_mut().for_each(|item| shift(&mut item.4));
+        raw.inherits.iter_mut().for_each(|item| shift(&mut item.3));
+        raw.package.iter_mut().for_each(|item| shift(&mut item.1));
+    }
+}
+
+/// Tree-sitter's own rule for moving a point past an edit.
+fn shift_point(edit: &tree_sitter::InputEdit, byte: &mut u32, position: &mut Position) {
+    let offset = *byte as usize;
+    if offset >= edit.old_end_byte {
+        *byte = (offset + edit.new_end_byte - edit.old_end_byte) as u32;
+        if position.line as usize > edit.old_end_position.row {
+            position.line = (position.line as usize + edit.new_end_position.row
+                - edit.old_end_position.row) as u32;
+        } else {
+            position.line = edit.new_end_position.row as u32;
+            position.column = (position.column as usize + edit.new_end_position.column
+                - edit.old_end_position.column) as u32;
+        }
+    } else if offset > edit.start_byte {
+        *byte = edit.new_end_byte as u32;
+        position.line = edit.new_end_position.row as u32;
+        position.column = edit.new_end_position.column as u32;
+    }
+}
+
+/// Re-extracts after edits: the query runs only over the top-level nodes around `dirty` (the
+/// edited bytes, in the new text), the captures elsewhere are reused (already [`Captures::shift`]ed).
+/// Falls back to a full extraction when a capture reaches outside the re-read region.
+pub fn reextract(
+    language: Language,
+    text: &str,
+    tree: &Tree,
+    captures: &mut Captures,
+    dirty: std::ops::Range<usize>,
+) -> FileSummary {
+    let spec = language.spec();
+    let Ok(query) = spec.query() else {
+        let (summary, fresh) = extract_keeping(language, text, tree);
+        *captures = fresh;
+        return summary;
+    };
+    let root = tree.root_node();
+    let region = reread_region(root, dirty, text.len());
+    let fresh = run_query(query, root, text, Some(region.clone()));
+    let inside = |span: &Span| {
+        region.start <= span.start_byte as usize && span.end_byte as usize <= region.end
+    };
+    let all_inside = fresh.defs.iter().all(|def| inside(&def.span))
+        && fresh.impls.iter().all(|item| inside(&item.span))
+        && fresh.refs.iter().all(|item| inside(&item.3))
+        && fresh.bindings.iter().all(|item| inside(&item.2))
+        && fresh.imports.iter().all(|item| inside(&item.4))
+        && fresh.inherits.iter().all(|item| inside(&item.3))
+        && fresh.package.iter().all(|item| inside(&item.1));
+    if !all_inside {
+        let (summary, fresh) = extract_keeping(language, text, tree);
+        *captures = fresh;
+        return summary;
+    }
+    let old = std::mem::take(&mut captures.raw);
+    let before = |span: &Span| (span.end_byte as usize) <= region.start;
+    let after = |span: &Span| (span.start_byte as usize) >= region.end;
+    fn splice<T>(
+        old: Vec<T>,
+        fresh: Vec<T>,
+        span: impl Fn(&T) -> Span,
+        before: impl Fn(&Span) -> bool,
+        after: impl Fn(&Span) -> bool,
+    ) -> Vec<T> {
+        let mut head = Vec::with_capacity(old.len() + fresh.len());
+        let mut tail = Vec::new();
+        for item in old {
+            let item_span = span(&item);
+            if before(&item_span) {
+                head.push(item);
+            } else if after(&item_span) {
+                tail.push(item);
+            }
+        }
+        head.extend(fresh);
+        head.extend(tail);
+        head
+    }
+    let merged = RawCaptures {
+        defs: splice(old.defs, fresh.defs, |def| def.span, before, after),
+        impls: splice(old.impls, fresh.impls, |item| item.span, before, after),
+        refs: splice(old.refs, fresh.refs, |item| item.3, before, after),
+        bindings: splice(old.bindings, fresh.bindings, |item| item.2, before, after),
+        imports: splice(old.imports, fresh.imports, |item| item.4, before, after),
+        inherits: splice(old.inherits, fresh.inherits, |item| item.3, before, after),
+        package: splice(old.package, fresh.package, |item| item.1, before, after),
+    };
+    let mut summary = FileSummary::empty(language, text);
+    collect_syntax_errors(root, &mut summary.problems);
+    build(&mut summary, merged.clone(), text, spec.self_receivers);
+    captures.raw = merged;
     summary
+}
+
+/// The bytes to re-read for an edit of `dirty`: the top-level nodes it touches, widened by the
+/// comments next to them and one more node on each side (a definition's doc comment, patterns
+/// that look at a neighbouring statement), from the end of the node before to the start of the
+/// node after.
+fn reread_region(
+    root: Node<'_>,
+    dirty: std::ops::Range<usize>,
+    text_len: usize,
+) -> std::ops::Range<usize> {
+    let mut cursor = root.walk();
+    let children: Vec<Node<'_>> = root.children(&mut cursor).collect();
+    if children.is_empty() {
+        return 0..text_len;
+    }
+    let first = children
+        .iter()
+        .position(|child| child.end_byte() >= dirty.start)
+        .unwrap_or(children.len() - 1);
+    let last = children
+        .iter()
+        .rposition(|child| child.start_byte() <= dirty.end)
+        .unwrap_or(0)
+        .max(first);
+    let mut first = first;
+    while first > 0 && children[first - 1].kind().contains("comment") {
+        first -= 1;
+    }
+    first = first.saturating_sub(1);
+    let mut last = last;
+    while last + 1 < children.len() && children[last + 1].kind().contains("comment") {
+        last += 1;
+    }
+    last = (last + 1).min(children.len() - 1);
+    let start = if first == 0 {
+        0
+    } else {
+        children[first - 1].end_byte()
+    };
+    let end = if last + 1 >= children.len() {
+        text_len
+    } else {
+        children[last + 1].start_byte()
+    };
+    start.min(dirty.start)..end.max(dirty.end).min(text_len)
 }
 
 /// The captures of one match, by role.
@@ -282,6 +480,7 @@ impl<'tree> MatchItem<'tree> {
     }
 }
 
+#[derive(Clone)]
 struct RawDef {
     kind: EntityKind,
     span: Span,
@@ -292,6 +491,7 @@ struct RawDef {
     doc: Option<String>,
 }
 
+#[derive(Clone)]
 struct RawImpl {
     span: Span,
     type_name: SmolStr,
@@ -300,7 +500,7 @@ struct RawImpl {
 /// (path, name, alias, wildcard, span)
 type RawImport = (SmolStr, Option<SmolStr>, Option<SmolStr>, bool, Span);
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct RawCaptures {
     defs: Vec<RawDef>,
     impls: Vec<RawImpl>,
@@ -308,7 +508,8 @@ struct RawCaptures {
     bindings: Vec<(SmolStr, SmolStr, Span)>,
     imports: Vec<RawImport>,
     inherits: Vec<(SmolStr, InheritKind, Option<SmolStr>, Span)>,
-    package: Option<SmolStr>,
+    /// Package declarations in match order; the first one counts.
+    package: Vec<(SmolStr, Span)>,
 }
 
 impl RawCaptures {
@@ -404,9 +605,10 @@ impl RawCaptures {
                 Span::from_node(import),
             ));
         } else if let Some(package) = item.package {
-            if self.package.is_none() {
-                self.package = Some(SmolStr::new(strip_quotes(node_text(package, text))));
-            }
+            self.package.push((
+                SmolStr::new(strip_quotes(node_text(package, text))),
+                Span::from_node(package),
+            ));
         } else if let Some((node, kind)) = item
             .extends
             .map(|node| (node, InheritKind::Extends))
@@ -485,7 +687,7 @@ fn build(summary: &mut FileSummary, mut raw: RawCaptures, _text: &str, self_rece
         stack.push(index);
     }
 
-    summary.package = raw.package;
+    summary.package = raw.package.into_iter().next().map(|(package, _)| package);
     raw.refs.sort_by_key(|reference| reference.3.start_byte);
     raw.refs
         .dedup_by(|later, earlier| later.3 == earlier.3 && later.0 == earlier.0);

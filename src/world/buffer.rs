@@ -45,6 +45,11 @@ pub struct Buffer {
     text: Arc<str>,
     /// `None` until the first edit (see the module doc).
     tree: Option<Tree>,
+    /// What extraction captured from the current text, so that an edit re-reads only the part
+    /// of the file it touched; `None` until the first edit.
+    captures: Option<crate::index::Captures>,
+    /// The summary of the current text, once computed.
+    summary: Option<Arc<crate::index::FileSummary>>,
 }
 
 /// The byte offset of a client position in a rope, clamped to the line's end and the text's end.
@@ -93,6 +98,8 @@ impl Buffer {
             rope: Rope::from_str(&text),
             text: Arc::from(text),
             tree: None,
+            captures: None,
+            summary: None,
         }
     }
 
@@ -106,11 +113,15 @@ impl Buffer {
 
     /// Applies edits in order, editing the old tree alongside so the reparse is incremental.
     pub fn apply(&mut self, version: i32, edits: &[TextEdit]) {
+        // The edited bytes, in the coordinates of the text after all edits so far.
+        let mut dirty: Option<(usize, usize)> = None;
         for edit in edits {
             match edit.range {
                 None => {
                     self.rope = Rope::from_str(&edit.text);
                     self.tree = None;
+                    self.captures = None;
+                    dirty = None;
                 }
                 Some((start, end)) => {
                     let start_byte = byte_offset(&self.rope, start, edit.encoding);
@@ -123,37 +134,97 @@ impl Buffer {
                     self.rope.insert(start_char, &edit.text);
                     let new_end_byte = start_byte + edit.text.len();
                     let new_end_position = point_of(&self.rope, new_end_byte);
+                    let input_edit = InputEdit {
+                        start_byte,
+                        old_end_byte: end_byte,
+                        new_end_byte,
+                        start_position,
+                        old_end_position,
+                        new_end_position,
+                    };
                     if let Some(tree) = &mut self.tree {
-                        tree.edit(&InputEdit {
-                            start_byte,
-                            old_end_byte: end_byte,
-                            new_end_byte,
-                            start_position,
-                            old_end_position,
-                            new_end_position,
-                        });
+                        tree.edit(&input_edit);
                     }
+                    if let Some(captures) = &mut self.captures {
+                        captures.shift(&input_edit);
+                    }
+                    let moved = |offset: usize| {
+                        if offset >= end_byte {
+                            offset + new_end_byte - end_byte
+                        } else if offset > start_byte {
+                            new_end_byte
+                        } else {
+                            offset
+                        }
+                    };
+                    dirty = Some(match dirty {
+                        None => (start_byte, new_end_byte),
+                        Some((from, to)) => {
+                            (moved(from).min(start_byte), moved(to).max(new_end_byte))
+                        }
+                    });
                 }
             }
         }
         self.version = version;
         self.text = Arc::from(self.rope.to_string());
-        self.tree = crate::syntax::parse(self.language, &self.text, self.tree.as_ref());
+        let old_tree = self.tree.take();
+        self.tree = crate::syntax::parse(self.language, &self.text, old_tree.as_ref());
+        // Error recovery can restructure code away from the edit: re-read what the tree says
+        // changed too.
+        if let (Some(old_tree), Some(new_tree), Some((from, to))) = (&old_tree, &self.tree, dirty) {
+            let (mut from, mut to) = (from, to);
+            for range in old_tree.changed_ranges(new_tree) {
+                from = from.min(range.start_byte);
+                to = to.max(range.end_byte);
+            }
+            dirty = Some((from, to));
+        }
+        let Some(tree) = &self.tree else {
+            self.captures = None;
+            self.summary = None;
+            return;
+        };
+        let summary = match (&mut self.captures, dirty) {
+            (Some(captures), Some((from, to))) => {
+                crate::index::reextract(self.language, &self.text, tree, captures, from..to)
+            }
+            (Some(_), None) if self.summary.is_some() => return,
+            _ => {
+                let (summary, captures) =
+                    crate::index::extract_keeping(self.language, &self.text, tree);
+                self.captures = Some(captures);
+                summary
+            }
+        };
+        self.summary = Some(Arc::new(summary));
+    }
+
+    /// A full extraction over the buffer's current syntax tree, ignoring what earlier edits
+    /// captured: what [`Buffer::content`]'s incremental summary must equal (tests check it).
+    /// Compared with a fresh parse instead, some grammars' incremental reparses can legitimately
+    /// differ.
+    pub fn summary_from_scratch(&self) -> crate::index::FileSummary {
+        match &self.tree {
+            Some(tree) => crate::index::extract(self.language, &self.text, tree),
+            None => crate::index::extract_text(self.language, &self.text).0,
+        }
     }
 
     /// The buffer as writer input: text, hash and a fresh summary from the current tree.
     pub fn content(&self) -> FileContent {
         let text = self.text.clone();
         let hash: [u8; 32] = blake3::hash(text.as_bytes()).into();
-        let summary = match &self.tree {
-            Some(tree) => crate::index::extract(self.language, &text, tree),
-            None => crate::index::extract_text(self.language, &text).0,
+        let summary = match (&self.summary, &self.tree) {
+            (Some(summary), _) => summary.clone(),
+            (None, Some(tree)) => Arc::new(crate::index::extract(self.language, &text, tree)),
+            (None, None) => Arc::new(crate::index::extract_text(self.language, &text).0),
         };
         FileContent {
             language: self.language,
             text,
             hash,
-            summary: Arc::new(summary),
+            summary,
         }
     }
 }

@@ -345,3 +345,132 @@ fn deleting_and_restoring_a_definition_restores_its_callers() {
     )]);
     assert_eq!(writer.graph().dump(), before);
 }
+
+// ----- Extraction after editor edits: re-reading only the touched region equals reading it all.
+
+use codegraph::world::buffer::{Buffer, ClientPosition, ColumnEncoding, TextEdit};
+
+/// Every source file of every fixture, with its text.
+fn all_fixture_files() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    for fixture in support::fixture_names() {
+        for (path, text) in fixture_texts(&fixture) {
+            files.push((format!("{fixture}/{path}"), text));
+        }
+    }
+    files
+}
+
+fn position_of(text: &str, byte: usize) -> ClientPosition {
+    let before = &text[..byte];
+    let line = before.matches('\n').count() as u32;
+    let column = (byte - before.rfind('\n').map_or(0, |newline| newline + 1)) as u32;
+    ClientPosition { line, column }
+}
+
+fn boundary(text: &str, byte: usize) -> usize {
+    codegraph::syntax::floor_char_boundary(text, byte % (text.len() + 1))
+}
+
+/// A byte-range edit: replace `start..start+length` with a copy of `copy_length` bytes taken
+/// from `copy_from` (an insertion of real code), or with nothing.
+#[derive(Debug, Clone)]
+struct ByteEdit {
+    start: usize,
+    length: usize,
+    copy_from: usize,
+    copy_length: usize,
+}
+
+fn byte_edit_strategy() -> impl Strategy<Value = ByteEdit> {
+    (0..100_000usize, 0..40usize, 0..100_000usize, 0..80usize).prop_map(
+        |(start, length, copy_from, copy_length)| ByteEdit {
+            start,
+            length,
+            copy_from,
+            copy_length,
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn extraction_after_edits_equals_a_fresh_extraction(
+        file_index in 0..10_000usize,
+        edits in prop::collection::vec(prop::collection::vec(byte_edit_strategy(), 1..3), 1..8),
+    ) {
+        let files = all_fixture_files();
+        let (path, original) = &files[file_index % files.len()];
+        let language = Language::from_path(Path::new(path)).expect("source file");
+        let mut text = original.clone();
+        let mut buffer = Buffer::new(language, 1, text.clone());
+        for (step, batch) in edits.iter().enumerate() {
+            // One didChange with several edits, each in the coordinates after the previous one.
+            let mut client_edits = Vec::new();
+            for edit in batch {
+                let start = boundary(&text, edit.start);
+                let end = boundary(&text, start + edit.length).max(start);
+                let copy_start = boundary(&text, edit.copy_from);
+                let copy_end = boundary(&text, copy_start + edit.copy_length).max(copy_start);
+                let inserted = text[copy_start..copy_end].to_string();
+                client_edits.push(TextEdit {
+                    range: Some((position_of(&text, start), position_of(&text, end))),
+                    text: inserted.clone(),
+                    encoding: ColumnEncoding::Utf8,
+                });
+                text.replace_range(start..end, &inserted);
+            }
+            buffer.apply(step as i32 + 2, &client_edits);
+            prop_assert_eq!(&buffer.text(), &text);
+            let incremental = buffer.content().summary;
+            let fresh = buffer.summary_from_scratch();
+            if *incremental != fresh {
+                return Err(TestCaseError::fail(format!(
+                    "{path}: after step {step} ({batch:?}) the incremental summary differs from a fresh one: {}",
+                    first_difference(&incremental, &fresh)
+                )));
+            }
+        }
+    }
+}
+
+fn first_difference(
+    incremental: &codegraph::index::FileSummary,
+    fresh: &codegraph::index::FileSummary,
+) -> String {
+    fn compare<T: std::fmt::Debug + PartialEq>(
+        what: &str,
+        left: &[T],
+        right: &[T],
+    ) -> Option<String> {
+        if left == right {
+            return None;
+        }
+        let index = left
+            .iter()
+            .zip(right)
+            .position(|(left, right)| left != right)
+            .unwrap_or(left.len().min(right.len()));
+        Some(format!(
+            "{what} (incremental {} vs fresh {}) first differ at {index}:\n  incremental {:?}\n  fresh       {:?}",
+            left.len(),
+            right.len(),
+            left.get(index),
+            right.get(index)
+        ))
+    }
+    compare("defs", &incremental.defs, &fresh.defs)
+        .or_else(|| compare("refs", &incremental.refs, &fresh.refs))
+        .or_else(|| compare("imports", &incremental.imports, &fresh.imports))
+        .or_else(|| compare("inherits", &incremental.inherits, &fresh.inherits))
+        .or_else(|| compare("bindings", &incremental.bindings, &fresh.bindings))
+        .or_else(|| compare("problems", &incremental.problems, &fresh.problems))
+        .unwrap_or_else(|| {
+            format!(
+                "package {:?} vs {:?}, lines {} vs {}",
+                incremental.package, fresh.package, incremental.line_count, fresh.line_count
+            )
+        })
+}
