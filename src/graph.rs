@@ -133,6 +133,9 @@ pub struct Graph {
     pub(crate) bases: imbl::HashMap<EntityId, Arc<[BaseOf]>>,
     pub(crate) incoming: imbl::HashMap<EntityId, Arc<[EdgeRef]>>,
     pub(crate) outgoing: imbl::HashMap<EntityId, Arc<[EdgeRef]>>,
+    /// Every distinct definition name as one flat list, built by the first symbol search of a
+    /// revision whose names changed (a scan of a slice, not of the persistent map).
+    pub(crate) names_cache: Arc<std::sync::OnceLock<Arc<[SmolStr]>>>,
 }
 
 /// A definition as the API shows it. Built on demand from the file's summary.
@@ -182,6 +185,12 @@ impl Graph {
 
     pub fn contains_entity(&self, id: &str) -> bool {
         self.entities.contains_key(id)
+    }
+
+    /// Every distinct definition name.
+    pub fn names(&self) -> &[SmolStr] {
+        self.names_cache
+            .get_or_init(|| self.by_name.keys().cloned().collect())
     }
 
     /// Every entity with this exact name.

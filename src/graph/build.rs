@@ -255,6 +255,10 @@ impl GraphWriter {
             if removed == added {
                 continue;
             }
+            if removed.is_empty() != added.is_empty() {
+                // A name appears or disappears: the flat list of names is stale.
+                graph.names_cache = Default::default();
+            }
             let removed: FxHashSet<EntityId> = removed.into_iter().map(|entry| entry.id).collect();
             let mut next: Vec<NameEntry> = graph
                 .by_name

@@ -364,6 +364,16 @@ fn ascii_match_score(query: &[u8], query_lower: &[u8], name: &[u8]) -> Option<f6
     if query.is_empty() {
         return Some(0.1);
     }
+    // Every kind of match is also a case-insensitive subsequence: most names fail this first.
+    let mut position = 0;
+    for &byte in name {
+        if position < query_lower.len() && query_lower[position] == byte.to_ascii_lowercase() {
+            position += 1;
+        }
+    }
+    if position < query_lower.len() {
+        return None;
+    }
     if name == query {
         return Some(1.0);
     }
@@ -496,7 +506,7 @@ pub fn symbols(graph: &Graph, query: &str, limit: usize) -> Vec<SymbolMatch> {
     let query = query.trim();
     let query_lower = query.to_ascii_lowercase().into_bytes();
     let mut scored: Vec<(f64, &str)> = Vec::new();
-    for name in graph.by_name.keys() {
+    for name in graph.names() {
         let score = if query.is_ascii() && name.is_ascii() {
             ascii_match_score(query.as_bytes(), &query_lower, name.as_bytes())
         } else {

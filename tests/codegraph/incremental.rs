@@ -474,3 +474,32 @@ fn first_difference(
             )
         })
 }
+
+#[test]
+fn symbol_search_sees_names_added_and_removed_by_edits() {
+    let original = fixture_texts("python");
+    let mut writer = GraphWriter::new();
+    writer.apply(
+        original
+            .iter()
+            .map(|(path, text)| update(path, Some(text)))
+            .collect(),
+    );
+    let found = |writer: &GraphWriter| -> Vec<String> {
+        codegraph::graph::query::symbols(writer.graph(), "shout_loudly", 5)
+            .into_iter()
+            .map(|found| found.entity.id.to_string())
+            .collect()
+    };
+    assert!(found(&writer).is_empty());
+    writer.apply(vec![update(
+        "shop/extra.py",
+        Some("def shout_loudly():\n    pass\n"),
+    )]);
+    assert_eq!(found(&writer), ["shop/extra.py::shout_loudly"]);
+    writer.apply(vec![update(
+        "shop/extra.py",
+        Some("def whisper():\n    pass\n"),
+    )]);
+    assert!(found(&writer).is_empty());
+}
