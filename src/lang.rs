@@ -311,7 +311,14 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         name: "typescript",
         extensions: &["ts", "mts", "cts"],
         grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-        query_source: queries!("typescript"),
+        // TypeScript's imports are JavaScript's plus `import x = require()`: shared, not copied.
+        query_source: &[
+            include_str!("lang/queries/typescript/definitions.scm"),
+            include_str!("lang/queries/typescript/references.scm"),
+            include_str!("lang/queries/javascript/imports.scm"),
+            include_str!("lang/queries/typescript/imports.scm"),
+            include_str!("lang/queries/typescript/inheritance.scm"),
+        ],
         query: OnceLock::new(),
         module_system: ModuleSystem::JavaScript,
         self_receivers: &["this"],
@@ -337,6 +344,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         query_source: &[
             include_str!("lang/queries/typescript/definitions.scm"),
             include_str!("lang/queries/typescript/references.scm"),
+            include_str!("lang/queries/javascript/imports.scm"),
             include_str!("lang/queries/typescript/imports.scm"),
             include_str!("lang/queries/typescript/inheritance.scm"),
             include_str!("lang/queries/tsx/jsx.scm"),
