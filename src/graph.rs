@@ -76,6 +76,11 @@ pub struct Resolved {
     pub ambiguous: Vec<AmbiguousRef>,
     /// References to names defined nowhere in the workspace: libraries, builtins.
     pub external: Vec<ExternalRef>,
+    /// Names and module keys resolution looked up beyond those `resolve::mentions` derives from
+    /// the file alone (a return type's name, a field's type, reached through inferred types),
+    /// so that a change to them re-resolves this file. Sorted.
+    pub extra_names: Vec<SmolStr>,
+    pub extra_modules: Vec<SmolStr>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -257,6 +262,16 @@ impl Graph {
             .map(|index| materialize(file, index))
             .collect()
     }
+}
+
+/// Whether a Go file belongs to the chosen build (`lang::go_build`); other files always do.
+pub fn go_file_in_build(file: &FileNode) -> bool {
+    file.language != Language::Go
+        || crate::lang::go_build::in_build(
+            &file.path,
+            file.summary.build_constraint.as_deref(),
+            crate::lang::go_build::Platform::chosen(),
+        )
 }
 
 /// The qualifier of a file's entities: its package, or its path without extension, dotted.

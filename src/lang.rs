@@ -22,17 +22,30 @@
 //!   expression before the dot (`self`, `this`, a module alias, a variable, a class name).
 //! - `@reference.type` with `@name`: a non-call use of a type name (annotations, `new`-less uses).
 //! - `@binding` with `@binding.name` and `@binding.type`: the variable or field `name` holds a
-//!   value of type `type` (typed parameters, `x = Foo()`, `Foo x = new Foo()`). Resolution uses it
-//!   for receivers.
+//!   value of type `type` (typed parameters, fields, `Foo x = new Foo()`). With `@binding.value`
+//!   instead, `name` was assigned that expression (`let x = Foo::new()?`, `x := pkg.Open()`,
+//!   `const s = await load()`), which resolution types in one step. With `@binding.bound`, `name`
+//!   is a type parameter bounded by that type (`A: Automaton`, `T extends Base`). `@binding.field`
+//!   (a marker) binds `this.name` for the whole class (TypeScript parameter properties). Resolution
+//!   uses bindings for receivers (`graph/resolve/infer.rs`).
+//! - A definition's declared return type is read from its node's `return_type` (or Go's
+//!   `result`) field, no capture needed.
 //!
 //! `imports.scm`
 //! - `@import` on the statement, `@import.path` the module path or file (quotes are stripped),
 //!   `@import.name` an imported name, `@import.alias` its local alias, `@import.wildcard` a glob.
+//!   `@import.tree` captures a whole Rust `use` tree, flattened by `index` into one import per
+//!   leaf. `@import.default` (a marker): with a path, the default export (`import x from`); without
+//!   one, a local alias exporting `name` as `default` (`export default x`, `module.exports = x`).
+//!   An import without a path is a local alias of the same file (`export const plus = add`).
 //! - `@package` on a package or namespace declaration's name.
 //!
 //! `inheritance.scm`
 //! - `@extends` / `@implements` on a base type's name. The child is the innermost definition
 //!   around it, or the type named by `@child` (Rust `impl Trait for Type`).
+
+pub mod go_build;
+pub mod rust_cfg;
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -118,9 +131,18 @@ pub struct LanguageSpec {
     pub path_separators: &'static [&'static str],
     /// Methods of the language's own library that are called on values everywhere; a call on a
     /// receiver of unknown type with one of these names is never guessed to be a workspace method.
-    pub builtin_methods: &'static [&'static str],
+    pub builtin_methods: &'static [&'static [&'static str]],
     /// Names of the language's own functions and types that must never resolve by unique name.
     pub builtin_functions: &'static [&'static str],
+}
+
+impl LanguageSpec {
+    /// A method of the language's own library (one of `builtin_methods`' lists).
+    pub fn is_builtin_method(&self, name: &str) -> bool {
+        self.builtin_methods
+            .iter()
+            .any(|methods| methods.contains(&name))
+    }
 }
 
 macro_rules! queries {
@@ -247,6 +269,79 @@ const COMMON_BUILTIN_METHODS: &[&str] = &[
     "loads",
 ];
 
+/// Go's, besides the common names: the methods of the builtin `error` and of `fmt.Stringer`,
+/// which every error value and many others have.
+const GO_BUILTIN_METHODS: &[&str] = &["Error", "String", "Unwrap", "Is", "As"];
+
+/// JavaScript's and TypeScript's, besides the common names: the methods of the builtin arrays,
+/// strings, numbers, promises, objects and event emitters.
+const JS_BUILTIN_METHODS: &[&str] = &[
+    "some",
+    "every",
+    "findIndex",
+    "findLast",
+    "lastIndexOf",
+    "flat",
+    "flatMap",
+    "fill",
+    "shift",
+    "unshift",
+    "reduceRight",
+    "at",
+    "from",
+    "of",
+    "assign",
+    "freeze",
+    "isArray",
+    "charAt",
+    "charCodeAt",
+    "codePointAt",
+    "padStart",
+    "padEnd",
+    "repeat",
+    "trimStart",
+    "trimEnd",
+    "replaceAll",
+    "localeCompare",
+    "normalize",
+    "toFixed",
+    "toPrecision",
+    "isFinite",
+    "isNaN",
+    "isInteger",
+    "finally",
+    "all",
+    "allSettled",
+    "race",
+    "any",
+    "stringify",
+    "create",
+    "defineProperty",
+    "getOwnPropertyNames",
+    "getPrototypeOf",
+    "setPrototypeOf",
+    "hasOwnProperty",
+    "valueOf",
+    "toJSON",
+    "addEventListener",
+    "removeEventListener",
+    "dispatchEvent",
+    "once",
+    "off",
+    "removeListener",
+    "removeAllListeners",
+    "listeners",
+    "end",
+    "destroy",
+    "pipe",
+    "terminate",
+    "kill",
+    "abort",
+    "subarray",
+    "toISOString",
+    "getTime",
+];
+
 pub static LANGUAGES: [LanguageSpec; 17] = [
     LanguageSpec {
         language: Language::Python,
@@ -261,7 +356,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: false,
         unique_name_fallback: UniqueNameFallback::ReceiverOnly,
         path_separators: &["."],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS],
         builtin_functions: &[
             "print",
             "len",
@@ -282,6 +377,15 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
             "sorted",
             "enumerate",
             "zip",
+            "__import__",
+            "iter",
+            "next",
+            "type",
+            "vars",
+            "bytes",
+            "object",
+            "repr",
+            "format",
         ],
     },
     LanguageSpec {
@@ -297,7 +401,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: false,
         unique_name_fallback: UniqueNameFallback::ReceiverOnly,
         path_separators: &["."],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS, JS_BUILTIN_METHODS],
         builtin_functions: &[
             "require",
             "setTimeout",
@@ -326,7 +430,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: false,
         unique_name_fallback: UniqueNameFallback::ReceiverOnly,
         path_separators: &["."],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS, JS_BUILTIN_METHODS],
         builtin_functions: &[
             "require",
             "setTimeout",
@@ -356,7 +460,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: false,
         unique_name_fallback: UniqueNameFallback::ReceiverOnly,
         path_separators: &["."],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS, JS_BUILTIN_METHODS],
         builtin_functions: &[
             "require",
             "setTimeout",
@@ -378,7 +482,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: false,
         unique_name_fallback: UniqueNameFallback::ReceiverOnly,
         path_separators: &["::"],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS],
         builtin_functions: &["Some", "None", "Ok", "Err", "Box", "Vec", "String"],
     },
     LanguageSpec {
@@ -394,7 +498,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: false,
         unique_name_fallback: UniqueNameFallback::ReceiverOnly,
         path_separators: &["."],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS, GO_BUILTIN_METHODS],
         builtin_functions: &[
             "make", "new", "len", "cap", "append", "panic", "recover", "copy",
         ],
@@ -412,7 +516,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: true,
         unique_name_fallback: UniqueNameFallback::ReceiverOnly,
         path_separators: &["."],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS],
         builtin_functions: &[],
     },
     LanguageSpec {
@@ -444,7 +548,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: true,
         unique_name_fallback: UniqueNameFallback::Always,
         path_separators: &["::", "."],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS],
         builtin_functions: &["printf", "malloc", "free", "memcpy", "strlen", "sizeof"],
     },
     LanguageSpec {
@@ -460,7 +564,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: true,
         unique_name_fallback: UniqueNameFallback::ReceiverOnly,
         path_separators: &["."],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS],
         builtin_functions: &["nameof", "typeof"],
     },
     LanguageSpec {
@@ -476,7 +580,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: true,
         unique_name_fallback: UniqueNameFallback::Always,
         path_separators: &["::", "."],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS],
         builtin_functions: &[
             "puts",
             "require",
@@ -512,7 +616,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: false,
         unique_name_fallback: UniqueNameFallback::Always,
         path_separators: &["\\", "->", "::"],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS],
         builtin_functions: &["echo", "isset", "count", "array_map", "strlen", "sprintf"],
     },
     LanguageSpec {
@@ -528,7 +632,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: true,
         unique_name_fallback: UniqueNameFallback::ReceiverOnly,
         path_separators: &["."],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS],
         builtin_functions: &["println", "listOf", "mapOf", "setOf", "require", "check"],
     },
     LanguageSpec {
@@ -544,7 +648,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: true,
         unique_name_fallback: UniqueNameFallback::Always,
         path_separators: &["."],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS],
         builtin_functions: &["print", "fatalError", "precondition", "assert"],
     },
     LanguageSpec {
@@ -560,7 +664,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: true,
         unique_name_fallback: UniqueNameFallback::ReceiverOnly,
         path_separators: &["."],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS],
         builtin_functions: &["println", "require", "assert"],
     },
     LanguageSpec {
@@ -576,7 +680,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         implicit_members: false,
         unique_name_fallback: UniqueNameFallback::Always,
         path_separators: &[".", ":"],
-        builtin_methods: COMMON_BUILTIN_METHODS,
+        builtin_methods: &[COMMON_BUILTIN_METHODS],
         builtin_functions: &[
             "print",
             "require",

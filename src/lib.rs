@@ -7,8 +7,12 @@
 //!   that is syntax (definitions, references, imports, inheritance), plus a few resolution facts.
 //! - `syntax`   parsing (one parser per thread, incremental reparse), UTF-8/UTF-16 positions.
 //! - `index`    per-file extraction: syntax tree → `FileSummary`. Never fails; problems are data.
-//! - `graph`    the immutable graph snapshot, scope-based resolution, and the queries every door
-//!   shares (callers, callees, implementations, symbols, ...).
+//! - `graph`    the immutable graph snapshot, scope-based resolution (`graph/resolve.rs`) with
+//!   receiver-type inference (`graph/resolve/infer.rs`: declared and assigned bindings,
+//!   constructors, return types, field chains), the single writer's transaction
+//!   (`graph/build.rs`, `graph/build/transaction.rs`), and the queries every door shares
+//!   (callers, callees, implementations, symbols, ...). `lang/go_build.rs` says which Go files
+//!   are in the chosen build.
 //! - `analysis` protocol-agnostic analysis over a snapshot: ranked search (BM25, per-file
 //!   postings), communities (hand-written Leiden, three levels), extractive global/local search,
 //!   refactoring metrics and suggestions, module-level views (`analysis/modules.rs`: an
@@ -37,6 +41,11 @@
 //!   the same texts (a property test checks this).
 //! - `lsp` applies text changes in arrival order before any later request takes a snapshot.
 //! - An ambiguous reference never becomes an edge; it is kept with its candidates.
+//! - A call on a receiver whose type is known to come from outside the workspace never becomes
+//!   an edge to a same-named workspace method; a unique-name guess is the last resort.
+//! - Resolution reads other files only through the name index, the module map and the bases, and
+//!   records what it read (`Resolved::extra_names`), so incremental re-resolution follows
+//!   inferred types across files.
 
 pub mod analysis;
 pub mod cli;

@@ -138,8 +138,12 @@ pub enum Resolution {
     SameFile,
     /// Through an import, a module alias or an include.
     Import,
-    /// Through the receiver's type: `self`/`this`, a class name, a typed variable.
+    /// Through the receiver's type: `self`/`this`, a class name, a typed variable, or a type
+    /// inferred from a constructor, a declared return type or a field.
     ReceiverType,
+    /// Through a receiver typed by an interface, trait, abstract base or generic bound: the
+    /// target is the declared member; the method that runs is one of its implementations.
+    Dispatch,
     /// Visible because it lives in the same package, namespace or directory.
     SamePackage,
     /// Through an explicit qualifier naming a namespace or module (`util::format_name`,
@@ -157,6 +161,7 @@ impl Resolution {
             Resolution::SameFile => "same_file",
             Resolution::Import => "import",
             Resolution::ReceiverType => "receiver_type",
+            Resolution::Dispatch => "dispatch",
             Resolution::SamePackage => "same_package",
             Resolution::Qualified => "qualified",
             Resolution::UniqueName => "unique_name",

@@ -68,30 +68,94 @@ fn join(base: &str, relative: &str) -> Option<String> {
     }
 }
 
-/// The Rust module path of a file within its crate (`src/auth/service.rs` → `auth::service`),
-/// and the crate's directory name.
-fn rust_module_path(path: &str) -> (String, String) {
-    let (crate_dir, inside) = match path.rfind("src/") {
-        Some(index) if index == 0 || path[..index].ends_with('/') => {
-            (&path[..index], &path[index + 4..])
+/// The key of a module of the crate whose directory is `crate_dir`: crates of one workspace
+/// (or a vendored tree) never answer each other's `crate::` paths.
+fn crate_key(crate_dir: &str, module: &str) -> SmolStr {
+    SmolStr::new(format!("crate:{crate_dir}::{module}"))
+}
+
+/// The directory of the crate a Rust file belongs to (`a/b/` for `a/b/src/x.rs`, and for
+/// `a/b/tests/x.rs`, an integration test of that crate).
+pub(crate) fn rust_crate_dir(path: &str) -> &str {
+    let module = rust_module_path(path);
+    module.tested_crate.unwrap_or(module.crate_dir)
+}
+
+/// Where a Rust file sits in its crate.
+struct RustModule<'p> {
+    /// The module path within the crate (`src/auth/service.rs` → `auth::service`).
+    module: String,
+    /// The crate's name: its directory's, without a vendored `-1.2.3` version.
+    crate_name: String,
+    /// The directory whose `crate::` paths this file's answer (`a/b/` for `a/b/src/x.rs`; for
+    /// an integration test, bench or example, its own `a/b/tests/`).
+    crate_dir: &'p str,
+    /// For an integration test, bench or example, the crate it uses as a dependency
+    /// (`itertools::multizip` in `tests/zip.rs` is `src/lib.rs`'s `multizip`).
+    tested_crate: Option<&'p str>,
+}
+
+/// The start of the last `src/`, `tests/`, `benches/` or `examples/` component of a path.
+fn last_component_start(path: &str, component: &str) -> Option<usize> {
+    let index = path.rfind(component)?;
+    (index == 0 || path[..index].ends_with('/')).then_some(index)
+}
+
+fn rust_module_path(path: &str) -> RustModule<'_> {
+    let source = last_component_start(path, "src/");
+    let companion = ["tests/", "benches/", "examples/"]
+        .iter()
+        .filter_map(|component| {
+            last_component_start(path, component).map(|index| (index, component.len()))
+        })
+        .max();
+    let (crate_dir, inside, tested_crate) = match (source, companion) {
+        (Some(index), Some((other, _))) if index > other => {
+            (&path[..index], &path[index + 4..], None)
         }
-        _ => ("", path),
+        (Some(index), None) => (&path[..index], &path[index + 4..], None),
+        (_, Some((index, length))) => (
+            &path[..index + length],
+            &path[index + length..],
+            Some(&path[..index]),
+        ),
+        (None, None) => ("", path, None),
     };
-    let crate_name = crate_dir
+    let name_dir = tested_crate.unwrap_or(crate_dir);
+    let crate_name = name_dir
         .trim_end_matches('/')
         .rsplit('/')
         .next()
-        .unwrap_or("")
-        .replace('-', "_");
+        .unwrap_or("");
+    let crate_name = match crate_name.rsplit_once('-') {
+        Some((name, version))
+            if version.starts_with(|character: char| character.is_ascii_digit())
+                && version.contains('.') =>
+        {
+            name
+        }
+        _ => crate_name,
+    }
+    .replace('-', "_");
     let without = strip_extension(inside);
-    let module = match without {
-        "lib" | "main" => String::new(),
-        other => other
-            .strip_suffix("/mod")
-            .unwrap_or(other)
-            .replace('/', "::"),
+    let module = if tested_crate.is_some() && !without.contains('/') {
+        // Every integration test, bench and example is a crate root of its own.
+        String::new()
+    } else {
+        match without {
+            "lib" | "main" => String::new(),
+            other => other
+                .strip_suffix("/mod")
+                .unwrap_or(other)
+                .replace('/', "::"),
+        }
     };
-    (module, crate_name)
+    RustModule {
+        module,
+        crate_name,
+        crate_dir,
+        tested_crate,
+    }
 }
 
 /// The keys a file is registered under in the module map.
@@ -116,8 +180,17 @@ pub fn module_keys(path: &str, summary: &FileSummary) -> Vec<SmolStr> {
             }
         }
         ModuleSystem::Rust => {
-            let (module, crate_name) = rust_module_path(path);
-            keys.push(SmolStr::new(format!("crate::{module}")));
+            let RustModule {
+                module,
+                crate_name,
+                crate_dir,
+                tested_crate,
+            } = rust_module_path(path);
+            keys.push(crate_key(crate_dir, &module));
+            if tested_crate.is_some() {
+                // An integration test is no module of the crate it tests.
+                return keys;
+            }
             if !crate_name.is_empty() {
                 keys.push(SmolStr::new(format!("{crate_name}::{module}")));
             }
@@ -125,6 +198,14 @@ pub fn module_keys(path: &str, summary: &FileSummary) -> Vec<SmolStr> {
         ModuleSystem::Go => {
             for suffix in component_suffixes(directory(path)) {
                 keys.push(SmolStr::new(suffix));
+            }
+            // The package at the repository's root is imported by its module path, whose last
+            // element is (by convention) the package's name: `github.com/sirupsen/logrus`.
+            if directory(path).is_empty()
+                && let Some(package) = &summary.package
+                && !package.ends_with("_test")
+            {
+                keys.push(package.clone());
             }
         }
         ModuleSystem::Package | ModuleSystem::WholeModule => {}
@@ -234,7 +315,12 @@ pub fn import_keys(path: &str, summary: &FileSummary, import: &Import) -> Vec<Sm
             }
         }
         ModuleSystem::Rust => {
-            let (module, crate_name) = rust_module_path(path);
+            let RustModule {
+                module,
+                crate_name,
+                crate_dir,
+                tested_crate,
+            } = rust_module_path(path);
             let mut segments: Vec<&str> = raw
                 .split("::")
                 .filter(|segment| !segment.is_empty())
@@ -269,15 +355,23 @@ pub fn import_keys(path: &str, summary: &FileSummary, import: &Import) -> Vec<Sm
             match absolute {
                 Some(mut prefix) => {
                     prefix.extend(segments.iter().map(|segment| segment.to_string()));
-                    keys.push(SmolStr::new(format!("crate::{}", prefix.join("::"))));
+                    keys.push(crate_key(crate_dir, &prefix.join("::")));
                 }
                 None => {
                     // A path relative to the current module (`use service::X` after `mod service;`),
                     // or another crate of the workspace.
                     let mut relative = base.clone();
                     relative.extend(segments.iter().map(|segment| segment.to_string()));
-                    keys.push(SmolStr::new(format!("crate::{}", relative.join("::"))));
+                    keys.push(crate_key(crate_dir, &relative.join("::")));
                     keys.push(SmolStr::new(raw));
+                    // From an integration test, bench or example, a path that starts with a
+                    // crate's name may name the crate under test.
+                    if let Some(tested) = tested_crate
+                        && let Some(first) = segments.first()
+                        && !matches!(*first, "std" | "core" | "alloc")
+                    {
+                        keys.push(crate_key(tested, &segments[1..].join("::")));
+                    }
                 }
             }
         }
@@ -408,15 +502,27 @@ mod tests {
         let rust = summary(Language::Rust);
         assert_eq!(
             module_keys("shop/src/auth/mod.rs", &rust),
-            ["crate::auth", "shop::auth"]
+            ["crate:shop/::auth", "shop::auth"]
         );
         assert_eq!(
             import_keys("shop/src/auth/mod.rs", &rust, &import("super::util")),
-            ["crate::util"]
+            ["crate:shop/::util"]
         );
         assert_eq!(
             import_keys("shop/src/main.rs", &rust, &import("crate::auth::service")),
-            ["crate::auth::service"]
+            ["crate:shop/::auth::service"]
+        );
+        // Another crate of a vendored tree, named without its version.
+        assert_eq!(
+            module_keys("vendor/regex-automata-0.4.9/src/util/mod.rs", &rust),
+            [
+                "crate:vendor/regex-automata-0.4.9/::util",
+                "regex_automata::util"
+            ]
+        );
+        assert_eq!(
+            import_keys("other/src/lib.rs", &rust, &import("regex_automata::util")),
+            ["crate:other/::regex_automata::util", "regex_automata::util"]
         );
     }
 

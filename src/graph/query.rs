@@ -3,6 +3,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
+use smol_str::SmolStr;
 
 use super::{Edge, Entity, EntityId, Graph};
 use crate::model::{EntityKind, RelationKind, Resolution, Span};
@@ -150,9 +151,140 @@ fn group_calls<'a>(
     calls
 }
 
-/// Who calls `id`, directly.
+/// Who calls `id`, directly. A Go definition in a file outside the chosen build (a platform
+/// variant such as `fd_windows.go`) has the callers of its twin in the build.
+///
+/// Where the language's own server does so (TypeScript and JavaScript's, Go's), the callers of
+/// a method include the calls made through the base or interface members it overrides or
+/// implements, marked `dispatch`.
 pub fn callers(graph: &Graph, id: &str) -> Vec<CallSite> {
-    group_calls(graph, graph.incoming(id), |edge| &edge.from)
+    let twins = build_twins(graph, id);
+    let through_bases: Vec<Edge> = overridden_members(graph, id)
+        .iter()
+        .flat_map(|member| graph.incoming(member))
+        .filter(|edge| edge.kind == RelationKind::Calls)
+        .map(|edge| Edge {
+            resolution: crate::model::Resolution::Dispatch,
+            ..edge.clone()
+        })
+        .collect();
+    let edges = graph
+        .incoming(id)
+        .chain(twins.iter().flat_map(|twin| graph.incoming(twin)))
+        .chain(through_bases.iter());
+    group_calls(graph, edges, |edge| &edge.from)
+}
+
+/// The type a method belongs to: its lexical parent, or the type that defines it out of line.
+fn owner_type(graph: &Graph, entity: &Entity) -> Option<EntityId> {
+    entity
+        .parent
+        .clone()
+        .filter(|parent| graph.kind_of(parent).is_some_and(EntityKind::is_type))
+        .or_else(|| {
+            graph
+                .incoming(&entity.id)
+                .find(|edge| edge.kind == RelationKind::Defines)
+                .map(|edge| edge.from.clone())
+        })
+}
+
+/// The members of bases and interfaces that a method overrides or implements, for the
+/// languages whose standard server counts calls through them as calls of the method: along
+/// declared bases (TypeScript, JavaScript), and through the interfaces whose method sets the
+/// type's methods cover (Go, where interfaces are satisfied implicitly).
+pub fn overridden_members(graph: &Graph, id: &str) -> Vec<EntityId> {
+    use crate::lang::Language;
+    let Some(entity) = graph.entity(id) else {
+        return Vec::new();
+    };
+    if entity.kind != EntityKind::Method {
+        return Vec::new();
+    }
+    let Some(owner) = owner_type(graph, &entity) else {
+        return Vec::new();
+    };
+    let mut found: Vec<EntityId> = Vec::new();
+    match entity.language {
+        Language::TypeScript | Language::Tsx | Language::JavaScript => {
+            let mut seen: FxHashSet<EntityId> = FxHashSet::default();
+            let mut frontier = vec![owner];
+            while let Some(current) = frontier.pop() {
+                for edge in graph.outgoing(&current) {
+                    if !matches!(edge.kind, RelationKind::Extends | RelationKind::Implements)
+                        || !seen.insert(edge.to.clone())
+                    {
+                        continue;
+                    }
+                    for member in members(graph, &edge.to) {
+                        if member.name == entity.name && member.kind == EntityKind::Method {
+                            found.push(member.id);
+                        }
+                    }
+                    frontier.push(edge.to.clone());
+                }
+            }
+        }
+        Language::Go => {
+            let method_names: FxHashSet<SmolStr> = members(graph, &owner)
+                .into_iter()
+                .filter(|member| member.kind == EntityKind::Method)
+                .map(|member| member.name)
+                .collect();
+            for entry in graph.named(&entity.name) {
+                let Some(parent) = entry.parent else { continue };
+                let Some(file) = graph.file(&entry.file) else {
+                    continue;
+                };
+                if entry.language != Language::Go
+                    || file.summary.defs[parent as usize].kind != EntityKind::Interface
+                {
+                    continue;
+                }
+                let satisfied = file.summary.defs.iter().all(|def| {
+                    def.parent != Some(parent)
+                        || def.kind != EntityKind::Method
+                        || method_names.contains(&def.name)
+                });
+                if satisfied {
+                    found.push(entry.id.clone());
+                }
+            }
+        }
+        _ => {}
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The definitions of the same name in the same Go package, in files of the chosen build, when
+/// `id` is in a file outside it.
+fn build_twins(graph: &Graph, id: &str) -> Vec<EntityId> {
+    let Some(loc) = graph.location(id) else {
+        return Vec::new();
+    };
+    let (Some(file), Some(index)) = (graph.file(&loc.file), loc.index) else {
+        return Vec::new();
+    };
+    if file.language != crate::lang::Language::Go || super::go_file_in_build(file) {
+        return Vec::new();
+    }
+    let directory = |path: &str| path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
+    let here = directory(&file.path);
+    let nested = file.summary.nested_name(index);
+    let name = &file.summary.defs[index as usize].name;
+    graph
+        .named(name)
+        .iter()
+        .filter(|entry| entry.file != file.path && directory(&entry.file) == here)
+        .filter(|entry| {
+            graph.file(&entry.file).is_some_and(|twin| {
+                super::go_file_in_build(twin) && twin.summary.nested_name(entry.index) == nested
+            })
+        })
+        .map(|entry| entry.id.clone())
+        .collect()
 }
 
 /// What `id` calls, directly.
@@ -172,8 +304,11 @@ pub struct Reached {
 
 /// Callers (`incoming = true`) or callees, breadth first up to `max_depth` hops.
 pub fn call_closure(graph: &Graph, id: &str, incoming: bool, max_depth: u32) -> Vec<Reached> {
+    // `seen` holds what was reported, `expanded` what was walked from: a recursive function is
+    // its own caller (reported at depth 1), but is walked from once.
     let mut seen: FxHashSet<EntityId> = FxHashSet::default();
-    seen.insert(EntityId::from(id));
+    let mut expanded: FxHashSet<EntityId> = FxHashSet::default();
+    expanded.insert(EntityId::from(id));
     let mut frontier = vec![EntityId::from(id)];
     let mut reached = Vec::new();
     for depth in 1..=max_depth {
@@ -186,7 +321,9 @@ pub fn call_closure(graph: &Graph, id: &str, incoming: bool, max_depth: u32) -> 
             };
             for call in neighbours {
                 if seen.insert(call.entity.id.clone()) {
-                    next.push(call.entity.id.clone());
+                    if expanded.insert(call.entity.id.clone()) {
+                        next.push(call.entity.id.clone());
+                    }
                     reached.push(Reached {
                         entity: call.entity,
                         depth,

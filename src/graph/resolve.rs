@@ -11,6 +11,8 @@
 //! `Graph::bases`. `build` relies on that to know which files to re-resolve after a change:
 //! see [`mentions`].
 
+mod infer;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -21,9 +23,10 @@ use super::modules::{family, import_keys, normalize_package, package_key};
 use super::{
     AmbiguousRef, Edge, EntityId, ExternalRef, FileNode, FilePath, Graph, NameEntry, Resolved,
 };
-use crate::index::{FileSummary, Import, InheritKind, RefKind};
+use crate::index::{Binding, FileSummary, Import, InheritKind, RefKind};
 use crate::lang::{LanguageSpec, ModuleSystem, UniqueNameFallback};
 use crate::model::{EntityKind, RelationKind, Resolution, Span};
+use infer::Value;
 
 /// A resolved base: (child, base, extends or implements, where the base is named).
 pub(crate) type BaseEdge = (EntityId, EntityId, RelationKind, Span);
@@ -91,6 +94,30 @@ pub(crate) fn is_exported(summary: &FileSummary, index: u32) -> bool {
     }
 }
 
+/// Every name and module key a resolution looked up, its foreign resolvers' included: what the
+/// result depends on besides the file itself.
+#[derive(Default)]
+pub(crate) struct Recorder {
+    names: RefCell<FxHashSet<SmolStr>>,
+    modules: RefCell<FxHashSet<SmolStr>>,
+}
+
+impl Recorder {
+    fn name(&self, name: &str) {
+        let mut names = self.names.borrow_mut();
+        if !names.contains(name) {
+            names.insert(SmolStr::new(name));
+        }
+    }
+
+    fn module(&self, key: &SmolStr) {
+        let mut modules = self.modules.borrow_mut();
+        if !modules.contains(key) {
+            modules.insert(key.clone());
+        }
+    }
+}
+
 pub(crate) struct Resolver<'a> {
     graph: &'a Graph,
     file: &'a FileNode,
@@ -100,12 +127,21 @@ pub(crate) struct Resolver<'a> {
     package: Option<SmolStr>,
     /// (parent, name) → definitions of this file.
     children: FxHashMap<(Option<u32>, &'a str), Vec<u32>>,
-    import_files: Vec<Vec<FilePath>>,
+    /// The files each import names, index for index with `summary.imports`, found on first use
+    /// (a foreign file's resolver may need none of them).
+    import_files: RefCell<Vec<Option<Rc<Vec<FilePath>>>>>,
     foreign_imports: RefCell<ForeignImports>,
     /// The name each import binds, index for index with `summary.imports`.
     import_bindings: Vec<Option<SmolStr>>,
-    /// (scope, variable) → type name, from the file's bindings.
-    bindings: FxHashMap<(Option<u32>, &'a str), &'a SmolStr>,
+    /// (scope, variable) → its binding (the first in the file).
+    bindings: FxHashMap<(Option<u32>, &'a str), &'a Binding>,
+    recorder: Rc<Recorder>,
+    /// Resolvers of other files, for types and return types declared there.
+    foreign: RefCell<FxHashMap<FilePath, Rc<Resolver<'a>>>>,
+    /// The packages the file's imports reach, computed on the first unique-name guess.
+    reachable_packages: RefCell<Option<FxHashSet<String>>>,
+    /// Receiver values already inferred: (receiver, scope) → value.
+    values: RefCell<FxHashMap<(SmolStr, Option<u32>), Value>>,
     owners: RefCell<FxHashMap<SmolStr, Option<EntityId>>>,
     exported_memo: RefCell<ExportedMemo>,
     /// While bases are being resolved, lookups must not depend on other types' bases (they may
@@ -115,6 +151,10 @@ pub(crate) struct Resolver<'a> {
 
 impl<'a> Resolver<'a> {
     pub(crate) fn new(graph: &'a Graph, file: &'a FileNode) -> Resolver<'a> {
+        Resolver::with_recorder(graph, file, Rc::default())
+    }
+
+    fn with_recorder(graph: &'a Graph, file: &'a FileNode, recorder: Rc<Recorder>) -> Resolver<'a> {
         let summary = &*file.summary;
         let mut children: FxHashMap<(Option<u32>, &'a str), Vec<u32>> = FxHashMap::default();
         for (index, def) in summary.defs.iter().enumerate() {
@@ -135,26 +175,45 @@ impl<'a> Resolver<'a> {
             family: family(file.language),
             package: package_key(&file.path, summary),
             children,
-            import_files: Vec::new(),
+            import_files: RefCell::new(vec![None; summary.imports.len()]),
             without_bases: false,
             foreign_imports: RefCell::new(FxHashMap::default()),
             import_bindings: file.import_bindings.to_vec(),
             bindings: FxHashMap::default(),
+            recorder,
+            foreign: RefCell::new(FxHashMap::default()),
+            values: RefCell::new(FxHashMap::default()),
+            reachable_packages: RefCell::new(None),
             owners: RefCell::new(FxHashMap::default()),
             exported_memo: RefCell::new(FxHashMap::default()),
         };
+        // The first binding of a name in a scope counts; a declared type beats an assigned value,
+        // which beats a bare parameter.
         for binding in &summary.bindings {
-            resolver
+            let slot = resolver
                 .bindings
                 .entry((binding.scope, binding.name.as_str()))
-                .or_insert(&binding.type_name);
+                .or_insert(binding);
+            let rank = |kind: crate::index::BindingKind| match kind {
+                crate::index::BindingKind::Type | crate::index::BindingKind::Bound => 2,
+                crate::index::BindingKind::Value => 1,
+                crate::index::BindingKind::Local => 0,
+            };
+            if rank(binding.kind) > rank(slot.kind) {
+                *slot = binding;
+            }
         }
-        resolver.import_files = summary
-            .imports
-            .iter()
-            .map(|import| resolver.files_of_import(import))
-            .collect();
         resolver
+    }
+
+    /// The files import `position` names.
+    fn import_files(&self, position: usize) -> Rc<Vec<FilePath>> {
+        if let Some(files) = &self.import_files.borrow()[position] {
+            return files.clone();
+        }
+        let files = Rc::new(self.files_of_import(&self.summary.imports[position]));
+        self.import_files.borrow_mut()[position] = Some(files.clone());
+        files
     }
 
     fn id(&self, index: u32) -> EntityId {
@@ -185,6 +244,7 @@ impl<'a> Resolver<'a> {
 
     /// Every entity named `name` in this language family that passes `filter`.
     fn named(&self, name: &str, filter: KindFilter) -> Vec<&'a NameEntry> {
+        self.recorder.name(name);
         self.graph
             .named(name)
             .iter()
@@ -210,6 +270,57 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// [`Resolver::decide`] after Go's build rules: candidates of the chosen build win over
+    /// their variants, and `_test.go` definitions are visible to test files only.
+    fn decide_here(&self, candidates: Vec<EntityId>, resolution: Resolution) -> Found {
+        Resolver::decide(self.within_build(candidates), resolution, self.graph)
+    }
+
+    fn within_build(&self, candidates: Vec<EntityId>) -> Vec<EntityId> {
+        if candidates.len() < 2 {
+            return candidates;
+        }
+        if self.file.language == crate::lang::Language::Rust {
+            // `#[cfg]` variants: the default build's item wins.
+            let enabled: Vec<EntityId> = candidates
+                .iter()
+                .filter(|id| {
+                    !self.def_of(id).is_some_and(|(file, index)| {
+                        index.is_some_and(|index| file.summary.defs[index as usize].disabled)
+                    })
+                })
+                .cloned()
+                .collect();
+            return if enabled.is_empty() {
+                candidates
+            } else {
+                enabled
+            };
+        }
+        if self.file.language != crate::lang::Language::Go {
+            return candidates;
+        }
+        let caller_is_test = self.file.path.ends_with("_test.go");
+        let file_of = |id: &EntityId| self.graph.entities.get(id).map(|loc| loc.file.clone());
+        let visible: Vec<EntityId> = candidates
+            .iter()
+            .filter(|id| {
+                caller_is_test || !file_of(id).is_some_and(|file| file.ends_with("_test.go"))
+            })
+            .cloned()
+            .collect();
+        let active: Vec<EntityId> = visible
+            .iter()
+            .filter(|id| {
+                file_of(id)
+                    .and_then(|file| self.graph.files.get(&file).cloned())
+                    .is_some_and(|file| super::go_file_in_build(&file))
+            })
+            .cloned()
+            .collect();
+        if !active.is_empty() { active } else { visible }
+    }
+
     // ----- imports -----
 
     fn files_of_import(&self, import: &Import) -> Vec<FilePath> {
@@ -219,6 +330,7 @@ impl<'a> Resolver<'a> {
             self.summary,
             self.family,
             import,
+            &self.recorder,
         )
     }
 
@@ -235,6 +347,7 @@ impl<'a> Resolver<'a> {
             &target.summary,
             self.family,
             &target.summary.imports[position],
+            &self.recorder,
         ));
         self.foreign_imports.borrow_mut().insert(key, files.clone());
         files
@@ -294,7 +407,13 @@ impl<'a> Resolver<'a> {
                     if binds.as_deref() == Some(name) || (import.wildcard && import.name.is_none())
                     {
                         let original = import.name.clone().unwrap_or_else(|| SmolStr::new(name));
-                        let next_files = self.foreign_import_files(target, position);
+                        // A local alias (`export default origin`, `export const plus = add`)
+                        // names a definition or import of the same file.
+                        let next_files = if import.path.is_empty() {
+                            Rc::new(vec![target.path.clone()])
+                        } else {
+                            self.foreign_import_files(target, position)
+                        };
                         if next_files.is_empty() {
                             continue;
                         }
@@ -354,12 +473,20 @@ impl<'a> Resolver<'a> {
                 .map(|entry| entry.id.clone())
                 .collect();
         }
-        let files = &self.import_files[position];
+        let files = &*self.import_files(position);
         let original = import.name.as_deref().unwrap_or(name);
         if files.is_empty() {
             return Vec::new();
         }
         if import.name.is_none() && !import.wildcard {
+            // `const Widget = require('./widget')` called or constructed: what the module
+            // exports as a whole (`module.exports = Widget`).
+            if self.spec.module_system == ModuleSystem::JavaScript {
+                let exported = self.exported_by_files(files, "default", filter, 0);
+                if !exported.is_empty() {
+                    return exported;
+                }
+            }
             // The module itself (`import x` used as `x`).
             return files
                 .iter()
@@ -368,6 +495,13 @@ impl<'a> Resolver<'a> {
                 .collect();
         }
         let mut found = self.exported_by_files(files, original, filter, 0);
+        if found.is_empty()
+            && original == "default"
+            && let Some(alias) = &import.alias
+        {
+            // A default export the module does not name: it usually bears the importer's name.
+            found = self.exported_by_files(files, alias, filter, 0);
+        }
         if found.is_empty() && import.name.is_some() {
             // `from package import submodule`.
             let mut sub = import.clone();
@@ -468,11 +602,24 @@ impl<'a> Resolver<'a> {
                     return true;
                 }
                 // Defined outside the type's body: `impl Type`, `func (t *Type)`, `Type::m`.
-                entry.parent.is_none()
-                    && entry.owner.as_ref() == Some(type_name)
-                    && (entry.file == type_file.path
-                        || type_package.is_none()
-                        || entry.package == type_package)
+                if entry.parent.is_some() || entry.owner.as_ref() != Some(type_name) {
+                    return false;
+                }
+                if entry.file == type_file.path {
+                    return true;
+                }
+                if type_package.is_some() {
+                    return entry.package == type_package;
+                }
+                // No package says: the owner's name must mean this type where the member is
+                // (`impl DFA` in one module never attaches to a `DFA` elsewhere).
+                let Some(member_file) = self.graph.files.get(&entry.file) else {
+                    return false;
+                };
+                self.resolver_for(member_file)
+                    .resolve_owner(type_name)
+                    .as_ref()
+                    == Some(type_id)
             })
             .map(|entry| entry.id.clone())
             .collect()
@@ -514,10 +661,16 @@ impl<'a> Resolver<'a> {
 
     /// Resolves a bare name as seen from `scope`.
     fn resolve_name(&self, name: &str, scope: Option<u32>, filter: KindFilter) -> Found {
+        self.recorder.name(name);
         // 1. Enclosing scopes, innermost first.
         let mut current = scope;
         while let Some(index) = current {
-            if let Some(children) = self.children.get(&(Some(index), name)) {
+            // Members of an enclosing type are not lexical names inside its methods, unless the
+            // language says so (Java's implicit `this`); the type's own body sees them.
+            let hidden_members = !self.spec.implicit_members
+                && current != scope
+                && self.summary.defs[index as usize].kind.is_type();
+            if !hidden_members && let Some(children) = self.children.get(&(Some(index), name)) {
                 let ids: Vec<EntityId> = children
                     .iter()
                     .filter(|child| filter(self.summary.defs[**child as usize].kind))
@@ -528,6 +681,17 @@ impl<'a> Resolver<'a> {
                 }
             }
             let def = &self.summary.defs[index as usize];
+            // A parameter or local of a function shadows outer definitions of its name, as a
+            // value (`struct user *user` still names the type `user`).
+            if filter(EntityKind::Function)
+                && matches!(def.kind, EntityKind::Function | EntityKind::Method)
+                && self
+                    .bindings
+                    .get(&(Some(index), name))
+                    .is_some_and(|binding| binding.kind != crate::index::BindingKind::Bound)
+            {
+                return Found::Nothing;
+            }
             if self.spec.implicit_members {
                 let type_id = if def.kind.is_type() {
                     Some(self.id(index))
@@ -541,7 +705,7 @@ impl<'a> Resolver<'a> {
                 if let Some(type_id) = type_id {
                     let members = self.member_lookup(&type_id, name, filter, true);
                     if !members.is_empty() {
-                        return Resolver::decide(members, Resolution::Scope, self.graph);
+                        return self.decide_here(members, Resolution::Scope);
                     }
                 }
             }
@@ -566,7 +730,7 @@ impl<'a> Resolver<'a> {
             if self.import_bindings[position].as_deref() == Some(name) {
                 let found = self.resolve_imported(position, name, filter);
                 if !found.is_empty() {
-                    return Resolver::decide(found, Resolution::Import, self.graph);
+                    return self.decide_here(found, Resolution::Import);
                 }
             }
         }
@@ -583,7 +747,7 @@ impl<'a> Resolver<'a> {
             {
                 // `source lib.sh`, `require 'lib'`: everything the file defines becomes visible.
                 wildcard.extend(self.exported_by_files(
-                    &self.import_files[position],
+                    &self.import_files(position),
                     name,
                     filter,
                     0,
@@ -600,7 +764,7 @@ impl<'a> Resolver<'a> {
         if !wildcard.is_empty() {
             wildcard.sort();
             wildcard.dedup();
-            return Resolver::decide(wildcard, Resolution::Import, self.graph);
+            return self.decide_here(wildcard, Resolution::Import);
         }
         // 4. The same package, namespace or directory.
         if let Some(package) = &self.package {
@@ -615,7 +779,7 @@ impl<'a> Resolver<'a> {
                 .map(|entry| entry.id.clone())
                 .collect();
             if !ids.is_empty() {
-                return Resolver::decide(ids, Resolution::SamePackage, self.graph);
+                return self.decide_here(ids, Resolution::SamePackage);
             }
         }
         // 5. A name defined once in the workspace.
@@ -630,15 +794,15 @@ impl<'a> Resolver<'a> {
             return match ids.len() {
                 0 => Found::Nothing,
                 1 => Found::Targets(ids, Resolution::UniqueName),
-                _ => Resolver::decide(ids, Resolution::UniqueName, self.graph),
+                _ => self.decide_here(ids, Resolution::UniqueName),
             };
         }
         Found::Nothing
     }
 
     fn included_with_sources(&self, position: usize) -> Vec<FilePath> {
-        let mut files = self.import_files[position].clone();
-        for header in self.import_files[position].clone() {
+        let mut files = self.import_files(position).to_vec();
+        for header in self.import_files(position).iter().cloned() {
             let stem = match header.rfind('.') {
                 Some(dot) => &header[..dot],
                 None => &header,
@@ -662,20 +826,6 @@ impl<'a> Resolver<'a> {
         files.sort();
         files.dedup();
         files
-    }
-
-    /// The type a variable or field holds, from bindings in the enclosing scopes.
-    fn binding_type(&self, receiver: &str, scope: Option<u32>) -> Option<&'a SmolStr> {
-        let mut current = scope;
-        loop {
-            if let Some(type_name) = self.bindings.get(&(current, receiver)) {
-                return Some(type_name);
-            }
-            match current {
-                Some(index) => current = self.summary.defs[index as usize].parent,
-                None => return None,
-            }
-        }
     }
 
     /// A receiver that names a module through an import or alias.
@@ -703,7 +853,7 @@ impl<'a> Resolver<'a> {
                     }
                     modules
                 } else {
-                    self.import_files[position].clone()
+                    self.import_files(position).to_vec()
                 };
                 return Some(files);
             }
@@ -725,19 +875,19 @@ impl<'a> Resolver<'a> {
         None
     }
 
-    fn resolve_call(&self, name: &str, receiver: Option<&str>, scope: Option<u32>) -> Found {
+    /// A call of `name` on `receiver` (a value, or a path when `path` is set). `depth` bounds
+    /// the inference of receivers that are themselves calls.
+    fn resolve_call(
+        &self,
+        name: &str,
+        receiver: Option<&str>,
+        scope: Option<u32>,
+        path: bool,
+        depth: u32,
+    ) -> Found {
         let Some(receiver) = receiver else {
             return self.resolve_name(name, scope, any_callable);
         };
-        if self.spec.self_receivers.contains(&receiver) {
-            return match self.enclosing_type(scope) {
-                Some(type_id) => {
-                    let members = self.member_lookup(&type_id, name, any_callable, true);
-                    Resolver::decide(members, Resolution::ReceiverType, self.graph)
-                }
-                None => Found::Nothing,
-            };
-        }
         if self.spec.super_receivers.contains(&receiver) {
             let Some(type_id) = self.enclosing_type(scope) else {
                 return Found::Nothing;
@@ -748,59 +898,69 @@ impl<'a> Resolver<'a> {
             }
             members.sort();
             members.dedup();
-            return Resolver::decide(members, Resolution::ReceiverType, self.graph);
+            return self.decide_members(members);
         }
-        // A variable or field of a known type.
-        if let Some(type_name) = self.binding_type(receiver, scope) {
-            let types = self.resolve_type_path(type_name, scope);
-            if !types.is_empty() {
+        let value = if path {
+            self.path_value(receiver, scope)
+        } else if depth == 0 {
+            let key = (SmolStr::new(receiver), scope);
+            let known = self.values.borrow().get(&key).cloned();
+            match known {
+                Some(value) => value,
+                None => {
+                    let value = self.receiver_value(receiver, scope);
+                    self.values.borrow_mut().insert(key, value.clone());
+                    value
+                }
+            }
+        } else {
+            self.value_of(receiver, scope, depth)
+        };
+        match value {
+            Value::Instance(types) | Value::Static(types) => {
                 let mut members = Vec::new();
                 for type_id in &types {
                     members.extend(self.member_lookup(type_id, name, any_callable, true));
                 }
-                if !members.is_empty() {
-                    return Resolver::decide(members, Resolution::ReceiverType, self.graph);
+                members.sort();
+                members.dedup();
+                // A known type without that member: a method of an external base or trait. In
+                // dynamic languages (descriptors, `__getattr__`, members assigned at run time)
+                // the type may not tell: the later steps still apply.
+                if !members.is_empty() || !self.dynamic() {
+                    return self.decide_members(members);
                 }
             }
-        }
-        // A module alias.
-        if let Some(files) = self.receiver_module_files(receiver, scope) {
-            let found = self.exported_by_files(&files, name, any_callable, 0);
-            return Resolver::decide(found, Resolution::Import, self.graph);
-        }
-        // A type name: a static call or a constructor (`Foo.create()`, `Foo::new()`).
-        let last = self
-            .spec
-            .path_separators
-            .iter()
-            .filter_map(|separator| receiver.rsplit_once(separator).map(|(_, last)| last))
-            .min_by_key(|last| last.len())
-            .unwrap_or(receiver);
-        if is_identifier(last)
-            && let Found::Targets(types, _) = self.resolve_name(last, scope, any_type)
-        {
-            let mut members = Vec::new();
-            for type_id in &types {
-                members.extend(self.member_lookup(type_id, name, any_callable, true));
+            Value::Module(files) => {
+                let found = self.exported_by_files(&files, name, any_callable, 0);
+                return self.decide_here(found, Resolution::Import);
             }
-            if !members.is_empty() {
-                return Resolver::decide(members, Resolution::ReceiverType, self.graph);
-            }
+            Value::External => return Found::Nothing,
+            Value::Unknown => {}
         }
         // A namespace or module named by the receiver: `util::f()`, `Util::Format.f`.
         let qualified = self.qualified_members(receiver, name);
         if !qualified.is_empty() {
-            return Resolver::decide(qualified, Resolution::Qualified, self.graph);
+            return self.decide_here(qualified, Resolution::Qualified);
+        }
+        // A path receiver (`module::f`, `Type::f`) names what it names; it is never a guess.
+        if self.spec.module_system == ModuleSystem::Rust && path {
+            return Found::Nothing;
         }
         // A receiver of unknown type.
         if self.spec.unique_name_fallback != UniqueNameFallback::Never
-            && !self.spec.builtin_methods.contains(&name)
+            && !self.spec.is_builtin_method(name)
         {
             let ids: Vec<EntityId> = self
                 .named(name, any_method)
                 .into_iter()
+                .filter(|entry| {
+                    self.spec.unique_name_fallback == UniqueNameFallback::Always
+                        || self.visible_package(&entry.file)
+                })
                 .map(|entry| entry.id.clone())
                 .collect();
+            let ids = self.within_build(ids);
             if ids.len() == 1 {
                 return Found::Targets(ids, Resolution::UniqueName);
             }
@@ -809,6 +969,86 @@ impl<'a> Resolver<'a> {
             }
         }
         Found::Nothing
+    }
+
+    /// Whether a file lives in the caller's package (its directory; a Rust crate) or in a
+    /// package the caller reaches through imports, directly or transitively (files reached
+    /// within a few hops, their packages whole): where a guessed method may come from.
+    fn visible_package(&self, candidate: &str) -> bool {
+        let package = package_of(self.file.language, candidate);
+        if package == package_of(self.file.language, &self.file.path) {
+            return true;
+        }
+        if self.reachable_packages.borrow().is_none() {
+            let mut packages: FxHashSet<String> = FxHashSet::default();
+            let mut seen: FxHashSet<FilePath> = FxHashSet::default();
+            let mut frontier: Vec<FilePath> = vec![self.file.path.clone()];
+            seen.insert(self.file.path.clone());
+            for _ in 0..3 {
+                let mut next = Vec::new();
+                for path in frontier {
+                    let Some(file) = self.graph.files.get(&path) else {
+                        continue;
+                    };
+                    for position in 0..file.summary.imports.len() {
+                        let files = if path == self.file.path {
+                            self.import_files(position)
+                        } else {
+                            self.foreign_import_files(file, position)
+                        };
+                        for found in files.iter() {
+                            if seen.len() < 400 && seen.insert(found.clone()) {
+                                packages.insert(package_of(self.file.language, found));
+                                next.push(found.clone());
+                            }
+                        }
+                    }
+                }
+                frontier = next;
+            }
+            *self.reachable_packages.borrow_mut() = Some(packages);
+        }
+        self.reachable_packages
+            .borrow()
+            .as_ref()
+            .is_some_and(|packages| packages.contains(&package))
+    }
+
+    /// A language whose objects may gain members at run time.
+    fn dynamic(&self) -> bool {
+        matches!(
+            self.spec.module_system,
+            ModuleSystem::Python | ModuleSystem::JavaScript
+        ) && !matches!(
+            self.file.language,
+            crate::lang::Language::TypeScript | crate::lang::Language::Tsx
+        )
+    }
+
+    /// Members found through a receiver's type: the declared member of an interface or trait
+    /// is a dispatch; anything else a receiver-type edge.
+    fn decide_members(&self, members: Vec<EntityId>) -> Found {
+        if members.is_empty() {
+            return Found::Nothing;
+        }
+        let dispatch = members.iter().all(|id| {
+            self.def_of(id).is_some_and(|(file, index)| {
+                index
+                    .and_then(|index| file.summary.defs[index as usize].parent)
+                    .is_some_and(|parent| {
+                        matches!(
+                            file.summary.defs[parent as usize].kind,
+                            EntityKind::Interface | EntityKind::Trait
+                        )
+                    })
+            })
+        });
+        let resolution = if dispatch {
+            Resolution::Dispatch
+        } else {
+            Resolution::ReceiverType
+        };
+        self.decide_here(members, resolution)
     }
 
     /// Members named `name` of every namespace or module whose nested name ends with the
@@ -914,6 +1154,20 @@ impl<'a> Resolver<'a> {
                 if let Some(files) = self.receiver_module_files(qualifier, scope) {
                     return self.exported_by_files(&files, last, any_type, 0);
                 }
+                if self.spec.module_system == ModuleSystem::Rust {
+                    // A module named relative to this one (`dfa::DFA` after `mod dfa;`).
+                    let files = self.files_of_import(&Import {
+                        path: SmolStr::new(qualifier),
+                        name: None,
+                        alias: None,
+                        wildcard: false,
+                        span: Span::default(),
+                        scope: None,
+                    });
+                    if !files.is_empty() {
+                        return self.exported_by_files(&files, last, any_type, 0);
+                    }
+                }
                 if self.spec.module_system == ModuleSystem::Package {
                     let package = normalize_package(qualifier);
                     let found: Vec<EntityId> = self
@@ -925,6 +1179,18 @@ impl<'a> Resolver<'a> {
                     if !found.is_empty() {
                         return found;
                     }
+                }
+                // Where a qualifier names a module, one that names nothing in the workspace is
+                // another crate's, package's or library's: `aho_corasick::AhoCorasick` is not
+                // this file's `AhoCorasick`.
+                if matches!(
+                    self.spec.module_system,
+                    ModuleSystem::Rust
+                        | ModuleSystem::Go
+                        | ModuleSystem::JavaScript
+                        | ModuleSystem::Python
+                ) {
+                    return Vec::new();
                 }
                 match self.resolve_name(last, scope, any_type) {
                     Found::Targets(ids, _) => ids,
@@ -988,7 +1254,7 @@ impl<'a> Resolver<'a> {
             } else if let Some(name) = &import.name {
                 let found = self.resolve_imported(position, name, any_module_member);
                 if found.is_empty() {
-                    self.import_files[position]
+                    self.import_files(position)
                         .iter()
                         .filter_map(|path| self.graph.files.get(path))
                         .map(|file| file.module_id.clone())
@@ -997,7 +1263,7 @@ impl<'a> Resolver<'a> {
                     found
                 }
             } else {
-                self.import_files[position]
+                self.import_files(position)
                     .iter()
                     .filter_map(|path| self.graph.files.get(path))
                     .map(|file| file.module_id.clone())
@@ -1023,6 +1289,8 @@ impl<'a> Resolver<'a> {
                     &reference.name,
                     reference.receiver.as_deref(),
                     reference.scope,
+                    reference.path,
+                    0,
                 ),
                 RefKind::Type => match reference.receiver.as_deref() {
                     Some(qualifier) => {
@@ -1030,7 +1298,7 @@ impl<'a> Resolver<'a> {
                             &format!("{qualifier}.{}", reference.name),
                             reference.scope,
                         );
-                        Resolver::decide(ids, Resolution::Import, self.graph)
+                        self.decide_here(ids, Resolution::Import)
                     }
                     None => self.resolve_name(&reference.name, reference.scope, any_type),
                 },
@@ -1075,6 +1343,28 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
+        // What resolution read beyond the names the file mentions itself.
+        let (names, modules) = mentions(&self.file.path, summary);
+        let names: FxHashSet<SmolStr> = names.into_iter().collect();
+        let modules: FxHashSet<SmolStr> = modules.into_iter().collect();
+        resolved.extra_names = self
+            .recorder
+            .names
+            .borrow()
+            .iter()
+            .filter(|name| !names.contains(*name))
+            .cloned()
+            .collect();
+        resolved.extra_names.sort();
+        resolved.extra_modules = self
+            .recorder
+            .modules
+            .borrow()
+            .iter()
+            .filter(|key| !modules.contains(*key))
+            .cloned()
+            .collect();
+        resolved.extra_modules.sort();
         resolved
     }
 }
@@ -1086,8 +1376,10 @@ fn files_of_import(
     summary: &FileSummary,
     family_id: u8,
     import: &Import,
+    recorder: &Recorder,
 ) -> Vec<FilePath> {
     for key in import_keys(path, summary, import) {
+        recorder.module(&key);
         if let Some(files) = graph.modules.get(&key) {
             let files: Vec<FilePath> = files
                 .iter()
@@ -1097,14 +1389,69 @@ fn files_of_import(
                         .get(*path)
                         .is_some_and(|file| family(file.language) == family_id)
                 })
+                .filter(|found| {
+                    summary.language.spec().module_system != ModuleSystem::Python
+                        || import.path.starts_with('.')
+                        || python_key_from_source_root(graph, found, &key, recorder)
+                })
                 .cloned()
                 .collect();
+            // A Python module with a stub beside it (`filters.py` + `filters.pyi`): the code is
+            // in the `.py`; the stub only declares it.
+            let files: Vec<FilePath> = if files.iter().any(|file| file.ends_with(".py")) {
+                files
+                    .into_iter()
+                    .filter(|file| {
+                        !(file.ends_with(".pyi")
+                            && graph.files.contains_key(&file[..file.len() - 1]))
+                    })
+                    .collect()
+            } else {
+                files
+            };
             if !files.is_empty() {
                 return files;
             }
         }
     }
     Vec::new()
+}
+
+/// Whether a Python file answers an absolute import `key` from a source root: the directory
+/// above the key's first package is not itself a package (has no `__init__.py`). So `import
+/// inspect` in `pkg/utils/inspect.py` (or next to it) is the standard library, not that file;
+/// `import mypkg.a` finds `src/mypkg/a.py`.
+fn python_key_from_source_root(graph: &Graph, found: &str, key: &str, recorder: &Recorder) -> bool {
+    let without = found
+        .strip_suffix(".py")
+        .or_else(|| found.strip_suffix(".pyi"))
+        .unwrap_or(found);
+    let module = without.strip_suffix("/__init__").unwrap_or(without);
+    let key_path = key.replace('.', "/");
+    let Some(above) = module.strip_suffix(key_path.as_str()) else {
+        return true;
+    };
+    let root = above.trim_end_matches('/');
+    if root.is_empty() {
+        return true;
+    }
+    // Adding or removing that `__init__.py` changes the answer: its package's key is a lookup.
+    recorder.module(&SmolStr::new(root.replace('/', ".")));
+    !graph
+        .files
+        .contains_key(format!("{root}/__init__.py").as_str())
+        && !graph
+            .files
+            .contains_key(format!("{root}/__init__.pyi").as_str())
+}
+
+/// A file's package for visibility: its Rust crate, else its directory.
+fn package_of(language: crate::lang::Language, path: &str) -> String {
+    if language == crate::lang::Language::Rust {
+        return super::modules::rust_crate_dir(path).to_string();
+    }
+    path.rsplit_once('/')
+        .map_or(String::new(), |(directory, _)| directory.to_string())
 }
 
 fn is_identifier(text: &str) -> bool {

@@ -16,7 +16,7 @@ use crate::model::{RelationKind, Resolution, Span};
 
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct CachedFile {
@@ -51,6 +51,8 @@ struct StoredResolved {
     edges: Vec<(StoredId, StoredId, RelationKind, Resolution, Option<Span>)>,
     ambiguous: Vec<(StoredId, SmolStr, Span, Vec<StoredId>)>,
     external: Vec<StoredExternal>,
+    extra_names: Vec<SmolStr>,
+    extra_modules: Vec<SmolStr>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -127,6 +129,8 @@ fn compact(files: Vec<CachedFile>) -> Vec<StoredFile> {
                     edges,
                     ambiguous,
                     external,
+                    extra_names: resolved.extra_names.clone(),
+                    extra_modules: resolved.extra_modules.clone(),
                 })
             });
             StoredFile {
@@ -207,6 +211,8 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
                             })
                         })
                         .collect::<Result<_, String>>()?,
+                    extra_names: stored.extra_names,
+                    extra_modules: stored.extra_modules,
                 }),
             };
             Ok(CachedFile {

@@ -125,8 +125,12 @@ fn mcp_attaches_to_the_running_language_server_and_sees_unsaved_edits() {
         // Two AI clients at once, both attached to the editor's process.
         let first = mcp_child(&repo, &runtime_dir, &[]).await;
         let second = mcp_child(&repo, &runtime_dir, &[]).await;
-        // (A recursive call is not its own caller.)
-        let expected = ["shop/app/main.py::again", "shop/app/main.py::main"];
+        // A recursive function is its own caller.
+        let expected = [
+            "shop/app/main.py::again",
+            "shop/app/main.py::main",
+            "shop/util/math.py::factorial",
+        ];
         let (seen_first, seen_second) =
             tokio::join!(callers(&first, FACTORIAL), callers(&second, FACTORIAL));
         assert_eq!(seen_first, expected);
@@ -138,7 +142,10 @@ fn mcp_attaches_to_the_running_language_server_and_sees_unsaved_edits() {
                    "contentChanges": [{"text": text}]}),
         );
         lsp.request("codegraph/status", Value::Null);
-        assert_eq!(callers(&first, FACTORIAL).await, ["shop/app/main.py::main"]);
+        assert_eq!(
+            callers(&first, FACTORIAL).await,
+            ["shop/app/main.py::main", FACTORIAL]
+        );
         first.cancel().await.unwrap();
         second.cancel().await.unwrap();
     });
@@ -152,7 +159,11 @@ fn mcp_attaches_to_the_running_language_server_and_sees_unsaved_edits() {
         let alone = mcp_child(&repo, &runtime_dir, &[]).await;
         assert_eq!(
             callers(&alone, FACTORIAL).await,
-            ["shop/app/main.py::main", "shop/extra.py::on_disk"]
+            [
+                "shop/app/main.py::main",
+                "shop/extra.py::on_disk",
+                FACTORIAL
+            ]
         );
         alone.cancel().await.unwrap();
     });

@@ -13,6 +13,7 @@ mod incremental;
 mod lsp;
 mod mcp;
 mod python;
+mod resolution;
 mod serve;
 mod shell;
 mod subscribe;

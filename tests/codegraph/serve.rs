@@ -58,7 +58,7 @@ async fn mcp_only_follows_changes_on_disk() {
         .unwrap();
     assert_eq!(
         callers(&client, FACTORIAL).await,
-        ["shop/app/main.py::main"]
+        ["shop/app/main.py::main", "shop/util/math.py::factorial"]
     );
 
     // A new file.
@@ -70,7 +70,13 @@ async fn mcp_only_follows_changes_on_disk() {
     .unwrap();
     wait_for_callers(
         &client,
-        |seen| seen == ["shop/app/main.py::main", "shop/extra.py::on_disk"],
+        |seen| {
+            seen == [
+                "shop/app/main.py::main",
+                "shop/extra.py::on_disk",
+                FACTORIAL,
+            ]
+        },
         "the new file",
     )
     .await;
@@ -82,7 +88,13 @@ async fn mcp_only_follows_changes_on_disk() {
     .unwrap();
     wait_for_callers(
         &client,
-        |seen| seen == ["shop/app/main.py::main", "shop/extra.py::renamed"],
+        |seen| {
+            seen == [
+                "shop/app/main.py::main",
+                "shop/extra.py::renamed",
+                FACTORIAL,
+            ]
+        },
         "the changed file",
     )
     .await;
@@ -98,14 +110,20 @@ async fn mcp_only_follows_changes_on_disk() {
     std::fs::rename(&outside, repo.join("shop/more")).unwrap();
     wait_for_callers(
         &client,
-        |seen| seen == ["shop/app/main.py::main", "shop/more/deep.py::deep"],
+        |seen| {
+            seen == [
+                "shop/app/main.py::main",
+                "shop/more/deep.py::deep",
+                FACTORIAL,
+            ]
+        },
         "the moved-in directory",
     )
     .await;
     std::fs::remove_dir_all(repo.join("shop/more")).unwrap();
     wait_for_callers(
         &client,
-        |seen| seen == ["shop/app/main.py::main"],
+        |seen| seen == ["shop/app/main.py::main", FACTORIAL],
         "the deleted directory",
     )
     .await;
@@ -194,7 +212,7 @@ async fn streamable_http_with_tokens_and_rebinding_protection() {
     let client = TestClient.serve(transport).await.unwrap();
     assert_eq!(
         callers(&client, FACTORIAL).await,
-        ["shop/app/main.py::main"]
+        ["shop/app/main.py::main", "shop/util/math.py::factorial"]
     );
     client.cancel().await.unwrap();
 
@@ -350,7 +368,11 @@ async fn legacy_sse_endpoint_flow() {
         .iter()
         .map(|caller| caller["id"].as_str().unwrap())
         .collect();
-    assert_eq!(callers, ["shop/app/main.py::main"]);
+    // `factorial` is recursive: its own caller.
+    assert_eq!(
+        callers,
+        ["shop/app/main.py::main", "shop/util/math.py::factorial"]
+    );
     // Unknown methods answer at once.
     let unknown = json!({"jsonrpc": "2.0", "id": 3, "method": "no/such/method"});
     assert_eq!(post(unknown).await.unwrap().status(), 202);

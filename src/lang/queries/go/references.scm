@@ -85,3 +85,33 @@
         .
         [(type_identifier) (identifier) (qualified_type) (selector_expression)] @binding.type)))) @binding
   (#eq? @_new "new"))
+
+; `x := <expression>`, `x, err := <expression>`, `var x = <expression>`: the expression, typed by
+; resolution (`NewFoo()`, `pkg.Open()`, `y.(*T)`, `s.conn.Reader()`). The patterns above come
+; first: of two bindings of one name in one scope, the first is kept.
+(short_var_declaration
+  left: (expression_list
+    .
+    (identifier) @binding.name)
+  right: (expression_list
+    .
+    (_) @binding.value)) @binding
+
+(var_spec
+  .
+  name: (identifier) @binding.name
+  !type
+  value: (expression_list
+    .
+    (_) @binding.value)) @binding
+
+; Type parameters and their constraints: `[S Store]`.
+(type_parameter_declaration
+  name: (identifier) @binding.name
+  type: (type_constraint
+    [(type_identifier) (qualified_type) (generic_type)] @binding.bound)) @binding
+
+; Parameters shadow outer definitions of their name (`visit func(int)`, then `visit(1)`); a
+; parameter with a declared type has that binding too, which wins.
+(parameter_declaration
+  name: (identifier) @binding.name @binding.local) @binding

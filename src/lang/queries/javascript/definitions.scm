@@ -84,3 +84,12 @@
       property: (property_identifier) @name)
     right: [(arrow_function) (function_expression)])
   (#eq? @_prototype "prototype")) @definition.function
+
+; `res.json = function json() {}`, `this.render = function () {}` (in a constructor): a function
+; assigned to a property of any other object is a function of that name (the patterns above,
+; which match the same statement first, keep theirs).
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      property: (property_identifier) @name)
+    right: (function_expression))) @definition.function

@@ -1,12 +1,12 @@
 ; JavaScript imports. ES modules: `import x from './x'` imports the default export under the
-; local name x (recorded as name x: the default export usually bears that name),
+; local name x (recorded as name `default`, alias x: `@import.default`),
 ; `import {a as b} from`, `import * as m from` (a module alias, like Python's `import m as m`),
 ; side-effect `import './x'`. Re-exports (`export {a} from`, `export * from`, `export * as ns
 ; from`) are imports too. CommonJS: `const x = require('./x')` (module alias) and
 ; `const {a, b: c} = require('./x')`.
 
 (import_statement
-  (import_clause (identifier) @import.name)
+  (import_clause (identifier) @import.alias @import.default)
   source: (string (string_fragment) @import.path)) @import
 
 (import_statement
@@ -68,3 +68,41 @@
 (call_expression
   function: (import)
   arguments: (arguments . (string (string_fragment) @import.path))) @import
+
+; Local aliases, recorded as imports with an empty path (a name of the same file under another
+; name): `export default origin`, `export default function origin() {}`, `module.exports =
+; Widget` (the default export), `export const plus = add`, `export { add as plus }`. Importers
+; follow them like re-exports.
+(export_statement
+  "default"
+  declaration: [
+    (function_declaration name: (_) @import.name)
+    (generator_function_declaration name: (_) @import.name)
+    (class_declaration name: (_) @import.name)
+  ]) @import @import.default
+
+(export_statement
+  "default"
+  value: (identifier) @import.name) @import @import.default
+
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module
+      property: (property_identifier) @_exports)
+    right: (identifier) @import.name)
+  (#eq? @_module "module")
+  (#eq? @_exports "exports")) @import @import.default
+
+(export_statement
+  declaration: (lexical_declaration
+    (variable_declarator
+      name: (identifier) @import.alias
+      value: (identifier) @import.name))) @import
+
+(export_statement
+  !source
+  (export_clause
+    (export_specifier
+      name: (_) @import.name
+      alias: (_) @import.alias))) @import

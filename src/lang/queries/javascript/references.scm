@@ -53,3 +53,25 @@
   property: (property_identifier) @binding.name
   value: (new_expression
     constructor: [(identifier) (member_expression)] @binding.type)) @binding
+
+; `const x = <expression>`, `this.x = <expression>`, a field's initialiser: the expression,
+; typed by resolution (`createStore()`, `await load()`). The patterns above come first: of two
+; bindings of one name in one scope, the first is kept.
+(variable_declarator
+  name: (identifier) @binding.name
+  value: (_) @binding.value) @binding
+
+(assignment_expression
+  left: (member_expression
+    object: (this)
+    property: (property_identifier)) @binding.name
+  right: (_) @binding.value) @binding
+
+(field_definition
+  property: (property_identifier) @binding.name
+  value: (_) @binding.value) @binding
+
+; Untyped parameters: they shadow outer definitions of their name (`@binding.local`).
+(formal_parameters (identifier) @binding.name @binding.local) @binding
+(formal_parameters (assignment_pattern left: (identifier) @binding.name @binding.local)) @binding
+(arrow_function parameter: (identifier) @binding.name @binding.local) @binding

@@ -12,14 +12,17 @@
 
 (type (subscript value: (identifier) @name)) @reference.type
 
-; Bindings: `x = Foo(...)`, `self.x = Foo(...)`, `x: Foo`, typed parameters.
-(assignment
-  left: [(identifier) (attribute)] @binding.name
-  right: (call function: (identifier) @binding.type)) @binding
-
+; Bindings: `x: Foo`, typed parameters, and (below) `x = Foo(...)`, `self.x = make()`.
 (assignment
   left: [(identifier) (attribute)] @binding.name
   type: (type (identifier) @binding.type)) @binding
+
+; `x = <expression>`, `self.x = <expression>` otherwise: the expression, typed by resolution
+; (`self.factory.create()`, `make_session()`); the patterns above win where both match.
+(assignment
+  left: [(identifier) (attribute)] @binding.name
+  !type
+  right: (_) @binding.value) @binding
 
 (typed_parameter
   (identifier) @binding.name
@@ -28,3 +31,8 @@
 (typed_default_parameter
   name: (identifier) @binding.name
   type: (type (identifier) @binding.type)) @binding
+
+; Untyped parameters: they shadow outer definitions of their name (`@binding.local`).
+(parameters (identifier) @binding.name @binding.local) @binding
+(default_parameter name: (identifier) @binding.name @binding.local) @binding
+(lambda_parameters (identifier) @binding.name @binding.local) @binding

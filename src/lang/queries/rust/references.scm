@@ -80,18 +80,36 @@
     (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type)])
   ] @binding.type) @binding
 
+; `let x = <expression>` without a declared type: the expression, typed by resolution
+; (`Type::new()`, `Type { .. }`, `self.make()?`, `f(x).unwrap()`).
 (let_declaration
   pattern: (identifier) @binding.name
-  value: (call_expression
-    function: (scoped_identifier
-      path: [
-        (identifier) @binding.type
-        (scoped_identifier name: (identifier) @binding.type)
-        (generic_type type: (type_identifier) @binding.type)
-      ]))
-  (#match? @binding.type "^[A-Z]")) @binding
+  !type
+  value: (_) @binding.value) @binding
 
-(let_declaration
-  pattern: (identifier) @binding.name
-  value: (struct_expression
-    name: (_) @binding.type)) @binding
+; `if let Some(x) = expression` / `Ok(x)`: the wrapper is unwrapped by resolution.
+(let_condition
+  pattern: (tuple_struct_pattern
+    type: (identifier) @_wrapper
+    .
+    (identifier) @binding.name
+    .)
+  value: (_) @binding.value
+  (#any-of? @_wrapper "Some" "Ok")) @binding
+
+; Type parameters and their bounds: `<A: Automaton>`, `where A: Automaton`.
+(type_parameter
+  name: (type_identifier) @binding.name
+  bounds: (trait_bounds
+    .
+    [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.bound)) @binding
+
+(where_predicate
+  left: (type_identifier) @binding.name
+  bounds: (trait_bounds
+    .
+    [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.bound)) @binding
+
+; Closure parameters and untyped `let` patterns: they shadow outer definitions of their name.
+(closure_parameters (identifier) @binding.name @binding.local) @binding
+(closure_parameters (parameter pattern: (identifier) @binding.name @binding.local)) @binding

@@ -55,12 +55,12 @@
 (required_parameter
   pattern: (identifier) @binding.name
   type: (type_annotation
-    [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type)) @binding
+    [(type_identifier) (generic_type) (nested_type_identifier) (predefined_type)] @binding.type)) @binding
 
 (optional_parameter
   pattern: (identifier) @binding.name
   type: (type_annotation
-    [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type)) @binding
+    [(type_identifier) (generic_type) (nested_type_identifier) (predefined_type)] @binding.type)) @binding
 
 ; Destructured parameters typed by an object type (React props):
 ; `function Card({ user }: { user: User })` binds user to User.
@@ -78,12 +78,12 @@
 (variable_declarator
   name: (identifier) @binding.name
   type: (type_annotation
-    [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type)) @binding
+    [(type_identifier) (generic_type) (nested_type_identifier) (predefined_type)] @binding.type)) @binding
 
 (public_field_definition
   name: (property_identifier) @binding.name
   type: (type_annotation
-    [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type)) @binding
+    [(type_identifier) (generic_type) (nested_type_identifier) (predefined_type)] @binding.type)) @binding
 
 (variable_declarator
   name: (identifier) @binding.name
@@ -105,3 +105,49 @@
   name: (property_identifier) @binding.name
   value: (new_expression
     constructor: [(identifier) (member_expression)] @binding.type)) @binding
+
+; `const x = <expression>` without a declared type, `this.x = <expression>`, a field's
+; initialiser: the expression, typed by resolution (`await load()`, `makeStore()`,
+; `this.registry.get(id)`). The patterns above come first: of two bindings of one name in one
+; scope, the first is kept.
+(variable_declarator
+  name: (identifier) @binding.name
+  !type
+  value: (_) @binding.value) @binding
+
+(assignment_expression
+  left: (member_expression
+    object: (this)
+    property: (property_identifier)) @binding.name
+  right: (_) @binding.value) @binding
+
+(public_field_definition
+  name: (property_identifier) @binding.name
+  !type
+  value: (_) @binding.value) @binding
+
+; Parameter properties (`constructor(private store: Store)`) are fields of the class: the
+; `@binding.field` marker binds `this.store` for the whole class.
+(required_parameter
+  (accessibility_modifier) @binding.field
+  pattern: (identifier) @binding.name
+  type: (type_annotation
+    [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type)) @binding
+
+(required_parameter
+  "readonly" @binding.field
+  pattern: (identifier) @binding.name
+  type: (type_annotation
+    [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type)) @binding
+
+; Type parameters and their constraints: `<T extends Base>`.
+(type_parameter
+  name: (type_identifier) @binding.name
+  constraint: (constraint
+    [(type_identifier) (generic_type) (nested_type_identifier)] @binding.bound)) @binding
+
+; Parameters shadow outer definitions of their name (`@binding.local`), typed or not.
+; (A parameter with a declared type has that binding too, which wins.)
+(required_parameter pattern: (identifier) @binding.name @binding.local) @binding
+(optional_parameter pattern: (identifier) @binding.name @binding.local) @binding
+(arrow_function parameter: (identifier) @binding.name @binding.local) @binding

@@ -1,0 +1,536 @@
+//! One transaction of the writer, a named method per step (the steps of `build`'s header):
+//! swap each file's summary and definitions into the indices, re-index names and module keys,
+//! widen the set of files to re-resolve by what they mention, resolve bases (phase one) and
+//! apply their changes, resolve references (phase two), record what resolution read, re-index
+//! the edges, commit.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use smol_str::SmolStr;
+
+use super::{
+    ApplyReport, FileContent, GraphWriter, exports, index_edges, module_signature, name_entry,
+    new_node, reindex,
+};
+use crate::graph::modules::{module_keys, package_key};
+use crate::graph::resolve::{BaseEdge, Resolver, mentions};
+use crate::graph::{EdgeRef, EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
+use crate::model::RelationKind;
+
+/// The state of one transaction: the next graph and what changed so far.
+pub(super) struct Transaction<'w> {
+    writer: &'w mut GraphWriter,
+    /// The graph being built; the writer keeps the previous one until [`Transaction::commit`].
+    next: Graph,
+    started: std::time::Instant,
+    report: ApplyReport,
+    /// Names and module keys that now mean something else.
+    changed_names: FxHashSet<SmolStr>,
+    changed_modules: FxHashSet<SmolStr>,
+    /// Name-index and module-map entries removed and added, per key.
+    name_changes: FxHashMap<SmolStr, (Vec<NameEntry>, Vec<NameEntry>)>,
+    module_changes: FxHashMap<SmolStr, (Vec<FilePath>, Vec<FilePath>)>,
+    /// Files to re-resolve.
+    affected: FxHashSet<FilePath>,
+    /// The resolutions of files replaced or removed in this transaction.
+    removed_edges: Vec<(FilePath, Arc<Resolved>)>,
+    /// Timings of the steps, for the log.
+    indexed: std::time::Duration,
+    based: std::time::Duration,
+    resolved_at: std::time::Duration,
+}
+
+impl<'w> Transaction<'w> {
+    pub(super) fn begin(writer: &'w mut GraphWriter, updated_files: usize) -> Transaction<'w> {
+        Transaction {
+            next: writer.graph.clone(),
+            writer,
+            started: std::time::Instant::now(),
+            report: ApplyReport {
+                updated_files,
+                ..ApplyReport::default()
+            },
+            changed_names: FxHashSet::default(),
+            changed_modules: FxHashSet::default(),
+            name_changes: FxHashMap::default(),
+            module_changes: FxHashMap::default(),
+            affected: FxHashSet::default(),
+            removed_edges: Vec::new(),
+            indexed: Default::default(),
+            based: Default::default(),
+            resolved_at: Default::default(),
+        }
+    }
+
+    /// Step 1: a file's new content (or its removal) replaces the old in the entities, the
+    /// pending name and module changes and the mention indices.
+    pub(super) fn swap_file(&mut self, path: FilePath, content: Option<FileContent>) {
+        let old = self.next.files.get(&path).cloned();
+        if let (Some(old), Some(new)) = (&old, &content)
+            && old.hash == new.hash
+            && old.language == new.language
+            && *old.summary == *new.summary
+        {
+            // Same text: nothing to do (an editor re-sending a buffer, a touched file).
+            if old.text != new.text {
+                let mut node = (**old).clone();
+                node.text = new.text.clone();
+                self.next.files.insert(path.clone(), Arc::new(node));
+            }
+            return;
+        }
+        let old_exports = old.as_ref().map(|node| exports(node)).unwrap_or_default();
+        let old_keys = old
+            .as_ref()
+            .map(|node| module_keys(&node.path, &node.summary))
+            .unwrap_or_default();
+        let old_module_signature = old.as_ref().map(|node| module_signature(&node.summary));
+        let number = self.writer.number_of(&path);
+        let mut old_mentions: Option<(Vec<SmolStr>, Vec<SmolStr>)> = None;
+        if let Some(old) = &old {
+            let old_package = package_key(&old.path, &old.summary);
+            for (index, id) in old.ids.iter().enumerate() {
+                self.next.entities.remove(id);
+                self.name_changes
+                    .entry(old.summary.defs[index].name.clone())
+                    .or_default()
+                    .0
+                    .push(name_entry(old, index, &old_package));
+            }
+            self.next.entities.remove(&old.module_id);
+            for key in &old_keys {
+                self.module_changes
+                    .entry(key.clone())
+                    .or_default()
+                    .0
+                    .push(path.clone());
+            }
+            old_mentions = Some(mentions(&old.path, &old.summary));
+            self.removed_edges
+                .push((path.clone(), old.resolved.clone()));
+            self.next.files.remove(&path);
+        }
+        let new_node =
+            content.map(|content| Arc::new(new_node(&path, content, Resolved::default())));
+        let new_exports = new_node
+            .as_ref()
+            .map(|node| exports(node))
+            .unwrap_or_default();
+        let new_keys = new_node
+            .as_ref()
+            .map(|node| module_keys(&node.path, &node.summary))
+            .unwrap_or_default();
+        if let Some(node) = &new_node {
+            let package = package_key(&node.path, &node.summary);
+            for (index, id) in node.ids.iter().enumerate() {
+                let def = &node.summary.defs[index];
+                let entry = name_entry(node, index, &package);
+                self.next.entities.insert(
+                    id.clone(),
+                    EntityLoc {
+                        file: path.clone(),
+                        index: Some(index as u32),
+                    },
+                );
+                self.name_changes
+                    .entry(def.name.clone())
+                    .or_default()
+                    .1
+                    .push(entry);
+            }
+            self.next.entities.insert(
+                node.module_id.clone(),
+                EntityLoc {
+                    file: path.clone(),
+                    index: None,
+                },
+            );
+            for key in &new_keys {
+                self.module_changes
+                    .entry(key.clone())
+                    .or_default()
+                    .1
+                    .push(path.clone());
+            }
+            // Most edits mention the same names as before: then the index stays as it is.
+            let new_mentions = mentions(&node.path, &node.summary);
+            if old_mentions.as_ref() != Some(&new_mentions) {
+                if let Some(old_mentions) = old_mentions.take() {
+                    self.writer.forget_mentions(number, old_mentions);
+                }
+                self.writer.add_mentions(number, new_mentions);
+            }
+            self.next.files.insert(path.clone(), node.clone());
+            self.affected.insert(path.clone());
+        } else {
+            if let Some(old_mentions) = old_mentions.take() {
+                self.writer.forget_mentions(number, old_mentions);
+            }
+            if let Some(old) = &old {
+                self.writer.forget_mentions(
+                    number,
+                    (
+                        old.resolved.extra_names.clone(),
+                        old.resolved.extra_modules.clone(),
+                    ),
+                );
+            }
+            self.writer.file_numbers.remove(&path);
+            self.writer.file_paths[number as usize] = None;
+            self.writer.free_numbers.push(number);
+        }
+        // Which names and module keys now mean something else?
+        for (name, hash) in &old_exports {
+            if new_exports.get(name) != Some(hash) {
+                self.changed_names.insert(name.clone());
+            }
+        }
+        for name in new_exports.keys() {
+            if !old_exports.contains_key(name) {
+                self.changed_names.insert(name.clone());
+            }
+        }
+        let new_module_signature = new_node
+            .as_ref()
+            .map(|node| module_signature(&node.summary));
+        for key in old_keys.iter().chain(new_keys.iter()) {
+            if !old_keys.contains(key)
+                || !new_keys.contains(key)
+                || old_module_signature != new_module_signature
+            {
+                self.changed_modules.insert(key.clone());
+            }
+        }
+    }
+
+    /// Step 2: re-index names and module keys, once per key.
+    pub(super) fn reindex_names_and_modules(&mut self) {
+        let name_changes = std::mem::take(&mut self.name_changes);
+        let module_changes = std::mem::take(&mut self.module_changes);
+        // Re-index names and modules once per key.
+        for (name, (mut removed, mut added)) in name_changes {
+            // An edit inside a body leaves most names' entries as they were.
+            removed.sort();
+            added.sort();
+            if removed == added {
+                continue;
+            }
+            if removed.is_empty() != added.is_empty() {
+                // A name appears or disappears: the flat list of names is stale.
+                self.next.names_cache = Default::default();
+            }
+            let removed: FxHashSet<EntityId> = removed.into_iter().map(|entry| entry.id).collect();
+            let mut next: Vec<NameEntry> = self
+                .next
+                .by_name
+                .get(&name)
+                .map(|entries| {
+                    entries
+                        .iter()
+                        .filter(|entry| !removed.contains(&entry.id))
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
+            next.extend(added);
+            next.sort();
+            next.dedup_by(|later, earlier| later.id == earlier.id);
+            if next.is_empty() {
+                self.next.by_name.remove(&name);
+            } else {
+                self.next.by_name.insert(name, next.into());
+            }
+        }
+        for (key, (removed, added)) in module_changes {
+            if removed == added {
+                continue;
+            }
+            let current: Vec<FilePath> = self
+                .next
+                .modules
+                .get(&key)
+                .map(|files| files.to_vec())
+                .unwrap_or_default();
+            let mut next: Vec<FilePath> = current
+                .into_iter()
+                .filter(|file| !removed.contains(file))
+                .collect();
+            next.extend(added);
+            next.sort();
+            next.dedup();
+            if next.is_empty() {
+                self.next.modules.remove(&key);
+            } else {
+                self.next.modules.insert(key, next.into());
+            }
+        }
+    }
+
+    /// Step 3: every file that mentions a changed name or module key is re-resolved.
+    pub(super) fn widen_by_mentions(&mut self) {
+        self.writer.add_mentioning(
+            &self.next,
+            &self.changed_names,
+            &self.changed_modules,
+            &mut self.affected,
+        );
+        self.indexed = self.started.elapsed();
+    }
+
+    /// Step 4 (phase one): the bases of the types of every affected file.
+    pub(super) fn resolve_bases(&self) -> Vec<(FilePath, Vec<BaseEdge>)> {
+        let graph_ref = &self.next;
+        let mut files: Vec<&FilePath> = self.affected.iter().collect();
+        files.sort();
+        files
+            .par_iter()
+            .filter_map(|path| {
+                graph_ref.files.get(*path).map(|file| {
+                    (
+                        (*path).clone(),
+                        Resolver::new(graph_ref, file).resolve_bases(),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Step 5: the bases' changes enter the graph; every type below a type whose bases changed
+    /// may find other members, so the files that mention them are re-resolved too.
+    pub(super) fn apply_bases(
+        &mut self,
+        phase_one: Vec<(FilePath, Vec<BaseEdge>)>,
+    ) -> FxHashMap<FilePath, Vec<BaseEdge>> {
+        // Old base contributions of every file being re-resolved or removed.
+        let mut old_bases: FxHashMap<EntityId, FxHashSet<(EntityId, RelationKind)>> =
+            FxHashMap::default();
+        let mut contributors: FxHashSet<FilePath> = self.affected.clone();
+        contributors.extend(self.removed_edges.iter().map(|(path, _)| path.clone()));
+        let mut touched_children: FxHashSet<EntityId> = FxHashSet::default();
+        for path in &contributors {
+            let old_resolved = self
+                .removed_edges
+                .iter()
+                .find(|(removed, _)| removed == path)
+                .map(|(_, resolved)| resolved.clone())
+                .or_else(|| {
+                    self.writer
+                        .graph
+                        .files
+                        .get(path)
+                        .map(|file| file.resolved.clone())
+                });
+            if let Some(resolved) = old_resolved {
+                for edge in &resolved.edges {
+                    if matches!(edge.kind, RelationKind::Extends | RelationKind::Implements) {
+                        touched_children.insert(edge.from.clone());
+                    }
+                }
+            }
+        }
+        for (_, edges) in &phase_one {
+            for (child, _, _, _) in edges {
+                touched_children.insert(child.clone());
+            }
+        }
+        for child in &touched_children {
+            let set = self
+                .next
+                .bases
+                .get(child)
+                .map(|bases| {
+                    bases
+                        .iter()
+                        .map(|(base, kind, _)| (base.clone(), *kind))
+                        .collect()
+                })
+                .unwrap_or_default();
+            old_bases.insert(child.clone(), set);
+        }
+        let mut new_contributions: FxHashMap<EntityId, Vec<(EntityId, RelationKind, FilePath)>> =
+            FxHashMap::default();
+        for (path, edges) in &phase_one {
+            for (child, base, kind, _) in edges {
+                new_contributions.entry(child.clone()).or_default().push((
+                    base.clone(),
+                    *kind,
+                    path.clone(),
+                ));
+            }
+        }
+        for child in &touched_children {
+            let mut next: Vec<(EntityId, RelationKind, FilePath)> = self
+                .next
+                .bases
+                .get(child)
+                .map(|bases| {
+                    bases
+                        .iter()
+                        .filter(|(_, _, file)| !contributors.contains(file))
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(added) = new_contributions.remove(child) {
+                next.extend(added);
+            }
+            // Only types that still exist keep bases.
+            if !self.next.entities.contains_key(child) {
+                next.clear();
+            }
+            next.sort();
+            next.dedup();
+            let next_set: FxHashSet<(EntityId, RelationKind)> = next
+                .iter()
+                .map(|(base, kind, _)| (base.clone(), *kind))
+                .collect();
+            if old_bases.get(child) != Some(&next_set) {
+                // Everything that inherits from this type may now find other members.
+                let mut names = FxHashSet::default();
+                self.writer
+                    .collect_descendant_names(&self.next, child, &mut names);
+                self.writer.add_mentioning(
+                    &self.next,
+                    &names,
+                    &FxHashSet::default(),
+                    &mut self.affected,
+                );
+            }
+            if next.is_empty() {
+                self.next.bases.remove(child);
+            } else {
+                self.next.bases.insert(child.clone(), next.into());
+            }
+        }
+        self.based = self.started.elapsed();
+        phase_one.into_iter().collect()
+    }
+
+    /// Step 6 (phase two): every reference of every affected file.
+    pub(super) fn resolve_references(
+        &mut self,
+        phase_one: &FxHashMap<FilePath, Vec<BaseEdge>>,
+    ) -> Vec<(FilePath, Resolved)> {
+        let mut affected: Vec<FilePath> = std::mem::take(&mut self.affected)
+            .into_iter()
+            .filter(|path| self.next.files.contains_key(path))
+            .collect();
+        affected.sort();
+        let resolved: Vec<(FilePath, Resolved)> = {
+            let graph_ref = &self.next;
+            affected
+                .par_iter()
+                .map(|path| {
+                    let file = &graph_ref.files[path];
+                    let resolver = Resolver::new(graph_ref, file);
+                    let bases = match phase_one.get(path) {
+                        Some(bases) => bases.clone(),
+                        // Widened in by a base change: its own bases did not change.
+                        None => Resolver::new(graph_ref, file).resolve_bases(),
+                    };
+                    (path.clone(), resolver.resolve_all(&bases))
+                })
+                .collect()
+        };
+        self.report.resolved_files = resolved.len();
+        self.resolved_at = self.started.elapsed();
+        resolved
+    }
+
+    /// Steps 7 and 8: record what each file's resolution read through inferred types, and
+    /// re-index the edges: drop the old edges of every re-resolved or removed file, add the new.
+    pub(super) fn reindex_edges(&mut self, resolved: Vec<(FilePath, Resolved)>) {
+        // Re-index edges: drop the old edges of every re-resolved or removed file, add the new.
+        // A file whose edges still join the same entities in the same order (an edit that only
+        // moved text) keeps its index entries: they name edges by position.
+        let mut old_by_path: FxHashMap<FilePath, Arc<Resolved>> =
+            std::mem::take(&mut self.removed_edges)
+                .into_iter()
+                .collect();
+        for (path, _) in &resolved {
+            if !old_by_path.contains_key(path)
+                && let Some(old) = self.writer.graph.files.get(path)
+            {
+                old_by_path.insert(path.clone(), old.resolved.clone());
+            }
+        }
+        let same_shape = |old: &Resolved, new: &Resolved| {
+            old.edges.len() == new.edges.len()
+                && old
+                    .edges
+                    .iter()
+                    .zip(&new.edges)
+                    .all(|(old, new)| old.from == new.from && old.to == new.to)
+        };
+        let unchanged: FxHashSet<FilePath> = resolved
+            .iter()
+            .filter(|(path, result)| {
+                old_by_path
+                    .get(path)
+                    .is_some_and(|old| same_shape(old, result))
+            })
+            .map(|(path, _)| path.clone())
+            .collect();
+        // What each re-resolved file read through inferred types, beyond its own mentions.
+        for (path, result) in &resolved {
+            let Some(&number) = self.writer.file_numbers.get(path) else {
+                continue;
+            };
+            let (old_names, old_modules) = old_by_path
+                .get(path)
+                .map(|old| (old.extra_names.clone(), old.extra_modules.clone()))
+                .unwrap_or_default();
+            if old_names != result.extra_names || old_modules != result.extra_modules {
+                self.writer
+                    .forget_mentions(number, (old_names, old_modules));
+                self.writer.add_mentions(
+                    number,
+                    (result.extra_names.clone(), result.extra_modules.clone()),
+                );
+            }
+        }
+        let mut replaced: FxHashSet<FilePath> = FxHashSet::default();
+        let mut incoming_add: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
+        let mut outgoing_add: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
+        for (path, old) in &old_by_path {
+            if unchanged.contains(path) {
+                continue;
+            }
+            replaced.insert(path.clone());
+            for edge in &old.edges {
+                incoming_add.entry(edge.to.clone()).or_default();
+                outgoing_add.entry(edge.from.clone()).or_default();
+            }
+        }
+        for (path, result) in resolved {
+            if !unchanged.contains(&path) {
+                index_edges(&path, &result, &mut incoming_add, &mut outgoing_add);
+            }
+            if let Some(file) = self.next.files.get(&path) {
+                let mut node = (**file).clone();
+                node.resolved = Arc::new(result);
+                self.next.files.insert(path, Arc::new(node));
+            }
+        }
+        reindex(&mut self.next.incoming, incoming_add, &replaced);
+        reindex(&mut self.next.outgoing, outgoing_add, &replaced);
+    }
+
+    /// Step 9: the next graph becomes the writer's.
+    pub(super) fn commit(mut self) -> ApplyReport {
+        tracing::debug!(
+            "apply: {} updates, {} files resolved; indices {:?}, bases {:?}, references {:?}, edges {:?}",
+            self.report.updated_files,
+            self.report.resolved_files,
+            self.indexed,
+            self.based - self.indexed,
+            self.resolved_at - self.based,
+            self.started.elapsed() - self.resolved_at
+        );
+        self.next.revision = self.writer.graph.revision + 1;
+        self.writer.graph = self.next;
+        self.report
+    }
+}

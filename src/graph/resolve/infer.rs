@@ -1,0 +1,850 @@
+//! Receiver types: what the expression before `.method()` holds, inferred in one step from what
+//! the source states.
+//!
+//! A receiver is kept as text (`self.a.b`, `Foo::new()?`, `c.fd`, `NewServer(cfg).Handler()`),
+//! parsed here into a chain: a head (a name, a call, `new T(...)`, a literal `T{...}`) and steps
+//! (a field, a method call, a Go type assertion). The head's value comes from the enclosing type
+//! (`self`, `this`), a binding in scope (a declared type, or the expression the name was
+//! assigned, evaluated again), a module alias, or a type name; a call's value is its target's
+//! declared return type (or the type itself, for a constructor), resolved in the scope of the
+//! file that declares it; a field's value is the field's declared type, looked up along the bases.
+//!
+//! The answer is [`Value::External`] when the type is known to come from outside the workspace
+//! (a builtin, the standard library, a dependency): a method call on such a receiver never falls
+//! back to a same-named workspace method. It is [`Value::Unknown`] when nothing says.
+//!
+//! Foreign files are read through resolvers of their own (cached per resolver), which share
+//! this one's record of lookups: a change to anything inference read re-resolves this file.
+
+use std::rc::Rc;
+
+use smol_str::SmolStr;
+
+use super::{Found, Resolver, any_callable, any_type};
+use crate::graph::{EntityId, FilePath};
+use crate::index::BindingKind;
+use crate::model::EntityKind;
+
+/// How deep evaluation may nest (a binding's value naming another binding, a chain's head).
+const MAX_DEPTH: u32 = 6;
+
+/// Methods that hand back the value they are called on, as far as calling methods on the
+/// result goes: unwrapping, borrowing, cloning, locking (wrappers are unwrapped in type text).
+const TRANSPARENT_METHODS: &[&str] = &[
+    "unwrap",
+    "expect",
+    "unwrap_or_default",
+    "unwrap_or",
+    "unwrap_or_else",
+    "unwrap_unchecked",
+    "clone",
+    "to_owned",
+    "as_ref",
+    "as_mut",
+    "as_deref",
+    "as_deref_mut",
+    "borrow",
+    "borrow_mut",
+    "lock",
+    "read",
+    "write",
+    "get_mut",
+    "deref",
+    "deref_mut",
+    "cloned",
+    "copied",
+];
+
+/// JavaScript's global objects: a receiver named so is the runtime's, unless the workspace
+/// defines the name.
+const JAVASCRIPT_GLOBALS: &[&str] = &[
+    "Object",
+    "Array",
+    "String",
+    "Number",
+    "Boolean",
+    "Symbol",
+    "BigInt",
+    "Math",
+    "JSON",
+    "Date",
+    "RegExp",
+    "Promise",
+    "Reflect",
+    "Proxy",
+    "Map",
+    "Set",
+    "WeakMap",
+    "WeakSet",
+    "Error",
+    "TypeError",
+    "RangeError",
+    "Intl",
+    "Buffer",
+    "process",
+    "console",
+    "window",
+    "document",
+    "globalThis",
+    "navigator",
+    "localStorage",
+    "sessionStorage",
+    "performance",
+    "crypto",
+    "URL",
+    "URLSearchParams",
+    "ArrayBuffer",
+    "DataView",
+    "Uint8Array",
+    "Int32Array",
+    "Float64Array",
+    "TextEncoder",
+    "TextDecoder",
+    "Atomics",
+    "module",
+    "exports",
+    "require",
+];
+
+/// What a receiver holds.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Value {
+    /// An instance of one of these types.
+    Instance(Vec<EntityId>),
+    /// The types themselves: static methods, associated functions, constructors.
+    Static(Vec<EntityId>),
+    /// A module (its files): `util.f()`, `pkg.F()`.
+    Module(Vec<FilePath>),
+    /// A value of a type defined outside the workspace.
+    External,
+    /// Nothing says.
+    Unknown,
+}
+
+impl Value {
+    fn merge(values: Vec<Value>) -> Value {
+        let mut instances: Vec<EntityId> = Vec::new();
+        let mut all_external = !values.is_empty();
+        for value in values {
+            match value {
+                Value::Instance(types) => instances.extend(types),
+                Value::External => continue,
+                _ => {}
+            }
+            all_external = false;
+        }
+        if !instances.is_empty() {
+            instances.sort();
+            instances.dedup();
+            Value::Instance(instances)
+        } else if all_external {
+            Value::External
+        } else {
+            Value::Unknown
+        }
+    }
+}
+
+/// One link of a receiver chain.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Part<'t> {
+    /// A name or path (`a`, `a::b`), called when `call` is set.
+    Name { text: &'t str, call: bool },
+    /// `new T(...)`, `T{...}`: an instance of `T`.
+    Construct(&'t str),
+    /// Go's `.(T)`.
+    Assert(&'t str),
+    /// `(expression)`, maybe `(x as T)`.
+    Group(&'t str),
+    /// `x[i]`, a literal, anything else: the chain's type is unknown from here on.
+    Opaque,
+}
+
+/// Splits a receiver into its chain; `None` when it is not one (a literal, an operator).
+fn parse_chain(text: &str) -> Option<Vec<Part<'_>>> {
+    let mut text = text.trim();
+    for prefix in ["&mut ", "&", "*", "await ", "yield ", "mut ", "..."] {
+        while let Some(rest) = text.strip_prefix(prefix) {
+            text = rest.trim_start();
+        }
+    }
+    let mut parts = Vec::new();
+    if let Some(rest) = text.strip_prefix("new ") {
+        // `new Foo(...)` / `new ns.Foo(...)`, then maybe `.m()` (JavaScript binds `new` tighter).
+        let end = rest.find('(').unwrap_or(rest.len());
+        parts.push(Part::Construct(&rest[..end]));
+        let after = skip_group(rest, end);
+        return continue_chain(&rest[after..], parts);
+    }
+    // A literal of a qualified type: Go's `pkg.T{...}`, Rust's `a::T { .. }`.
+    if let Some(open) = text.find('{')
+        && open > 0
+        && text[..open]
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'.' | b':'))
+    {
+        parts.push(Part::Construct(&text[..open]));
+        let after = skip_group(text, open);
+        return continue_chain(&text[after..], parts);
+    }
+    continue_chain(text, parts)
+}
+
+/// The index after the bracketed group that opens at `start` (or `start` when none opens there).
+fn skip_group(text: &str, start: usize) -> usize {
+    let bytes = text.as_bytes();
+    let Some(&open) = bytes.get(start) else {
+        return start;
+    };
+    if !matches!(open, b'(' | b'[' | b'{' | b'<') {
+        return start;
+    }
+    let mut depth = 0i32;
+    for (offset, byte) in bytes[start..].iter().enumerate() {
+        match byte {
+            b'(' | b'[' | b'{' => depth += 1,
+            b'<' if open == b'<' => depth += 1,
+            b'>' if open == b'<' => depth -= 1,
+            b')' | b']' | b'}' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            return start + offset + 1;
+        }
+    }
+    text.len()
+}
+
+fn continue_chain<'t>(mut text: &'t str, mut parts: Vec<Part<'t>>) -> Option<Vec<Part<'t>>> {
+    let is_name = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$';
+    loop {
+        text = text.trim_start_matches(['?', '!']);
+        if text.is_empty() {
+            return (!parts.is_empty()).then_some(parts);
+        }
+        if !parts.is_empty() {
+            text = if let Some(rest) = text.strip_prefix("?.") {
+                rest
+            } else if let Some(rest) = text.strip_prefix('.') {
+                rest
+            } else if let Some(rest) = text.strip_prefix("->") {
+                rest
+            } else if text.starts_with('[') {
+                parts.push(Part::Opaque);
+                return Some(parts);
+            } else {
+                return None;
+            };
+            if let Some(rest) = text.strip_prefix('(') {
+                // Go's type assertion `.(T)`.
+                let end = rest.find(')')?;
+                parts.push(Part::Assert(&rest[..end]));
+                text = &rest[end + 1..];
+                continue;
+            }
+        } else if text.starts_with('(') {
+            let end = skip_group(text, 0);
+            parts.push(Part::Group(&text[1..end.saturating_sub(1).max(1)]));
+            text = &text[end..];
+            continue;
+        }
+        // A name or path: identifiers joined by `::`, maybe with `<...>`/`::<...>` arguments.
+        let bytes = text.as_bytes();
+        let mut end = 0;
+        loop {
+            while end < bytes.len() && is_name(bytes[end]) {
+                end += 1;
+            }
+            if text[end..].starts_with("::<") {
+                end = skip_group(text, end + 2);
+                continue;
+            } else if text[end..].starts_with("::") {
+                end += 2;
+                continue;
+            }
+            break;
+        }
+        if end == 0 {
+            return None;
+        }
+        let name = &text[..end];
+        let mut rest = &text[end..];
+        if rest.starts_with('<') && parts.is_empty() {
+            // Generic arguments of a head type or function: `Foo<T>::new()`, `make<T>()`.
+            let after = skip_group(rest, 0);
+            rest = &rest[after..];
+            if let Some(stripped) = rest.strip_prefix("::") {
+                let tail_end = stripped
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(stripped.len());
+                // Keep it simple: `Foo<T>::f(...)` is `Foo::f(...)`.
+                let call = stripped[tail_end..].starts_with('(');
+                let after_call = if call {
+                    skip_group(&stripped[tail_end..], 0)
+                } else {
+                    0
+                };
+                parts.push(Part::Name {
+                    text: name,
+                    call: false,
+                });
+                parts.push(Part::Name {
+                    text: &stripped[..tail_end],
+                    call,
+                });
+                text = &stripped[tail_end + after_call..];
+                continue;
+            }
+        }
+        if rest.starts_with('(') {
+            let after = skip_group(rest, 0);
+            parts.push(Part::Name {
+                text: name,
+                call: true,
+            });
+            text = &rest[after..];
+        } else if rest.starts_with('{') && parts.is_empty() {
+            // A literal of a named type: Go's `T{...}`, Rust's `T { .. }`.
+            let after = skip_group(rest, 0);
+            parts.push(Part::Construct(name));
+            text = &rest[after..];
+        } else {
+            parts.push(Part::Name {
+                text: name,
+                call: false,
+            });
+            text = rest;
+        }
+    }
+}
+
+/// A type parameter's look (`T`, `K`, `TKey`): an unresolved name of that shape is not
+/// evidence that the type is external.
+fn looks_like_type_parameter(name: &str) -> bool {
+    let mut characters = name.chars();
+    let first = characters.next();
+    first.is_some_and(|character| character.is_ascii_uppercase())
+        && (name.len() <= 2
+            || (name.starts_with('T')
+                && name[1..].starts_with(|character: char| character.is_ascii_uppercase())))
+}
+
+impl<'a> Resolver<'a> {
+    /// The value a receiver expression holds, seen from `scope`.
+    pub(super) fn receiver_value(&self, receiver: &str, scope: Option<u32>) -> Value {
+        self.value_of(receiver, scope, 0)
+    }
+
+    pub(super) fn value_of(&self, text: &str, scope: Option<u32>, depth: u32) -> Value {
+        if depth > MAX_DEPTH {
+            return Value::Unknown;
+        }
+        let Some(parts) = parse_chain(text) else {
+            return Value::Unknown;
+        };
+        // A dotted module path at the head (`import a.b.c` then `a.b.c.f()`): its longest prefix
+        // of plain names that an import binds.
+        let plain = parts
+            .iter()
+            .take_while(|part| matches!(part, Part::Name { call: false, .. }))
+            .count();
+        let mut start = 1;
+        let mut head_value = None;
+        for length in (2..=plain).rev() {
+            let dotted: Vec<&str> = parts[..length]
+                .iter()
+                .filter_map(|part| match part {
+                    Part::Name { text, .. } => Some(*text),
+                    _ => None,
+                })
+                .collect();
+            if let Some(files) = self.receiver_module_files(&dotted.join("."), scope) {
+                head_value = Some(if files.is_empty() {
+                    Value::External
+                } else {
+                    Value::Module(files)
+                });
+                start = length;
+                break;
+            }
+        }
+        let mut value = match head_value {
+            Some(value) => value,
+            None => self.head_value(parts[0], scope, depth),
+        };
+        for part in &parts[start..] {
+            value = match *part {
+                Part::Name { text, call: false } => self.field_value(&value, text, depth),
+                Part::Name { text, call: true } => self.method_value(value, text),
+                Part::Assert(type_text) => self.type_value(type_text, scope),
+                Part::Construct(_) | Part::Group(_) | Part::Opaque => Value::Unknown,
+            };
+            if value == Value::Unknown {
+                break;
+            }
+        }
+        value
+    }
+
+    fn head_value(&self, head: Part<'_>, scope: Option<u32>, depth: u32) -> Value {
+        match head {
+            Part::Name { text, call: false } => self.value_of_name(text, scope, depth),
+            Part::Name { text, call: true } => self.value_of_call(text, scope, depth),
+            Part::Construct(type_text) => self.construct_value(type_text, scope),
+            Part::Group(inner) => match inner.rsplit_once(" as ") {
+                Some((_, cast)) => self.type_value(cast, scope),
+                None => self.value_of(inner, scope, depth + 1),
+            },
+            Part::Assert(_) | Part::Opaque => Value::Unknown,
+        }
+    }
+
+    /// A name at the head of a chain.
+    fn value_of_name(&self, name: &str, scope: Option<u32>, depth: u32) -> Value {
+        if name.contains("::") {
+            return self.path_value(name, scope);
+        }
+        if self.spec.self_receivers.contains(&name) {
+            return match self.enclosing_type(scope) {
+                Some(type_id) if matches!(name, "Self" | "cls" | "static") => {
+                    Value::Static(vec![type_id])
+                }
+                Some(type_id) => Value::Instance(vec![type_id]),
+                None => Value::Unknown,
+            };
+        }
+        if let Some((type_text, kind, binding_scope)) = self.binding_of(name, scope)
+            // `const x = require('./x')` is an import: the module below.
+            && !(kind == BindingKind::Value && type_text.starts_with("require("))
+        {
+            let value = match kind {
+                BindingKind::Type => self.construct_value(type_text, scope),
+                BindingKind::Value => self.value_of(type_text, binding_scope, depth + 1),
+                BindingKind::Bound | BindingKind::Local => Value::Unknown,
+            };
+            // An assigned value nothing says about may still be a module (`require(...)`).
+            if value != Value::Unknown || kind != BindingKind::Value {
+                return value;
+            }
+        }
+        if let Some(files) = self.receiver_module_files(name, scope) {
+            // An import of nothing in the workspace: `import json`, `import "net/http"`.
+            return if files.is_empty() {
+                Value::External
+            } else {
+                Value::Module(files)
+            };
+        }
+        if self.names_external_module(name, scope) {
+            return Value::External;
+        }
+        if let Found::Targets(types, _) = self.resolve_name(name, scope, any_type) {
+            return Value::Static(types);
+        }
+        // The runtime's global objects, where nothing in the workspace shadows them.
+        if self.spec.module_system == crate::lang::ModuleSystem::JavaScript
+            && JAVASCRIPT_GLOBALS.contains(&name)
+            && self.named(name, |_| true).is_empty()
+        {
+            return Value::External;
+        }
+        Value::Unknown
+    }
+
+    /// `a::b::C` at the head: a type (static calls) or a module.
+    pub(super) fn path_value(&self, path: &str, scope: Option<u32>) -> Value {
+        // A type parameter: `T::f()` calls the bound's member.
+        if let Some((bound, BindingKind::Bound, _)) = self.binding_of(path, scope) {
+            return match self.type_value(bound, scope) {
+                Value::Instance(types) => Value::Static(types),
+                _ => Value::Unknown,
+            };
+        }
+        if self.spec.self_receivers.contains(&path) {
+            return match self.enclosing_type(scope) {
+                Some(type_id) => Value::Static(vec![type_id]),
+                None => Value::Unknown,
+            };
+        }
+        let types: Vec<EntityId> = self
+            .resolve_type_path(path, scope)
+            .into_iter()
+            .filter(|id| self.kind_of(id).is_some_and(EntityKind::is_type))
+            .collect();
+        if !types.is_empty() {
+            return Value::Static(types);
+        }
+        if let Some(files) = self.receiver_module_files(path, scope) {
+            return Value::Module(files);
+        }
+        if self.spec.module_system == crate::lang::ModuleSystem::Rust {
+            // A module of the crate named relative to this one (`util::f()` after `mod util;`).
+            let import = crate::index::Import {
+                path: SmolStr::new(path),
+                name: None,
+                alias: None,
+                wildcard: false,
+                span: crate::model::Span::default(),
+                scope: None,
+            };
+            let files = self.files_of_import(&import);
+            if !files.is_empty() {
+                return Value::Module(files);
+            }
+        }
+        Value::Unknown
+    }
+
+    /// A call at the head of a chain: `f(...)`, `Type::new(...)`, `module::f(...)`.
+    fn value_of_call(&self, callee: &str, scope: Option<u32>, depth: u32) -> Value {
+        let found = match callee.rsplit_once("::") {
+            Some((receiver, name)) => {
+                self.resolve_call(name, Some(receiver), scope, true, depth + 1)
+            }
+            None => self.resolve_call(callee, None, scope, false, depth + 1),
+        };
+        match found {
+            Found::Targets(targets, _) => self.returns_of(&targets),
+            // `__import__("pydoc")`, `require(...)` of nothing in the workspace: the runtime's.
+            Found::Nothing
+                if !callee.contains("::") && self.spec.builtin_functions.contains(&callee) =>
+            {
+                Value::External
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    /// `new T(...)`, `T{...}`: an instance of `T`; in JavaScript, `T` may be a constructor
+    /// function whose methods are assigned to its prototype.
+    fn construct_value(&self, type_text: &str, scope: Option<u32>) -> Value {
+        let value = self.type_value(type_text, scope);
+        if matches!(value, Value::Instance(_))
+            || self.spec.module_system != crate::lang::ModuleSystem::JavaScript
+        {
+            return value;
+        }
+        match self.resolve_name(type_text, scope, |kind| kind == EntityKind::Function) {
+            Found::Targets(functions, _) => Value::Instance(functions),
+            _ => value,
+        }
+    }
+
+    /// `.name` on a value.
+    fn field_value(&self, value: &Value, field: &str, depth: u32) -> Value {
+        match value {
+            Value::Instance(types) => {
+                let mut values = Vec::new();
+                for type_id in types {
+                    values.push(self.field_of_type(type_id, field, depth));
+                }
+                Value::merge(values)
+            }
+            Value::Module(files) => {
+                let types = self.exported_by_files(files, field, any_type, 0);
+                if types.is_empty() {
+                    Value::Unknown
+                } else {
+                    Value::Static(types)
+                }
+            }
+            Value::External => Value::External,
+            Value::Static(_) | Value::Unknown => Value::Unknown,
+        }
+    }
+
+    /// `.name(...)` on a value: the return type of the method it calls.
+    fn method_value(&self, value: Value, method: &str) -> Value {
+        match &value {
+            Value::Instance(types) | Value::Static(types) => {
+                let mut targets = Vec::new();
+                for type_id in types {
+                    targets.extend(self.member_lookup(type_id, method, any_callable, true));
+                }
+                if targets.is_empty() {
+                    if TRANSPARENT_METHODS.contains(&method) && matches!(value, Value::Instance(_))
+                    {
+                        return value;
+                    }
+                    return Value::Unknown;
+                }
+                self.returns_of(&targets)
+            }
+            Value::Module(files) => {
+                let targets = self.exported_by_files(files, method, any_callable, 0);
+                self.returns_of(&targets)
+            }
+            Value::External => Value::External,
+            Value::Unknown => Value::Unknown,
+        }
+    }
+
+    /// What calling these targets yields: a type is constructed; a function returns its
+    /// declared return type, resolved where it is declared.
+    fn returns_of(&self, targets: &[EntityId]) -> Value {
+        let mut values = Vec::new();
+        for target in targets {
+            let Some((file, Some(index))) = self.def_of(target) else {
+                continue;
+            };
+            let def = &file.summary.defs[index as usize];
+            if def.kind.is_type() {
+                values.push(Value::Instance(vec![target.clone()]));
+                continue;
+            }
+            let Some(returns) = &def.returns else {
+                values.push(Value::Unknown);
+                continue;
+            };
+            let resolver = self.resolver_for(file);
+            values.push(resolver.type_value(returns, Some(index)));
+        }
+        if values.is_empty() {
+            return Value::Unknown;
+        }
+        Value::merge(values)
+    }
+
+    /// A field's value: its declared type (or assigned value) in the type's own file, along the
+    /// type's bases; a method of that name (a getter, a property) gives its return type.
+    fn field_of_type(&self, type_id: &EntityId, field: &str, depth: u32) -> Value {
+        let mut level = vec![type_id.clone()];
+        let mut seen: Vec<EntityId> = Vec::new();
+        for _ in 0..6 {
+            let mut next = Vec::new();
+            for current in level {
+                if seen.contains(&current) {
+                    continue;
+                }
+                seen.push(current.clone());
+                let Some((file, Some(index))) = self.def_of(&current) else {
+                    continue;
+                };
+                let resolver = self.resolver_for(file);
+                if let Some(binding) = resolver.field_binding(index, field) {
+                    return match binding.kind {
+                        BindingKind::Type => resolver.type_value(&binding.type_name, Some(index)),
+                        BindingKind::Value => {
+                            resolver.value_of(&binding.type_name, Some(index), depth + 1)
+                        }
+                        BindingKind::Bound | BindingKind::Local => Value::Unknown,
+                    };
+                }
+                next.extend(self.bases(&current));
+                // Go's embedded fields are named after their type.
+                for binding in &file.summary.bindings {
+                    if binding.scope == Some(index)
+                        && binding.kind == BindingKind::Type
+                        && binding.type_name.rsplit('.').next() == Some(binding.name.as_str())
+                        && let Value::Instance(embedded) =
+                            resolver.type_value(&binding.type_name, Some(index))
+                    {
+                        next.extend(embedded);
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            level = next;
+        }
+        let getters = self.member_lookup(type_id, field, any_callable, true);
+        if !getters.is_empty() {
+            return self.returns_of(&getters);
+        }
+        Value::Unknown
+    }
+
+    /// The binding of a field of this file's type `index`: `name`, or `self.name`/`this.name`
+    /// bound in the type's methods.
+    fn field_binding(&self, index: u32, field: &str) -> Option<&'a crate::index::Binding> {
+        self.summary.bindings.iter().find(|binding| {
+            binding.scope == Some(index)
+                && (binding.name == field
+                    || binding.name.split_once('.').is_some_and(|(head, rest)| {
+                        rest == field && self.spec.self_receivers.contains(&head)
+                    }))
+        })
+    }
+
+    /// The value of an instance of the written type, resolved in this file at `scope`.
+    pub(super) fn type_value(&self, type_text: &str, scope: Option<u32>) -> Value {
+        let type_text = type_text.trim();
+        if type_text.is_empty() {
+            return Value::Unknown;
+        }
+        if matches!(type_text, "Self" | "this" | "self" | "static" | "$this") {
+            return match self.enclosing_type(scope) {
+                Some(type_id) => Value::Instance(vec![type_id]),
+                None => Value::Unknown,
+            };
+        }
+        let normalized = crate::index::value_type(type_text);
+        let type_text = normalized.as_str();
+        // Types that say nothing about the value.
+        if matches!(
+            type_text,
+            "any" | "unknown" | "object" | "Object" | "interface{}" | "Any" | "dynamic" | "var"
+        ) {
+            return Value::Unknown;
+        }
+        // A type parameter: its bound.
+        if let Some((bound, BindingKind::Bound, _)) = self.binding_of(type_text, scope) {
+            let bound = bound.clone();
+            return match self.type_value(&bound, scope) {
+                Value::External => Value::Unknown,
+                other => other,
+            };
+        }
+        let types: Vec<EntityId> = self
+            .resolve_type_path(type_text, scope)
+            .into_iter()
+            .filter(|id| self.kind_of(id).is_some_and(EntityKind::is_type))
+            .collect();
+        if !types.is_empty() {
+            return Value::Instance(types);
+        }
+        // `http.Request`, `serde::Value`: qualified by a module from outside the workspace.
+        let head = type_text.split(['.', ':', '\\']).next().unwrap_or("");
+        if head.len() < type_text.len() && self.names_external_module(head, scope) {
+            return Value::External;
+        }
+        let last = type_text
+            .rsplit(['.', ':', '\\'])
+            .next()
+            .unwrap_or(type_text);
+        if last.is_empty() || looks_like_type_parameter(last) {
+            return Value::Unknown;
+        }
+        if !last
+            .chars()
+            .all(|character| character.is_alphanumeric() || character == '_')
+        {
+            return Value::Unknown;
+        }
+        // Defined somewhere in the workspace but not reachable from here (or ambiguous): we
+        // cannot tell. Defined nowhere: a builtin, the standard library or a dependency.
+        if self.named(last, any_type).is_empty() {
+            Value::External
+        } else {
+            Value::Unknown
+        }
+    }
+
+    /// A binding of `name` visible from `scope`: (type or expression, kind, its scope).
+    fn binding_of(
+        &self,
+        name: &str,
+        scope: Option<u32>,
+    ) -> Option<(&'a SmolStr, BindingKind, Option<u32>)> {
+        let mut current = scope;
+        loop {
+            if let Some(binding) = self.bindings.get(&(current, name)) {
+                return Some((&binding.type_name, binding.kind, current));
+            }
+            match current {
+                Some(index) => current = self.summary.defs[index as usize].parent,
+                None => return None,
+            }
+        }
+    }
+
+    /// A name bound by an import from a module outside the workspace (`import requests`,
+    /// `from unittest import mock`, `import "net/http"`, `use serde::Deserialize`).
+    fn names_external_module(&self, name: &str, scope: Option<u32>) -> bool {
+        // Where imports name packages or a whole module, no file list says "outside".
+        if matches!(
+            self.spec.module_system,
+            crate::lang::ModuleSystem::Package | crate::lang::ModuleSystem::WholeModule
+        ) {
+            return false;
+        }
+        self.summary
+            .imports
+            .iter()
+            .enumerate()
+            .any(|(position, import)| {
+                self.import_bindings[position].as_deref() == Some(name)
+                    && self.import_visible(import, scope)
+                    && self.import_files(position).is_empty()
+                    && !import.path.is_empty()
+                    && !import.path.starts_with('.')
+            })
+    }
+
+    /// A resolver for another file (this one for its own), sharing this one's record of lookups.
+    pub(super) fn resolver_for(&self, file: &'a crate::graph::FileNode) -> Rc<Resolver<'a>> {
+        if let Some(found) = self.foreign.borrow().get(&file.path) {
+            return found.clone();
+        }
+        let resolver = Rc::new(Resolver::with_recorder(
+            self.graph,
+            file,
+            self.recorder.clone(),
+        ));
+        self.foreign
+            .borrow_mut()
+            .insert(file.path.clone(), resolver.clone());
+        resolver
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chains_parse_into_heads_and_steps() {
+        let name = |text, call| Part::Name { text, call };
+        assert_eq!(
+            parse_chain("self.a.b"),
+            Some(vec![
+                name("self", false),
+                name("a", false),
+                name("b", false)
+            ])
+        );
+        assert_eq!(
+            parse_chain("Foo::new(x,y)?.build()"),
+            Some(vec![name("Foo::new", true), name("build", true)])
+        );
+        assert_eq!(
+            parse_chain("new Foo(1).bar"),
+            Some(vec![Part::Construct("Foo"), name("bar", false)])
+        );
+        assert_eq!(
+            parse_chain("&Server{addr:a}"),
+            Some(vec![Part::Construct("Server")])
+        );
+        assert_eq!(
+            parse_chain("x.(*File).fd"),
+            Some(vec![
+                name("x", false),
+                Part::Assert("*File"),
+                name("fd", false)
+            ])
+        );
+        assert_eq!(
+            parse_chain("await this.load()"),
+            Some(vec![name("this", false), name("load", true)])
+        );
+        assert_eq!(
+            parse_chain("Vec::<u8>::with_capacity(4)"),
+            Some(vec![name("Vec::<u8>::with_capacity", true)])
+        );
+        assert_eq!(
+            parse_chain("items[0].name").map(|parts| parts.len()),
+            Some(2)
+        );
+        assert_eq!(parse_chain("\"text\""), None);
+        assert_eq!(parse_chain("a + b"), None);
+    }
+
+    #[test]
+    fn type_parameters_are_told_apart_from_types() {
+        assert!(looks_like_type_parameter("T"));
+        assert!(looks_like_type_parameter("TKey"));
+        assert!(!looks_like_type_parameter("Token"));
+        assert!(!looks_like_type_parameter("String"));
+    }
+}

@@ -1,0 +1,155 @@
+//! Rust `#[cfg(...)]` variants: which items the default build leaves out.
+//!
+//! A crate often defines one function twice, under `#[cfg(feature = "x")]` and
+//! `#[cfg(not(feature = "x"))]`, or per platform. Resolution prefers the item of the default
+//! build when both are candidates: features off (the graph cannot see which a build enables),
+//! `test` and `debug_assertions` on, the host's platform (a 64-bit little-endian Unix), custom
+//! cfgs off. An expression that does not parse leaves the item in.
+
+use tree_sitter::Node;
+
+/// The byte ranges of the items (and their bodies) that a `#[cfg]` leaves out of the default
+/// build: one walk over the items of the file, `mod`, `impl` and `trait` bodies included (an
+/// attribute applies to the next item among its siblings).
+pub fn disabled_ranges(root: Node<'_>, text: &str) -> Vec<std::ops::Range<u32>> {
+    let mut ranges = Vec::new();
+    let mut lists = vec![root];
+    while let Some(list) = lists.pop() {
+        let mut cursor = list.walk();
+        let mut pending = false;
+        for child in list.named_children(&mut cursor) {
+            match child.kind() {
+                "attribute_item" => {
+                    let attribute = text.get(child.byte_range()).unwrap_or("");
+                    if let Some(predicate) = cfg_predicate(attribute)
+                        && evaluate(predicate) == Some(false)
+                    {
+                        pending = true;
+                    }
+                }
+                "line_comment" | "block_comment" => {}
+                _ => {
+                    if pending {
+                        ranges.push(child.start_byte() as u32..child.end_byte() as u32);
+                    } else if matches!(child.kind(), "mod_item" | "impl_item" | "trait_item")
+                        && let Some(body) = child.child_by_field_name("body")
+                    {
+                        lists.push(body);
+                    }
+                    pending = false;
+                }
+            }
+        }
+    }
+    ranges
+}
+
+/// The predicate of `#[cfg(PREDICATE)]`.
+fn cfg_predicate(attribute: &str) -> Option<&str> {
+    let inner = attribute
+        .trim()
+        .strip_prefix("#[")?
+        .strip_suffix(']')?
+        .trim();
+    let predicate = inner.strip_prefix("cfg")?.trim_start();
+    predicate.strip_prefix('(')?.strip_suffix(')')
+}
+
+/// Evaluates a cfg predicate; `None` when it does not parse.
+pub fn evaluate(predicate: &str) -> Option<bool> {
+    let predicate = predicate.trim();
+    for (combinator, all) in [("all", true), ("any", false)] {
+        if let Some(rest) = predicate.strip_prefix(combinator)
+            && let Some(arguments) = rest.trim_start().strip_prefix('(')
+        {
+            let arguments = arguments.strip_suffix(')')?;
+            let mut result = all;
+            for argument in split_arguments(arguments) {
+                if argument.trim().is_empty() {
+                    continue;
+                }
+                let value = evaluate(argument)?;
+                result = if all {
+                    result && value
+                } else {
+                    result || value
+                };
+            }
+            return Some(result);
+        }
+    }
+    if let Some(rest) = predicate.strip_prefix("not")
+        && let Some(argument) = rest.trim_start().strip_prefix('(')
+    {
+        return Some(!evaluate(argument.strip_suffix(')')?)?);
+    }
+    if let Some((key, value)) = predicate.split_once('=') {
+        let value = value.trim().trim_matches('"');
+        return Some(match key.trim() {
+            "feature" => false,
+            "target_os" => value == "linux",
+            "target_family" => value == "unix",
+            "target_arch" => value == std::env::consts::ARCH,
+            "target_pointer_width" => value == "64",
+            "target_endian" => value == "little",
+            "target_has_atomic" => true,
+            "panic" => value == "unwind",
+            "target_env" => value == "gnu",
+            "target_vendor" => value == "unknown",
+            _ => false,
+        });
+    }
+    Some(matches!(predicate, "test" | "debug_assertions" | "unix"))
+}
+
+/// Splits at top-level commas.
+fn split_arguments(text: &str) -> Vec<&str> {
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut parts = Vec::new();
+    let mut in_string = false;
+    for (offset, character) in text.char_indices() {
+        match character {
+            '"' => in_string = !in_string,
+            '(' if !in_string => depth += 1,
+            ')' if !in_string => depth -= 1,
+            ',' if depth == 0 && !in_string => {
+                parts.push(&text[start..offset]);
+                start = offset + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_build_has_no_features_and_the_host_platform() {
+        assert_eq!(evaluate("feature = \"std\""), Some(false));
+        assert_eq!(
+            evaluate("not(feature = \"arbitrary_precision\")"),
+            Some(true)
+        );
+        assert_eq!(
+            evaluate("all(unix, not(target_os = \"macos\"))"),
+            Some(true)
+        );
+        assert_eq!(evaluate("any(windows, target_os = \"wasi\")"), Some(false));
+        assert_eq!(evaluate("test"), Some(true));
+        assert_eq!(
+            evaluate("all(feature = \"a\", feature = \"b\")"),
+            Some(false)
+        );
+        assert_eq!(evaluate("not("), None);
+        assert_eq!(
+            cfg_predicate("#[cfg(not(feature = \"std\"))]"),
+            Some("not(feature = \"std\")")
+        );
+        assert_eq!(cfg_predicate("#[cfg_attr(test, derive(Debug))]"), None);
+    }
+}
