@@ -27,6 +27,8 @@ pub struct FileSummary {
     pub bindings: Vec<Binding>,
     pub problems: Vec<Problem>,
     pub line_count: u32,
+    /// Go's `//go:build` expression, when the file has one (see `lang::go_build`).
+    pub build_constraint: Option<SmolStr>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -41,6 +43,13 @@ pub struct Def {
     pub name_span: Span,
     pub signature: String,
     pub doc: Option<String>,
+    /// The declared return type of a function or method, normalised by [`value_type`]
+    /// (`Result<Foo, E>` and `Option<&mut Self>` are `Foo` and `Self`); resolution types call
+    /// chains with it.
+    pub returns: Option<SmolStr>,
+    /// Left out of the default build by a Rust `#[cfg(...)]` on it or around it (see
+    /// `lang::rust_cfg`): a variant that loses to its active twin.
+    pub disabled: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -59,6 +68,8 @@ pub struct Ref {
     pub span: Span,
     /// The innermost enclosing definition; `None` at the top level of the file.
     pub scope: Option<u32>,
+    /// The receiver is a path (`util::f()`, `Type::new()`, `\\App\\f()`), not a value.
+    pub path: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -97,6 +108,21 @@ pub struct Binding {
     pub name: SmolStr,
     pub type_name: SmolStr,
     pub scope: Option<u32>,
+    pub kind: BindingKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BindingKind {
+    /// A declared type: a typed parameter, field or variable, a constructor call.
+    Type,
+    /// `type_name` is the expression the name was assigned (`let x = self.make()?`,
+    /// `x := NewFoo()`), whose type resolution infers in one step.
+    Value,
+    /// `name` is a type parameter bounded by `type_name` (`A: Automaton`, `T extends Base`).
+    Bound,
+    /// `name` is a parameter or local of unknown type (`type_name` is empty): it shadows outer
+    /// definitions of that name (`def run(callback): callback()` calls no `callback` function).
+    Local,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,6 +163,10 @@ impl FileSummary {
             bindings: Vec::new(),
             problems: Vec::new(),
             line_count: count_lines(text),
+            build_constraint: match language {
+                Language::Go => crate::lang::go_build::constraint_line(text).map(SmolStr::new),
+                _ => None,
+            },
         }
     }
 
@@ -201,7 +231,14 @@ pub fn extract_keeping(language: Language, text: &str, tree: &Tree) -> (FileSumm
     let root = tree.root_node();
     collect_syntax_errors(root, &mut summary.problems);
     let raw = run_query(query, root, text, None);
-    build(&mut summary, raw.clone(), text, spec.self_receivers);
+    let disabled = disabled_ranges(language, root, text);
+    build(
+        &mut summary,
+        raw.clone(),
+        text,
+        spec.self_receivers,
+        &disabled,
+    );
     (summary, Captures { raw })
 }
 
@@ -246,7 +283,7 @@ impl Captures {
         raw.defs.retain(|def| untouched(&def.span));
         raw.impls.retain(|item| untouched(&item.span));
         raw.refs.retain(|item| untouched(&item.3));
-        raw.bindings.retain(|item| untouched(&item.2));
+        raw.bindings.retain(|item| untouched(&item.3));
         raw.imports.retain(|item| untouched(&item.4));
         raw.inherits.retain(|item| untouched(&item.3));
         raw.package.retain(|item| untouched(&item.1));
@@ -256,7 +293,7 @@ impl Captures {
         }
         raw.impls.iter_mut().for_each(|item| shift(&mut item.span));
         raw.refs.iter_mut().for_each(|item| shift(&mut item.3));
-        raw.bindings.iter_mut().for_each(|item| shift(&mut item.2));
+        raw.bindings.iter_mut().for_each(|item| shift(&mut item.3));
         raw.imports.iter_mut().for_each(|item| shift(&mut item.4));
         raw.inherits.iter_mut().for_each(|item| shift(&mut item.3));
         raw.package.iter_mut().for_each(|item| shift(&mut item.1));
@@ -308,7 +345,7 @@ pub fn reextract(
     let all_inside = fresh.defs.iter().all(|def| inside(&def.span))
         && fresh.impls.iter().all(|item| inside(&item.span))
         && fresh.refs.iter().all(|item| inside(&item.3))
-        && fresh.bindings.iter().all(|item| inside(&item.2))
+        && fresh.bindings.iter().all(|item| inside(&item.3))
         && fresh.imports.iter().all(|item| inside(&item.4))
         && fresh.inherits.iter().all(|item| inside(&item.3))
         && fresh.package.iter().all(|item| inside(&item.1));
@@ -318,8 +355,10 @@ pub fn reextract(
         return summary;
     }
     let old = std::mem::take(&mut captures.raw);
-    let before = |span: &Span| (span.end_byte as usize) <= region.start;
-    let after = |span: &Span| (span.start_byte as usize) >= region.end;
+    // At the file's edges the region covers everything: a zero-width capture there (a MISSING
+    // node of error recovery) is not "outside" the re-read region, whatever its offset.
+    let before = |span: &Span| region.start > 0 && (span.end_byte as usize) <= region.start;
+    let after = |span: &Span| region.end < text.len() && (span.start_byte as usize) >= region.end;
     fn splice<T>(
         old: Vec<T>,
         fresh: Vec<T>,
@@ -345,14 +384,21 @@ pub fn reextract(
         defs: splice(old.defs, fresh.defs, |def| def.span, before, after),
         impls: splice(old.impls, fresh.impls, |item| item.span, before, after),
         refs: splice(old.refs, fresh.refs, |item| item.3, before, after),
-        bindings: splice(old.bindings, fresh.bindings, |item| item.2, before, after),
+        bindings: splice(old.bindings, fresh.bindings, |item| item.3, before, after),
         imports: splice(old.imports, fresh.imports, |item| item.4, before, after),
         inherits: splice(old.inherits, fresh.inherits, |item| item.3, before, after),
         package: splice(old.package, fresh.package, |item| item.1, before, after),
     };
     let mut summary = FileSummary::empty(language, text);
     collect_syntax_errors(root, &mut summary.problems);
-    build(&mut summary, merged.clone(), text, spec.self_receivers);
+    let disabled = disabled_ranges(language, root, text);
+    build(
+        &mut summary,
+        merged.clone(),
+        text,
+        spec.self_receivers,
+        &disabled,
+    );
     captures.raw = merged;
     summary
 }
@@ -417,12 +463,20 @@ struct MatchItem<'tree> {
     binding: Option<Node<'tree>>,
     binding_name: Option<Node<'tree>>,
     binding_type: Option<Node<'tree>>,
+    binding_value: Option<Node<'tree>>,
+    binding_bound: Option<Node<'tree>>,
+    binding_field: bool,
+    binding_local: bool,
     import: Option<Node<'tree>>,
+    import_tree: Option<Node<'tree>>,
     /// First and last capture: some grammars give a dotted path as sibling identifiers.
     import_path: Option<(Node<'tree>, Node<'tree>)>,
     import_name: Option<Node<'tree>>,
     import_alias: Option<Node<'tree>>,
     import_wildcard: bool,
+    /// The default export: as an import, the name `default` (`import x from`), as a local
+    /// alias, the name the module exports as `default`.
+    import_default: bool,
     package: Option<Node<'tree>>,
     extends: Option<Node<'tree>>,
     implements: Option<Node<'tree>>,
@@ -442,6 +496,11 @@ impl<'tree> MatchItem<'tree> {
             "binding" => self.binding = Some(node),
             "binding.name" => self.binding_name = Some(node),
             "binding.type" => self.binding_type = Some(node),
+            "binding.value" => self.binding_value = Some(node),
+            "binding.bound" => self.binding_bound = Some(node),
+            "binding.field" => self.binding_field = true,
+            "binding.local" => self.binding_local = true,
+            "import.tree" => self.import_tree = Some(node),
             "import" => self.import = Some(node),
             "import.path" => {
                 self.import_path = Some(match self.import_path {
@@ -463,6 +522,7 @@ impl<'tree> MatchItem<'tree> {
             "import.name" => self.import_name = Some(node),
             "import.alias" => self.import_alias = Some(node),
             "import.wildcard" => self.import_wildcard = true,
+            "import.default" => self.import_default = true,
             "package" => self.package = Some(node),
             "extends" => self.extends = Some(node),
             "implements" => self.implements = Some(node),
@@ -489,6 +549,7 @@ struct RawDef {
     owner: Option<SmolStr>,
     signature: String,
     doc: Option<String>,
+    returns: Option<SmolStr>,
 }
 
 #[derive(Clone)]
@@ -504,8 +565,10 @@ type RawImport = (SmolStr, Option<SmolStr>, Option<SmolStr>, bool, Span);
 struct RawCaptures {
     defs: Vec<RawDef>,
     impls: Vec<RawImpl>,
-    refs: Vec<(RefKind, SmolStr, Option<SmolStr>, Span)>,
-    bindings: Vec<(SmolStr, SmolStr, Span)>,
+    /// (kind, name, receiver, span, the receiver is a path)
+    refs: Vec<(RefKind, SmolStr, Option<SmolStr>, Span, bool)>,
+    /// (name, type or value expression, what it is, span)
+    bindings: Vec<(SmolStr, SmolStr, BindingKind, Span)>,
     imports: Vec<RawImport>,
     inherits: Vec<(SmolStr, InheritKind, Option<SmolStr>, Span)>,
     /// Package declarations in match order; the first one counts.
@@ -533,6 +596,7 @@ impl RawCaptures {
                     .doc
                     .map(|doc| clean_doc(node_text(doc, text)))
                     .or_else(|| leading_comment(node, text)),
+                returns: declared_return(node, text),
             });
         } else if let Some(node) = item.impl_scope {
             if let Some(name_node) = item.name {
@@ -555,22 +619,64 @@ impl RawCaptures {
             let receiver = item
                 .receiver
                 .map(|receiver| receiver_text(node_text(receiver, text)));
+            // What joins receiver and name: `::` (or PHP's `\`) makes the receiver a path.
+            let path = item.receiver.is_some_and(|receiver| {
+                text.get(receiver.end_byte()..name_node.start_byte())
+                    .is_some_and(|between| between.contains("::") || between.contains('\\'))
+            });
             self.refs.push((
                 kind,
                 SmolStr::new(name),
                 receiver,
                 Span::from_node(name_node),
+                path,
             ));
         } else if item.binding.is_some() {
-            if let (Some(name), Some(type_node)) = (item.binding_name, item.binding_type) {
-                let type_name = type_base_name_qualified(node_text(type_node, text));
+            let Some(name) = item.binding_name else {
+                return;
+            };
+            if let Some(type_node) = item.binding_type.or(item.binding_bound) {
+                let type_name = value_type(node_text(type_node, text));
                 if !type_name.is_empty() {
+                    let kind = if item.binding_bound.is_some() {
+                        BindingKind::Bound
+                    } else {
+                        BindingKind::Type
+                    };
+                    let mut bound_name = receiver_text(node_text(name, text));
+                    if item.binding_field {
+                        // A field declared by a constructor parameter: `this.name`, which
+                        // `build` binds for the whole class.
+                        bound_name = SmolStr::new(format!("this.{bound_name}"));
+                    }
+                    self.bindings
+                        .push((bound_name, type_name, kind, Span::from_node(name)));
+                }
+            } else if item.binding_local {
+                self.bindings.push((
+                    receiver_text(node_text(name, text)),
+                    SmolStr::default(),
+                    BindingKind::Local,
+                    Span::from_node(name),
+                ));
+            } else if let Some(value) = item.binding_value {
+                let expression = receiver_text(node_text(value, text));
+                if !expression.is_empty() && expression.len() < MAX_RECEIVER {
                     self.bindings.push((
                         receiver_text(node_text(name, text)),
-                        SmolStr::new(type_name),
+                        expression,
+                        BindingKind::Value,
                         Span::from_node(name),
                     ));
                 }
+            }
+        } else if let Some(tree) = item.import_tree {
+            // A Rust `use` tree: one import per leaf, at any depth.
+            let span = Span::from_node(item.import.unwrap_or(tree));
+            let mut leaves = Vec::new();
+            use_tree_leaves(tree, text, "", &mut leaves);
+            for (path, name, alias, wildcard) in leaves {
+                self.imports.push((path, name, alias, wildcard, span));
             }
         } else if let Some(import) = item.import {
             let path = item
@@ -588,12 +694,21 @@ impl RawCaptures {
                     strip_quotes(text.get(first.start_byte()..last.end_byte()).unwrap_or(""))
                 })
                 .unwrap_or_default();
-            let name = item
+            let mut name = item
                 .import_name
                 .map(|name| SmolStr::new(node_text(name, text).trim()));
-            let alias = item
+            let mut alias = item
                 .import_alias
                 .map(|alias| SmolStr::new(node_text(alias, text).trim()));
+            if item.import_default {
+                if item.import_path.is_some() {
+                    // `import x from './x'`: the default export, bound to x.
+                    name = Some(SmolStr::new("default"));
+                } else {
+                    // `export default origin`: origin, exported as `default`.
+                    alias = Some(SmolStr::new("default"));
+                }
+            }
             if path.is_empty() && name.is_none() {
                 return;
             }
@@ -626,7 +741,21 @@ impl RawCaptures {
     }
 }
 
-fn build(summary: &mut FileSummary, mut raw: RawCaptures, _text: &str, self_receivers: &[&str]) {
+/// The byte ranges of items the default build leaves out (Rust `#[cfg]`; see `lang::rust_cfg`).
+fn disabled_ranges(language: Language, root: Node<'_>, text: &str) -> Vec<std::ops::Range<u32>> {
+    match language {
+        Language::Rust => crate::lang::rust_cfg::disabled_ranges(root, text),
+        _ => Vec::new(),
+    }
+}
+
+fn build(
+    summary: &mut FileSummary,
+    mut raw: RawCaptures,
+    _text: &str,
+    self_receivers: &[&str],
+    disabled: &[std::ops::Range<u32>],
+) {
     // Definitions sorted outer-first; the same node matched by two patterns counts once.
     raw.defs.sort_by(|left, right| {
         (left.span.start_byte, std::cmp::Reverse(left.span.end_byte)).cmp(&(
@@ -683,6 +812,10 @@ fn build(summary: &mut FileSummary, mut raw: RawCaptures, _text: &str, self_rece
             name_span: raw_def.name_span,
             signature: raw_def.signature,
             doc: raw_def.doc,
+            returns: raw_def.returns,
+            disabled: disabled.iter().any(|range| {
+                range.start <= raw_def.span.start_byte && raw_def.span.end_byte <= range.end
+            }),
         });
         stack.push(index);
     }
@@ -691,7 +824,7 @@ fn build(summary: &mut FileSummary, mut raw: RawCaptures, _text: &str, self_rece
     raw.refs.sort_by_key(|reference| reference.3.start_byte);
     raw.refs
         .dedup_by(|later, earlier| later.3 == earlier.3 && later.0 == earlier.0);
-    for (kind, name, receiver, span) in raw.refs {
+    for (kind, name, receiver, span, path) in raw.refs {
         let scope = innermost(&summary.defs, span.start_byte, span.end_byte);
         // A definition's own name is not a reference to itself.
         if scope.is_some_and(|index| summary.defs[index as usize].name_span == span) {
@@ -703,10 +836,12 @@ fn build(summary: &mut FileSummary, mut raw: RawCaptures, _text: &str, self_rece
             receiver,
             span,
             scope,
+            path,
         });
     }
-    for (name, type_name, span) in raw.bindings {
+    for (name, type_name, kind, span) in raw.bindings {
         let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+        let original_scope = scope;
         // `self.field = Foo()` in a method binds the field for the whole type.
         if let Some((first, _)) = name.split_once('.')
             && self_receivers.contains(&first)
@@ -718,10 +853,24 @@ fn build(summary: &mut FileSummary, mut raw: RawCaptures, _text: &str, self_rece
                 scope = summary.defs[index as usize].parent;
             }
         }
+        // `self.x = x` in a constructor: the parameter's declared type is the field's.
+        let (mut type_name, mut kind) = (type_name, kind);
+        if kind == BindingKind::Value
+            && scope != original_scope
+            && let Some(parameter) = summary.bindings.iter().find(|binding| {
+                binding.name == type_name
+                    && binding.scope == original_scope
+                    && binding.kind == BindingKind::Type
+            })
+        {
+            type_name = parameter.type_name.clone();
+            kind = BindingKind::Type;
+        }
         let binding = Binding {
             name,
             type_name,
             scope,
+            kind,
         };
         if !summary.bindings.contains(&binding) {
             summary.bindings.push(binding);
@@ -802,6 +951,213 @@ fn strip_quotes(text: &str) -> String {
         .to_string()
 }
 
+/// The declared return type of a definition node, normalised by [`value_type`]: the grammars
+/// name it `return_type` (Rust, Python, TypeScript, ...) or `result` (Go); a variable holding a
+/// function (`const f = (): Foo => ...`) has it on its value.
+fn declared_return(node: Node<'_>, text: &str) -> Option<SmolStr> {
+    let returned = node
+        .child_by_field_name("return_type")
+        .or_else(|| node.child_by_field_name("result"))
+        .or_else(|| {
+            node.child_by_field_name("value")
+                .and_then(|value| value.child_by_field_name("return_type"))
+        })?;
+    let normalised = value_type(node_text(returned, text));
+    (!normalised.is_empty()).then_some(normalised)
+}
+
+/// Wrappers whose value is their first type argument, for the purpose of calling methods on
+/// it: `x?`, `.unwrap()`, `await`, auto-deref and optional chaining see through them.
+const TRANSPARENT_WRAPPERS: &[&str] = &[
+    "Result",
+    "Option",
+    "Box",
+    "Rc",
+    "Arc",
+    "RefCell",
+    "Cell",
+    "Mutex",
+    "RwLock",
+    "Ref",
+    "RefMut",
+    "MutexGuard",
+    "RwLockReadGuard",
+    "RwLockWriteGuard",
+    "Cow",
+    "Pin",
+    "Promise",
+    "Awaited",
+    "Readonly",
+    "Optional",
+    "Awaitable",
+    "Coroutine",
+    "NonNull",
+    "ManuallyDrop",
+];
+
+/// The type a value of the written type is used as, qualification kept: references, pointers,
+/// `mut`, `dyn`, `impl` and the annotation colon removed; transparent wrappers
+/// (`Result<Foo, E>`, `Option<&Self>`, `Promise<Foo>`, `Optional[Foo]`) unwrapped; the first of
+/// a Go result list (`(*Foo, error)`); `Foo | null` → `Foo`; generic arguments dropped.
+pub fn value_type(text: &str) -> SmolStr {
+    let mut text = text.trim();
+    for _ in 0..8 {
+        text = text.trim_start_matches([':', '-', '>']).trim();
+        text = text.trim_matches(|character| matches!(character, '"' | '\''));
+        if let Some(inner) = text
+            .strip_prefix('(')
+            .and_then(|rest| rest.strip_suffix(')'))
+        {
+            // Go's `(T, error)` results and parenthesised types.
+            text = top_level_split(inner, ',').next().unwrap_or("").trim();
+            // A named result (`f *File`): its type is the last word.
+            text = text
+                .rsplit_once(|character: char| character.is_whitespace())
+                .filter(|(first, _)| !matches!(first.trim(), "chan" | "map" | "func"))
+                .map_or(text, |(_, last)| last);
+            continue;
+        }
+        let stripped = text.trim_start_matches(['*', '&', '^']).trim();
+        let stripped = stripped
+            .strip_prefix("'")
+            .map_or(stripped, |rest| {
+                rest.split_once(' ').map_or(rest, |(_, after)| after)
+            })
+            .trim();
+        let mut next = stripped;
+        for keyword in ["mut ", "dyn ", "impl ", "const ", "readonly "] {
+            next = next.strip_prefix(keyword).unwrap_or(next).trim();
+        }
+        // `Foo | null`, `Foo | undefined`: the first alternative that is not a null type.
+        let alternatives: Vec<&str> = top_level_split(next, '|').map(str::trim).collect();
+        if alternatives.len() > 1 {
+            next = alternatives
+                .iter()
+                .copied()
+                .find(|alternative| !matches!(*alternative, "null" | "undefined" | "None" | "void"))
+                .unwrap_or(next);
+        }
+        if next == text {
+            break;
+        }
+        text = next;
+    }
+    // Transparent wrappers: their first generic argument (`<...>` or Python's `[...]`).
+    if let Some(open) = text.find(['<', '['])
+        && text.ends_with(['>', ']'])
+    {
+        let head = text[..open].trim();
+        let last = head.rsplit(['.', ':']).next().unwrap_or(head);
+        if TRANSPARENT_WRAPPERS.contains(&last) {
+            let inner = &text[open + 1..text.len() - 1];
+            if let Some(first) = top_level_split(inner, ',').next() {
+                return value_type(first);
+            }
+        }
+    }
+    SmolStr::new(type_base_name_qualified(text))
+}
+
+/// Splits at `separator` outside brackets.
+fn top_level_split(text: &str, separator: char) -> impl Iterator<Item = &str> {
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut parts = Vec::new();
+    for (offset, character) in text.char_indices() {
+        match character {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' | ')' | ']' | '}' => depth -= 1,
+            _ if character == separator && depth == 0 => {
+                parts.push(&text[start..offset]);
+                start = offset + character.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts.into_iter()
+}
+
+/// The leaves of a Rust `use` tree below `prefix`: `(path, name, alias, wildcard)`, with `name`
+/// the last segment (`use a::{b::{self, C as D}, e::*}` gives `a::b`, `a` + `b`, `a::b` + `C`
+/// as `D`, `a::e` + `*`).
+fn use_tree_leaves(
+    node: Node<'_>,
+    text: &str,
+    prefix: &str,
+    leaves: &mut Vec<(SmolStr, Option<SmolStr>, Option<SmolStr>, bool)>,
+) {
+    let join = |prefix: &str, path: &str| -> String {
+        match (prefix.is_empty(), path.is_empty()) {
+            (true, _) => path.to_string(),
+            (_, true) => prefix.to_string(),
+            _ => format!("{prefix}::{path}"),
+        }
+    };
+    let split_last = |full: String| -> (SmolStr, Option<SmolStr>) {
+        match full.rsplit_once("::") {
+            Some((path, name)) => (SmolStr::new(path), Some(SmolStr::new(name))),
+            None => (SmolStr::default(), Some(SmolStr::new(full))),
+        }
+    };
+    match node.kind() {
+        "identifier" | "scoped_identifier" | "crate" | "super" | "self" | "metavariable" => {
+            // `use a::b::{self}` is the module `a::b` itself.
+            let full = if node.kind() == "self" && !prefix.is_empty() {
+                prefix.to_string()
+            } else {
+                join(prefix, node_text(node, text))
+            };
+            let (path, name) = split_last(full);
+            leaves.push((path, name, None, false));
+        }
+        "use_as_clause" => {
+            let (Some(path), Some(alias)) = (
+                node.child_by_field_name("path"),
+                node.child_by_field_name("alias"),
+            ) else {
+                return;
+            };
+            let full = if path.kind() == "self" {
+                prefix.to_string()
+            } else {
+                join(prefix, node_text(path, text))
+            };
+            let (path, name) = split_last(full);
+            leaves.push((
+                path,
+                name,
+                Some(SmolStr::new(node_text(alias, text))),
+                false,
+            ));
+        }
+        "use_wildcard" => {
+            let mut cursor = node.walk();
+            let inner = node
+                .named_children(&mut cursor)
+                .next()
+                .map_or(String::new(), |path| node_text(path, text).to_string());
+            leaves.push((SmolStr::new(join(prefix, &inner)), None, None, true));
+        }
+        "scoped_use_list" => {
+            let path = node
+                .child_by_field_name("path")
+                .map_or(String::new(), |path| node_text(path, text).to_string());
+            let next_prefix = join(prefix, &path);
+            if let Some(list) = node.child_by_field_name("list") {
+                use_tree_leaves(list, text, &next_prefix, leaves);
+            }
+        }
+        "use_list" => {
+            let mut cursor = node.walk();
+            for child in node.named_children(&mut cursor) {
+                use_tree_leaves(child, text, prefix, leaves);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// `Foo<T>`, `*Foo`, `&mut Foo`, `Foo[]`, `pkg.Foo` → `Foo`.
 fn type_base_name(text: &str) -> String {
     let qualified = type_base_name_qualified(text);
@@ -827,11 +1183,26 @@ fn type_base_name_qualified(text: &str) -> String {
         .to_string()
 }
 
+/// An expression's text with whitespace removed, but for one space between two words
+/// (`new Foo()`, `&mut self`, `await fetch()` keep theirs).
 fn receiver_text(text: &str) -> SmolStr {
-    let compact: String = text
-        .chars()
-        .filter(|character| !character.is_whitespace())
-        .collect();
+    let is_word = |character: char| character.is_alphanumeric() || character == '_';
+    let mut compact = String::with_capacity(text.len().min(MAX_RECEIVER + 8));
+    let mut pending_space = false;
+    for character in text.chars() {
+        if character.is_whitespace() {
+            pending_space = true;
+            continue;
+        }
+        if pending_space && compact.ends_with(is_word) && is_word(character) {
+            compact.push(' ');
+        }
+        pending_space = false;
+        compact.push(character);
+        if compact.len() > MAX_RECEIVER * 4 {
+            break;
+        }
+    }
     if compact.len() > MAX_RECEIVER {
         SmolStr::new(&compact[..crate::syntax::floor_char_boundary(&compact, MAX_RECEIVER)])
     } else {
