@@ -346,7 +346,8 @@ pub fn implementations(graph: &Graph, id: &str) -> Vec<Entity> {
     let Some(entity) = graph.entity(id) else {
         return Vec::new();
     };
-    if entity.kind.is_type() {
+    // A module can be a base too: Ruby's `include`d and `extend`ed modules (mixins).
+    if entity.kind.is_type() || entity.kind == EntityKind::Module {
         return subtypes(graph, id)
             .into_iter()
             .filter_map(|sub| graph.entity(&sub))

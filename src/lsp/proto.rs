@@ -161,9 +161,10 @@ impl Converter<'_> {
         ))
     }
 
-    /// Where an entity's name is (its whole span for a module).
+    /// Where an entity's name is (the file's start for a file's own module; a namespace or an
+    /// inline module has a name of its own).
     pub fn entity_location(&self, entity: &Entity) -> Option<Location> {
-        let span = if entity.kind == EntityKind::Module {
+        let span = if entity.kind == EntityKind::Module && entity.parent.is_none() {
             Span::default()
         } else {
             entity.name_span
@@ -193,7 +194,9 @@ impl Converter<'_> {
         })
     }
 
-    /// The file's definitions as a tree, following each entity's parent.
+    /// The file's definitions as a tree, following each entity's parent. Namespaces, modules
+    /// and packages declared in the file are containers like classes; only the file's own
+    /// module entity is left out.
     pub fn document_symbols(&self, relative: &str) -> Vec<DocumentSymbol> {
         let Some(file) = self.graph.file(relative) else {
             return Vec::new();
@@ -201,20 +204,23 @@ impl Converter<'_> {
         let text = FileText::new(&file.text, self.encoding);
         let entities = self.graph.file_entities(relative);
         let module_id = file.module_id.clone();
-        build_symbols(&entities, &module_id, &text)
+        build_symbols(&entities, &module_id, &module_id, &text)
     }
 }
 
-fn build_symbols(entities: &[Entity], parent: &str, text: &FileText<'_>) -> Vec<DocumentSymbol> {
+fn build_symbols(
+    entities: &[Entity],
+    parent: &str,
+    file_module: &str,
+    text: &FileText<'_>,
+) -> Vec<DocumentSymbol> {
     entities
         .iter()
-        .filter(|entity| {
-            entity.kind != EntityKind::Module && entity.parent.as_deref() == Some(parent)
-        })
+        .filter(|entity| &*entity.id != file_module && entity.parent.as_deref() == Some(parent))
         .map(|entity| {
             let range = text.range(entity.span);
             let selection = text.range(entity.name_span);
-            let children = build_symbols(entities, &entity.id, text);
+            let children = build_symbols(entities, &entity.id, file_module, text);
             #[allow(deprecated)]
             DocumentSymbol {
                 name: entity.name.to_string(),

@@ -222,7 +222,7 @@ impl LspClient {
         );
     }
 
-    fn at(&mut self, method: &str, path: &Path, line: u32, character: u32) -> Value {
+    pub(crate) fn at(&mut self, method: &str, path: &Path, line: u32, character: u32) -> Value {
         self.request(
             method,
             json!({"textDocument": {"uri": uri(path)}, "position": {"line": line, "character": character}}),
@@ -237,11 +237,11 @@ impl LspClient {
         items[0].clone()
     }
 
-    fn incoming(&mut self, item: &Value) -> Value {
+    pub(crate) fn incoming(&mut self, item: &Value) -> Value {
         self.request("callHierarchy/incomingCalls", json!({"item": item}))
     }
 
-    fn outgoing(&mut self, item: &Value) -> Value {
+    pub(crate) fn outgoing(&mut self, item: &Value) -> Value {
         self.request("callHierarchy/outgoingCalls", json!({"item": item}))
     }
 

@@ -5,6 +5,7 @@ mod analysis;
 mod attach;
 mod cache;
 mod cli;
+mod conformance;
 mod e2e_lsp;
 mod e2e_mcp;
 mod e2e_nvim;
