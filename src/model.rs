@@ -151,6 +151,9 @@ pub enum Resolution {
     Qualified,
     /// The only definition with that name in the workspace.
     UniqueName,
+    /// Inferred, not declared: a Go type implements an interface because its method set covers
+    /// the interface's (Go's interfaces are satisfied implicitly).
+    MethodSet,
 }
 
 impl Resolution {
@@ -165,6 +168,7 @@ impl Resolution {
             Resolution::SamePackage => "same_package",
             Resolution::Qualified => "qualified",
             Resolution::UniqueName => "unique_name",
+            Resolution::MethodSet => "method_set",
         }
     }
 }

@@ -226,29 +226,12 @@ pub fn overridden_members(graph: &Graph, id: &str) -> Vec<EntityId> {
             }
         }
         Language::Go => {
-            let method_names: FxHashSet<SmolStr> = members(graph, &owner)
-                .into_iter()
-                .filter(|member| member.kind == EntityKind::Method)
-                .map(|member| member.name)
-                .collect();
-            for entry in graph.named(&entity.name) {
-                let Some(parent) = entry.parent else { continue };
-                let Some(file) = graph.file(&entry.file) else {
-                    continue;
-                };
-                if entry.language != Language::Go
-                    || file.summary.defs[parent as usize].kind != EntityKind::Interface
-                {
-                    continue;
-                }
-                let satisfied = file.summary.defs.iter().all(|def| {
-                    def.parent != Some(parent)
-                        || def.kind != EntityKind::Method
-                        || method_names.contains(&def.name)
-                });
-                if satisfied {
-                    found.push(entry.id.clone());
-                }
+            for interface in go_interfaces_of(graph, &owner) {
+                found.extend(
+                    go_methods_named(graph, &interface, &entity.name)
+                        .into_iter()
+                        .map(|member| member.id),
+                );
             }
         }
         _ => {}
@@ -343,43 +326,182 @@ pub fn call_closure(graph: &Graph, id: &str, incoming: bool, max_depth: u32) -> 
 /// Types that extend or implement `id`, transitively; for a method, the methods of those types
 /// that override or implement it.
 pub fn implementations(graph: &Graph, id: &str) -> Vec<Entity> {
+    implementations_resolved(graph, id)
+        .into_iter()
+        .map(|(entity, _)| entity)
+        .collect()
+}
+
+/// [`implementations`], each with how the relation is known: the resolution of the declared
+/// base edge that reaches it, or [`Resolution::MethodSet`] for a Go type whose method set
+/// covers the interface's.
+pub fn implementations_resolved(graph: &Graph, id: &str) -> Vec<(Entity, Resolution)> {
     let Some(entity) = graph.entity(id) else {
         return Vec::new();
     };
     // A module can be a base too: Ruby's `include`d and `extend`ed modules (mixins).
     if entity.kind.is_type() || entity.kind == EntityKind::Module {
-        return subtypes(graph, id)
+        let mut found: Vec<(Entity, Resolution)> = subtypes(graph, id)
             .into_iter()
-            .filter_map(|sub| graph.entity(&sub))
+            .filter_map(|sub| {
+                let resolution = graph
+                    .outgoing(&sub)
+                    .find(|edge| {
+                        matches!(edge.kind, RelationKind::Extends | RelationKind::Implements)
+                    })
+                    .map_or(Resolution::Syntax, |edge| edge.resolution);
+                Some((graph.entity(&sub)?, resolution))
+            })
             .collect();
+        if is_go_interface(&entity) {
+            for implementer in go_implementers(graph, id) {
+                if !found.iter().any(|(known, _)| known.id == implementer)
+                    && let Some(implementer) = graph.entity(&implementer)
+                {
+                    found.push((implementer, Resolution::MethodSet));
+                }
+            }
+        }
+        return found;
     }
     if entity.kind != EntityKind::Method {
         return Vec::new();
     }
-    // The type that holds the method: its lexical parent, or the type that defines it.
-    let owner = entity
-        .parent
-        .clone()
-        .filter(|parent| graph.kind_of(parent).is_some_and(EntityKind::is_type))
-        .or_else(|| {
-            graph
-                .incoming(id)
-                .find(|edge| edge.kind == RelationKind::Defines)
-                .map(|edge| edge.from.clone())
-        });
-    let Some(owner) = owner else {
+    let Some(owner) = owner_type(graph, &entity) else {
         return Vec::new();
     };
     let mut found = Vec::new();
     for sub in subtypes(graph, &owner) {
         for member in members(graph, &sub) {
             if member.name == entity.name && member.kind == EntityKind::Method {
-                found.push(member);
+                found.push((member, Resolution::Syntax));
             }
         }
     }
-    found.sort_by(|left, right| left.id.cmp(&right.id));
-    found.dedup_by(|left, right| left.id == right.id);
+    if graph
+        .entity(&owner)
+        .is_some_and(|owner| is_go_interface(&owner))
+    {
+        for implementer in go_implementers(graph, &owner) {
+            for member in go_methods_named(graph, &implementer, &entity.name) {
+                found.push((member, Resolution::MethodSet));
+            }
+        }
+    }
+    found.sort_by(|left, right| left.0.id.cmp(&right.0.id));
+    found.dedup_by(|left, right| left.0.id == right.0.id);
+    found
+}
+
+fn is_go_interface(entity: &Entity) -> bool {
+    entity.language == crate::lang::Language::Go && entity.kind == EntityKind::Interface
+}
+
+/// A Go type and the types it embeds, transitively (an interface: the interfaces it embeds,
+/// recorded as `implements`; a struct's `implements` edges come from `var _ I = (*T)(nil)`
+/// and are not embedding).
+fn go_embedding_chain(graph: &Graph, id: &str) -> Vec<EntityId> {
+    let mut seen: FxHashSet<EntityId> = FxHashSet::default();
+    let mut order = Vec::new();
+    let mut frontier = vec![EntityId::from(id)];
+    while let Some(current) = frontier.pop() {
+        if !seen.insert(current.clone()) {
+            continue;
+        }
+        let interface = graph.kind_of(&current) == Some(EntityKind::Interface);
+        for edge in graph.outgoing(&current) {
+            if edge.kind == RelationKind::Extends
+                || (interface && edge.kind == RelationKind::Implements)
+            {
+                frontier.push(edge.to.clone());
+            }
+        }
+        order.push(current);
+    }
+    order
+}
+
+/// The names in a Go type's method set: its own methods and those promoted from embedded
+/// types (for an interface, those of the interfaces it embeds). Pointer and value receivers
+/// both count, as in what gopls lists as implementations.
+pub fn go_method_set(graph: &Graph, id: &str) -> FxHashSet<SmolStr> {
+    go_embedding_chain(graph, id)
+        .iter()
+        .flat_map(|current| members(graph, current))
+        .filter(|member| member.kind == EntityKind::Method)
+        .map(|member| member.name)
+        .collect()
+}
+
+/// The methods named `name` that a Go type has, its own or promoted from an embedded type.
+fn go_methods_named(graph: &Graph, id: &str, name: &str) -> Vec<Entity> {
+    go_embedding_chain(graph, id)
+        .iter()
+        .flat_map(|current| members(graph, current))
+        .filter(|member| member.kind == EntityKind::Method && member.name == name)
+        .collect()
+}
+
+/// The Go types (not interfaces) whose method sets cover interface `id`'s, sorted. The empty
+/// interface is satisfied by every type; it lists none rather than the whole workspace.
+pub fn go_implementers(graph: &Graph, id: &str) -> Vec<EntityId> {
+    let required = go_method_set(graph, id);
+    let Some(rarest) = required.iter().min_by_key(|name| graph.named(name).len()) else {
+        return Vec::new();
+    };
+    let mut candidates: FxHashSet<EntityId> = FxHashSet::default();
+    for entry in graph.named(rarest) {
+        if entry.language != crate::lang::Language::Go || entry.kind != EntityKind::Method {
+            continue;
+        }
+        let Some(owner) = graph
+            .entity(&entry.id)
+            .and_then(|method| owner_type(graph, &method))
+        else {
+            continue;
+        };
+        if graph.kind_of(&owner) == Some(EntityKind::Interface) {
+            continue;
+        }
+        // Types that embed the owner get its methods too.
+        for embedding in subtypes(graph, &owner) {
+            if graph.kind_of(&embedding) != Some(EntityKind::Interface) {
+                candidates.insert(embedding);
+            }
+        }
+        candidates.insert(owner);
+    }
+    let mut found: Vec<EntityId> = candidates
+        .into_iter()
+        .filter(|candidate| required.is_subset(&go_method_set(graph, candidate)))
+        .collect();
+    found.sort();
+    found
+}
+
+/// The Go interfaces whose method sets a type's covers (the type itself left out), sorted.
+pub fn go_interfaces_of(graph: &Graph, id: &str) -> Vec<EntityId> {
+    let methods = go_method_set(graph, id);
+    let mut interfaces: FxHashSet<EntityId> = FxHashSet::default();
+    for name in &methods {
+        for entry in graph.named(name) {
+            let (Some(parent), crate::lang::Language::Go) = (entry.parent, entry.language) else {
+                continue;
+            };
+            let Some(file) = graph.file(&entry.file) else {
+                continue;
+            };
+            if file.summary.defs[parent as usize].kind == EntityKind::Interface {
+                interfaces.insert(file.ids[parent as usize].clone());
+            }
+        }
+    }
+    let mut found: Vec<EntityId> = interfaces
+        .into_iter()
+        .filter(|interface| &**interface != id)
+        .filter(|interface| go_method_set(graph, interface).is_subset(&methods))
+        .collect();
+    found.sort();
     found
 }
 
@@ -412,12 +534,29 @@ pub fn subtypes(graph: &Graph, id: &str) -> Vec<EntityId> {
 }
 
 /// The direct bases of a type.
+/// For a Go type, also the interfaces its method set satisfies (implicitly, see
+/// [`go_interfaces_of`]).
 pub fn supertypes(graph: &Graph, id: &str) -> Vec<(Entity, RelationKind)> {
-    graph
+    let mut found: Vec<(Entity, RelationKind)> = graph
         .outgoing(id)
         .filter(|edge| matches!(edge.kind, RelationKind::Extends | RelationKind::Implements))
         .filter_map(|edge| Some((graph.entity(&edge.to)?, edge.kind)))
-        .collect()
+        .collect();
+    let is_go_type = graph.entity(id).is_some_and(|entity| {
+        entity.language == crate::lang::Language::Go
+            && entity.kind.is_type()
+            && entity.kind != EntityKind::Interface
+    });
+    if is_go_type {
+        for interface in go_interfaces_of(graph, id) {
+            if !found.iter().any(|(known, _)| known.id == interface)
+                && let Some(interface) = graph.entity(&interface)
+            {
+                found.push((interface, RelationKind::Implements));
+            }
+        }
+    }
+    found
 }
 
 /// Members of a type: what it contains and what is defined for it elsewhere.

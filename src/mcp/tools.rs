@@ -84,7 +84,16 @@ pub struct ImplementationsParams {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ImplementationsResult {
     pub entity: EntitySummary,
-    pub implementations: Vec<EntitySummary>,
+    pub implementations: Vec<Implementation>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Implementation {
+    #[serde(flatten)]
+    pub entity: EntitySummary,
+    /// How the relation is known: the resolution of the declared base (`import`, `same_file`,
+    /// ...), or `method_set` when inferred (a Go type whose methods cover the interface's).
+    pub resolution: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -779,9 +788,12 @@ impl CodegraphMcp {
     ) -> ToolResult<ImplementationsResult> {
         let graph = self.world.snapshot();
         let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let implementations = query::implementations(&graph, &entity.id)
+        let implementations = query::implementations_resolved(&graph, &entity.id)
             .iter()
-            .map(EntitySummary::from)
+            .map(|(found, resolution)| Implementation {
+                entity: EntitySummary::from(found),
+                resolution: resolution.to_string(),
+            })
             .collect();
         Ok(Json(ImplementationsResult {
             entity: EntitySummary::from(&entity),

@@ -9,7 +9,7 @@
 //!   prepared on B's name lists A among the incoming calls, prepared on A lists B among the
 //!   outgoing calls; a `!calls A -> B` line: A is not among B's incoming calls;
 //! - every `extends`/`implements A -> B` line: `textDocument/implementation` on B's name
-//!   includes A;
+//!   includes A; every `implementations X = A B ...` line: it shows exactly A, B, ...;
 //! - `workspace/symbol` on each definition's name finds it at its place;
 //! - `codegraph callers B --json` lists A for every positive `calls` line.
 
@@ -50,6 +50,21 @@ fn expectations(root: &Path) -> Vec<Expectation> {
                 }),
                 _ => None,
             }
+        })
+        .collect()
+}
+
+/// The `implementations X = A B ...` lines: X and exactly what implements it.
+fn implementation_lines(root: &Path) -> Vec<(String, Vec<String>)> {
+    let text = std::fs::read_to_string(root.join("expected.txt")).expect("expected.txt");
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("implementations "))
+        .map(|rest| {
+            let (target, listed) = rest.split_once(" = ").unwrap_or((rest, ""));
+            (
+                target.trim().to_string(),
+                listed.split_whitespace().map(str::to_string).collect(),
+            )
         })
         .collect()
 }
@@ -164,6 +179,47 @@ fn check_fixture(name: &str) -> Vec<String> {
                     &*definition.name, definition.id
                 ));
             }
+        }
+    }
+
+    for (target, expected) in implementation_lines(&root) {
+        let target = entity(&graph, &target);
+        let found = client.at(
+            "textDocument/implementation",
+            &root.join(&*target.file_path),
+            target.name_span.start.line,
+            target.name_span.start.column,
+        );
+        let mut shown: Vec<String> = found
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|location| {
+                format!(
+                    "{}:{}",
+                    location["uri"].as_str().unwrap_or("?"),
+                    location["range"]["start"]["line"]
+                )
+            })
+            .collect();
+        shown.sort();
+        let mut wanted: Vec<String> = expected
+            .iter()
+            .map(|id| {
+                let implementation = entity(&graph, id);
+                format!(
+                    "{}:{}",
+                    uri(&root.join(&*implementation.file_path)),
+                    implementation.name_span.start.line
+                )
+            })
+            .collect();
+        wanted.sort();
+        if shown != wanted {
+            failures.push(format!(
+                "{name}: implementation of {} shows {shown:?}, expected {wanted:?}",
+                target.id
+            ));
         }
     }
 

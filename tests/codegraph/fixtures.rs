@@ -27,6 +27,26 @@ fn check_fixture(name: &str) -> Vec<String> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        // `implementations X = A B ...`: exactly these, through `graph::query`.
+        if let Some(rest) = line.strip_prefix("implementations ") {
+            let (target, listed) = rest.split_once(" = ").unwrap_or((rest, ""));
+            let mut expected: Vec<&str> = listed.split_whitespace().collect();
+            expected.sort();
+            let mut found: Vec<String> =
+                codegraph::graph::query::implementations(&graph, target.trim())
+                    .into_iter()
+                    .map(|entity| entity.id.to_string())
+                    .collect();
+            found.sort();
+            if found != expected {
+                failures.push(format!(
+                    "{}:{}: implementations of {target} are {found:?}, expected {expected:?}",
+                    expected_path.display(),
+                    number + 1
+                ));
+            }
+            continue;
+        }
         let (negated, rest) = match line.strip_prefix('!') {
             Some(rest) => (true, rest),
             None => (false, line),
