@@ -127,6 +127,8 @@ pub(crate) struct Resolver<'a> {
     package: Option<SmolStr>,
     /// (parent, name) → definitions of this file.
     children: FxHashMap<(Option<u32>, &'a str), Vec<u32>>,
+    /// Out-of-line members of this file by (owner, name): `function M.f`, `func (s *T) f`.
+    owned: FxHashMap<(&'a str, &'a str), Vec<u32>>,
     /// The files each import names, index for index with `summary.imports`, found on first use
     /// (a foreign file's resolver may need none of them).
     import_files: RefCell<Vec<Option<Rc<Vec<FilePath>>>>>,
@@ -157,9 +159,16 @@ impl<'a> Resolver<'a> {
     fn with_recorder(graph: &'a Graph, file: &'a FileNode, recorder: Rc<Recorder>) -> Resolver<'a> {
         let summary = &*file.summary;
         let mut children: FxHashMap<(Option<u32>, &'a str), Vec<u32>> = FxHashMap::default();
+        let mut owned: FxHashMap<(&'a str, &'a str), Vec<u32>> = FxHashMap::default();
         for (index, def) in summary.defs.iter().enumerate() {
             // Out-of-line members (Go receivers, Rust impls) are not visible as top-level names.
-            if def.parent.is_none() && def.owner.is_some() {
+            if def.parent.is_none()
+                && let Some(owner) = &def.owner
+            {
+                owned
+                    .entry((owner.as_str(), def.name.as_str()))
+                    .or_default()
+                    .push(index as u32);
                 continue;
             }
             children
@@ -175,6 +184,7 @@ impl<'a> Resolver<'a> {
             family: family(file.language),
             package: package_key(&file.path, summary),
             children,
+            owned,
             import_files: RefCell::new(vec![None; summary.imports.len()]),
             without_bases: false,
             foreign_imports: RefCell::new(FxHashMap::default()),
@@ -937,6 +947,34 @@ impl<'a> Resolver<'a> {
             }
             Value::External => return Found::Nothing,
             Value::Unknown => {}
+        }
+        // A table or object of this file that owns members by name (Lua's `local M = {}` with
+        // `function M.f`, JavaScript's `api.get = function`): `M.f()` in that file means it.
+        // `self:m()` in `function M:n()` where `M` is a plain table: the same rule, by owner.
+        let owner_name = if self.spec.self_receivers.contains(&receiver) {
+            let mut current = scope;
+            let mut owner = None;
+            while let Some(index) = current {
+                let def = &self.summary.defs[index as usize];
+                if def.owner.is_some() {
+                    owner = def.owner.as_deref();
+                    break;
+                }
+                current = def.parent;
+            }
+            owner.unwrap_or(receiver)
+        } else {
+            receiver
+        };
+        if let Some(owned) = self.owned.get(&(owner_name, name)) {
+            let ids: Vec<EntityId> = owned
+                .iter()
+                .filter(|index| self.summary.defs[**index as usize].kind.is_callable())
+                .map(|index| self.id(*index))
+                .collect();
+            if !ids.is_empty() {
+                return self.decide_here(ids, Resolution::SameFile);
+            }
         }
         // A namespace or module named by the receiver: `util::f()`, `Util::Format.f`.
         let qualified = self.qualified_members(receiver, name);
