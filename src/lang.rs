@@ -741,6 +741,62 @@ impl Language {
     }
 }
 
+/// Which language a `.h` header is: C unless the workspace is C++ (C++ sources and no C
+/// sources, said by the walk) or the header's own text is C++ (namespaces, templates, classes
+/// with bodies, access specifiers, `std::`). `CODEGRAPH_HEADER_LANGUAGE=c|cpp` forces one.
+pub fn header_language(path: &Path, text: &str, cpp_workspace: bool) -> Option<Language> {
+    let language = Language::from_path(path)?;
+    let is_header = path
+        .extension()
+        .and_then(|extension| extension.to_str())
+        .is_some_and(|extension| extension.eq_ignore_ascii_case("h"));
+    if language != Language::C || !is_header {
+        return Some(language);
+    }
+    match std::env::var("CODEGRAPH_HEADER_LANGUAGE").as_deref() {
+        Ok("c") => return Some(Language::C),
+        Ok("cpp" | "c++") => return Some(Language::Cpp),
+        _ => {}
+    }
+    Some(if cpp_workspace || looks_like_cpp(text) {
+        Language::Cpp
+    } else {
+        Language::C
+    })
+}
+
+/// Whether a header's text uses syntax that C does not have. Line comments are skipped; a
+/// `extern "C"` guard (in C headers meant for C++ callers too) does not count.
+pub fn looks_like_cpp(text: &str) -> bool {
+    text.lines().take(5_000).any(|line| {
+        let line = line.split("//").next().unwrap_or("").trim_start();
+        line.starts_with("namespace ")
+            || line.starts_with("template<")
+            || line.starts_with("template <")
+            || line.starts_with("public:")
+            || line.starts_with("private:")
+            || line.starts_with("protected:")
+            || line.contains("std::")
+            || (line.starts_with("class ")
+                && !line.trim_end().ends_with(';')
+                && (line.contains('{') || line.contains(':') || !line.contains('(')))
+    })
+}
+
+/// Whether the walked files make a C++ workspace for `.h` headers: C++ sources, no C sources.
+pub fn cpp_workspace<'a>(paths: impl Iterator<Item = &'a str>) -> bool {
+    let (mut cpp, mut c) = (false, false);
+    for path in paths {
+        let extension = path.rsplit_once('.').map_or("", |(_, extension)| extension);
+        match extension.to_ascii_lowercase().as_str() {
+            "c" => c = true,
+            "cpp" | "cc" | "cxx" | "c++" | "hpp" | "hh" | "hxx" => cpp = true,
+            _ => {}
+        }
+    }
+    cpp && !c
+}
+
 impl LanguageSpec {
     /// The language's combined query, compiled on first use. A query that does not compile is a
     /// bug in the shipped `.scm` files; the test suite compiles every one.
@@ -778,6 +834,28 @@ mod tests {
         assert_eq!(Language::from_path(Path::new("x.TSX")), Some(Language::Tsx));
         assert_eq!(Language::from_path(Path::new("x.hpp")), Some(Language::Cpp));
         assert_eq!(Language::from_path(Path::new("Makefile")), None);
+        let header = Path::new("include/x.h");
+        let c_header =
+            "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\nstruct s { int a; };\n";
+        let cpp_header = "#pragma once\nnamespace util {\nint f();\n}\n";
+        let class_header = "class Widget : public Base {\npublic:\n  void draw();\n};\n";
+        assert_eq!(header_language(header, c_header, false), Some(Language::C));
+        assert_eq!(header_language(header, c_header, true), Some(Language::Cpp));
+        assert_eq!(
+            header_language(header, cpp_header, false),
+            Some(Language::Cpp)
+        );
+        assert_eq!(
+            header_language(header, class_header, false),
+            Some(Language::Cpp)
+        );
+        assert_eq!(
+            header_language(Path::new("x.c"), cpp_header, true),
+            Some(Language::C)
+        );
+        assert!(cpp_workspace(["a.cpp", "b.h"].into_iter()));
+        assert!(!cpp_workspace(["a.cpp", "b.c", "b.h"].into_iter()));
+        assert!(!cpp_workspace(["b.h"].into_iter()));
         for spec in &LANGUAGES {
             for extension in spec.extensions {
                 let path = format!("file.{extension}");

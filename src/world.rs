@@ -92,6 +92,9 @@ pub struct World {
     /// The graph's revision, bumped after every stored snapshot. Readers that want to hear of
     /// changes (MCP resource subscriptions) hold a receiver; sending never waits for them.
     revision: tokio::sync::watch::Sender<u64>,
+    /// The last walk found C++ sources and no C sources: `.h` headers are C++
+    /// ([`crate::lang::header_language`]).
+    cpp_headers: std::sync::atomic::AtomicBool,
 }
 
 /// A file's content and whether it came from the cache, or why it was skipped.
@@ -101,6 +104,7 @@ type LoadResult = Result<(FileContent, bool), String>;
 fn load_file(
     absolute: &Path,
     language: Language,
+    cpp_headers: bool,
     cached: Option<&cache::CachedFile>,
 ) -> Result<(FileContent, bool), String> {
     let bytes = std::fs::read(absolute).map_err(|error| error.to_string())?;
@@ -109,6 +113,7 @@ fn load_file(
     }
     let hash: [u8; 32] = blake3::hash(&bytes).into();
     let text: Arc<str> = crate::syntax::decode_lossy(bytes).into();
+    let language = crate::lang::header_language(absolute, &text, cpp_headers).unwrap_or(language);
     if let Some(cached) = cached
         && cached.hash == hash
         && cached.summary.language == language
@@ -156,11 +161,16 @@ impl World {
             }),
             analysis: crate::analysis::Cache::new(),
             revision: tokio::sync::watch::Sender::new(0),
+            cpp_headers: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    fn cpp_headers(&self) -> bool {
+        self.cpp_headers.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The analysis cache shared by every door.
@@ -243,12 +253,21 @@ impl World {
             }
             map
         };
+        let cpp_headers =
+            crate::lang::cpp_workspace(files.iter().map(|file| file.relative.as_str()));
+        self.cpp_headers
+            .store(cpp_headers, std::sync::atomic::Ordering::Relaxed);
         let total = files.len();
         let done = std::sync::atomic::AtomicUsize::new(0);
         let loaded: Vec<(FilePath, LoadResult)> = files
             .par_iter()
             .map(|file| {
-                let result = load_file(&file.absolute, file.language, cached.get(&file.relative));
+                let result = load_file(
+                    &file.absolute,
+                    file.language,
+                    cpp_headers,
+                    cached.get(&file.relative),
+                );
                 let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 if count % 64 == 0 || count == total {
                     progress(count, total);
@@ -387,7 +406,7 @@ impl World {
         }
         let content = match std::fs::metadata(&absolute) {
             Ok(metadata) if metadata.is_file() && metadata.len() <= self.config.max_file_size => {
-                load_file(&absolute, language, None)
+                load_file(&absolute, language, self.cpp_headers(), None)
                     .ok()
                     .map(|(content, _)| content)
             }
@@ -404,6 +423,8 @@ impl World {
         let Some(language) = Language::from_path(Path::new(relative)) else {
             return;
         };
+        let language = crate::lang::header_language(Path::new(relative), &text, self.cpp_headers())
+            .unwrap_or(language);
         let path = FilePath::from(relative);
         let buffer = Buffer::new(language, version, text);
         let content = buffer.content();
@@ -468,7 +489,15 @@ impl World {
             .into_iter()
             .filter_map(|(relative, text)| {
                 let language = Language::from_path(Path::new(&relative))?;
-                let content = text.map(|text| content_of(language, text));
+                let content = text.map(|text| {
+                    let language = crate::lang::header_language(
+                        Path::new(&relative),
+                        &text,
+                        self.cpp_headers(),
+                    )
+                    .unwrap_or(language);
+                    content_of(language, text)
+                });
                 Some(FileUpdate {
                     path: FilePath::from(relative.as_str()),
                     content,

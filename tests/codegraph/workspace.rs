@@ -90,3 +90,65 @@ fn bad_files_are_skipped_with_a_reason_and_good_code_in_them_still_indexes() {
         .collect();
     assert_eq!(callers, ["broken.py::Fine.method"]);
 }
+
+/// `.h` headers are C++ in a C++ workspace (C++ sources, no C sources) or when their text is
+/// C++; otherwise C.
+#[test]
+fn headers_take_the_language_of_the_workspace_or_of_their_text() {
+    use codegraph::lang::Language;
+    let language_of = |files: &[(&str, &str)], path: &str| {
+        let repo = tempfile::tempdir().unwrap();
+        for (relative, text) in files {
+            let absolute = repo.path().join(relative);
+            std::fs::create_dir_all(absolute.parent().unwrap()).unwrap();
+            std::fs::write(absolute, text).unwrap();
+        }
+        let world = World::open(
+            repo.path(),
+            WorldConfig {
+                cache: CacheLocation::Disabled,
+                ..WorldConfig::default()
+            },
+        )
+        .unwrap();
+        world.index(false, &|_, _| {});
+        let graph = world.snapshot();
+        let file = graph.file(path).expect("indexed");
+        let ids: Vec<String> = graph
+            .file_entities(path)
+            .iter()
+            .map(|entity| entity.id.to_string())
+            .collect();
+        (file.language, ids)
+    };
+    let plain = "#pragma once\nint area(int w, int h);\n";
+    let cpp_main = "#include \"shape.h\"\nint main() { return area(1, 2); }\n";
+    // A C++ project: the plain header is C++.
+    let (language, _) = language_of(&[("shape.h", plain), ("main.cpp", cpp_main)], "shape.h");
+    assert_eq!(language, Language::Cpp);
+    // A C project, or C and C++ mixed: the plain header stays C.
+    let (language, _) = language_of(&[("shape.h", plain), ("main.c", cpp_main)], "shape.h");
+    assert_eq!(language, Language::C);
+    let (language, _) = language_of(
+        &[
+            ("shape.h", plain),
+            ("main.c", cpp_main),
+            ("x.cpp", cpp_main),
+        ],
+        "shape.h",
+    );
+    assert_eq!(language, Language::C);
+    // A header whose text is C++ is C++ anywhere; its namespace and class are read as such.
+    let widget = "#pragma once\nnamespace ui {\nclass Widget {\npublic:\n  void draw() {}\n};\n}\n";
+    let (language, ids) = language_of(&[("widget.h", widget), ("main.c", cpp_main)], "widget.h");
+    assert_eq!(language, Language::Cpp);
+    assert_eq!(
+        ids,
+        [
+            "widget.h",
+            "widget.h::ui",
+            "widget.h::ui.Widget",
+            "widget.h::ui.Widget.draw"
+        ]
+    );
+}
