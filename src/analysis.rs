@@ -12,6 +12,7 @@ pub mod rag;
 pub mod refactor;
 pub mod search;
 pub mod text;
+pub mod visibility;
 
 use std::sync::Arc;
 

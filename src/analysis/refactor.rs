@@ -662,7 +662,9 @@ fn is_entry_point(entity: &Entity) -> bool {
         || path.contains("bench")
 }
 
-/// Visible to other files: exported by the graph's rules, and not `_private` by convention.
+/// Visible to other files: exported by the graph's rules (a top-level definition), published
+/// by its language's visibility rules (`pub`, `export`, `public`, capitalisation, `__all__`:
+/// [`super::visibility`]), and not `_private` by convention.
 pub fn is_exported(graph: &Graph, entity: &Entity) -> bool {
     // `_name` is private by convention (Python, Dart, JavaScript modules).
     if entity.name.starts_with('_') && !entity.name.ends_with("__") {
@@ -672,6 +674,7 @@ pub fn is_exported(graph: &Graph, entity: &Entity) -> bool {
         .named(&entity.name)
         .iter()
         .any(|entry| entry.id == entity.id && entry.exported)
+        && super::visibility::is_published(graph, entity)
 }
 
 /// Whether a framework or the compiler may call it: decorators and attributes.

@@ -569,3 +569,70 @@ fn dependencies_of_main_are_its_expected_calls() {
         ]
     );
 }
+
+/// "Unused public definitions" lists what each language's visibility rules publish: `pub` (not
+/// `pub(crate)`),
+/// capitalised Go names, Python's `__all__`, JavaScript's `export` (on the definition or in a
+/// list), `public` in Java, anything not `private`/`internal` in Kotlin, non-`static` C, and
+/// non-`local` Lua.
+#[test]
+fn unused_exports_follow_each_languages_visibility() {
+    let repo = tempfile::tempdir().unwrap();
+    let files: &[(&str, &str)] = &[
+        (
+            "lib.rs",
+            "pub fn shown() {}\nfn hidden() {}\npub(crate) fn crate_wide() {}\n",
+        ),
+        (
+            "pkg/p.go",
+            "package pkg\n\nfunc Shown() {}\n\nfunc hidden() {}\n",
+        ),
+        (
+            "mod.py",
+            "__all__ = ['shown']\n\ndef shown():\n    pass\n\ndef hidden():\n    pass\n",
+        ),
+        (
+            "m.ts",
+            "export function shown() {}\nfunction listed() {}\nfunction hidden() {}\nexport { listed };\n",
+        ),
+        ("Shown.java", "public class Shown {}\nclass Hidden {}\n"),
+        (
+            "k.kt",
+            "fun shown() {}\nprivate fun hidden() {}\ninternal fun moduleWide() {}\n",
+        ),
+        (
+            "c.c",
+            "int shown(void) { return 0; }\nstatic int hidden(void) { return 1; }\n",
+        ),
+        (
+            "m.lua",
+            "function shown() end\nlocal function hidden() end\n",
+        ),
+    ];
+    for (path, text) in files {
+        let absolute = repo.path().join(path);
+        std::fs::create_dir_all(absolute.parent().unwrap()).unwrap();
+        std::fs::write(absolute, text).unwrap();
+    }
+    let (_world, graph) = support::index(repo.path());
+    for (path, expected) in [
+        ("lib.rs", vec!["shown"]),
+        ("pkg/p.go", vec!["Shown"]),
+        ("mod.py", vec!["shown"]),
+        ("m.ts", vec!["listed", "shown"]),
+        ("Shown.java", vec!["Shown"]),
+        ("k.kt", vec!["shown"]),
+        ("c.c", vec!["shown"]),
+        ("m.lua", vec!["shown"]),
+    ] {
+        let structure = modules::analyze_module_structure(&graph, path).expect(path);
+        let mut names: Vec<String> = structure
+            .unused_exports
+            .iter()
+            .filter(|entity| entity.kind != codegraph::model::EntityKind::Module)
+            .map(|entity| entity.name.to_string())
+            .collect();
+        names.sort();
+        assert_eq!(names, expected, "{path}");
+    }
+}
