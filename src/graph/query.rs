@@ -609,9 +609,47 @@ pub fn targets_at(graph: &Graph, path: &str, byte: u32) -> Vec<EntityId> {
             }
         }
     }
+    if targets.is_empty() {
+        targets = declared_members_at(graph, file, byte);
+    }
     targets.sort();
     targets.dedup();
     targets
+}
+
+/// A member declared in a type's body and defined elsewhere (a C++ method declared in its
+/// class, defined in a `.cpp`): the name at `byte`, inside a type, names the type's members of
+/// that name that live out of line.
+fn declared_members_at(graph: &Graph, file: &super::FileNode, byte: u32) -> Vec<EntityId> {
+    let text = &*file.text;
+    let at = (byte as usize).min(text.len());
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let start = text[..at]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| is_word(*c))
+        .last()
+        .map_or(at, |(index, _)| index);
+    let end = text[at..]
+        .char_indices()
+        .find(|(_, c)| !is_word(*c))
+        .map_or(text.len(), |(index, _)| at + index);
+    let word = &text[start..end];
+    if word.is_empty() {
+        return Vec::new();
+    }
+    let Some(owner) = file.summary.innermost_def_at(byte) else {
+        return Vec::new();
+    };
+    if !file.summary.defs[owner as usize].kind.is_type() {
+        return Vec::new();
+    }
+    let owner_id = &file.ids[owner as usize];
+    members(graph, owner_id)
+        .into_iter()
+        .filter(|member| member.name == word)
+        .map(|member| member.id)
+        .collect()
 }
 
 /// A ranked symbol match.

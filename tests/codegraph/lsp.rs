@@ -540,6 +540,19 @@ fn check_incoming(fixture: &str, file: &str, needle: &str, nth: usize, expected:
     assert!(client.shutdown().success());
 }
 
+/// A C++ method declared in its class (in a namespace) and defined in the `.cpp`: the call
+/// hierarchy prepared on the declaration is the definition's.
+#[test]
+fn cpp_incoming_calls_of_a_method_prepared_on_its_declaration() {
+    check_incoming(
+        "cpp",
+        "auth/service.hpp",
+        "authenticate(",
+        1,
+        &["app/main.cpp::main"],
+    );
+}
+
 #[test]
 fn typescript_incoming_calls_of_authenticate() {
     check_incoming(
