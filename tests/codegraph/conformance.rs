@@ -11,7 +11,9 @@
 //! - every `extends`/`implements A -> B` line: `textDocument/implementation` on B's name
 //!   includes A; every `implementations X = A B ...` line: it shows exactly A, B, ...;
 //! - `workspace/symbol` on each definition's name finds it at its place;
-//! - `codegraph callers B --json` lists A for every positive `calls` line.
+//! - `codegraph callers B --json` lists A for every positive `calls` line;
+//! - over MCP (an rmcp client in process): `find_callers` of B lists A, `find_callees` of A
+//!   lists B, `find_implementations` of X lists exactly what `implementations X = ...` says.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -146,7 +148,8 @@ fn call_item(client: &mut LspClient, root: &Path, target: &Entity) -> Option<Val
 
 fn check_fixture(name: &str) -> Vec<String> {
     let root = support::fixture(name);
-    let (_world, graph) = support::index(&root);
+    let (world, graph) = support::index(&root);
+    let world = std::sync::Arc::new(world);
     let (mut client, _) = LspClient::start(&[&root], true);
     let mut failures = Vec::new();
 
@@ -296,11 +299,105 @@ fn check_fixture(name: &str) -> Vec<String> {
             ));
         }
     }
+    failures.extend(check_mcp(name, &root, world));
     failures
 }
 
+/// The MCP door: the same expectations through the tools an AI client calls.
+fn check_mcp(
+    name: &str,
+    root: &Path,
+    world: std::sync::Arc<codegraph::world::World>,
+) -> Vec<String> {
+    use rmcp::model::{CallToolRequestParams, ClientConfig};
+    use rmcp::{ClientHandler, ServiceExt};
+
+    #[derive(Clone, Default)]
+    struct Client;
+    impl ClientHandler for Client {
+        fn get_info(&self) -> ClientConfig {
+            ClientConfig::default()
+        }
+    }
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let (server_side, client_side) = tokio::io::duplex(1 << 20);
+        let server = codegraph::mcp::CodegraphMcp::new(world);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(server_side).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = Client.serve(client_side).await.expect("MCP session");
+        let call = |tool: &'static str, id: String| {
+            let client = &client;
+            async move {
+                let arguments = json!({"entity_id": id});
+                let result = client
+                    .call_tool(
+                        CallToolRequestParams::new(tool.to_string())
+                            .with_arguments(arguments.as_object().unwrap().clone()),
+                    )
+                    .await
+                    .expect("tool call");
+                result.structured_content.unwrap_or(Value::Null)
+            }
+        };
+        let listed = |value: &Value, field: &str| -> BTreeSet<String> {
+            value[field]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|item| item["id"].as_str().map(str::to_string))
+                .collect()
+        };
+        let mut failures = Vec::new();
+        for expectation in expectations(root) {
+            if expectation.kind != "calls" {
+                continue;
+            }
+            let callers = listed(&call("find_callers", expectation.to.clone()).await, "callers");
+            if callers.contains(&expectation.from) == expectation.negated {
+                failures.push(format!(
+                    "{name}: MCP find_callers {} gives {callers:?} ({} expected {}there)",
+                    expectation.to,
+                    expectation.from,
+                    if expectation.negated { "not " } else { "" }
+                ));
+            }
+            if !expectation.negated {
+                let callees =
+                    listed(&call("find_callees", expectation.from.clone()).await, "callees");
+                if !callees.contains(&expectation.to) {
+                    failures.push(format!(
+                        "{name}: MCP find_callees {} gives {callees:?}",
+                        expectation.from
+                    ));
+                }
+            }
+        }
+        for (target, expected) in implementation_lines(root) {
+            let found = listed(
+                &call("find_implementations", target.clone()).await,
+                "implementations",
+            );
+            let expected: BTreeSet<String> = expected.into_iter().collect();
+            if found != expected {
+                failures.push(format!(
+                    "{name}: MCP find_implementations {target} gives {found:?}, expected {expected:?}"
+                ));
+            }
+        }
+        failures
+    })
+}
+
 #[test]
-fn every_fixture_through_the_lsp_door_and_the_cli() {
+fn every_fixture_through_the_lsp_door_mcp_and_the_cli() {
     let mut failures = Vec::new();
     for name in support::fixture_names() {
         failures.extend(check_fixture(&name));
