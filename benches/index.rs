@@ -41,6 +41,17 @@ fn main() {
         std::process::exit(2);
     }
     println!("corpus   {}", corpus.display());
+    // `CODEGRAPH_BENCH_ONLY=edit`: the edit-path measurement alone (for profiling it).
+    if std::env::var("CODEGRAPH_BENCH_ONLY").as_deref() == Ok("edit") {
+        if let Some((path, lines, p50, p99)) = edit_latency(&corpus) {
+            println!(
+                "EDIT of a {lines}-line file ({path}), edit to new snapshot, 200 edits: p50 {:.2} ms, p99 {:.2} ms",
+                p50.as_secs_f64() * 1000.0,
+                p99.as_secs_f64() * 1000.0
+            );
+        }
+        return;
+    }
     println!(
         "threads  {} (rayon), {} passes per measurement, median reported\n",
         rayon::current_num_threads(),
