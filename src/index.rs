@@ -103,7 +103,7 @@ pub struct Inherit {
 }
 
 /// `name` holds a value of type `type_name` within `scope` (a function, or a type for fields).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Binding {
     pub name: SmolStr,
     pub type_name: SmolStr,
@@ -839,6 +839,8 @@ fn build(
             path,
         });
     }
+    // Bindings already kept, to drop repeats in O(1) (a file can hold tens of thousands).
+    let mut seen: rustc_hash::FxHashSet<Binding> = summary.bindings.iter().cloned().collect();
     for (name, type_name, kind, span) in raw.bindings {
         let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
         let original_scope = scope;
@@ -872,7 +874,7 @@ fn build(
             scope,
             kind,
         };
-        if !summary.bindings.contains(&binding) {
+        if seen.insert(binding.clone()) {
             summary.bindings.push(binding);
         }
     }
