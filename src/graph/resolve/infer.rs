@@ -632,7 +632,8 @@ impl<'a> Resolver<'a> {
                 }
                 next.extend(self.bases(&current));
                 // Go's embedded fields are named after their type.
-                for binding in &file.summary.bindings {
+                let embedding = file.language == crate::lang::Language::Go;
+                for binding in file.summary.bindings.iter().filter(|_| embedding) {
                     if binding.scope == Some(index)
                         && binding.kind == BindingKind::Type
                         && binding.type_name.rsplit('.').next() == Some(binding.name.as_str())
@@ -773,9 +774,17 @@ impl<'a> Resolver<'a> {
     }
 
     /// A resolver for another file (this one for its own), sharing this one's record of lookups.
-    pub(super) fn resolver_for(&self, file: &'a crate::graph::FileNode) -> Rc<Resolver<'a>> {
+    pub(super) fn resolver_for<'r>(
+        &'r self,
+        file: &'a crate::graph::FileNode,
+    ) -> ResolverRef<'r, 'a> {
+        // The resolver's own file (a field of a type of this file): itself, not a second
+        // resolver that would index the whole file again.
+        if std::ptr::eq(file, self.file) {
+            return ResolverRef::Own(self);
+        }
         if let Some(found) = self.foreign.borrow().get(&file.path) {
-            return found.clone();
+            return ResolverRef::Foreign(found.clone());
         }
         let resolver = Rc::new(Resolver::with_recorder(
             self.graph,
@@ -785,7 +794,24 @@ impl<'a> Resolver<'a> {
         self.foreign
             .borrow_mut()
             .insert(file.path.clone(), resolver.clone());
-        resolver
+        ResolverRef::Foreign(resolver)
+    }
+}
+
+/// A resolver for a definition's file: this one, or a cached one for another file.
+pub(super) enum ResolverRef<'r, 'a> {
+    Own(&'r Resolver<'a>),
+    Foreign(Rc<Resolver<'a>>),
+}
+
+impl<'a> std::ops::Deref for ResolverRef<'_, 'a> {
+    type Target = Resolver<'a>;
+
+    fn deref(&self) -> &Resolver<'a> {
+        match self {
+            ResolverRef::Own(resolver) => resolver,
+            ResolverRef::Foreign(resolver) => resolver,
+        }
     }
 }
 
