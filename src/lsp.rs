@@ -106,28 +106,49 @@ impl State {
         *self.encoding.read()
     }
 
-    /// The workspace folder holding `path` (the innermost one) and the file's relative path.
+    /// The workspace folder holding `path` (the innermost one) and the file's relative path;
+    /// `None` when no folder holds it, or when it is refused by the containment rule (logged).
     fn root_of(&self, path: &Path) -> Option<(Arc<Root>, FilePath)> {
+        match self.admitted(path) {
+            Ok(found) => found,
+            Err(reason) => {
+                tracing::warn!("refused: {reason}");
+                None
+            }
+        }
+    }
+
+    /// [`State::root_of`] with the refusal: `Err` when `path` names a place under a workspace
+    /// folder that the containment rule refuses (`..`, or a symlink leading outside).
+    fn admitted(&self, path: &Path) -> std::result::Result<Option<(Arc<Root>, FilePath)>, String> {
         let roots = self.roots.read();
         let find = |path: &Path| {
-            roots
+            let Some(root) = roots
                 .iter()
                 .filter(|root| {
                     path.starts_with(&root.client_root) || path.starts_with(root.world.root())
                 })
                 .max_by_key(|root| root.client_root.components().count())
-                .and_then(|root| {
-                    let inside = if path.starts_with(&root.client_root) {
-                        root.world
-                            .root()
-                            .join(path.strip_prefix(&root.client_root).ok()?)
-                    } else {
-                        path.to_path_buf()
-                    };
-                    Some((root.clone(), root.world.graph_path(&inside)?))
-                })
+            else {
+                return Ok(None);
+            };
+            let inside = match path.strip_prefix(&root.client_root) {
+                Ok(rest) => root.world.root().join(rest),
+                Err(_) => path.to_path_buf(),
+            };
+            Ok(root
+                .world
+                .admit(&inside)?
+                .map(|relative| (root.clone(), relative)))
         };
-        find(path).or_else(|| find(&path.canonicalize().ok()?))
+        match find(path)? {
+            Some(found) => Ok(Some(found)),
+            // A path through a symlink to a folder (the client's spelling of the root).
+            None => match path.canonicalize() {
+                Ok(canonical) if canonical != path => find(&canonical),
+                _ => Ok(None),
+            },
+        }
     }
 
     fn locate(&self, uri: &Uri) -> Option<Located> {
@@ -384,10 +405,11 @@ impl Backend {
         let Some(path) = proto::path_of(&params.uri) else {
             return Ok(None);
         };
-        Ok(self
+        let found = self
             .state
-            .root_of(&path)
-            .and_then(|(root, relative)| root.world.buffer_text(&relative)))
+            .admitted(&path)
+            .map_err(tower_lsp_server::jsonrpc::Error::invalid_params)?;
+        Ok(found.and_then(|(root, relative)| root.world.buffer_text(&relative)))
     }
 
     /// `codegraph/status`: index runs in flight and what each workspace folder holds.

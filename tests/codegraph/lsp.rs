@@ -168,18 +168,22 @@ impl LspClient {
     }
 
     fn response(&mut self, id: i64) -> Value {
+        result_of(self.response_message(id))
+    }
+
+    /// The whole response message (`result` or `error`) to request `id`.
+    fn response_message(&mut self, id: i64) -> Value {
         let position = self.stash.iter().position(|message| {
             message.get("method").is_none() && message.get("id") == Some(&json!(id))
         });
         if let Some(position) = position {
-            let message = self.stash.remove(position).unwrap();
-            return result_of(message);
+            return self.stash.remove(position).unwrap();
         }
         let deadline = Instant::now() + TIMEOUT;
         loop {
             let message = self.next_message(deadline);
             if message.get("method").is_none() && message.get("id") == Some(&json!(id)) {
-                return result_of(message);
+                return message;
             }
             self.stash.push_back(message);
         }
@@ -188,6 +192,12 @@ impl LspClient {
     pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.send_request(method, params);
         self.response(id)
+    }
+
+    /// A request whose answer may be an error: the whole response message.
+    pub(crate) fn request_message(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        self.response_message(id)
     }
 
     /// Waits for `count` `$/progress` ends (one per index run).
@@ -924,5 +934,68 @@ fn status_counts_entities_and_the_reindex_command_reads_the_disk() {
     assert_eq!(status["roots"][0]["files"], 13);
     assert_eq!(status["roots"][0]["entities"], entities + 2);
 
+    assert!(client.shutdown().success());
+}
+
+/// Document URIs that name files outside the workspace folder, by `..` or through a directory
+/// symlink planted in the repository: `didOpen`, `didChange`, `didClose`,
+/// `didChangeWatchedFiles` and `codegraph/bufferText` never bring them into the graph.
+#[test]
+fn document_uris_outside_the_workspace_never_enter_the_graph() {
+    let directory = tempfile::tempdir().unwrap();
+    let parent = directory.path().canonicalize().unwrap();
+    let root = parent.join("repo");
+    let sibling = parent.join("sibling");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&sibling).unwrap();
+    std::fs::write(root.join("app.py"), "def app():\n    pass\n").unwrap();
+    std::fs::write(sibling.join("x.py"), "def leaked_from_disk():\n    pass\n").unwrap();
+    let (mut client, _) = LspClient::start(&[&root], false);
+    // Planted after the index, as a watcher or an editor would meet it.
+    std::os::unix::fs::symlink(&sibling, root.join("vendor")).unwrap();
+
+    let dotdot = format!("{}/../sibling/x.py", uri(&root));
+    let through_link = uri(&root.join("vendor/x.py"));
+    for document in [&dotdot, &through_link] {
+        client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": document, "languageId": "python", "version": 1,
+                   "text": "def leaked_from_buffer():\n    pass\n"}}),
+        );
+        client.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": document, "version": 2},
+                   "contentChanges": [{"text": "def leaked_from_change():\n    pass\n"}]}),
+        );
+        let refused = client.request_message("codegraph/bufferText", json!({"uri": document}));
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .is_some_and(|message| message.contains("outside the workspace")),
+            "{refused}"
+        );
+        client.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": document}}),
+        );
+        client.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": document, "type": 1}, {"uri": document, "type": 2}]}),
+        );
+    }
+    // A file inside, announced after the others: once it is in, they were all handled.
+    std::fs::write(root.join("late.py"), "def late():\n    pass\n").unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&root.join("late.py")), "type": 1}]}),
+    );
+    let deadline = Instant::now() + TIMEOUT;
+    while client.request("workspace/symbol", json!({"query": "late"})) == json!([]) {
+        assert!(Instant::now() < deadline, "late.py never entered the graph");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let symbols = client.request("workspace/symbol", json!({"query": "leaked"}));
+    assert_eq!(symbols, json!([]), "{symbols}");
     assert!(client.shutdown().success());
 }
