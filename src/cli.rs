@@ -359,6 +359,10 @@ fn find(graph: &Graph, name: &str) -> anyhow::Result<Entity> {
         Lookup::NotFound { closest } => {
             bail!("no entity named '{name}'; closest: {}", closest.join(", "))
         }
+        Lookup::TooLong { length } => bail!(
+            "a name of {length} bytes is not an entity id, and names are matched up to {} bytes",
+            query::MAX_NAME_BYTES
+        ),
     }
 }
 

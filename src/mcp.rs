@@ -119,6 +119,8 @@ pub(crate) fn tool_error(value: serde_json::Value) -> CallToolResult {
 pub enum Unresolved {
     Ambiguous(Vec<Entity>),
     NotFound(Vec<String>),
+    /// Longer than `query::MAX_NAME_BYTES` and not an exact id.
+    TooLong(usize),
 }
 
 impl Unresolved {
@@ -135,6 +137,14 @@ impl Unresolved {
                 "entity_id": text,
                 "closest": closest,
             }),
+            Unresolved::TooLong(length) => serde_json::json!({
+                "error": "Entity name too long",
+                "entity_id": text.chars().take(64).collect::<String>() + "…",
+                "message": format!(
+                    "{length} bytes is not an entity id, and names are matched up to {} bytes",
+                    query::MAX_NAME_BYTES
+                ),
+            }),
         }
     }
 }
@@ -145,6 +155,7 @@ pub(crate) fn resolve(graph: &Graph, text: &str) -> Result<Entity, Unresolved> {
         Lookup::Found(entity) => Ok(entity),
         Lookup::Ambiguous(candidates) => Err(Unresolved::Ambiguous(candidates)),
         Lookup::NotFound { closest } => Err(Unresolved::NotFound(closest)),
+        Lookup::TooLong { length } => Err(Unresolved::TooLong(length)),
     }
 }
 
