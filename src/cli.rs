@@ -430,14 +430,15 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             } else {
                 CacheLocation::InWorkspace
             };
-            crate::lsp::run_stdio(
+            // 1 when the client said `exit` (or went away) without `shutdown` first.
+            return crate::lsp::run_stdio(
                 WorldConfig {
                     max_file_size,
                     cache,
                 },
                 !no_mcp_socket,
                 shell.policy(),
-            )?;
+            );
         }
         Command::Index {
             path,

@@ -74,6 +74,8 @@ pub struct State {
     work_done_progress: std::sync::atomic::AtomicBool,
     watch_registration: std::sync::atomic::AtomicBool,
     progress_tokens: AtomicUsize,
+    /// The client sent `shutdown`; the exit status after `exit` is 0 only then.
+    shutdown_requested: std::sync::atomic::AtomicBool,
 }
 
 /// A file of a workspace folder, in a snapshot.
@@ -98,6 +100,7 @@ impl State {
             indexing: AtomicUsize::new(0),
             work_done_progress: Default::default(),
             watch_registration: Default::default(),
+            shutdown_requested: Default::default(),
             progress_tokens: AtomicUsize::new(0),
         }
     }
@@ -669,6 +672,9 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.state
+            .shutdown_requested
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
 
@@ -1006,24 +1012,28 @@ pub fn service(
 
 /// Serves LSP on stdin/stdout until the client says `exit`; with `serve_mcp`, also MCP on a
 /// unix socket per workspace folder (see `mcp::attach`), with `execute_shell_command` enabled
-/// there for the programs of `shell`.
+/// there for the programs of `shell`. Returns the exit status: 0 after `shutdown` then `exit`,
+/// 1 when the client exits (or closes the stream) without `shutdown`, as the protocol says.
 pub fn run_stdio(
     config: WorldConfig,
     serve_mcp: bool,
     shell: Option<crate::mcp::shell::ShellPolicy>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<i32> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(async {
+    let shut_down = runtime.block_on(async {
         let (service, socket) = service(config, serve_mcp, shell);
         let state = service.state.clone();
         Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
             .serve(service)
             .await;
         state.close_attachments();
+        state
+            .shutdown_requested
+            .load(std::sync::atomic::Ordering::SeqCst)
     });
     // Index threads may still run; do not wait for them.
     runtime.shutdown_background();
-    Ok(())
+    Ok(if shut_down { 0 } else { 1 })
 }

@@ -10,6 +10,7 @@
 pub mod attach;
 pub mod convert;
 pub mod http;
+pub mod lines;
 pub mod paths;
 pub mod prompts;
 pub mod resources;
@@ -103,7 +104,12 @@ impl CodegraphMcp {
 
 /// Serves MCP over stdin/stdout until the client goes away.
 pub async fn serve_stdio(server: CodegraphMcp) -> anyhow::Result<()> {
-    let service = server.serve(rmcp::transport::stdio()).await?;
+    let service = server
+        .serve(lines::answer_parse_errors(
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+        ))
+        .await?;
     service.waiting().await?;
     Ok(())
 }

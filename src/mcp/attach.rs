@@ -216,7 +216,10 @@ pub fn serve_world(world: Arc<World>, server: CodegraphMcp) -> anyhow::Result<At
             let server = server.session();
             tokio::spawn(async move {
                 let (read, write) = stream.into_split();
-                match server.serve((read, write)).await {
+                match server
+                    .serve(super::lines::answer_parse_errors(read, write))
+                    .await
+                {
                     Ok(running) => {
                         let _ = running.waiting().await;
                     }

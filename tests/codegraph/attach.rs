@@ -196,3 +196,102 @@ fn stale_discovery_entries_are_removed() {
     assert!(!socket.exists());
     assert!(!garbage.exists());
 }
+
+/// Sends `lines` to a `codegraph mcp` child and returns the first `count` lines it answers.
+fn mcp_lines(
+    arguments: &[&std::ffi::OsStr],
+    runtime_dir: &Path,
+    lines: &[&str],
+    count: usize,
+) -> Vec<Value> {
+    use std::io::{BufRead, Write};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_codegraph"))
+        .arg("mcp")
+        .args(arguments)
+        .env("XDG_RUNTIME_DIR", runtime_dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    stdin.flush().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if sender.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut answers = Vec::new();
+    while answers.len() < count {
+        let line = receiver
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("an answer in time");
+        answers.push(serde_json::from_str(&line).expect("the server writes JSON"));
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    answers
+}
+
+/// A line that is not JSON gets a `-32700 Parse error` answer with a null id,
+/// and the server keeps serving: in-process over stdio, and attached to `codegraph lsp` over
+/// its socket.
+#[test]
+fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    copy_tree(&support::fixture("python"), &repo);
+    let repo = repo.canonicalize().unwrap();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}})
+    .to_string();
+    let lines = ["{not json", "\u{fffd}\u{0}", initialize.as_str()];
+    let check = |answers: Vec<Value>, how: &str| {
+        for answer in &answers[..2] {
+            assert_eq!(answer["error"]["code"], -32700, "{how}: {answer}");
+            assert_eq!(answer["id"], Value::Null, "{how}: {answer}");
+        }
+        assert_eq!(answers[2]["id"], 1, "{how}: {:?}", answers[2]);
+        assert_eq!(
+            answers[2]["result"]["serverInfo"]["name"], "codegraph",
+            "{how}"
+        );
+    };
+
+    let runtime_dir = tempfile::tempdir().unwrap();
+    let in_process = mcp_lines(
+        &[
+            "--no-attach".as_ref(),
+            "--no-cache".as_ref(),
+            "--repo".as_ref(),
+            repo.as_os_str(),
+        ],
+        runtime_dir.path(),
+        &lines,
+        3,
+    );
+    check(in_process, "in-process");
+
+    let (lsp, _) = LspClient::start(&[&repo], false);
+    let attached = mcp_lines(
+        &["--repo".as_ref(), repo.as_os_str()],
+        lsp.runtime_dir(),
+        &lines,
+        3,
+    );
+    check(attached, "attached");
+}

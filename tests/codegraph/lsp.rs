@@ -271,6 +271,26 @@ impl LspClient {
     }
 }
 
+/// `exit` without `shutdown` first: the server exits with status 1, as the protocol says.
+#[test]
+fn exit_without_shutdown_exits_with_status_one() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().canonicalize().unwrap();
+    std::fs::write(root.join("app.py"), "def app():\n    pass\n").unwrap();
+    let (mut client, _) = LspClient::start(&[&root], false);
+    client.notify("exit", Value::Null);
+    client.exited = true;
+    let deadline = Instant::now() + TIMEOUT;
+    let status = loop {
+        if let Some(status) = client.child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the server did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(1));
+}
+
 impl Drop for LspClient {
     fn drop(&mut self) {
         if !self.exited {
