@@ -1173,13 +1173,25 @@ impl CodegraphMcp {
                 "This HTTP client's token does not carry the shell scope.".to_string(),
             ));
         }
-        let argv = super::shell::check(policy, &params.command)
-            .map_err(|message| refuse("Command refused", message))?;
         let directory = paths::resolve_directory_in_workspace(
             self.world.root(),
             params.working_directory.as_deref().unwrap_or("."),
         )
         .map_err(|error| refuse("Access denied", error.to_string()))?;
+        let argv = super::shell::check(
+            policy,
+            &params.command,
+            self.world.root(),
+            &directory.absolute,
+        )
+        .map_err(|refusal| {
+            tool_error(serde_json::json!({
+                "error": "Command refused",
+                "rule": refusal.rule,
+                "command": params.command,
+                "message": refusal.message,
+            }))
+        })?;
         let timeout = params
             .timeout
             .map(|seconds| std::time::Duration::from_secs(seconds.max(1) as u64))
