@@ -184,7 +184,8 @@ fn stale_discovery_entries_are_removed() {
     let repo = directory.path().canonicalize().unwrap();
     let discovery = directory.path().join("0123456789abcdef-4000000.json");
     let socket = directory.path().join("0123456789abcdef-4000000.sock");
-    std::fs::write(&socket, "").unwrap();
+    // A socket its dead process left behind.
+    drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
     // pid 4000000 is above Linux's pid_max limit (2^22 = 4194304 is the ceiling, and the
     // default is far lower), so no process has it.
     let entry = json!({"root": repo, "socket": socket, "pid": 4_000_000u32});
@@ -294,4 +295,130 @@ fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
         3,
     );
     check(attached, "attached");
+}
+
+/// Stale or forged discovery entries: one whose "socket" is a file elsewhere, one whose
+/// "socket" is a plain file in the directory; and a symlink planted at the temporary name the
+/// writer used to use. No file but the stale entry itself is deleted or written through.
+#[test]
+fn forged_discovery_entries_delete_and_overwrite_nothing() {
+    let directory = tempfile::tempdir().unwrap();
+    let sockets = directory.path().join("run");
+    std::fs::create_dir(&sockets).unwrap();
+    let repo = directory.path().canonicalize().unwrap();
+    let victim = directory.path().join("victim.txt");
+    std::fs::write(&victim, "precious\n").unwrap();
+    let elsewhere = sockets.join("aaaaaaaaaaaaaaaa-4000000.json");
+    std::fs::write(
+        &elsewhere,
+        json!({"root": repo, "socket": victim, "pid": 4_000_000u32}).to_string(),
+    )
+    .unwrap();
+    let plain = sockets.join("bbbbbbbbbbbbbbbb-4000001.sock");
+    std::fs::write(&plain, "not a socket\n").unwrap();
+    let stale = sockets.join("bbbbbbbbbbbbbbbb-4000001.json");
+    std::fs::write(
+        &stale,
+        json!({"root": repo, "socket": plain, "pid": 4_000_001u32}).to_string(),
+    )
+    .unwrap();
+    assert!(codegraph::mcp::attach::find(&sockets, &repo).is_none());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert_eq!(std::fs::read_to_string(&plain).unwrap(), "not a socket\n");
+    assert!(!stale.exists(), "the stale entry itself goes");
+
+    let target = sockets.join("cccccccccccccccc-1.json");
+    std::os::unix::fs::symlink(&victim, target.with_extension("json.tmp")).unwrap();
+    let entry = codegraph::mcp::attach::Entry {
+        root: repo.clone(),
+        socket: sockets.join("cccccccccccccccc-1.sock"),
+        pid: 1,
+        http: None,
+        tokens: None,
+    };
+    codegraph::mcp::attach::write_entry(&target, &entry).unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert_eq!(mode(&target), 0o600);
+
+    // A live entry (this process, a real socket in the directory) is found while it is ours,
+    // and ignored once it belongs to another user (which only root can arrange here).
+    let socket = sockets.join("dddddddddddddddd-2.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let live = sockets.join("dddddddddddddddd-2.json");
+    let entry = codegraph::mcp::attach::Entry {
+        root: repo.clone(),
+        socket: socket.clone(),
+        pid: std::process::id(),
+        http: None,
+        tokens: None,
+    };
+    codegraph::mcp::attach::write_entry(&live, &entry).unwrap();
+    let found = codegraph::mcp::attach::find(&sockets, &repo).map(|(path, _)| path);
+    assert_eq!(found, Some(live.clone()));
+    if nix::unistd::geteuid().is_root() {
+        std::os::unix::fs::chown(&live, Some(65534), Some(65534)).unwrap();
+        let found = codegraph::mcp::attach::find(&sockets, &repo).map(|(path, _)| path);
+        assert_eq!(found, None);
+        assert!(live.exists(), "another user's entry is left alone");
+    }
+}
+
+/// The runtime directory planted in our place: a symlink to a directory where a server is
+/// published (an impostor's, in the attack; here a language server of ours, so that attaching
+/// would be visible), or a directory of another user. `codegraph mcp` attaches to neither and
+/// serves in-process instead.
+#[test]
+fn a_runtime_directory_that_is_a_symlink_or_foreign_is_not_used() {
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    copy_tree(&support::fixture("python"), &repo);
+    let repo = repo.canonicalize().unwrap();
+    let (mut lsp, _) = LspClient::start(&[&repo], false);
+    // An unsaved edit only the language server's graph has.
+    let main = repo.join("shop/app/main.py");
+    let text = std::fs::read_to_string(&main).unwrap();
+    lsp.open(&main, &text);
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&main), "version": 2},
+               "contentChanges": [{"text": format!("{text}\n\ndef again() -> int:\n    return math.factorial(3)\n")}]}),
+    );
+    lsp.request("codegraph/status", Value::Null);
+
+    let planted = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        lsp.runtime_dir().join("codegraph"),
+        planted.path().join("codegraph"),
+    )
+    .unwrap();
+    let refusal = codegraph::mcp::attach::make_private(&planted.path().join("codegraph"))
+        .unwrap_err()
+        .to_string();
+    assert!(refusal.contains("is a symlink"), "{refusal}");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let client = mcp_child(&repo, planted.path(), &[]).await;
+        assert_eq!(
+            callers(&client, FACTORIAL).await,
+            ["shop/app/main.py::main", FACTORIAL],
+            "attached through the symlinked runtime directory"
+        );
+        client.cancel().await.unwrap();
+    });
+
+    // Another user's directory: as root, one given away; as anyone else, `/` is not theirs.
+    let foreign = if nix::unistd::geteuid().is_root() {
+        let foreign = planted.path().join("foreign");
+        std::fs::create_dir(&foreign).unwrap();
+        std::os::unix::fs::chown(&foreign, Some(65534), Some(65534)).unwrap();
+        foreign
+    } else {
+        PathBuf::from("/")
+    };
+    let refusal = codegraph::mcp::attach::make_private(&foreign)
+        .unwrap_err()
+        .to_string();
+    assert!(refusal.contains("not by this user"), "{refusal}");
+    assert!(lsp.shutdown().success());
 }
