@@ -27,7 +27,7 @@
 //!   module that imports LSP types, converted in `lsp/proto.rs`.
 //! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here) and its
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), both
-//!   through `mcp/lines.rs` (a line that is not JSON gets -32700), HTTP
+//!   through `mcp/lines.rs` (-32700 for a line that is not JSON, -32602 for bad params), HTTP
 //!   and legacy SSE (`mcp/http.rs`), the headless server (`mcp/serve.rs`), the shell tool's
 //!   guard (`mcp/shell.rs`), resource subscriptions (`mcp/subscriptions.rs`, woken by
 //!   `World::changes`).

@@ -422,3 +422,56 @@ fn a_runtime_directory_that_is_a_symlink_or_foreign_is_not_used() {
     assert!(refusal.contains("not by this user"), "{refusal}");
     assert!(lsp.shutdown().success());
 }
+
+/// `params` that is a string or an array, and params that do not fit a standard method, are
+/// answered with `-32602 Invalid params` and the request's id (they got no reply, -32600
+/// without the id, or -32601 "method not found").
+#[test]
+fn wrong_params_get_invalid_params_with_their_id() {
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    copy_tree(&support::fixture("python"), &repo);
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}})
+    .to_string();
+    let lines = [
+        initialize.as_str(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"find_callers"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":["find_callers"]}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+    ];
+    let runtime_dir = tempfile::tempdir().unwrap();
+    let answers = mcp_lines(
+        &[
+            "--no-attach".as_ref(),
+            "--no-cache".as_ref(),
+            "--repo".as_ref(),
+            repo.as_os_str(),
+        ],
+        runtime_dir.path(),
+        &lines,
+        5,
+    );
+    let by_id = |id: u64| {
+        answers
+            .iter()
+            .find(|answer| answer["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to {id}: {answers:?}"))
+            .clone()
+    };
+    for id in [2, 3] {
+        assert_eq!(
+            by_id(id)["error"],
+            json!({"code": -32602, "message": "Invalid params: the params of tools/call must be an object"})
+        );
+    }
+    assert_eq!(
+        by_id(4)["error"],
+        json!({"code": -32602, "message": "Invalid params: the params do not fit tools/call"})
+    );
+    assert_eq!(by_id(5)["result"], json!({}));
+}
