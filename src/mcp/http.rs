@@ -12,7 +12,8 @@
 //! the tools (rmcp hands the HTTP request parts to every handler). `POST /messages` also wants
 //! a JSON content type (415 otherwise), so that a web page cannot post to it without a CORS
 //! preflight, which this server never grants. `DELETE /mcp` of a session that does not exist
-//! (or no longer does) answers 404.
+//! (or no longer does) answers 404; a `POST /mcp` body over 4 MiB gets 413, one that is not
+//! JSON 400. On shutdown the legacy event streams end, so open clients do not hold it up.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -36,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::CodegraphMcp;
 
-/// The largest request body accepted on `/messages`.
+/// The largest request body accepted on `/messages` and `/mcp`.
 const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// The bearer tokens of one run. `read_only` may call every tool but `execute_shell_command`;
@@ -266,6 +267,9 @@ struct SseSessions {
 struct SseApp {
     server: CodegraphMcp,
     sessions: SseSessions,
+    /// Cancelled on shutdown: every event stream ends, so the server does not wait for clients
+    /// to disconnect.
+    shutdown: CancellationToken,
 }
 
 /// Removes a session when its event stream goes away (the client disconnected).
@@ -300,13 +304,16 @@ async fn sse_connect(
     let endpoint = Event::default()
         .event("endpoint")
         .data(format!("/messages?sessionId={id}"));
+    let shutdown = app.shutdown.clone();
     let session = SessionGuard { app, id };
-    let messages = from_server.map(move |message| {
-        let _alive = &session;
-        Ok(Event::default()
-            .event("message")
-            .data(serde_json::to_string(&message).unwrap_or_default()))
-    });
+    let messages = from_server
+        .take_until(shutdown.cancelled_owned())
+        .map(move |message| {
+            let _alive = &session;
+            Ok(Event::default()
+                .event("message")
+                .data(serde_json::to_string(&message).unwrap_or_default()))
+        });
     Ok(
         Sse::new(futures::stream::once(async { Ok(endpoint) }).chain(messages))
             .keep_alive(KeepAlive::default()),
@@ -369,13 +376,43 @@ async fn sse_message(
     StatusCode::ACCEPTED.into_response()
 }
 
-/// `DELETE /mcp` of a session that is not open answers 404 (rmcp answers 202 whatever the id).
-async fn unknown_session_delete(
+/// In front of rmcp's service at `/mcp`: `DELETE` of a session that is not open answers 404
+/// (rmcp answers 202 whatever the id); a `POST` body is read up to [`MAX_MESSAGE_BYTES`] (413
+/// beyond) and must be JSON (400 with a JSON-RPC parse error otherwise; rmcp answered 415).
+async fn mcp_edge(
     State(sessions): State<Arc<LocalSessionManager>>,
     request: Request,
     next: Next,
 ) -> Response {
     use rmcp::transport::streamable_http_server::session::SessionManager;
+    if request.method() == axum::http::Method::POST {
+        let (parts, body) = request.into_parts();
+        let bytes = match axum::body::to_bytes(body, MAX_MESSAGE_BYTES).await {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                return refusal(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    &format!("the body is over {MAX_MESSAGE_BYTES} bytes"),
+                );
+            }
+        };
+        if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+            let answer = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": {"code": -32700, "message": format!("Parse error: {error}")},
+            });
+            return (
+                StatusCode::BAD_REQUEST,
+                [(header::CONTENT_TYPE, "application/json")],
+                answer.to_string(),
+            )
+                .into_response();
+        }
+        return next
+            .run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+            .await;
+    }
     if request.method() == axum::http::Method::DELETE
         && let Some(id) = request
             .headers()
@@ -404,19 +441,20 @@ pub fn router(
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
         .disable_allowed_origins()
-        .with_cancellation_token(shutdown);
+        .with_cancellation_token(shutdown.clone());
     let sessions = Arc::new(LocalSessionManager::default());
     let streamable = StreamableHttpService::new(
         move || Ok(factory_server.session()),
         sessions.clone(),
         config,
     );
-    let streamable = axum::Router::new().fallback_service(streamable).layer(
-        axum::middleware::from_fn_with_state(sessions, unknown_session_delete),
-    );
+    let streamable = axum::Router::new()
+        .fallback_service(streamable)
+        .layer(axum::middleware::from_fn_with_state(sessions, mcp_edge));
     let sse = Arc::new(SseApp {
         server,
         sessions: SseSessions::default(),
+        shutdown: shutdown.clone(),
     });
     axum::Router::new()
         .route("/sse", get(sse_connect))

@@ -540,3 +540,65 @@ async fn shell_over_http_needs_the_shell_scoped_token() {
     .await;
     assert_eq!(shell.structured_content.unwrap()["stdout"], "hi\n");
 }
+
+/// `POST /mcp` with a body that is not JSON gets 400 and a JSON-RPC parse error (it got 415), a
+/// body over the limit 413; and SIGTERM stops the server although a legacy SSE stream is open
+/// (it waited for the client to disconnect).
+#[tokio::test(flavor = "multi_thread")]
+async fn malformed_bodies_are_answered_and_sigterm_ends_open_streams() {
+    let (_directory, repo, runtime_dir) = workspace();
+    let mut server = start_http(&repo, &runtime_dir, &[]);
+    let http = reqwest::Client::new();
+    let post = |body: String| {
+        http.post(format!("{}/mcp", server.base))
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .body(body)
+            .send()
+    };
+    let garbage = post("{not json".to_string()).await.unwrap();
+    assert_eq!(garbage.status(), 400);
+    let answer: Value = garbage.json().await.unwrap();
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+    assert_eq!(answer["id"], Value::Null);
+    let huge = post(format!("\"{}\"", "x".repeat(5 * 1024 * 1024)))
+        .await
+        .unwrap();
+    assert_eq!(huge.status(), 413);
+    assert_eq!(
+        post(initialize_body(1, "2025-06-18").to_string())
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+
+    let stream = http
+        .get(format!("{}/sse", server.base))
+        .header("Accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
+    let mut events = Events {
+        body: stream.bytes_stream().boxed(),
+        buffer: String::new(),
+    };
+    assert_eq!(events.next().await.0, "endpoint");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(server.child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still serving with an SSE stream open"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status:?}");
+}
