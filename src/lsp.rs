@@ -25,6 +25,7 @@
 //! `codegraph.reindex` (`workspace/executeCommand`) re-reads every folder from disk and answers
 //! once done, with one line per folder.
 
+mod framing;
 mod proto;
 
 use std::path::{Path, PathBuf};
@@ -1025,9 +1026,10 @@ pub fn run_stdio(
     let shut_down = runtime.block_on(async {
         let (service, socket) = service(config, serve_mcp, shell);
         let state = service.state.clone();
-        Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
-            .serve(service)
-            .await;
+        // Malformed input is answered before it reaches tower-lsp-server (see `lsp/framing.rs`).
+        let (input, output, written) = framing::guard(tokio::io::stdin(), tokio::io::stdout());
+        Server::new(input, output, socket).serve(service).await;
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), written).await;
         state.close_attachments();
         state
             .shutdown_requested

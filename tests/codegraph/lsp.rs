@@ -145,6 +145,13 @@ impl LspClient {
         write_message(&self.stdin, &message);
     }
 
+    /// Writes bytes as they are, framing or not.
+    fn send_raw(&self, bytes: &[u8]) {
+        let mut stdin = self.stdin.lock().unwrap();
+        stdin.write_all(bytes).expect("server reads");
+        stdin.flush().expect("server reads");
+    }
+
     pub(crate) fn notify(&self, method: &str, params: Value) {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
@@ -288,6 +295,116 @@ fn exit_without_shutdown_exits_with_status_one() {
         assert!(Instant::now() < deadline, "the server did not exit");
         std::thread::sleep(Duration::from_millis(20));
     };
+    assert_eq!(status.code(), Some(1));
+}
+
+/// Malformed input, as a fuzzer or a broken client sends it: each message is answered with the
+/// JSON-RPC error it deserves and the server keeps serving; a `Content-Length` of 2^40 is
+/// answered and ends the session cleanly instead of hanging it.
+#[test]
+fn malformed_messages_are_answered_and_the_server_keeps_serving() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().canonicalize().unwrap();
+    std::fs::write(root.join("app.py"), "def app():\n    pass\n").unwrap();
+    let (mut client, _) = LspClient::start(&[&root], false);
+    let framed = |body: &[u8]| {
+        let mut message = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        message.extend_from_slice(body);
+        message
+    };
+    client.send_raw(b"Content-Length: abc\r\n\r\n");
+    client.send_raw(b"Content-Length: -5\r\n\r\n");
+    client.send_raw(b"Content-Length: \r\n\r\n");
+    client.send_raw(b"Nonsense header\r\n\r\n");
+    // No length: its body runs into the next header, where the reader finds its feet again.
+    client.send_raw(b"Content-Type: application/json\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":90,\"method\":\"shutdown\"}");
+    client.send_raw(&framed(b"{not json"));
+    client.send_raw(&framed(
+        b"[{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}]",
+    ));
+    client.send_raw(&framed(b"\"a string\""));
+    client.send_raw(&framed(
+        b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"\xff\xfe\"}",
+    ));
+    client.send_raw(&framed(
+        br#"{"jsonrpc":"2.0","id":1180591620717411303424,"method":"workspace/symbol","params":{"query":"app"}}"#,
+    ));
+    client.send_raw(b"garbage before a header ");
+    let symbols = client.request("workspace/symbol", json!({"query": "app"}));
+    assert_eq!(symbols[0]["name"], "app", "{symbols}");
+    let errors: Vec<(i64, String)> = client
+        .stash
+        .iter()
+        .filter(|message| message.get("error").is_some())
+        .map(|message| {
+            assert_eq!(message["id"], Value::Null, "{message}");
+            let message_text = message["error"]["message"].as_str().unwrap();
+            // serde's wording after the first colon is not ours to pin.
+            let ours = match message_text.split_once(": ") {
+                Some((kind, rest)) if kind == "Parse error" && rest.contains("at line") => {
+                    "Parse error: (serde)".to_string()
+                }
+                _ => message_text.to_string(),
+            };
+            (message["error"]["code"].as_i64().unwrap(), ours)
+        })
+        .collect();
+    let expected: Vec<(i64, String)> = [
+        (
+            -32700,
+            r#"Parse error: Content-Length "abc" is not a byte count"#,
+        ),
+        (
+            -32700,
+            r#"Parse error: Content-Length "-5" is not a byte count"#,
+        ),
+        (
+            -32700,
+            r#"Parse error: Content-Length "" is not a byte count"#,
+        ),
+        (-32700, "Parse error: a header line without a colon"),
+        (-32700, "Parse error: no Content-Length header"),
+        (-32700, "Parse error: (serde)"),
+        (
+            -32600,
+            "Invalid Request: a message is one JSON object (no batches)",
+        ),
+        (
+            -32600,
+            "Invalid Request: a message is one JSON object (no batches)",
+        ),
+        (-32700, "Parse error: (serde)"),
+        (
+            -32600,
+            "Invalid Request: the id 1.1805916207174113e+21 is not an integer or a string",
+        ),
+    ]
+    .into_iter()
+    .map(|(code, text)| (code, text.to_string()))
+    .collect();
+    assert_eq!(errors, expected);
+
+    client.send_raw(b"Content-Length: 1099511627776\r\n\r\n{");
+    let deadline = Instant::now() + TIMEOUT;
+    let answer = loop {
+        let message = client.next_message(deadline);
+        if message.get("error").is_some() {
+            break message;
+        }
+    };
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    client.exited = true;
+    let status = loop {
+        if let Some(status) = client.child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server hangs on the huge length"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // The input ended without `shutdown`.
     assert_eq!(status.code(), Some(1));
 }
 
