@@ -359,6 +359,10 @@ fn find(graph: &Graph, name: &str) -> anyhow::Result<Entity> {
         Lookup::NotFound { closest } => {
             bail!("no entity named '{name}'; closest: {}", closest.join(", "))
         }
+        Lookup::TooLong { length } => bail!(
+            "a name of {length} bytes is not an entity id, and names are matched up to {} bytes",
+            query::MAX_NAME_BYTES
+        ),
     }
 }
 
@@ -426,14 +430,15 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             } else {
                 CacheLocation::InWorkspace
             };
-            crate::lsp::run_stdio(
+            // 1 when the client said `exit` (or went away) without `shutdown` first.
+            return crate::lsp::run_stdio(
                 WorldConfig {
                     max_file_size,
                     cache,
                 },
                 !no_mcp_socket,
                 shell.policy(),
-            )?;
+            );
         }
         Command::Index {
             path,

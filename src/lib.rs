@@ -24,9 +24,11 @@
 //! - `cli`      the command-line door (`codegraph index`, `callers`, `deps`, `module`, ...): flags
 //!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out.
 //! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`; the only
-//!   module that imports LSP types, converted in `lsp/proto.rs`.
+//!   module that imports LSP types, converted in `lsp/proto.rs`; `lsp/framing.rs` answers
+//!   malformed input before tower-lsp-server sees it.
 //! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here) and its
-//!   transports: stdio, the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), HTTP
+//!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), both
+//!   through `mcp/lines.rs` (-32700 for a line that is not JSON, -32602 for bad params), HTTP
 //!   and legacy SSE (`mcp/http.rs`), the headless server (`mcp/serve.rs`), the shell tool's
 //!   guard (`mcp/shell.rs`), resource subscriptions (`mcp/subscriptions.rs`, woken by
 //!   `World::changes`).

@@ -25,6 +25,7 @@
 //! `codegraph.reindex` (`workspace/executeCommand`) re-reads every folder from disk and answers
 //! once done, with one line per folder.
 
+mod framing;
 mod proto;
 
 use std::path::{Path, PathBuf};
@@ -74,6 +75,8 @@ pub struct State {
     work_done_progress: std::sync::atomic::AtomicBool,
     watch_registration: std::sync::atomic::AtomicBool,
     progress_tokens: AtomicUsize,
+    /// The client sent `shutdown`; the exit status after `exit` is 0 only then.
+    shutdown_requested: std::sync::atomic::AtomicBool,
 }
 
 /// A file of a workspace folder, in a snapshot.
@@ -98,6 +101,7 @@ impl State {
             indexing: AtomicUsize::new(0),
             work_done_progress: Default::default(),
             watch_registration: Default::default(),
+            shutdown_requested: Default::default(),
             progress_tokens: AtomicUsize::new(0),
         }
     }
@@ -106,28 +110,49 @@ impl State {
         *self.encoding.read()
     }
 
-    /// The workspace folder holding `path` (the innermost one) and the file's relative path.
+    /// The workspace folder holding `path` (the innermost one) and the file's relative path;
+    /// `None` when no folder holds it, or when it is refused by the containment rule (logged).
     fn root_of(&self, path: &Path) -> Option<(Arc<Root>, FilePath)> {
+        match self.admitted(path) {
+            Ok(found) => found,
+            Err(reason) => {
+                tracing::warn!("refused: {reason}");
+                None
+            }
+        }
+    }
+
+    /// [`State::root_of`] with the refusal: `Err` when `path` names a place under a workspace
+    /// folder that the containment rule refuses (`..`, or a symlink leading outside).
+    fn admitted(&self, path: &Path) -> std::result::Result<Option<(Arc<Root>, FilePath)>, String> {
         let roots = self.roots.read();
         let find = |path: &Path| {
-            roots
+            let Some(root) = roots
                 .iter()
                 .filter(|root| {
                     path.starts_with(&root.client_root) || path.starts_with(root.world.root())
                 })
                 .max_by_key(|root| root.client_root.components().count())
-                .and_then(|root| {
-                    let inside = if path.starts_with(&root.client_root) {
-                        root.world
-                            .root()
-                            .join(path.strip_prefix(&root.client_root).ok()?)
-                    } else {
-                        path.to_path_buf()
-                    };
-                    Some((root.clone(), root.world.graph_path(&inside)?))
-                })
+            else {
+                return Ok(None);
+            };
+            let inside = match path.strip_prefix(&root.client_root) {
+                Ok(rest) => root.world.root().join(rest),
+                Err(_) => path.to_path_buf(),
+            };
+            Ok(root
+                .world
+                .admit(&inside)?
+                .map(|relative| (root.clone(), relative)))
         };
-        find(path).or_else(|| find(&path.canonicalize().ok()?))
+        match find(path)? {
+            Some(found) => Ok(Some(found)),
+            // A path through a symlink to a folder (the client's spelling of the root).
+            None => match path.canonicalize() {
+                Ok(canonical) if canonical != path => find(&canonical),
+                _ => Ok(None),
+            },
+        }
     }
 
     fn locate(&self, uri: &Uri) -> Option<Located> {
@@ -384,10 +409,11 @@ impl Backend {
         let Some(path) = proto::path_of(&params.uri) else {
             return Ok(None);
         };
-        Ok(self
+        let found = self
             .state
-            .root_of(&path)
-            .and_then(|(root, relative)| root.world.buffer_text(&relative)))
+            .admitted(&path)
+            .map_err(tower_lsp_server::jsonrpc::Error::invalid_params)?;
+        Ok(found.and_then(|(root, relative)| root.world.buffer_text(&relative)))
     }
 
     /// `codegraph/status`: index runs in flight and what each workspace folder holds.
@@ -647,6 +673,9 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.state
+            .shutdown_requested
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
 
@@ -1005,24 +1034,29 @@ pub fn service(
 
 /// Serves LSP on stdin/stdout until the client says `exit`; with `serve_mcp`, also MCP on a
 /// unix socket per workspace folder (see `mcp::attach`), with `execute_shell_command` enabled
-/// there for the programs of `shell`.
+/// there for the programs of `shell`. Returns the exit status: 0 after `shutdown` then `exit`,
+/// 1 when the client exits (or closes the stream) without `shutdown`, as the protocol says.
 pub fn run_stdio(
     config: WorldConfig,
     serve_mcp: bool,
     shell: Option<crate::mcp::shell::ShellPolicy>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<i32> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(async {
+    let shut_down = runtime.block_on(async {
         let (service, socket) = service(config, serve_mcp, shell);
         let state = service.state.clone();
-        Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
-            .serve(service)
-            .await;
+        // Malformed input is answered before it reaches tower-lsp-server (see `lsp/framing.rs`).
+        let (input, output, written) = framing::guard(tokio::io::stdin(), tokio::io::stdout());
+        Server::new(input, output, socket).serve(service).await;
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), written).await;
         state.close_attachments();
+        state
+            .shutdown_requested
+            .load(std::sync::atomic::Ordering::SeqCst)
     });
     // Index threads may still run; do not wait for them.
     runtime.shutdown_background();
-    Ok(())
+    Ok(if shut_down { 0 } else { 1 })
 }

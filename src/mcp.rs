@@ -10,6 +10,7 @@
 pub mod attach;
 pub mod convert;
 pub mod http;
+pub mod lines;
 pub mod paths;
 pub mod prompts;
 pub mod resources;
@@ -103,7 +104,12 @@ impl CodegraphMcp {
 
 /// Serves MCP over stdin/stdout until the client goes away.
 pub async fn serve_stdio(server: CodegraphMcp) -> anyhow::Result<()> {
-    let service = server.serve(rmcp::transport::stdio()).await?;
+    let service = server
+        .serve(lines::answer_parse_errors(
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+        ))
+        .await?;
     service.waiting().await?;
     Ok(())
 }
@@ -119,6 +125,8 @@ pub(crate) fn tool_error(value: serde_json::Value) -> CallToolResult {
 pub enum Unresolved {
     Ambiguous(Vec<Entity>),
     NotFound(Vec<String>),
+    /// Longer than `query::MAX_NAME_BYTES` and not an exact id.
+    TooLong(usize),
 }
 
 impl Unresolved {
@@ -135,6 +143,14 @@ impl Unresolved {
                 "entity_id": text,
                 "closest": closest,
             }),
+            Unresolved::TooLong(length) => serde_json::json!({
+                "error": "Entity name too long",
+                "entity_id": text.chars().take(64).collect::<String>() + "…",
+                "message": format!(
+                    "{length} bytes is not an entity id, and names are matched up to {} bytes",
+                    query::MAX_NAME_BYTES
+                ),
+            }),
         }
     }
 }
@@ -145,6 +161,7 @@ pub(crate) fn resolve(graph: &Graph, text: &str) -> Result<Entity, Unresolved> {
         Lookup::Found(entity) => Ok(entity),
         Lookup::Ambiguous(candidates) => Err(Unresolved::Ambiguous(candidates)),
         Lookup::NotFound { closest } => Err(Unresolved::NotFound(closest)),
+        Lookup::TooLong { length } => Err(Unresolved::TooLong(length)),
     }
 }
 

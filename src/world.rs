@@ -100,16 +100,19 @@ pub struct World {
 /// A file's content and whether it came from the cache, or why it was skipped.
 type LoadResult = Result<(FileContent, bool), String>;
 
-/// Reads, hashes and extracts one file from disk. `None` if it cannot be read or is binary.
+/// Reads, hashes and extracts one file from disk, reading at most `max_file_size` bytes. `Err`
+/// says why not: unreadable, binary, not a regular file, or over the cap.
 fn load_file(
     absolute: &Path,
     language: Language,
     cpp_headers: bool,
+    max_file_size: u64,
     cached: Option<&cache::CachedFile>,
 ) -> Result<(FileContent, bool), String> {
-    let bytes = std::fs::read(absolute).map_err(|error| error.to_string())?;
-    if crate::syntax::looks_binary(&bytes) {
-        return Err("binary file".to_string());
+    let (bytes, truncated) =
+        walk::read_prefix(absolute, max_file_size).map_err(|refusal| refusal.to_string())?;
+    if truncated {
+        return Err(format!("over the {max_file_size}-byte cap"));
     }
     let hash: [u8; 32] = blake3::hash(&bytes).into();
     let text: Arc<str> = crate::syntax::decode_lossy(bytes).into();
@@ -266,6 +269,7 @@ impl World {
                     &file.absolute,
                     file.language,
                     cpp_headers,
+                    self.config.max_file_size,
                     cached.get(&file.relative),
                 );
                 let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -387,9 +391,26 @@ impl World {
     }
 
     /// The graph path of an absolute path inside the root, if it is a file codegraph parses.
+    /// Lexical only (no `..`); [`World::admit`] also applies the containment rule.
     pub fn graph_path(&self, absolute: &Path) -> Option<FilePath> {
         Language::from_path(absolute)?;
         walk::relative_path(&self.root, absolute).map(|relative| FilePath::from(relative.as_str()))
+    }
+
+    /// Applies the containment rule (see `world::walk`) to a path a client named: `Ok` with its
+    /// graph path if it is a file codegraph parses, lexically under the root and not resolving
+    /// outside it through a symlink; `Err` with the reason otherwise (`Ok(None)`: inside, but
+    /// not a language codegraph parses).
+    pub fn admit(&self, absolute: &Path) -> Result<Option<FilePath>, String> {
+        let Some(relative) = walk::relative_path(&self.root, absolute) else {
+            return Err(format!(
+                "{} is outside the workspace {} (`..` or not under it)",
+                absolute.display(),
+                self.root.display()
+            ));
+        };
+        walk::contained(&self.root, absolute)?;
+        Ok(Language::from_path(absolute).map(|_| FilePath::from(relative.as_str())))
     }
 
     /// Re-reads one file from disk (saved, created or deleted outside the editor). An open
@@ -404,13 +425,22 @@ impl World {
         if state.buffers.contains_key(&path) {
             return;
         }
-        let content = match std::fs::metadata(&absolute) {
-            Ok(metadata) if metadata.is_file() && metadata.len() <= self.config.max_file_size => {
-                load_file(&absolute, language, self.cpp_headers(), None)
-                    .ok()
-                    .map(|(content, _)| content)
+        // The containment rule: a path whose directory or file resolves outside the root (a
+        // symlink created while serving) is not read; the graph drops what it had there.
+        let content = match walk::contained(&self.root, &absolute) {
+            Ok(()) => load_file(
+                &absolute,
+                language,
+                self.cpp_headers(),
+                self.config.max_file_size,
+                None,
+            )
+            .ok()
+            .map(|(content, _)| content),
+            Err(reason) => {
+                tracing::warn!("{relative}: not read ({reason})");
+                None
             }
-            _ => None,
         };
         if content.is_none() && state.writer.graph().file(relative).is_none() {
             return;

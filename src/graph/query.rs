@@ -18,7 +18,15 @@ pub enum Lookup {
     NotFound {
         closest: Vec<String>,
     },
+    /// Not an exact id, and longer than [`MAX_NAME_BYTES`]: refused before any matching, which
+    /// would cost time in its length.
+    TooLong {
+        length: usize,
+    },
 }
+
+/// The longest text [`lookup`] matches by name (an exact entity id may be longer).
+pub const MAX_NAME_BYTES: usize = 256;
 
 /// Finds an entity from an id (`src/a.py::A.f`), a qualified name (`src.a.A.f`), a nested name
 /// (`A.f`) or a plain name (`f`).
@@ -26,6 +34,9 @@ pub fn lookup(graph: &Graph, text: &str) -> Lookup {
     let text = text.trim();
     if let Some(entity) = graph.entity(text) {
         return Lookup::Found(entity);
+    }
+    if text.len() > MAX_NAME_BYTES {
+        return Lookup::TooLong { length: text.len() };
     }
     let last = text.rsplit(['.', ':', '/', '\\']).next().unwrap_or(text);
     let candidates: Vec<Entity> = graph
@@ -65,23 +76,33 @@ fn decide(mut candidates: Vec<Entity>, graph: &Graph, text: &str) -> Lookup {
     }
 }
 
-/// The names nearest to `text` by edit distance, for "did you mean".
+/// The names nearest to `text` by edit distance, for "did you mean". The text's last segment
+/// is cut at [`MAX_NAME_BYTES`], and a name whose length alone puts it out of reach is not
+/// compared, so the cost is bounded by the cap times the names of about the same length.
 pub fn closest_names(graph: &Graph, text: &str, limit: usize) -> Vec<String> {
-    let wanted = text
-        .rsplit(['.', ':', '/'])
-        .next()
-        .unwrap_or(text)
-        .to_lowercase();
+    let mut last = text.rsplit(['.', ':', '/']).next().unwrap_or(text);
+    if last.len() > MAX_NAME_BYTES {
+        let mut cut = MAX_NAME_BYTES;
+        while !last.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        last = &last[..cut];
+    }
+    let wanted = last.to_lowercase();
+    let wanted_length = wanted.chars().count();
+    let reach = |longest: usize| (longest / 2).max(2);
     let mut scored: Vec<(usize, String)> = graph
         .by_name
         .keys()
-        .map(|name| {
-            (
-                edit_distance(&wanted, &name.to_lowercase()),
-                name.to_string(),
-            )
+        .filter_map(|name| {
+            let length = name.chars().count();
+            // The edit distance is at least the difference in length.
+            if length.abs_diff(wanted_length) > reach(length.max(wanted_length)) {
+                return None;
+            }
+            let distance = edit_distance(&wanted, &name.to_lowercase());
+            (distance <= reach(length.max(wanted_length))).then(|| (distance, name.to_string()))
         })
-        .filter(|(distance, name)| *distance <= (wanted.len().max(name.len()) / 2).max(2))
         .collect();
     scored.sort();
     scored

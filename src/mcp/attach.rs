@@ -9,9 +9,18 @@
 //! for an HTTP server, its URL and tokens. `<hash>` is a hash of the canonical root, so several
 //! processes may serve the same root side by side. Entries whose process is gone are removed
 //! whenever the directory is read.
+//!
+//! Trust: the directory is used only if it is a real directory (not a symlink) owned by this
+//! user, and is made mode 0700; otherwise attaching and publishing are refused with the reason
+//! (`codegraph mcp` then serves in-process). A discovery file is read only if it is a regular
+//! file owned by this user, and its socket is trusted only if it is a socket owned by this user
+//! inside the directory; the server at the other end must run as this user too (checked with
+//! the socket's peer credentials). A stale entry's socket is deleted only when it is such a
+//! socket, so a forged entry cannot make codegraph delete a file it names. Discovery files are
+//! written to `create_new` temporaries and renamed.
 
 use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -54,11 +63,68 @@ pub fn runtime_dir() -> anyhow::Result<PathBuf> {
     };
     std::fs::create_dir_all(&directory)
         .with_context(|| format!("creating {}", directory.display()))?;
-    // Only the owner may change a directory's mode, so this also refuses a directory someone
-    // else created in our place.
-    std::fs::set_permissions(&directory, std::fs::Permissions::from_mode(0o700))
-        .with_context(|| format!("making {} private", directory.display()))?;
+    make_private(&directory)?;
     Ok(directory)
+}
+
+/// This user's id.
+fn user() -> u32 {
+    nix::unistd::geteuid().as_raw()
+}
+
+/// Refuses `directory` unless it is a real directory (not a symlink) owned by this user, then
+/// makes it mode 0700.
+pub fn make_private(directory: &Path) -> anyhow::Result<()> {
+    let metadata = directory
+        .symlink_metadata()
+        .with_context(|| format!("reading {}", directory.display()))?;
+    if metadata.file_type().is_symlink() {
+        anyhow::bail!(
+            "{} is a symlink; refusing it as the runtime directory",
+            directory.display()
+        );
+    }
+    if !metadata.is_dir() {
+        anyhow::bail!("{} is not a directory", directory.display());
+    }
+    if metadata.uid() != user() {
+        anyhow::bail!(
+            "{} is owned by uid {}, not by this user ({}); refusing it as the runtime directory",
+            directory.display(),
+            metadata.uid(),
+            user()
+        );
+    }
+    if metadata.mode() & 0o777 != 0o700 {
+        std::fs::set_permissions(directory, std::fs::Permissions::from_mode(0o700))
+            .with_context(|| format!("making {} private", directory.display()))?;
+    }
+    Ok(())
+}
+
+/// Whether `socket` is a unix socket owned by this user directly inside `directory`.
+fn socket_is_ours(directory: &Path, socket: &Path) -> bool {
+    socket.parent() == Some(directory)
+        && socket
+            .symlink_metadata()
+            .is_ok_and(|metadata| metadata.file_type().is_socket() && metadata.uid() == user())
+}
+
+/// Reads a discovery file if it is a regular file owned by this user (not through a symlink).
+fn read_entry(path: &Path) -> Option<Result<Entry, ()>> {
+    use std::io::Read;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_NONBLOCK).bits())
+        .open(path)
+        .ok()?;
+    let metadata = file.metadata().ok()?;
+    if !metadata.is_file() || metadata.uid() != user() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(1 << 20).read_to_end(&mut bytes).ok()?;
+    Some(serde_json::from_slice(&bytes).map_err(|_| ()))
 }
 
 /// A short, stable name for a root.
@@ -77,16 +143,20 @@ fn process_alive(pid: u32) -> bool {
     proc_root.join(pid.to_string()).exists()
 }
 
-/// Removes an entry's discovery file and socket.
+/// Removes an entry's discovery file, and its socket if that is one of ours in the directory.
 fn remove_entry(discovery: &Path, entry: Option<&Entry>) {
     let _ = std::fs::remove_file(discovery);
-    if let Some(entry) = entry {
+    if let Some(entry) = entry
+        && let Some(directory) = discovery.parent()
+        && socket_is_ours(directory, &entry.socket)
+    {
         let _ = std::fs::remove_file(&entry.socket);
     }
 }
 
 /// Every live entry in `directory`; stale ones (dead process, missing socket, unreadable file)
-/// are deleted on the way.
+/// are deleted on the way. Files not owned by this user are ignored, and so are entries whose
+/// socket is not one of ours in `directory`.
 pub fn entries(directory: &Path) -> Vec<(PathBuf, Entry)> {
     let Ok(listing) = std::fs::read_dir(directory) else {
         return Vec::new();
@@ -97,13 +167,24 @@ pub fn entries(directory: &Path) -> Vec<(PathBuf, Entry)> {
         if path.extension().is_none_or(|extension| extension != "json") {
             continue;
         }
-        let entry: Option<Entry> = std::fs::read(&path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+        let Some(entry) = read_entry(&path) else {
+            tracing::debug!("{}: not a file of this user; ignored", path.display());
+            continue;
+        };
+        let entry = entry.ok();
         match entry {
+            Some(entry) if entry.socket.parent() != Some(directory) => {
+                tracing::warn!(
+                    "{}: its socket {} is not in {}; ignored",
+                    path.display(),
+                    entry.socket.display(),
+                    directory.display()
+                );
+            }
             Some(entry)
                 if process_alive(entry.pid)
-                    && (entry.socket.exists() || entry.pid == std::process::id()) =>
+                    && (socket_is_ours(directory, &entry.socket)
+                        || entry.pid == std::process::id()) =>
             {
                 live.push((path, entry))
             }
@@ -133,20 +214,29 @@ pub fn find(directory: &Path, repo: &Path) -> Option<(PathBuf, Entry)> {
         })
 }
 
-/// Writes `entry` atomically (a private temporary file renamed into place).
+/// Writes `entry` atomically: a fresh private temporary (`create_new`, so never through a file
+/// or symlink planted at its name) renamed into place.
 pub fn write_entry(path: &Path, entry: &Entry) -> anyhow::Result<()> {
-    let temporary = path.with_extension("json.tmp");
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos());
+    let temporary = path.with_extension(format!("json.{}.{nanos}.tmp", std::process::id()));
     let mut file = std::fs::OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(true)
+        .create_new(true)
         .mode(0o600)
         .open(&temporary)
         .with_context(|| format!("writing {}", temporary.display()))?;
-    file.write_all(&serde_json::to_vec_pretty(entry)?)?;
-    file.sync_all()?;
-    std::fs::rename(&temporary, path)?;
-    Ok(())
+    let written = (|| -> anyhow::Result<()> {
+        file.write_all(&serde_json::to_vec_pretty(entry)?)?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, path)?;
+        Ok(())
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
 }
 
 /// A root served on a socket. Dropping it (or [`Attachment::close`]) stops accepting and removes
@@ -216,7 +306,10 @@ pub fn serve_world(world: Arc<World>, server: CodegraphMcp) -> anyhow::Result<At
             let server = server.session();
             tokio::spawn(async move {
                 let (read, write) = stream.into_split();
-                match server.serve((read, write)).await {
+                match server
+                    .serve(super::lines::answer_parse_errors(read, write))
+                    .await
+                {
                     Ok(running) => {
                         let _ = running.waiting().await;
                     }
@@ -248,7 +341,15 @@ pub async fn relay_if_served(repo: &Path) -> anyhow::Result<bool> {
         return Ok(false);
     };
     let stream = match tokio::net::UnixStream::connect(&entry.socket).await {
-        Ok(stream) => stream,
+        // An impostor's server would run as another user.
+        Ok(stream) if stream.peer_cred().is_ok_and(|peer| peer.uid() == user()) => stream,
+        Ok(_) => {
+            tracing::warn!(
+                "{} is served by another user; not attaching, serving in-process",
+                entry.socket.display()
+            );
+            return Ok(false);
+        }
         Err(error) => {
             tracing::info!(
                 "{} does not answer ({error}); serving in-process",

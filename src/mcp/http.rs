@@ -4,11 +4,16 @@
 //! and the response arrives on the stream), built on rmcp's sink/stream transport because rmcp
 //! 3.x no longer ships an SSE server.
 //!
-//! Every request first passes [`guard`]: the `Host` header must name a loopback host with the
-//! bound port (or a host the operator allowed), and an `Origin`, when present, a loopback origin
-//! with that port (DNS-rebinding protection), else 403; then, when the run has tokens, an
-//! `Authorization: Bearer` token, else 401. The token's [`Scope`] travels in the request's
-//! extensions to the tools (rmcp hands the HTTP request parts to every handler).
+//! Every request, on every route, first passes [`guard`]: exactly one `Host` header, naming a
+//! loopback host with the bound port (or a host the operator allowed), and at most one
+//! `Origin`, which when present must be a loopback origin with that port (DNS-rebinding
+//! protection), else 403; then, when the run has tokens, an `Authorization: Bearer` token (the
+//! scheme in any case), else 401. The token's [`Scope`] travels in the request's extensions to
+//! the tools (rmcp hands the HTTP request parts to every handler). `POST /messages` also wants
+//! a JSON content type (415 otherwise), so that a web page cannot post to it without a CORS
+//! preflight, which this server never grants. `DELETE /mcp` of a session that does not exist
+//! (or no longer does) answers 404; a `POST /mcp` body over 4 MiB gets 413, one that is not
+//! JSON 400. On shutdown the legacy event streams end, so open clients do not hold it up.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -32,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::CodegraphMcp;
 
-/// The largest request body accepted on `/messages`.
+/// The largest request body accepted on `/messages` and `/mcp`.
 const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// The bearer tokens of one run. `read_only` may call every tool but `execute_shell_command`;
@@ -158,11 +163,14 @@ impl Policy {
         let Some(tokens) = &self.tokens else {
             return Ok(Scope::ReadOnly);
         };
+        // The scheme is case-insensitive (RFC 9110 §11.1).
         let presented = headers
             .get(header::AUTHORIZATION)
             .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.strip_prefix("Bearer "))
+            .and_then(|value| value.trim_start().split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
             .ok_or("missing bearer token")?
+            .1
             .trim();
         if let Some(shell) = &tokens.shell
             && same_secret(presented, shell)
@@ -204,6 +212,16 @@ fn refusal(status: StatusCode, message: &str) -> Response {
 
 /// DNS-rebinding protection and authentication, before any route.
 async fn guard(State(policy): State<Arc<Policy>>, mut request: Request, next: Next) -> Response {
+    // Two of either would let one be checked and the other be used by whatever reads it next.
+    for (name, what) in [(header::HOST, "Host"), (header::ORIGIN, "Origin")] {
+        if request.headers().get_all(&name).iter().count() > 1 {
+            tracing::warn!("refused a request with more than one {what} header");
+            return refusal(
+                StatusCode::FORBIDDEN,
+                &format!("Forbidden: more than one {what} header"),
+            );
+        }
+    }
     let host = request
         .headers()
         .get(header::HOST)
@@ -249,6 +267,9 @@ struct SseSessions {
 struct SseApp {
     server: CodegraphMcp,
     sessions: SseSessions,
+    /// Cancelled on shutdown: every event stream ends, so the server does not wait for clients
+    /// to disconnect.
+    shutdown: CancellationToken,
 }
 
 /// Removes a session when its event stream goes away (the client disconnected).
@@ -283,13 +304,16 @@ async fn sse_connect(
     let endpoint = Event::default()
         .event("endpoint")
         .data(format!("/messages?sessionId={id}"));
+    let shutdown = app.shutdown.clone();
     let session = SessionGuard { app, id };
-    let messages = from_server.map(move |message| {
-        let _alive = &session;
-        Ok(Event::default()
-            .event("message")
-            .data(serde_json::to_string(&message).unwrap_or_default()))
-    });
+    let messages = from_server
+        .take_until(shutdown.cancelled_owned())
+        .map(move |message| {
+            let _alive = &session;
+            Ok(Event::default()
+                .event("message")
+                .data(serde_json::to_string(&message).unwrap_or_default()))
+        });
     Ok(
         Sse::new(futures::stream::once(async { Ok(endpoint) }).chain(messages))
             .keep_alive(KeepAlive::default()),
@@ -307,6 +331,18 @@ async fn sse_message(
     Query(query): Query<SessionQuery>,
     request: Request,
 ) -> Response {
+    let json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"));
+    if !json {
+        return refusal(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: the body must be application/json",
+        );
+    }
     let (parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, MAX_MESSAGE_BYTES).await {
         Ok(bytes) => bytes,
@@ -340,6 +376,58 @@ async fn sse_message(
     StatusCode::ACCEPTED.into_response()
 }
 
+/// In front of rmcp's service at `/mcp`: `DELETE` of a session that is not open answers 404
+/// (rmcp answers 202 whatever the id); a `POST` body is read up to [`MAX_MESSAGE_BYTES`] (413
+/// beyond) and must be JSON (400 with a JSON-RPC parse error otherwise; rmcp answered 415).
+async fn mcp_edge(
+    State(sessions): State<Arc<LocalSessionManager>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    use rmcp::transport::streamable_http_server::session::SessionManager;
+    if request.method() == axum::http::Method::POST {
+        let (parts, body) = request.into_parts();
+        let bytes = match axum::body::to_bytes(body, MAX_MESSAGE_BYTES).await {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                return refusal(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    &format!("the body is over {MAX_MESSAGE_BYTES} bytes"),
+                );
+            }
+        };
+        if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+            let answer = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": {"code": -32700, "message": format!("Parse error: {error}")},
+            });
+            return (
+                StatusCode::BAD_REQUEST,
+                [(header::CONTENT_TYPE, "application/json")],
+                answer.to_string(),
+            )
+                .into_response();
+        }
+        return next
+            .run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+            .await;
+    }
+    if request.method() == axum::http::Method::DELETE
+        && let Some(id) = request
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|value| value.to_str().ok())
+        && !sessions
+            .has_session(&Arc::<str>::from(id))
+            .await
+            .unwrap_or(false)
+    {
+        return refusal(StatusCode::NOT_FOUND, "no such session");
+    }
+    next.run(request).await
+}
+
 /// The router for a server bound at `address`.
 pub fn router(
     server: CodegraphMcp,
@@ -353,15 +441,20 @@ pub fn router(
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
         .disable_allowed_origins()
-        .with_cancellation_token(shutdown);
+        .with_cancellation_token(shutdown.clone());
+    let sessions = Arc::new(LocalSessionManager::default());
     let streamable = StreamableHttpService::new(
         move || Ok(factory_server.session()),
-        Arc::new(LocalSessionManager::default()),
+        sessions.clone(),
         config,
     );
+    let streamable = axum::Router::new()
+        .fallback_service(streamable)
+        .layer(axum::middleware::from_fn_with_state(sessions, mcp_edge));
     let sse = Arc::new(SseApp {
         server,
         sessions: SseSessions::default(),
+        shutdown: shutdown.clone(),
     });
     axum::Router::new()
         .route("/sse", get(sse_connect))

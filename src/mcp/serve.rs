@@ -46,7 +46,11 @@ pub fn run(
             .ok();
         match front {
             Front::Stdio => {
-                let running = rmcp::ServiceExt::serve(server, rmcp::transport::stdio()).await?;
+                let running = rmcp::ServiceExt::serve(
+                    server,
+                    super::lines::answer_parse_errors(tokio::io::stdin(), tokio::io::stdout()),
+                )
+                .await?;
                 running.waiting().await?;
             }
             Front::Http(options) => {

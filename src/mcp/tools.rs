@@ -15,12 +15,15 @@ use crate::analysis;
 use crate::analysis::modules;
 use crate::graph::query;
 use crate::graph::{Entity, FilePath, Graph};
+use crate::world::walk::ReadRefusal;
 
 /// What a tool function returns: typed JSON, or an `isError` result for the AI to read.
 pub type ToolResult<T> = Result<Json<T>, CallToolResult>;
 
 /// At most this many bytes of a file come back from `read_file_content`.
 pub const MAX_READ_BYTES: usize = 256 * 1024;
+/// How much of a file that is not in the graph `read_file_content` reads from disk at most.
+pub const MAX_DISK_BYTES: u64 = 16 * 1024 * 1024;
 
 fn default_one() -> u32 {
     1
@@ -842,7 +845,7 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Read a file of the repository, optionally only lines start_line..=end_line (one-based). Only files inside the repository can be read. Large files are cut at 256 KiB (`truncated` is then true; continue with a later start_line)."
+        description = "Read a file of the repository, optionally only lines start_line..=end_line (one-based). Only files inside the repository can be read. Large files are cut at 256 KiB (`truncated` is then true; continue with a later start_line); only the first 16 MiB of a file can be read."
     )]
     async fn read_file_content(
         &self,
@@ -862,22 +865,25 @@ impl CodegraphMcp {
             })?;
         // The graph holds the live text (an editor's unsaved buffer); the disk otherwise.
         let graph = self.world.snapshot();
+        let mut disk_cut = false;
         let text: String = match graph.file(&file.relative) {
             Some(node) => node.text.to_string(),
             None => {
-                let bytes = std::fs::read(&file.absolute).map_err(|error| {
-                    tool_error(serde_json::json!({
-                        "error": "File not found",
-                        "file_path": params.file_path,
-                        "message": error.to_string(),
-                    }))
-                })?;
-                if crate::syntax::looks_binary(&bytes) {
-                    return Err(tool_error(serde_json::json!({
-                        "error": "Binary file",
-                        "file_path": params.file_path,
-                    })));
-                }
+                // Bounded: the binary check reads 8 KiB, and no file costs more than the limit.
+                let (bytes, cut) = crate::world::walk::read_prefix(&file.absolute, MAX_DISK_BYTES)
+                    .map_err(|refusal| {
+                        let error = match refusal {
+                            ReadRefusal::Binary => "Binary file",
+                            ReadRefusal::NotRegular => "Not a regular file",
+                            ReadRefusal::Io(_) => "File not found",
+                        };
+                        tool_error(serde_json::json!({
+                            "error": error,
+                            "file_path": params.file_path,
+                            "message": refusal.to_string(),
+                        }))
+                    })?;
+                disk_cut = cut;
                 crate::syntax::decode_lossy(bytes)
             }
         };
@@ -885,7 +891,7 @@ impl CodegraphMcp {
         let first = params.start_line.unwrap_or(1).max(1);
         let last = params.end_line.unwrap_or(total_lines).min(total_lines);
         let (mut content, first, mut last) = convert::line_range(&text, first, last);
-        let mut truncated = false;
+        let mut truncated = disk_cut && last == total_lines;
         if content.len() > MAX_READ_BYTES {
             let mut cut = MAX_READ_BYTES;
             while !content.is_char_boundary(cut) {
@@ -1179,13 +1185,25 @@ impl CodegraphMcp {
                 "This HTTP client's token does not carry the shell scope.".to_string(),
             ));
         }
-        let argv = super::shell::check(policy, &params.command)
-            .map_err(|message| refuse("Command refused", message))?;
         let directory = paths::resolve_directory_in_workspace(
             self.world.root(),
             params.working_directory.as_deref().unwrap_or("."),
         )
         .map_err(|error| refuse("Access denied", error.to_string()))?;
+        let argv = super::shell::check(
+            policy,
+            &params.command,
+            self.world.root(),
+            &directory.absolute,
+        )
+        .map_err(|refusal| {
+            tool_error(serde_json::json!({
+                "error": "Command refused",
+                "rule": refusal.rule,
+                "command": params.command,
+                "message": refusal.message,
+            }))
+        })?;
         let timeout = params
             .timeout
             .map(|seconds| std::time::Duration::from_secs(seconds.max(1) as u64))

@@ -1,8 +1,21 @@
 //! The on-disk cache: every file's content hash and summary, so that a second start re-parses
 //! only what changed. One file, written atomically (temporary file, then rename). A cache that is
 //! missing, truncated, corrupt or of another format is discarded with one log line.
+//!
+//! The cache lives in the repository (`.codegraph/`), which whoever wrote the repository
+//! controls, so nothing there is trusted to point where it claims:
+//! - the directory is used only if it is a real directory (not a symlink) owned by this user;
+//!   otherwise codegraph runs without the cache and says so once per load or save;
+//! - `index.bin` is read only if it is a regular file (opened with `O_NOFOLLOW`, non-blocking,
+//!   so neither a symlink to `/dev/zero` nor a FIFO is read) of at most [`MAX_CACHE_BYTES`];
+//! - its body is trusted only after its blake3 checksum matches;
+//! - writes go to a fresh temporary created with `create_new` (`O_EXCL`: a planted file or
+//!   symlink at that name makes the write fail instead of landing on its target), then renamed;
+//! - `.gitignore` is written the same way, and only when nothing (not even a dangling symlink)
+//!   is at that name.
 
-use std::io::Write;
+use std::io::{Read, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -15,8 +28,13 @@ use crate::index::FileSummary;
 use crate::model::{RelationKind, Resolution, Span};
 
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
-/// Bump when `FileSummary` or extraction changes meaning.
-const FORMAT: u32 = 4;
+/// Bump when `FileSummary` or extraction changes meaning, or the layout
+/// (magic, format, blake3 of the body, body) changes.
+const FORMAT: u32 = 5;
+/// Magic, format, checksum.
+const HEADER: usize = 8 + 4 + 32;
+/// A cache larger than this is not read (a repository of a million small files stays far below).
+pub const MAX_CACHE_BYTES: u64 = 1 << 30;
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct CachedFile {
@@ -229,10 +247,41 @@ pub fn cache_file(directory: &Path) -> PathBuf {
     directory.join("index.bin")
 }
 
+/// Whether `directory` may hold the cache: `Ok` if it is absent or a directory owned by this
+/// user that is not a symlink; `Err` with the reason otherwise.
+fn check_directory(directory: &Path) -> Result<(), String> {
+    let metadata = match directory.symlink_metadata() {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(error.to_string()),
+    };
+    if metadata.file_type().is_symlink() {
+        return Err("is a symlink".to_string());
+    }
+    if !metadata.is_dir() {
+        return Err("is not a directory".to_string());
+    }
+    let user = nix::unistd::geteuid().as_raw();
+    if metadata.uid() != user {
+        return Err(format!(
+            "is owned by uid {}, not by this user ({user})",
+            metadata.uid()
+        ));
+    }
+    Ok(())
+}
+
 /// Loads the cache, or `None` (logged) when it is absent or unusable.
 pub fn load(directory: &Path) -> Option<Vec<CachedFile>> {
+    if let Err(reason) = check_directory(directory) {
+        tracing::warn!(
+            "cache directory {} {reason}; running without the cache",
+            directory.display()
+        );
+        return None;
+    }
     let path = cache_file(directory);
-    let bytes = match std::fs::read(&path) {
+    let bytes = match read_regular(&path) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
         Err(error) => {
@@ -252,6 +301,31 @@ pub fn load(directory: &Path) -> Option<Vec<CachedFile>> {
     }
 }
 
+/// Reads `path` only if it is a regular file (not a symlink, FIFO or device) of at most
+/// [`MAX_CACHE_BYTES`].
+fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_NONBLOCK).bits())
+        .open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if metadata.len() > MAX_CACHE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "{} bytes, over the {MAX_CACHE_BYTES}-byte cap",
+            metadata.len()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.take(MAX_CACHE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_CACHE_BYTES {
+        return Err(std::io::Error::other("grew over the cap while read"));
+    }
+    Ok(bytes)
+}
+
 fn decode(bytes: &[u8]) -> Result<Vec<CachedFile>, String> {
     if bytes.len() < 12 || &bytes[..8] != MAGIC {
         return Err("not a codegraph cache".to_string());
@@ -260,8 +334,15 @@ fn decode(bytes: &[u8]) -> Result<Vec<CachedFile>, String> {
     if format != FORMAT {
         return Err(format!("format {format}, expected {FORMAT}"));
     }
+    if bytes.len() < HEADER {
+        return Err("truncated".to_string());
+    }
+    let body = &bytes[HEADER..];
+    if blake3::hash(body).as_bytes() != &bytes[12..HEADER] {
+        return Err("checksum mismatch".to_string());
+    }
     let body: CacheBody =
-        postcard::from_bytes(&bytes[12..]).map_err(|error| format!("corrupt ({error})"))?;
+        postcard::from_bytes(body).map_err(|error| format!("corrupt ({error})"))?;
     if body.crate_version != env!("CARGO_PKG_VERSION") {
         return Err(format!("written by codegraph {}", body.crate_version));
     }
@@ -275,27 +356,66 @@ pub fn save(directory: &Path, files: Vec<CachedFile>) {
     }
 }
 
+/// Creates a file that did not exist (`O_EXCL`, so never through a planted symlink), mode 0600.
+fn create_new(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
 fn try_save(directory: &Path, files: Vec<CachedFile>) -> std::io::Result<()> {
-    std::fs::create_dir_all(directory)?;
+    check_directory(directory).map_err(|reason| {
+        std::io::Error::other(format!("the directory {reason}; running without the cache"))
+    })?;
+    if let Some(parent) = directory.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    match std::fs::create_dir(directory) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(error) => return Err(error),
+    }
+    // Checked again: it may have been swapped for a symlink since.
+    check_directory(directory)
+        .map_err(|reason| std::io::Error::other(format!("the directory {reason}")))?;
     let ignore = directory.join(".gitignore");
-    if !ignore.exists() {
-        std::fs::write(&ignore, "# codegraph's cache; safe to delete\n*\n")?;
+    if ignore.symlink_metadata().is_err() {
+        match create_new(&ignore) {
+            Ok(mut file) => file.write_all(b"# codegraph's cache; safe to delete\n*\n")?,
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(error),
+        }
     }
     let body = CacheBody {
         crate_version: env!("CARGO_PKG_VERSION").to_string(),
         files: compact(files),
     };
     let encoded = postcard::to_allocvec(&body).map_err(std::io::Error::other)?;
+    let checksum = blake3::hash(&encoded);
     let target = cache_file(directory);
-    let temporary = directory.join(format!("index.bin.{}.tmp", std::process::id()));
-    {
-        let mut file = std::fs::File::create(&temporary)?;
+    let temporary = directory.join(format!(
+        "index.bin.{}.{}.tmp",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos())
+    ));
+    let mut file = create_new(&temporary)?;
+    let written = (|| {
         file.write_all(MAGIC)?;
         file.write_all(&FORMAT.to_le_bytes())?;
+        file.write_all(checksum.as_bytes())?;
         file.write_all(&encoded)?;
         file.sync_all()?;
+        std::fs::rename(&temporary, &target)
+    })();
+    if written.is_err() {
+        // Ours: `create_new` made it.
+        let _ = std::fs::remove_file(&temporary);
     }
-    std::fs::rename(&temporary, &target)
+    written
 }
 
 #[cfg(test)]

@@ -4,6 +4,11 @@
 //! Hidden paths (`.git`, `.codegraph`, ...) and paths the root's `.gitignore` ignores are left
 //! out, as the workspace walk leaves them out. A directory that appears (moved in) has its files
 //! read; one that disappears takes its files out of the graph.
+//!
+//! The walk's containment rule holds here too: symlinks are not followed by the watch itself, a
+//! directory symlink that appears is not entered (a loop such as `ln -s .. pkg/loop` would index
+//! the tree again under it), and a file symlink is read only if it resolves inside the root
+//! ([`World::refresh_from_disk`] checks).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,7 +18,7 @@ use std::time::Duration;
 use notify::{RecursiveMode, Watcher as _};
 
 use super::World;
-use super::walk::relative_path;
+use super::walk::{SymlinkTarget, relative_path, symlink_target};
 use crate::lang::Language;
 
 /// How long the file system must be quiet before a batch of changes is applied.
@@ -31,15 +36,17 @@ pub fn watch(
     on_change: impl Fn(&[String]) + Send + 'static,
 ) -> notify::Result<Watcher> {
     let (sender, receiver) = channel::<PathBuf>();
-    let mut watcher =
-        notify::recommended_watcher(move |event: notify::Result<notify::Event>| match event {
+    let mut watcher = notify::RecommendedWatcher::new(
+        move |event: notify::Result<notify::Event>| match event {
             Ok(event) => {
                 for path in event.paths {
                     let _ = sender.send(path);
                 }
             }
             Err(error) => tracing::warn!("file watcher: {error}"),
-        })?;
+        },
+        notify::Config::default().with_follow_symlinks(false),
+    )?;
     watcher.watch(world.root(), RecursiveMode::Recursive)?;
     let root = world.root().to_path_buf();
     let (gitignore, _) = ignore::gitignore::Gitignore::new(root.join(".gitignore"));
@@ -95,11 +102,31 @@ fn apply(world: &World, path: &Path) -> Vec<String> {
     let Some(relative) = relative_path(world.root(), path) else {
         return Vec::new();
     };
-    if path.is_dir() {
-        // Moved in whole: no event for the files inside.
+    let is_symlink = path
+        .symlink_metadata()
+        .is_ok_and(|metadata| metadata.file_type().is_symlink());
+    if is_symlink && let SymlinkTarget::Skip(reason) = symlink_target(world.root(), path) {
+        tracing::warn!("{relative}: {reason}");
+        // What the graph had there (a file replaced by the symlink) goes.
+        return drop_under(world, &relative);
+    }
+    if !is_symlink && path.is_dir() {
+        // Moved in whole: no event for the files inside. Symlinks inside follow the same rule.
         let mut refreshed = Vec::new();
-        for entry in ignore::WalkBuilder::new(path).build().flatten() {
-            if entry.file_type().is_some_and(|kind| kind.is_file())
+        for entry in ignore::WalkBuilder::new(path)
+            .follow_links(false)
+            .build()
+            .flatten()
+        {
+            let readable = match entry.file_type() {
+                Some(kind) if kind.is_file() => true,
+                Some(kind) if kind.is_symlink() => matches!(
+                    symlink_target(world.root(), entry.path()),
+                    SymlinkTarget::File
+                ),
+                _ => false,
+            };
+            if readable
                 && Language::from_path(entry.path()).is_some()
                 && let Some(inner) = relative_path(world.root(), entry.path())
             {
@@ -117,11 +144,16 @@ fn apply(world: &World, path: &Path) -> Vec<String> {
         return Vec::new();
     }
     // Gone, and not a source file: maybe a directory; drop every file the graph has under it.
+    drop_under(world, &relative)
+}
+
+/// Takes out of the graph the file at `relative` and every file under it; returns them.
+fn drop_under(world: &World, relative: &str) -> Vec<String> {
     let prefix = format!("{relative}/");
     let graph = world.snapshot();
     let under: Vec<String> = graph
         .files()
-        .filter(|file| file.path.starts_with(&prefix))
+        .filter(|file| &*file.path == relative || file.path.starts_with(&prefix))
         .map(|file| file.path.to_string())
         .collect();
     for file in &under {

@@ -184,7 +184,8 @@ fn stale_discovery_entries_are_removed() {
     let repo = directory.path().canonicalize().unwrap();
     let discovery = directory.path().join("0123456789abcdef-4000000.json");
     let socket = directory.path().join("0123456789abcdef-4000000.sock");
-    std::fs::write(&socket, "").unwrap();
+    // A socket its dead process left behind.
+    drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
     // pid 4000000 is above Linux's pid_max limit (2^22 = 4194304 is the ceiling, and the
     // default is far lower), so no process has it.
     let entry = json!({"root": repo, "socket": socket, "pid": 4_000_000u32});
@@ -195,4 +196,282 @@ fn stale_discovery_entries_are_removed() {
     assert!(!discovery.exists());
     assert!(!socket.exists());
     assert!(!garbage.exists());
+}
+
+/// Sends `lines` to a `codegraph mcp` child and returns the first `count` lines it answers.
+fn mcp_lines(
+    arguments: &[&std::ffi::OsStr],
+    runtime_dir: &Path,
+    lines: &[&str],
+    count: usize,
+) -> Vec<Value> {
+    use std::io::{BufRead, Write};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_codegraph"))
+        .arg("mcp")
+        .args(arguments)
+        .env("XDG_RUNTIME_DIR", runtime_dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    stdin.flush().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if sender.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut answers = Vec::new();
+    while answers.len() < count {
+        let line = receiver
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("an answer in time");
+        answers.push(serde_json::from_str(&line).expect("the server writes JSON"));
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    answers
+}
+
+/// A line that is not JSON gets a `-32700 Parse error` answer with a null id,
+/// and the server keeps serving: in-process over stdio, and attached to `codegraph lsp` over
+/// its socket.
+#[test]
+fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    copy_tree(&support::fixture("python"), &repo);
+    let repo = repo.canonicalize().unwrap();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}})
+    .to_string();
+    let lines = ["{not json", "\u{fffd}\u{0}", initialize.as_str()];
+    let check = |answers: Vec<Value>, how: &str| {
+        for answer in &answers[..2] {
+            assert_eq!(answer["error"]["code"], -32700, "{how}: {answer}");
+            assert_eq!(answer["id"], Value::Null, "{how}: {answer}");
+        }
+        assert_eq!(answers[2]["id"], 1, "{how}: {:?}", answers[2]);
+        assert_eq!(
+            answers[2]["result"]["serverInfo"]["name"], "codegraph",
+            "{how}"
+        );
+    };
+
+    let runtime_dir = tempfile::tempdir().unwrap();
+    let in_process = mcp_lines(
+        &[
+            "--no-attach".as_ref(),
+            "--no-cache".as_ref(),
+            "--repo".as_ref(),
+            repo.as_os_str(),
+        ],
+        runtime_dir.path(),
+        &lines,
+        3,
+    );
+    check(in_process, "in-process");
+
+    let (lsp, _) = LspClient::start(&[&repo], false);
+    let attached = mcp_lines(
+        &["--repo".as_ref(), repo.as_os_str()],
+        lsp.runtime_dir(),
+        &lines,
+        3,
+    );
+    check(attached, "attached");
+}
+
+/// Stale or forged discovery entries: one whose "socket" is a file elsewhere, one whose
+/// "socket" is a plain file in the directory; and a symlink planted at the temporary name the
+/// writer used to use. No file but the stale entry itself is deleted or written through.
+#[test]
+fn forged_discovery_entries_delete_and_overwrite_nothing() {
+    let directory = tempfile::tempdir().unwrap();
+    let sockets = directory.path().join("run");
+    std::fs::create_dir(&sockets).unwrap();
+    let repo = directory.path().canonicalize().unwrap();
+    let victim = directory.path().join("victim.txt");
+    std::fs::write(&victim, "precious\n").unwrap();
+    let elsewhere = sockets.join("aaaaaaaaaaaaaaaa-4000000.json");
+    std::fs::write(
+        &elsewhere,
+        json!({"root": repo, "socket": victim, "pid": 4_000_000u32}).to_string(),
+    )
+    .unwrap();
+    let plain = sockets.join("bbbbbbbbbbbbbbbb-4000001.sock");
+    std::fs::write(&plain, "not a socket\n").unwrap();
+    let stale = sockets.join("bbbbbbbbbbbbbbbb-4000001.json");
+    std::fs::write(
+        &stale,
+        json!({"root": repo, "socket": plain, "pid": 4_000_001u32}).to_string(),
+    )
+    .unwrap();
+    assert!(codegraph::mcp::attach::find(&sockets, &repo).is_none());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert_eq!(std::fs::read_to_string(&plain).unwrap(), "not a socket\n");
+    assert!(!stale.exists(), "the stale entry itself goes");
+
+    let target = sockets.join("cccccccccccccccc-1.json");
+    std::os::unix::fs::symlink(&victim, target.with_extension("json.tmp")).unwrap();
+    let entry = codegraph::mcp::attach::Entry {
+        root: repo.clone(),
+        socket: sockets.join("cccccccccccccccc-1.sock"),
+        pid: 1,
+        http: None,
+        tokens: None,
+    };
+    codegraph::mcp::attach::write_entry(&target, &entry).unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert_eq!(mode(&target), 0o600);
+
+    // A live entry (this process, a real socket in the directory) is found while it is ours,
+    // and ignored once it belongs to another user (which only root can arrange here).
+    let socket = sockets.join("dddddddddddddddd-2.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let live = sockets.join("dddddddddddddddd-2.json");
+    let entry = codegraph::mcp::attach::Entry {
+        root: repo.clone(),
+        socket: socket.clone(),
+        pid: std::process::id(),
+        http: None,
+        tokens: None,
+    };
+    codegraph::mcp::attach::write_entry(&live, &entry).unwrap();
+    let found = codegraph::mcp::attach::find(&sockets, &repo).map(|(path, _)| path);
+    assert_eq!(found, Some(live.clone()));
+    if nix::unistd::geteuid().is_root() {
+        std::os::unix::fs::chown(&live, Some(65534), Some(65534)).unwrap();
+        let found = codegraph::mcp::attach::find(&sockets, &repo).map(|(path, _)| path);
+        assert_eq!(found, None);
+        assert!(live.exists(), "another user's entry is left alone");
+    }
+}
+
+/// The runtime directory planted in our place: a symlink to a directory where a server is
+/// published (an impostor's, in the attack; here a language server of ours, so that attaching
+/// would be visible), or a directory of another user. `codegraph mcp` attaches to neither and
+/// serves in-process instead.
+#[test]
+fn a_runtime_directory_that_is_a_symlink_or_foreign_is_not_used() {
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    copy_tree(&support::fixture("python"), &repo);
+    let repo = repo.canonicalize().unwrap();
+    let (mut lsp, _) = LspClient::start(&[&repo], false);
+    // An unsaved edit only the language server's graph has.
+    let main = repo.join("shop/app/main.py");
+    let text = std::fs::read_to_string(&main).unwrap();
+    lsp.open(&main, &text);
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&main), "version": 2},
+               "contentChanges": [{"text": format!("{text}\n\ndef again() -> int:\n    return math.factorial(3)\n")}]}),
+    );
+    lsp.request("codegraph/status", Value::Null);
+
+    let planted = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        lsp.runtime_dir().join("codegraph"),
+        planted.path().join("codegraph"),
+    )
+    .unwrap();
+    let refusal = codegraph::mcp::attach::make_private(&planted.path().join("codegraph"))
+        .unwrap_err()
+        .to_string();
+    assert!(refusal.contains("is a symlink"), "{refusal}");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let client = mcp_child(&repo, planted.path(), &[]).await;
+        assert_eq!(
+            callers(&client, FACTORIAL).await,
+            ["shop/app/main.py::main", FACTORIAL],
+            "attached through the symlinked runtime directory"
+        );
+        client.cancel().await.unwrap();
+    });
+
+    // Another user's directory: as root, one given away; as anyone else, `/` is not theirs.
+    let foreign = if nix::unistd::geteuid().is_root() {
+        let foreign = planted.path().join("foreign");
+        std::fs::create_dir(&foreign).unwrap();
+        std::os::unix::fs::chown(&foreign, Some(65534), Some(65534)).unwrap();
+        foreign
+    } else {
+        PathBuf::from("/")
+    };
+    let refusal = codegraph::mcp::attach::make_private(&foreign)
+        .unwrap_err()
+        .to_string();
+    assert!(refusal.contains("not by this user"), "{refusal}");
+    assert!(lsp.shutdown().success());
+}
+
+/// `params` that is a string or an array, and params that do not fit a standard method, are
+/// answered with `-32602 Invalid params` and the request's id (they got no reply, -32600
+/// without the id, or -32601 "method not found").
+#[test]
+fn wrong_params_get_invalid_params_with_their_id() {
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    copy_tree(&support::fixture("python"), &repo);
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}})
+    .to_string();
+    let lines = [
+        initialize.as_str(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"find_callers"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":["find_callers"]}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+    ];
+    let runtime_dir = tempfile::tempdir().unwrap();
+    let answers = mcp_lines(
+        &[
+            "--no-attach".as_ref(),
+            "--no-cache".as_ref(),
+            "--repo".as_ref(),
+            repo.as_os_str(),
+        ],
+        runtime_dir.path(),
+        &lines,
+        5,
+    );
+    let by_id = |id: u64| {
+        answers
+            .iter()
+            .find(|answer| answer["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to {id}: {answers:?}"))
+            .clone()
+    };
+    for id in [2, 3] {
+        assert_eq!(
+            by_id(id)["error"],
+            json!({"code": -32602, "message": "Invalid params: the params of tools/call must be an object"})
+        );
+    }
+    assert_eq!(
+        by_id(4)["error"],
+        json!({"code": -32602, "message": "Invalid params: the params do not fit tools/call"})
+    );
+    assert_eq!(by_id(5)["result"], json!({}));
 }

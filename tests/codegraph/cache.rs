@@ -111,3 +111,140 @@ fn a_warm_start_with_changed_added_and_deleted_files_equals_a_cold_index() {
             .collect();
     assert_eq!(callers, ["shop/app/main.py::main", "shop/extra.py::shout"]);
 }
+
+fn dump_of_fresh_index(root: &std::path::Path) -> String {
+    let world = open(root);
+    world.index(false, &|_, _| {});
+    world.snapshot().dump()
+}
+
+/// `.codegraph` planted as a symlink to a directory outside the repository: the cache is neither
+/// written there nor read from there; codegraph runs without it.
+#[test]
+fn a_cache_directory_that_is_a_symlink_is_refused() {
+    let repo = copy_fixture("python");
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), repo.path().join(".codegraph")).unwrap();
+    let expected = dump_of_fresh_index(repo.path());
+    let listing: Vec<_> = std::fs::read_dir(elsewhere.path()).unwrap().collect();
+    assert!(
+        listing.is_empty(),
+        "written through the symlink: {listing:?}"
+    );
+    let again = open(repo.path());
+    let report = again.index(false, &|_, _| {});
+    assert_eq!(report.from_cache, 0);
+    assert_eq!(again.snapshot().dump(), expected);
+}
+
+/// A cache directory owned by another user is neither read nor written.
+#[test]
+fn a_cache_directory_owned_by_another_user_is_refused() {
+    let repo = copy_fixture("python");
+    let directory = tempfile::tempdir().unwrap();
+    let cache = directory.path().join("cache");
+    std::fs::create_dir(&cache).unwrap();
+    let user = nix::unistd::geteuid().as_raw();
+    // As root, give the directory away; as anyone else, `/` is somebody else's already.
+    let foreign = if user == 0 {
+        std::os::unix::fs::chown(&cache, Some(65534), Some(65534)).unwrap();
+        cache.clone()
+    } else {
+        std::path::PathBuf::from("/")
+    };
+    let world = |root: &std::path::Path| {
+        World::open(
+            root,
+            WorldConfig {
+                cache: CacheLocation::Directory(foreign.clone()),
+                ..WorldConfig::default()
+            },
+        )
+        .unwrap()
+    };
+    let first = world(repo.path()).index(false, &|_, _| {});
+    assert!(first.files > 0);
+    let written: Vec<_> = std::fs::read_dir(&foreign)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name())
+        .filter(|name| name == "index.bin" || name == ".gitignore")
+        .collect();
+    assert!(written.is_empty(), "{written:?}");
+    let again = world(repo.path()).index(false, &|_, _| {});
+    assert_eq!(again.from_cache, 0);
+}
+
+/// Names inside `.codegraph` planted by the repository: a symlink at the temporary file name
+/// the old writer used, and a dangling `.gitignore` symlink. Neither target is written.
+#[test]
+fn planted_symlinks_in_the_cache_directory_are_not_written_through() {
+    let repo = copy_fixture("python");
+    let outside = tempfile::tempdir().unwrap();
+    let cache = repo.path().join(".codegraph");
+    std::fs::create_dir(&cache).unwrap();
+    std::fs::write(outside.path().join("victim"), "precious\n").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("victim"),
+        cache.join(format!("index.bin.{}.tmp", std::process::id())),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path().join("created"), cache.join(".gitignore")).unwrap();
+    let first = open(repo.path()).index(false, &|_, _| {});
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("victim")).unwrap(),
+        "precious\n"
+    );
+    assert!(!outside.path().join("created").exists());
+    // The cache itself was written beside them and is used.
+    let again = open(repo.path()).index(false, &|_, _| {});
+    assert_eq!(again.from_cache, first.files);
+}
+
+/// `index.bin` as a FIFO (which would block a reader forever) or as a symlink to `/dev/zero`
+/// (which would be read until memory runs out): start-up goes on without the cache, at once.
+#[test]
+fn an_index_bin_that_is_not_a_regular_file_is_not_read() {
+    for plant in ["fifo", "dev-zero"] {
+        let repo = copy_fixture("python");
+        let cache = repo.path().join(".codegraph");
+        std::fs::create_dir(&cache).unwrap();
+        let index = cache.join("index.bin");
+        match plant {
+            "fifo" => nix::unistd::mkfifo(&index, nix::sys::stat::Mode::S_IRWXU).unwrap(),
+            _ => std::os::unix::fs::symlink("/dev/zero", &index).unwrap(),
+        }
+        let root = repo.path().to_path_buf();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let report = open(&root).index(false, &|_, _| {});
+            let _ = sender.send(report);
+        });
+        let report = receiver
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("{plant}: start-up blocked on index.bin"));
+        assert_eq!(report.from_cache, 0, "{plant}");
+        assert!(report.files > 0, "{plant}");
+    }
+}
+
+/// A cache whose body still decodes after a flipped byte (a name changed by one letter) is
+/// refused by its checksum, instead of answering with the wrong name.
+#[test]
+fn a_cache_with_a_flipped_byte_fails_its_checksum() {
+    let repo = copy_fixture("python");
+    let expected = dump_of_fresh_index(repo.path());
+    let path = repo.path().join(".codegraph/index.bin");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes
+        .windows(b"factorial".len())
+        .position(|window| window == b"factorial")
+        .expect("the name is in the cache");
+    bytes[at] = b'g';
+    std::fs::write(&path, &bytes).unwrap();
+    let again = open(repo.path());
+    let report = again.index(false, &|_, _| {});
+    assert_eq!(report.from_cache, 0);
+    assert_eq!(again.snapshot().dump(), expected);
+    assert!(!again.snapshot().dump().contains("gactorial"));
+}

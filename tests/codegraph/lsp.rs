@@ -145,6 +145,13 @@ impl LspClient {
         write_message(&self.stdin, &message);
     }
 
+    /// Writes bytes as they are, framing or not.
+    fn send_raw(&self, bytes: &[u8]) {
+        let mut stdin = self.stdin.lock().unwrap();
+        stdin.write_all(bytes).expect("server reads");
+        stdin.flush().expect("server reads");
+    }
+
     pub(crate) fn notify(&self, method: &str, params: Value) {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
@@ -168,18 +175,22 @@ impl LspClient {
     }
 
     fn response(&mut self, id: i64) -> Value {
+        result_of(self.response_message(id))
+    }
+
+    /// The whole response message (`result` or `error`) to request `id`.
+    fn response_message(&mut self, id: i64) -> Value {
         let position = self.stash.iter().position(|message| {
             message.get("method").is_none() && message.get("id") == Some(&json!(id))
         });
         if let Some(position) = position {
-            let message = self.stash.remove(position).unwrap();
-            return result_of(message);
+            return self.stash.remove(position).unwrap();
         }
         let deadline = Instant::now() + TIMEOUT;
         loop {
             let message = self.next_message(deadline);
             if message.get("method").is_none() && message.get("id") == Some(&json!(id)) {
-                return result_of(message);
+                return message;
             }
             self.stash.push_back(message);
         }
@@ -188,6 +199,12 @@ impl LspClient {
     pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.send_request(method, params);
         self.response(id)
+    }
+
+    /// A request whose answer may be an error: the whole response message.
+    pub(crate) fn request_message(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        self.response_message(id)
     }
 
     /// Waits for `count` `$/progress` ends (one per index run).
@@ -259,6 +276,136 @@ impl LspClient {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// `exit` without `shutdown` first: the server exits with status 1, as the protocol says.
+#[test]
+fn exit_without_shutdown_exits_with_status_one() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().canonicalize().unwrap();
+    std::fs::write(root.join("app.py"), "def app():\n    pass\n").unwrap();
+    let (mut client, _) = LspClient::start(&[&root], false);
+    client.notify("exit", Value::Null);
+    client.exited = true;
+    let deadline = Instant::now() + TIMEOUT;
+    let status = loop {
+        if let Some(status) = client.child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the server did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(1));
+}
+
+/// Malformed input, as a fuzzer or a broken client sends it: each message is answered with the
+/// JSON-RPC error it deserves and the server keeps serving; a `Content-Length` of 2^40 is
+/// answered and ends the session cleanly instead of hanging it.
+#[test]
+fn malformed_messages_are_answered_and_the_server_keeps_serving() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().canonicalize().unwrap();
+    std::fs::write(root.join("app.py"), "def app():\n    pass\n").unwrap();
+    let (mut client, _) = LspClient::start(&[&root], false);
+    let framed = |body: &[u8]| {
+        let mut message = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        message.extend_from_slice(body);
+        message
+    };
+    client.send_raw(b"Content-Length: abc\r\n\r\n");
+    client.send_raw(b"Content-Length: -5\r\n\r\n");
+    client.send_raw(b"Content-Length: \r\n\r\n");
+    client.send_raw(b"Nonsense header\r\n\r\n");
+    // No length: its body runs into the next header, where the reader finds its feet again.
+    client.send_raw(b"Content-Type: application/json\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":90,\"method\":\"shutdown\"}");
+    client.send_raw(&framed(b"{not json"));
+    client.send_raw(&framed(
+        b"[{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}]",
+    ));
+    client.send_raw(&framed(b"\"a string\""));
+    client.send_raw(&framed(
+        b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"\xff\xfe\"}",
+    ));
+    client.send_raw(&framed(
+        br#"{"jsonrpc":"2.0","id":1180591620717411303424,"method":"workspace/symbol","params":{"query":"app"}}"#,
+    ));
+    client.send_raw(b"garbage before a header ");
+    let symbols = client.request("workspace/symbol", json!({"query": "app"}));
+    assert_eq!(symbols[0]["name"], "app", "{symbols}");
+    let errors: Vec<(i64, String)> = client
+        .stash
+        .iter()
+        .filter(|message| message.get("error").is_some())
+        .map(|message| {
+            assert_eq!(message["id"], Value::Null, "{message}");
+            let message_text = message["error"]["message"].as_str().unwrap();
+            // serde's wording after the first colon is not ours to pin.
+            let ours = match message_text.split_once(": ") {
+                Some((kind, rest)) if kind == "Parse error" && rest.contains("at line") => {
+                    "Parse error: (serde)".to_string()
+                }
+                _ => message_text.to_string(),
+            };
+            (message["error"]["code"].as_i64().unwrap(), ours)
+        })
+        .collect();
+    let expected: Vec<(i64, String)> = [
+        (
+            -32700,
+            r#"Parse error: Content-Length "abc" is not a byte count"#,
+        ),
+        (
+            -32700,
+            r#"Parse error: Content-Length "-5" is not a byte count"#,
+        ),
+        (
+            -32700,
+            r#"Parse error: Content-Length "" is not a byte count"#,
+        ),
+        (-32700, "Parse error: a header line without a colon"),
+        (-32700, "Parse error: no Content-Length header"),
+        (-32700, "Parse error: (serde)"),
+        (
+            -32600,
+            "Invalid Request: a message is one JSON object (no batches)",
+        ),
+        (
+            -32600,
+            "Invalid Request: a message is one JSON object (no batches)",
+        ),
+        (-32700, "Parse error: (serde)"),
+        (
+            -32600,
+            "Invalid Request: the id 1.1805916207174113e+21 is not an integer or a string",
+        ),
+    ]
+    .into_iter()
+    .map(|(code, text)| (code, text.to_string()))
+    .collect();
+    assert_eq!(errors, expected);
+
+    client.send_raw(b"Content-Length: 1099511627776\r\n\r\n{");
+    let deadline = Instant::now() + TIMEOUT;
+    let answer = loop {
+        let message = client.next_message(deadline);
+        if message.get("error").is_some() {
+            break message;
+        }
+    };
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    client.exited = true;
+    let status = loop {
+        if let Some(status) = client.child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server hangs on the huge length"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // The input ended without `shutdown`.
+    assert_eq!(status.code(), Some(1));
 }
 
 impl Drop for LspClient {
@@ -937,5 +1084,68 @@ fn status_counts_entities_and_the_reindex_command_reads_the_disk() {
     assert_eq!(status["roots"][0]["files"], 13);
     assert_eq!(status["roots"][0]["entities"], entities + 2);
 
+    assert!(client.shutdown().success());
+}
+
+/// Document URIs that name files outside the workspace folder, by `..` or through a directory
+/// symlink planted in the repository: `didOpen`, `didChange`, `didClose`,
+/// `didChangeWatchedFiles` and `codegraph/bufferText` never bring them into the graph.
+#[test]
+fn document_uris_outside_the_workspace_never_enter_the_graph() {
+    let directory = tempfile::tempdir().unwrap();
+    let parent = directory.path().canonicalize().unwrap();
+    let root = parent.join("repo");
+    let sibling = parent.join("sibling");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&sibling).unwrap();
+    std::fs::write(root.join("app.py"), "def app():\n    pass\n").unwrap();
+    std::fs::write(sibling.join("x.py"), "def leaked_from_disk():\n    pass\n").unwrap();
+    let (mut client, _) = LspClient::start(&[&root], false);
+    // Planted after the index, as a watcher or an editor would meet it.
+    std::os::unix::fs::symlink(&sibling, root.join("vendor")).unwrap();
+
+    let dotdot = format!("{}/../sibling/x.py", uri(&root));
+    let through_link = uri(&root.join("vendor/x.py"));
+    for document in [&dotdot, &through_link] {
+        client.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": document, "languageId": "python", "version": 1,
+                   "text": "def leaked_from_buffer():\n    pass\n"}}),
+        );
+        client.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": document, "version": 2},
+                   "contentChanges": [{"text": "def leaked_from_change():\n    pass\n"}]}),
+        );
+        let refused = client.request_message("codegraph/bufferText", json!({"uri": document}));
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .is_some_and(|message| message.contains("outside the workspace")),
+            "{refused}"
+        );
+        client.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": document}}),
+        );
+        client.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": document, "type": 1}, {"uri": document, "type": 2}]}),
+        );
+    }
+    // A file inside, announced after the others: once it is in, they were all handled.
+    std::fs::write(root.join("late.py"), "def late():\n    pass\n").unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&root.join("late.py")), "type": 1}]}),
+    );
+    let deadline = Instant::now() + TIMEOUT;
+    while client.request("workspace/symbol", json!({"query": "late"})) == json!([]) {
+        assert!(Instant::now() < deadline, "late.py never entered the graph");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let symbols = client.request("workspace/symbol", json!({"query": "leaked"}));
+    assert_eq!(symbols, json!([]), "{symbols}");
     assert!(client.shutdown().success());
 }

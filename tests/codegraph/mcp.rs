@@ -565,3 +565,64 @@ async fn prompts_carry_source_and_callers() {
     let overview = session.prompt("explain_codebase", json!({})).await;
     assert!(overview.contains("shop/auth/service.py"));
 }
+
+/// An unknown entity id of 32 KiB (closest-name matching used to cost time quadratic in it) is
+/// refused for its length, with a message saying the limit; a name at the limit is still
+/// matched.
+#[tokio::test]
+async fn an_overlong_entity_name_is_refused_before_any_matching() {
+    let session = start().await;
+    let long = "a".repeat(32 * 1024);
+    for tool in ["find_callers", "get_code_snippet", "find_callees"] {
+        let error = session.error(tool, json!({ "entity_id": long })).await;
+        assert_eq!(error["error"], "Entity name too long", "{tool}");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("32768 bytes is not an entity id, and names are matched up to 256 bytes"),
+            "{error}"
+        );
+    }
+    let at_limit = format!("authenticate{}", "x".repeat(256 - "authenticate".len()));
+    let error = session
+        .error("get_code_snippet", json!({ "entity_id": at_limit }))
+        .await;
+    assert_eq!(error["error"], "Entity not found");
+}
+
+/// A 1 GiB sparse file in the repository: `read_file_content` decides it is binary from its
+/// first 8 KiB, and a text file larger than the read limit is cut, not read whole.
+#[tokio::test]
+async fn binary_detection_and_disk_reads_are_bounded() {
+    let session = start().await;
+    let repo = session.dir.path().join("repo");
+    let sparse = std::fs::File::create(repo.join("huge.dat")).unwrap();
+    sparse.set_len(1 << 30).unwrap();
+    let error = session
+        .error("read_file_content", json!({ "file_path": "huge.dat" }))
+        .await;
+    assert_eq!(error["error"], "Binary file");
+
+    let line = "# a line of text, repeated\n";
+    let text = line.repeat((17 * 1024 * 1024) / line.len());
+    std::fs::write(repo.join("big.txt"), &text).unwrap();
+    let (bytes, cut) =
+        codegraph::world::walk::read_prefix(&repo.join("big.txt"), 1024 * 1024).unwrap();
+    assert!(cut);
+    assert_eq!(bytes, text.as_bytes()[..1024 * 1024]);
+    let refusal = codegraph::world::walk::read_prefix(&repo.join("huge.dat"), 1024)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(refusal.to_string(), "binary file");
+    // A FIFO would block a reader until someone writes to it.
+    nix::unistd::mkfifo(&repo.join("pipe.py"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let refusal = codegraph::world::walk::read_prefix(&repo.join("pipe.py"), 1024)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(refusal.to_string(), "not a regular file");
+    let error = session
+        .error("read_file_content", json!({ "file_path": "pipe.py" }))
+        .await;
+    assert_eq!(error["error"], "File not found", "{error}");
+}

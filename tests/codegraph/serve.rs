@@ -380,6 +380,7 @@ async fn legacy_sse_endpoint_flow() {
     // A session that does not exist, a body that is not JSON-RPC.
     let missing = http
         .post(format!("{}/messages?sessionId=nope", server.base))
+        .header("Content-Type", "application/json")
         .body(json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}).to_string())
         .send()
         .await
@@ -387,6 +388,7 @@ async fn legacy_sse_endpoint_flow() {
     assert_eq!(missing.status(), 404);
     let garbage = http
         .post(format!("{}{endpoint}", server.base))
+        .header("Content-Type", "application/json")
         .body("{not json")
         .send()
         .await
@@ -400,6 +402,94 @@ async fn legacy_sse_endpoint_flow() {
         .await
         .unwrap();
     assert_eq!(forbidden.status(), 403);
+}
+
+/// HTTP attacks that the guard used to let through: two Host headers (one allowed, one not), a
+/// web page posting `text/plain` to the legacy `/messages` route (from its own origin, or with
+/// no Origin at all), and deleting a session that is gone. A lower-case `bearer` scheme is a
+/// valid credential.
+#[tokio::test(flavor = "multi_thread")]
+async fn http_refuses_duplicate_hosts_simple_posts_to_messages_and_gone_sessions() {
+    let (_directory, repo, runtime_dir) = workspace();
+    let server = start_http(&repo, &runtime_dir, &["--auth"]);
+    let token = server.entry["tokens"]["read_only"].as_str().unwrap();
+    let bearer = format!("Bearer {token}");
+    let port = server.base.rsplit(':').next().unwrap().to_string();
+    let http = reqwest::Client::new();
+    let initialize = |authorization: String, extra: Vec<(&'static str, String)>| {
+        let mut request = http
+            .post(format!("{}/mcp", server.base))
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .header("Authorization", authorization)
+            .body(initialize_body(1, "2025-06-18").to_string());
+        for (name, value) in extra {
+            request = request.header(name, value);
+        }
+        request.send()
+    };
+
+    let lower_case = initialize(format!("bearer {token}"), vec![]).await.unwrap();
+    assert_eq!(lower_case.status(), 200);
+
+    // reqwest appends: both Host headers go out.
+    let two_hosts = initialize(
+        bearer.clone(),
+        vec![
+            ("Host", format!("127.0.0.1:{port}")),
+            ("Host", format!("evil.example:{port}")),
+        ],
+    )
+    .await
+    .unwrap();
+    assert_eq!(two_hosts.status(), 403);
+    assert_eq!(
+        two_hosts.json::<Value>().await.unwrap()["error"],
+        "Forbidden: more than one Host header"
+    );
+
+    let stream = http
+        .get(format!("{}/sse", server.base))
+        .header("Accept", "text/event-stream")
+        .header("Authorization", &bearer)
+        .send()
+        .await
+        .unwrap();
+    let mut events = Events {
+        body: stream.bytes_stream().boxed(),
+        buffer: String::new(),
+    };
+    let (_, endpoint) = events.next().await;
+    let simple_post = |origin: Option<&str>| {
+        let mut request = http
+            .post(format!("{}{endpoint}", server.base))
+            .header("Content-Type", "text/plain")
+            .header("Authorization", &bearer)
+            .body(initialize_body(1, "2024-11-05").to_string());
+        if let Some(origin) = origin {
+            request = request.header("Origin", origin);
+        }
+        request.send()
+    };
+    let from_page = simple_post(Some("http://evil.example")).await.unwrap();
+    assert_eq!(from_page.status(), 403);
+    let without_origin = simple_post(None).await.unwrap();
+    assert_eq!(without_origin.status(), 415);
+
+    let opened = initialize(bearer.clone(), vec![]).await.unwrap();
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let delete = |id: String| {
+        http.delete(format!("{}/mcp", server.base))
+            .header("Authorization", &bearer)
+            .header("Mcp-Session-Id", id)
+            .send()
+    };
+    assert_eq!(delete(session.clone()).await.unwrap().status(), 202);
+    assert_eq!(delete(session).await.unwrap().status(), 404);
+    assert_eq!(delete("nope".to_string()).await.unwrap().status(), 404);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -449,4 +539,72 @@ async fn shell_over_http_needs_the_shell_scoped_token() {
     )
     .await;
     assert_eq!(shell.structured_content.unwrap()["stdout"], "hi\n");
+}
+
+/// `POST /mcp` with a body that is not JSON gets 400 and a JSON-RPC parse error (it got 415), a
+/// body over the limit 413; and SIGTERM stops the server although a legacy SSE stream is open
+/// (it waited for the client to disconnect).
+#[tokio::test(flavor = "multi_thread")]
+async fn malformed_bodies_are_answered_and_sigterm_ends_open_streams() {
+    let (_directory, repo, runtime_dir) = workspace();
+    let mut server = start_http(&repo, &runtime_dir, &[]);
+    let http = reqwest::Client::new();
+    let post = |body: String| {
+        http.post(format!("{}/mcp", server.base))
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .body(body)
+            .send()
+    };
+    let garbage = post("{not json".to_string()).await.unwrap();
+    assert_eq!(garbage.status(), 400);
+    let answer: Value = garbage.json().await.unwrap();
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+    assert_eq!(answer["id"], Value::Null);
+    // On a client of its own: the server closes that connection after refusing the body.
+    let huge = reqwest::Client::new()
+        .post(format!("{}/mcp", server.base))
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body(format!("\"{}\"", "x".repeat(5 * 1024 * 1024)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(huge.status(), 413);
+    assert_eq!(
+        post(initialize_body(1, "2025-06-18").to_string())
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+
+    let stream = http
+        .get(format!("{}/sse", server.base))
+        .header("Accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
+    let mut events = Events {
+        body: stream.bytes_stream().boxed(),
+        buffer: String::new(),
+    };
+    assert_eq!(events.next().await.0, "endpoint");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(server.child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still serving with an SSE stream open"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status:?}");
 }

@@ -219,3 +219,193 @@ fn an_attached_language_server_runs_allowed_programs_only_when_told() {
     });
     assert!(lsp.shutdown().success());
 }
+
+/// Refused with the rule it broke, as the `rule` field and in the message.
+async fn refused_by(client: &Client, command: &str, rule: &str) {
+    let error = refused(client, json!({ "command": command })).await;
+    assert_eq!(error["error"], "Command refused", "{command}");
+    assert_eq!(error["rule"], rule, "{command}: {error}");
+}
+
+/// With `git` allowed, the arguments are the attack surface: configuration on the command line
+/// (an alias running `!cmd`, `core.fsmonitor`, `core.sshCommand`), another exec path, remote
+/// commands, the ext:: transport, and paths outside the workspace are each refused by a named
+/// rule; ordinary local use still runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn git_is_allowed_by_subcommand_and_argument_not_by_name() {
+    let (client, directory, repo) = start(&["git"]).await;
+    let git = |arguments: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(arguments)
+            .current_dir(&repo)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {arguments:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "fixture"]);
+    let outside = directory.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "secret\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), repo.join("link.txt")).unwrap();
+    let pwned = directory.path().join("pwned");
+    let touch = format!("touch {}", pwned.display());
+
+    for (command, rule) in [
+        (format!("git -c alias.x='!{touch}' x"), "git-config"),
+        (
+            format!("git -c core.fsmonitor='{touch}' status"),
+            "git-config",
+        ),
+        (
+            format!("git -c core.sshCommand='{touch}' status"),
+            "git-config",
+        ),
+        (
+            "git --config-env=core.pager=HOME log".to_string(),
+            "git-config",
+        ),
+        ("git --exec-path=. status".to_string(), "git-exec-path"),
+        (
+            format!("git clone --upload-pack='{touch}' . copy"),
+            "git-remote-command",
+        ),
+        (
+            format!("git push --receive-pack='{touch}' . HEAD"),
+            "git-remote-command",
+        ),
+        (
+            format!("git clone 'ext::sh -c {touch}' copy"),
+            "git-transport",
+        ),
+        ("git log fd::3".to_string(), "git-transport"),
+        ("git config core.fsmonitor x".to_string(), "git-subcommand"),
+        ("git fetch origin".to_string(), "git-subcommand"),
+        (format!("git grep -O'{touch}' def"), "git-runs-command"),
+        (format!("git rebase -x '{touch}' HEAD"), "git-runs-command"),
+        (
+            "git diff --no-index /dev/null /etc/passwd".to_string(),
+            "path-outside-workspace",
+        ),
+        (
+            "git diff --no-index shop/app/main.py link.txt".to_string(),
+            "path-outside-workspace",
+        ),
+        ("git -C .. status".to_string(), "path-outside-workspace"),
+        ("git -C /etc status".to_string(), "path-outside-workspace"),
+        (
+            "git --git-dir=/tmp/.git log".to_string(),
+            "path-outside-workspace",
+        ),
+        (
+            "git log --output=../out.txt".to_string(),
+            "path-outside-workspace",
+        ),
+    ] {
+        refused_by(&client, &command, rule).await;
+    }
+    assert!(!pwned.exists());
+
+    let status = ran(&client, json!({"command": "git status --short"})).await;
+    assert_eq!(status["exit_code"], 0, "{status}");
+    assert_eq!(status["stdout"], "?? link.txt\n");
+    let log = ran(&client, json!({"command": "git -C shop log --format=%s"})).await;
+    assert_eq!(log["stdout"], "fixture\n");
+    let diff = ran(
+        &client,
+        json!({"command": "git diff --no-index --stat shop/app/main.py shop/util/math.py"}),
+    )
+    .await;
+    assert_eq!(diff["exit_code"], 1, "{diff}");
+    assert!(
+        diff["stdout"]
+            .as_str()
+            .unwrap()
+            .starts_with(" shop/{app/main.py => util/math.py} |"),
+        "{diff}"
+    );
+}
+
+/// Interpreters refuse modules and stdin as well as inline code (`python3 -m timeit` ran code
+/// although `-c` was refused), and no program reads a path outside the workspace by argument.
+#[tokio::test(flavor = "multi_thread")]
+async fn interpreter_modules_stdin_and_outside_paths_are_refused_by_rule() {
+    let (client, directory, repo) = start(&["python3", "node", "perl", "bash", "ls", "cat"]).await;
+    std::os::unix::fs::symlink(directory.path(), repo.join("up")).unwrap();
+    for (command, rule) in [
+        (
+            "python3 -m timeit -n1 -r1 'open(\"/etc/passwd\")'",
+            "interpreter-module",
+        ),
+        ("python3 -Im http.server", "interpreter-module"),
+        ("node -r ./x.js app.js", "interpreter-module"),
+        (
+            "node --import=data:text/javascript,1 app.js",
+            "interpreter-module",
+        ),
+        ("perl -MPOSIX app.pl", "interpreter-module"),
+        ("python3 -", "interpreter-stdin"),
+        ("bash /dev/stdin", "interpreter-stdin"),
+        ("python3 -c 'print(1)'", "interpreter-inline-code"),
+        ("ls /root", "path-outside-workspace"),
+        ("cat ../../etc/passwd", "path-outside-workspace"),
+        ("cat up/repo/../secret", "path-outside-workspace"),
+        ("cat up", "path-outside-workspace"),
+    ] {
+        refused_by(&client, command, rule).await;
+    }
+    let listed = ran(&client, json!({"command": "ls shop"})).await;
+    assert!(
+        listed["stdout"].as_str().unwrap().contains("util\n"),
+        "{listed}"
+    );
+    let error = refused(&client, json!({"command": "cat /etc/passwd"})).await;
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("'/etc/passwd' names a path outside the workspace"),
+        "{error}"
+    );
+}
+
+/// A command sees only the passed variables and the ones the policy sets: not the server's
+/// whole environment (`git -c alias.e=!env e` used to print it).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_command_environment_is_scrubbed() {
+    let (client, _directory, _repo) = start(&["env"]).await;
+    let printed = ran(&client, json!({"command": "env"})).await;
+    let mut names: Vec<String> = printed["stdout"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.split_once('=').map(|(name, _)| name.to_string()))
+        .collect();
+    names.sort();
+    let mut expected: Vec<String> = codegraph::mcp::shell::PASSED_ENVIRONMENT
+        .iter()
+        .filter(|name| std::env::var_os(name).is_some())
+        .chain(
+            codegraph::mcp::shell::SET_ENVIRONMENT
+                .iter()
+                .map(|(name, _)| name),
+        )
+        .map(|name| name.to_string())
+        .collect();
+    expected.sort();
+    assert_eq!(names, expected);
+    let stdout = printed["stdout"].as_str().unwrap();
+    assert!(stdout.contains("GIT_CONFIG_NOSYSTEM=1\n"));
+    assert!(stdout.contains("GIT_CONFIG_GLOBAL=/dev/null\n"));
+    assert!(stdout.contains("GIT_TERMINAL_PROMPT=0\n"));
+}

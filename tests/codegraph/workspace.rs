@@ -152,3 +152,124 @@ fn headers_take_the_language_of_the_workspace_or_of_their_text() {
         ]
     );
 }
+
+fn open_world(root: &std::path::Path) -> World {
+    World::open(
+        root,
+        WorldConfig {
+            max_file_size: 1024 * 1024,
+            cache: CacheLocation::Disabled,
+        },
+    )
+    .unwrap()
+}
+
+fn graph_files(world: &World) -> Vec<String> {
+    let mut files: Vec<String> = world
+        .snapshot()
+        .files()
+        .map(|file| file.path.to_string())
+        .collect();
+    files.sort();
+    files
+}
+
+/// A repository that plants directory symlinks to a sibling directory and to an ancestor, and a
+/// file symlink inside: the sibling's files never enter the graph, the loop does not index the
+/// tree again, and each symlink not followed is reported with its reason.
+#[test]
+fn directory_symlinks_out_of_the_workspace_and_loops_are_not_followed() {
+    let parent = tempfile::tempdir().unwrap();
+    let parent = parent.path().canonicalize().unwrap();
+    let sibling = parent.join("sibling");
+    std::fs::create_dir(&sibling).unwrap();
+    std::fs::write(sibling.join("secret.py"), "def leaked():\n    pass\n").unwrap();
+    let root = parent.join("repo");
+    std::fs::create_dir_all(root.join("pkg")).unwrap();
+    std::fs::write(root.join("pkg/app.py"), "def app():\n    pass\n").unwrap();
+    std::os::unix::fs::symlink(&sibling, root.join("vendor")).unwrap();
+    std::os::unix::fs::symlink("..", root.join("pkg/loop")).unwrap();
+    std::os::unix::fs::symlink("app.py", root.join("pkg/alias.py")).unwrap();
+    std::os::unix::fs::symlink("/etc", root.join("etc")).unwrap();
+
+    let world = open_world(&root);
+    let report = world.index(false, &|_, _| {});
+    assert_eq!(graph_files(&world), ["pkg/alias.py", "pkg/app.py"]);
+    assert!(!world.snapshot().contains_entity("vendor/secret.py::leaked"));
+    let reason_of = |path: &str| {
+        report
+            .skipped
+            .iter()
+            .find(|skipped| skipped.path == path)
+            .map(|skipped| skipped.reason.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(reason_of("vendor"), "symlink leads outside the workspace");
+    assert_eq!(reason_of("etc"), "symlink leads outside the workspace");
+    assert_eq!(
+        reason_of("pkg/loop"),
+        "symlink loop: leads to a directory that contains it; not followed"
+    );
+
+    // The writer itself refuses what the walk would: a path through the symlink, or with `..`.
+    world.refresh_from_disk("vendor/secret.py");
+    world.refresh_from_disk("../sibling/secret.py");
+    world.refresh_from_disk("/etc/hostname.py");
+    assert_eq!(graph_files(&world), ["pkg/alias.py", "pkg/app.py"]);
+}
+
+/// The headless watcher, while serving: a loop `ln -s .. pkg/loop`, a directory symlink and a
+/// file symlink out of the workspace appear; none is followed. A plain file created after them
+/// shows the watcher has seen the batch.
+#[test]
+fn the_watcher_follows_no_symlink_out_of_the_workspace_and_no_loop() {
+    let parent = tempfile::tempdir().unwrap();
+    let parent = parent.path().canonicalize().unwrap();
+    let sibling = parent.join("sibling");
+    std::fs::create_dir(&sibling).unwrap();
+    std::fs::write(sibling.join("secret.py"), "def leaked():\n    pass\n").unwrap();
+    let root = parent.join("repo");
+    std::fs::create_dir_all(root.join("pkg")).unwrap();
+    std::fs::write(root.join("pkg/app.py"), "def app():\n    pass\n").unwrap();
+    let world = std::sync::Arc::new(open_world(&root));
+    world.index(false, &|_, _| {});
+    let (sender, receiver) = std::sync::mpsc::channel::<Vec<String>>();
+    let _watcher = codegraph::world::watch::watch(world.clone(), move |changed| {
+        let _ = sender.send(changed.to_vec());
+    })
+    .unwrap();
+
+    std::os::unix::fs::symlink("..", root.join("pkg/loop")).unwrap();
+    std::os::unix::fs::symlink(&sibling, root.join("vendor")).unwrap();
+    std::os::unix::fs::symlink(sibling.join("secret.py"), root.join("pkg/escape.py")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::fs::write(root.join("pkg/late.py"), "def late():\n    app()\n").unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !graph_files(&world).contains(&"pkg/late.py".to_string()) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        assert!(
+            receiver.recv_timeout(left).is_ok(),
+            "the watcher never saw pkg/late.py"
+        );
+    }
+    assert_eq!(graph_files(&world), ["pkg/app.py", "pkg/late.py"]);
+    // A file symlink that leads outside, made by renaming it over a file the graph has.
+    std::fs::write(root.join("pkg/swap.py"), "def swap():\n    pass\n").unwrap();
+    while !graph_files(&world).contains(&"pkg/swap.py".to_string()) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        assert!(
+            receiver.recv_timeout(left).is_ok(),
+            "pkg/swap.py never seen"
+        );
+    }
+    std::fs::rename(root.join("pkg/escape.py"), root.join("pkg/swap.py")).unwrap();
+    while graph_files(&world).contains(&"pkg/swap.py".to_string()) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        assert!(
+            receiver.recv_timeout(left).is_ok(),
+            "pkg/swap.py stayed in the graph after it became a symlink out of the workspace"
+        );
+    }
+    assert_eq!(graph_files(&world), ["pkg/app.py", "pkg/late.py"]);
+    assert!(!world.snapshot().contains_entity("pkg/swap.py::leaked"));
+}

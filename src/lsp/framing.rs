@@ -1,0 +1,250 @@
+//! A guard in front of the language server's transport. tower-lsp-server ends the session on
+//! the first message it cannot frame or decode; an editor's server should answer the error and
+//! keep serving. So the bytes from the client are framed here first: each malformed message is
+//! answered (`-32700 Parse error` for bad framing, invalid JSON or UTF-8; `-32600 Invalid
+//! Request` for a message that is not one JSON-RPC object, a batch included, or whose id is not
+//! an integer or a string), and the reader resynchronises on the next `Content-Length:`
+//! header, even one that follows garbage on the same line. A `Content-Length` over
+//! [`MAX_MESSAGE_BYTES`] cannot be skipped safely: it is answered, logged, and the input closed
+//! (the server then ends as at the end of its input). Only well-formed messages reach
+//! tower-lsp-server; its output and these answers share stdout a whole message at a time.
+
+use std::sync::Arc;
+
+use tokio::io::{
+    AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
+};
+use tokio::sync::Mutex;
+
+/// The largest message accepted (a whole workspace's worth of text in one `didOpen` is far less).
+pub const MAX_MESSAGE_BYTES: u64 = 64 * 1024 * 1024;
+/// The longest header line read; a longer line is garbage.
+const MAX_HEADER_LINE: usize = 8 * 1024;
+const PIPE_BYTES: usize = 1 << 16;
+
+/// One header block's outcome.
+enum Header {
+    Length(u64),
+    Invalid(String),
+    End,
+}
+
+/// Reads one line (up to `\n`), at most [`MAX_HEADER_LINE`] bytes kept; `None` at the end.
+async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Option<Vec<u8>> {
+    let mut line = Vec::new();
+    let read = (&mut *reader)
+        .take(MAX_HEADER_LINE as u64)
+        .read_until(b'\n', &mut line)
+        .await
+        .ok()?;
+    if read == 0 {
+        return None;
+    }
+    if !line.ends_with(b"\n") && line.len() >= MAX_HEADER_LINE {
+        // Too long: drop the rest of it.
+        let mut rest = Vec::new();
+        loop {
+            rest.clear();
+            let read = (&mut *reader)
+                .take(MAX_HEADER_LINE as u64)
+                .read_until(b'\n', &mut rest)
+                .await
+                .ok()?;
+            if read == 0 || rest.ends_with(b"\n") {
+                break;
+            }
+        }
+        return Some(b"\x00 an overlong header line".to_vec());
+    }
+    Some(line)
+}
+
+/// Where `Content-Length:` starts in `line`, ignoring case.
+fn content_length_at(line: &[u8]) -> Option<usize> {
+    const NAME: &[u8] = b"content-length:";
+    line.windows(NAME.len())
+        .position(|window| window.eq_ignore_ascii_case(NAME))
+}
+
+/// Reads a header block. Garbage before a `Content-Length:` (on its own lines or on the same
+/// line) makes the block invalid only if no header follows: the block restarts at the header.
+async fn read_header<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Header {
+    let mut length: Option<Result<u64, String>> = None;
+    let mut problem: Option<String> = None;
+    let mut started = false;
+    loop {
+        let Some(mut line) = read_line(reader).await else {
+            return Header::End;
+        };
+        while matches!(line.last(), Some(b'\n' | b'\r')) {
+            line.pop();
+        }
+        if let Some(at) = content_length_at(&line)
+            && (at > 0 || problem.is_some())
+        {
+            // Resynchronise: what came before this header was garbage.
+            line.drain(..at);
+            length = None;
+            problem = None;
+            started = true;
+        }
+        if line.is_empty() {
+            if !started {
+                continue; // blank lines between messages
+            }
+            break;
+        }
+        started = true;
+        let Some(colon) = line.iter().position(|&byte| byte == b':') else {
+            problem.get_or_insert_with(|| "a header line without a colon".to_string());
+            continue;
+        };
+        let (name, value) = line.split_at(colon);
+        if name.eq_ignore_ascii_case(b"content-length") {
+            let value = String::from_utf8_lossy(&value[1..]).trim().to_string();
+            length = Some(
+                value
+                    .parse::<u64>()
+                    .map_err(|_| format!("Content-Length {value:?} is not a byte count")),
+            );
+        }
+    }
+    match (problem, length) {
+        (Some(problem), _) => Header::Invalid(problem),
+        (None, None) => Header::Invalid("no Content-Length header".to_string()),
+        (None, Some(Err(problem))) => Header::Invalid(problem),
+        (None, Some(Ok(length))) => Header::Length(length),
+    }
+}
+
+/// The answer a well-framed body needs instead of reaching the server, if any.
+fn check_body(body: &[u8]) -> Option<serde_json::Value> {
+    let error = |code: i64, message: String| serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    let value: serde_json::Value = match serde_json::from_slice(body) {
+        Ok(value) => value,
+        Err(parse_error) => return Some(error(-32700, format!("Parse error: {parse_error}"))),
+    };
+    let Some(object) = value.as_object() else {
+        return Some(error(
+            -32600,
+            "Invalid Request: a message is one JSON object (no batches)".to_string(),
+        ));
+    };
+    match object.get("id") {
+        None | Some(serde_json::Value::String(_)) => {}
+        Some(serde_json::Value::Number(number)) if number.is_i64() => {}
+        Some(other) => {
+            return Some(error(
+                -32600,
+                format!("Invalid Request: the id {other} is not an integer or a string"),
+            ));
+        }
+    }
+    if object
+        .get("method")
+        .is_some_and(|method| !method.is_string())
+    {
+        return Some(error(
+            -32600,
+            "Invalid Request: the method is not a string".to_string(),
+        ));
+    }
+    None
+}
+
+async fn write_framed<W: AsyncWrite + Unpin>(
+    writer: &Mutex<W>,
+    body: &[u8],
+) -> std::io::Result<()> {
+    let mut writer = writer.lock().await;
+    writer
+        .write_all(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes())
+        .await?;
+    writer.write_all(body).await?;
+    writer.flush().await
+}
+
+/// Wraps the client's streams: returns the (input, output) pair for tower-lsp-server, and the
+/// task that moves the server's output (await it after the server ends, so the last answers
+/// are written).
+pub fn guard<R, W>(
+    reader: R,
+    writer: W,
+) -> (DuplexStream, DuplexStream, tokio::task::JoinHandle<()>)
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (server_input, mut to_server) = tokio::io::duplex(PIPE_BYTES);
+    let (from_server, server_output) = tokio::io::duplex(PIPE_BYTES);
+    let writer = Arc::new(Mutex::new(writer));
+
+    let answers = writer.clone();
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(reader);
+        loop {
+            let answer = match read_header(&mut reader).await {
+                Header::End => break,
+                Header::Invalid(problem) => {
+                    tracing::warn!("LSP input: {problem}");
+                    serde_json::json!({"jsonrpc": "2.0", "id": null,
+                        "error": {"code": -32700, "message": format!("Parse error: {problem}")}})
+                }
+                Header::Length(length) if length > MAX_MESSAGE_BYTES => {
+                    tracing::error!(
+                        "LSP input: a Content-Length of {length} bytes is over the {MAX_MESSAGE_BYTES}-byte cap; closing the input"
+                    );
+                    let answer = serde_json::json!({"jsonrpc": "2.0", "id": null,
+                        "error": {"code": -32600, "message": format!(
+                            "Invalid Request: a message of {length} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")}});
+                    let _ = write_framed(&answers, answer.to_string().as_bytes()).await;
+                    break;
+                }
+                Header::Length(length) => {
+                    let mut body = vec![0; length as usize];
+                    if reader.read_exact(&mut body).await.is_err() {
+                        break;
+                    }
+                    match check_body(&body) {
+                        Some(answer) => {
+                            tracing::warn!("LSP input: {answer}");
+                            answer
+                        }
+                        None => {
+                            let header = format!("Content-Length: {length}\r\n\r\n");
+                            if to_server.write_all(header.as_bytes()).await.is_err()
+                                || to_server.write_all(&body).await.is_err()
+                            {
+                                break;
+                            }
+                            continue;
+                        }
+                    }
+                }
+            };
+            if write_framed(&answers, answer.to_string().as_bytes())
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+        let _ = to_server.shutdown().await;
+    });
+
+    let output = tokio::spawn(async move {
+        let mut from_server = BufReader::new(from_server);
+        loop {
+            let Header::Length(length) = read_header(&mut from_server).await else {
+                break;
+            };
+            let mut body = vec![0; length as usize];
+            if from_server.read_exact(&mut body).await.is_err()
+                || write_framed(&writer, &body).await.is_err()
+            {
+                break;
+            }
+        }
+    });
+    (server_input, server_output, output)
+}
