@@ -186,6 +186,27 @@ impl ServerHandler for CodegraphMcp {
         .with_instructions(INSTRUCTIONS)
     }
 
+    /// The tool router's dispatch, after one normalisation every tool shares: an argument
+    /// given under two of its names ([`tools::merge_spellings`]).
+    async fn call_tool(
+        &self,
+        mut request: rmcp::model::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        // Like arguments that do not deserialize, an `isError` result the model can act on.
+        if let Some(arguments) = request.arguments.as_mut()
+            && let Err(message) = tools::merge_spellings(arguments)
+        {
+            return Ok(tool_error(serde_json::json!({
+                "error": "Conflicting arguments",
+                "message": message,
+            }))
+            .into());
+        }
+        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        self.tool_router.call(call).await
+    }
+
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,

@@ -255,9 +255,11 @@ pub struct ModuleMetricsEntry {
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
-    /// Who depends on the entity (incoming edges).
+    /// Who depends on the entity (incoming edges). Also accepted as `incoming`.
+    #[serde(alias = "incoming")]
     Upstream,
-    /// What the entity depends on (outgoing edges).
+    /// What the entity depends on (outgoing edges). Also accepted as `outgoing`.
+    #[serde(alias = "outgoing")]
     Downstream,
     #[default]
     Both,
@@ -268,7 +270,8 @@ pub struct DependenciesParams {
     /// The entity. Also accepted as `entity_name`.
     #[serde(alias = "entity_name", alias = "name")]
     pub entity_id: String,
-    /// upstream (dependents), downstream (dependencies) or both. Default both.
+    /// upstream (dependents; also `incoming`), downstream (dependencies; also `outgoing`) or
+    /// both. Default both.
     #[serde(default)]
     pub direction: Direction,
     /// How many hops to follow. Default 2, at most 10.
@@ -751,7 +754,8 @@ pub struct RefactoringResult {
 #[tool_router(vis = "pub(crate)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Who calls a function or method. Use it to see how something is used, or what a change to it would affect. Accepts an entity id (`path/file.py::Class.method`), a qualified name or a plain name; an ambiguous name fails and lists candidate ids. `max_depth` > 1 follows callers of callers (default 1: direct callers only). Each caller comes with the lines of its calls."
+        description = "Who calls a function or method. Use it to see how something is used, or what a change to it would affect. Accepts an entity id (`path/file.py::Class.method`), a qualified name or a plain name; an ambiguous name fails and lists candidate ids. `max_depth` > 1 follows callers of callers (default 1: direct callers only). Each caller comes with the lines of its calls.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn find_callers(
         &self,
@@ -767,7 +771,8 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "What a function or method calls (resolved calls only). Use it to understand what a function does or depends on before reading its callees' code. Same entity naming as find_callers; `max_depth` > 1 follows callees of callees (default 1)."
+        description = "What a function or method calls (resolved calls only). Use it to understand what a function does or depends on before reading its callees' code. Same entity naming as find_callers; `max_depth` > 1 follows callees of callees (default 1).",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn find_callees(
         &self,
@@ -783,7 +788,8 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Types that implement or extend an interface, trait, abstract or base class, transitively; for a method, the overriding methods in those types. Use it to find the concrete code behind an abstraction."
+        description = "Types that implement or extend an interface, trait, abstract or base class, transitively; for a method, the overriding methods in those types. Use it to find the concrete code behind an abstraction.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_implementations(
         &self,
@@ -805,7 +811,8 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "The source code of one entity (function, method, class, module), exactly as in the file, with its location. With include_context (default true) also the `context_lines` lines around it. Prefer this to read_file_content when you know the entity."
+        description = "The source code of one entity (function, method, class, module), exactly as in the file, with its location. With include_context (default true) also the `context_lines` lines around it. Prefer this to read_file_content when you know the entity.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn get_code_snippet(
         &self,
@@ -845,7 +852,8 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Read a file of the repository, optionally only lines start_line..=end_line (one-based). Only files inside the repository can be read. Large files are cut at 256 KiB (`truncated` is then true; continue with a later start_line); only the first 16 MiB of a file can be read."
+        description = "Read a file of the repository, optionally only lines start_line..=end_line (one-based). Only files inside the repository can be read. Large files are cut at 256 KiB (`truncated` is then true; continue with a later start_line); only the first 16 MiB of a file can be read.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn read_file_content(
         &self,
@@ -888,6 +896,28 @@ impl CodegraphMcp {
             }
         };
         let total_lines = text.lines().count() as u32;
+        let range_error = |message: String| {
+            tool_error(serde_json::json!({
+                "error": "Line out of range",
+                "file_path": params.file_path,
+                "total_lines": total_lines,
+                "message": message,
+            }))
+        };
+        if let (Some(start), Some(end)) = (params.start_line, params.end_line)
+            && start > end
+        {
+            return Err(range_error(format!(
+                "start_line {start} is after end_line {end}"
+            )));
+        }
+        if let Some(start) = params.start_line
+            && start > total_lines.max(1)
+        {
+            return Err(range_error(format!(
+                "start_line {start} is past the end of the file ({total_lines} lines)"
+            )));
+        }
         let first = params.start_line.unwrap_or(1).max(1);
         let last = params.end_line.unwrap_or(total_lines).min(total_lines);
         let (mut content, first, mut last) = convert::line_range(&text, first, last);
@@ -915,7 +945,8 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "An outline of one file: every class, function and method with its id, kind, line range, nesting depth and signature. Use it to get ids for the other tools and to see a file's shape without reading it."
+        description = "An outline of one file: every class, function and method with its id, kind, line range, nesting depth and signature. Use it to get ids for the other tools and to see a file's shape without reading it.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn get_file_structure(
         &self,
@@ -933,7 +964,8 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "How a module (file) fits in the codebase: what it defines (with lines), what it imports, its exported API (top-level definitions other files use, with reference counts and the using files; `unused_exports` lists public ones nobody outside uses), which files it depends on and which depend on it (resolved calls, imports, uses, inheritance), and metrics (lines, definitions by kind, total and maximum cyclomatic complexity, file fan-in and fan-out, whether it is in an import cycle). Use it before changing a module's interface."
+        description = "How a module (file) fits in the codebase: what it defines (with lines), what it imports, its exported API (top-level definitions other files use, with reference counts and the using files; `unused_exports` lists public ones nobody outside uses), which files it depends on and which depend on it (resolved calls, imports, uses, inheritance), and metrics (lines, definitions by kind, total and maximum cyclomatic complexity, file fan-in and fan-out, whether it is in an import cycle). Use it before changing a module's interface.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn analyze_module_structure(
         &self,
@@ -951,7 +983,8 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Entities an entity depends on (downstream: what it calls, imports, uses, extends, implements) and/or that depend on it (upstream), up to `depth` hops (default 2). Use it for impact analysis: what breaks if this changes, what must exist for this to work."
+        description = "Entities an entity depends on (downstream: what it calls, imports, uses, extends, implements) and/or that depend on it (upstream), up to `depth` hops (default 2). Use it for impact analysis: what breaks if this changes, what must exist for this to work.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_dependencies(
         &self,
@@ -983,7 +1016,8 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first. `scope` narrows to functions, classes or files. Relevance is 0..1."
+        description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first. `scope` narrows to functions, classes or files. Relevance is 0..1.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn query_codebase(
         &self,
@@ -1014,7 +1048,8 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default: a narrow area, often one file), 1 = subsystems (use it for \"how does X work\" questions spanning several files), 2 = coarsest. Read `codegraph://communities/{id}` for a community's members."
+        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default: a narrow area, often one file), 1 = subsystems (use it for \"how does X work\" questions spanning several files), 2 = coarsest. Read `codegraph://communities/{id}` for a community's members.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn global_search(
         &self,
@@ -1038,7 +1073,8 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Answer a question about one entity's surroundings (\"how is this class used?\", \"what does this touch in the database?\"): walks `depth` hops (default 2) from `entity_id` (or from several `context_entities`) over calls both ways, containment, imports, uses and inheritance, and ranks what it reaches by relevance to the query and closeness. Returns an extractive answer, the relevant entities with how each was reached, and the relationships among them."
+        description = "Answer a question about one entity's surroundings (\"how is this class used?\", \"what does this touch in the database?\"): walks `depth` hops (default 2) from `entity_id` (or from several `context_entities`) over calls both ways, containment, imports, uses and inheritance, and ranks what it reaches by relevance to the query and closeness. Returns an extractive answer, the relevant entities with how each was reached, and the relationships among them.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn local_search(
         &self,
@@ -1077,7 +1113,8 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Refactoring suggestions for one entity, each with a type (extract, rename, move, simplify, inline, remove), a reason quoting the figures, a location and a confidence. Figures: length, cyclomatic complexity and nesting depth (from the syntax tree), parameter count, fan-in and fan-out (from the graph); also duplicated bodies, dead code (nothing references it; confidence lower when exported, a method, or reachable by an ambiguous reference), god classes, and, for a module (file path), the import cycles it is part of. A `move` names the lowest common directory of the entity's users. `type` keeps only one kind."
+        description = "Refactoring suggestions for one entity, each with a type (extract, rename, move, simplify, inline, remove), a reason quoting the figures, a location and a confidence. Figures: length, cyclomatic complexity and nesting depth (from the syntax tree), parameter count, fan-in and fan-out (from the graph); also duplicated bodies, dead code (nothing references it; confidence lower when exported, a method, or reachable by an ambiguous reference), god classes, and, for a module (file path), the import cycles it is part of. A `move` names the lowest common directory of the entity's users. `type` keeps only one kind.",
+        annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn suggest_refactoring(
         &self,
@@ -1130,7 +1167,13 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Re-read the repository from disk and update the graph: incremental (default) re-parses only changed files; incremental=false re-parses everything. Use it after files changed outside an editor connected to codegraph."
+        description = "Re-read the repository from disk and update the graph: incremental (default) re-parses only changed files; incremental=false re-parses everything. Use it after files changed outside an editor connected to codegraph.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn reindex_repository(
         &self,
@@ -1157,7 +1200,13 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Run a program in the repository and return its exit code, stdout and stderr (e.g. `git status`, `cargo test -p foo`). DISABLED unless the server was started with --allow-shell and a list of programs; only those programs run, without a shell (no pipes, redirections or `;`), interpreters with inline code (`python -c`, `sh -c`, `node -e`, ...) are refused, the directory must be inside the repository, and the command is killed after `timeout` seconds. Prefer the graph tools and read_file_content for reading code."
+        description = "Run a program in the repository and return its exit code, stdout and stderr (e.g. `git status`, `cargo test -p foo`). DISABLED unless the server was started with --allow-shell and a list of programs; only those programs run, without a shell (no pipes, redirections or `;`), interpreters with inline code (`python -c`, `sh -c`, `node -e`, ...) are refused, the directory must be inside the repository, and the command is killed after `timeout` seconds. Prefer the graph tools and read_file_content for reading code.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn execute_shell_command(
         &self,
@@ -1221,4 +1270,49 @@ impl CodegraphMcp {
             truncated: outcome.truncated,
         }))
     }
+}
+
+/// Names one argument goes by, the first of each group being the usual one. A client may send
+/// two spellings of one argument together (`limit` and `max_results`).
+const SPELLINGS: &[&[&str]] = &[
+    &[
+        "entity_id",
+        "entity_name",
+        "function_name",
+        "interface_name",
+        "name",
+    ],
+    &["limit", "max_results"],
+    &["depth", "max_depth"],
+    &["file_path", "module_path", "path"],
+    &["working_directory", "cwd"],
+    &["community_level", "level"],
+    &["type", "refactoring_type"],
+];
+
+/// Keeps one spelling of each argument given under several names when they agree; refuses
+/// them, naming both, when they differ (serde alone would say "duplicate field").
+pub(crate) fn merge_spellings(
+    arguments: &mut serde_json::Map<String, serde_json::Value>,
+) -> Result<(), String> {
+    for group in SPELLINGS {
+        let present: Vec<&str> = group
+            .iter()
+            .copied()
+            .filter(|name| arguments.contains_key(*name))
+            .collect();
+        let Some((first, others)) = present.split_first() else {
+            continue;
+        };
+        for other in others {
+            if arguments[*first] != arguments[*other] {
+                return Err(format!(
+                    "`{first}` and `{other}` name the same argument and differ ({} vs {}): give one",
+                    arguments[*first], arguments[*other]
+                ));
+            }
+            arguments.remove(*other);
+        }
+    }
+    Ok(())
 }

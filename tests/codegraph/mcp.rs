@@ -626,3 +626,95 @@ async fn binary_detection_and_disk_reads_are_bounded() {
         .await;
     assert_eq!(error["error"], "File not found", "{error}");
 }
+
+/// Two spellings of one argument agree or are refused by name; `direction` speaks
+/// incoming/outgoing too; line numbers out of range are errors; every tool is annotated.
+#[tokio::test]
+async fn forgiving_precise_arguments_and_tool_annotations() {
+    let session = start().await;
+    let both = session
+        .ok(
+            "query_codebase",
+            json!({ "query": "authenticate", "max_results": 2, "limit": 2 }),
+        )
+        .await;
+    let plain = session
+        .ok(
+            "query_codebase",
+            json!({ "query": "authenticate", "limit": 2 }),
+        )
+        .await;
+    assert_eq!(both, plain);
+    let conflict = session
+        .error(
+            "query_codebase",
+            json!({ "query": "authenticate", "max_results": 2, "limit": 5 }),
+        )
+        .await;
+    assert_eq!(conflict["error"], "Conflicting arguments");
+    assert_eq!(
+        conflict["message"],
+        "`limit` and `max_results` name the same argument and differ (5 vs 2): give one"
+    );
+
+    for (alias, canonical) in [("outgoing", "downstream"), ("incoming", "upstream")] {
+        let by_alias = session
+            .ok(
+                "find_dependencies",
+                json!({ "entity_id": AUTHENTICATE, "direction": alias }),
+            )
+            .await;
+        let by_name = session
+            .ok(
+                "find_dependencies",
+                json!({ "entity_id": AUTHENTICATE, "direction": canonical }),
+            )
+            .await;
+        assert_eq!(by_alias, by_name, "{alias}");
+        assert!(
+            !by_alias["entities"].as_array().unwrap().is_empty(),
+            "{alias}"
+        );
+    }
+
+    let file = "shop/auth/service.py";
+    let past = session
+        .error(
+            "read_file_content",
+            json!({ "file_path": file, "start_line": 100000 }),
+        )
+        .await;
+    assert_eq!(past["error"], "Line out of range");
+    let reversed = session
+        .error(
+            "read_file_content",
+            json!({ "file_path": file, "start_line": 5, "end_line": 2 }),
+        )
+        .await;
+    assert_eq!(reversed["message"], "start_line 5 is after end_line 2");
+    let clamped = session
+        .ok(
+            "read_file_content",
+            json!({ "file_path": file, "start_line": 1, "end_line": 100000 }),
+        )
+        .await;
+    let total = clamped["total_lines"].as_u64().unwrap();
+    assert_eq!(clamped["lines"], format!("1-{total}"));
+
+    let tools = session.client.list_all_tools().await.unwrap();
+    for tool in &tools {
+        let annotations = tool
+            .annotations
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}", tool.name));
+        let writes = matches!(&*tool.name, "reindex_repository" | "execute_shell_command");
+        assert_eq!(annotations.read_only_hint, Some(!writes), "{}", tool.name);
+        assert_eq!(
+            annotations.open_world_hint,
+            Some(tool.name == "execute_shell_command"),
+            "{}",
+            tool.name
+        );
+    }
+    assert!(tools.len() >= 14);
+}
