@@ -653,11 +653,23 @@ fn calls(name: &str, depth: u32, workspace: &WorkspaceArgs, incoming: bool) -> a
     let entity = find(&graph, name)?;
     let reached = query::call_closure(&graph, &entity.id, incoming, depth.max(1));
     let label = if incoming { "callers" } else { "callees" };
+    // Ambiguous references left aside: calls that may be there but are no edges.
+    let possible = if incoming {
+        query::possible_callers(&graph, &entity.id)
+    } else {
+        query::possible_callees(&graph, &entity.id)
+    };
     if workspace.json {
-        return print_json(&serde_json::json!({ "entity": entity, label: reached }));
+        return print_json(&serde_json::json!({
+            "entity": entity,
+            label: reached,
+            "possible": possible,
+            "revision": graph.revision(),
+        }));
     }
     if reached.is_empty() {
-        return print(&format!("{} has no {label}", entity.id));
+        let proven = if possible.is_empty() { "" } else { " proven" };
+        print(&format!("{} has no {label}{proven}", entity.id))?;
     }
     for item in reached {
         let indent = "  ".repeat(item.depth as usize - 1);
@@ -667,6 +679,20 @@ fn calls(name: &str, depth: u32, workspace: &WorkspaceArgs, incoming: bool) -> a
             item.entity.kind,
             location(&item.entity)
         ))?;
+    }
+    if !possible.is_empty() {
+        print("possible (ambiguous references, not edges):")?;
+        for call in possible {
+            let candidates: Vec<&str> = call.candidates.iter().map(|id| &**id).collect();
+            print(&format!(
+                "  {}  {} at {}:{} could be {}",
+                call.from,
+                call.name,
+                call.file,
+                call.line,
+                candidates.join(" | ")
+            ))?;
+        }
     }
     Ok(())
 }

@@ -889,6 +889,8 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let convert = self.converter(&located.root, &located.graph);
+        // "3 callers, 2 possible": the possible ones are ambiguous references left aside.
+        let possible = query::possible_caller_counts(&located.graph, &located.path);
         let lenses = located
             .graph
             .file_entities(&located.path)
@@ -896,10 +898,13 @@ impl LanguageServer for Backend {
             .filter(|entity| entity.kind.is_callable())
             .filter_map(|entity| {
                 let callers = query::callers(&located.graph, &entity.id).len();
-                let title = match callers {
+                let mut title = match callers {
                     1 => "1 caller".to_string(),
                     count => format!("{count} callers"),
                 };
+                if let Some(count) = possible.get(&entity.id) {
+                    title.push_str(&format!(", {count} possible"));
+                }
                 Some(CodeLens {
                     range: convert.range(&located.path, entity.name_span)?,
                     command: Some(Command {

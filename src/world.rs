@@ -504,6 +504,32 @@ impl World {
         }
     }
 
+    /// The open editor buffers whose text differs from the file on disk (unsaved edits), sorted.
+    /// A buffer whose file is gone or unreadable counts as unsaved.
+    pub fn unsaved_files(&self) -> Vec<FilePath> {
+        let buffers: Vec<(FilePath, String)> = self
+            .state
+            .lock()
+            .buffers
+            .iter()
+            .map(|(path, buffer)| (path.clone(), buffer.text()))
+            .collect();
+        let mut unsaved: Vec<FilePath> = buffers
+            .into_iter()
+            .filter(|(path, text)| {
+                let absolute = self.root.join(&**path);
+                let limit = (text.len() as u64).saturating_add(1);
+                match walk::read_prefix(&absolute, limit) {
+                    Ok((bytes, false)) => bytes != text.as_bytes(),
+                    _ => true,
+                }
+            })
+            .map(|(path, _)| path)
+            .collect();
+        unsaved.sort();
+        unsaved
+    }
+
     /// The text of an open buffer, for tests and diagnostics.
     pub fn buffer_text(&self, relative: &str) -> Option<String> {
         self.state

@@ -718,3 +718,115 @@ async fn forgiving_precise_arguments_and_tool_annotations() {
     }
     assert!(tools.len() >= 14);
 }
+
+/// Callers and callees carry their provenance: the graph revision, each edge's resolution,
+/// the files with unsaved editor edits, and the ambiguous references left aside ("none proven"
+/// reads differently from "none").
+#[tokio::test]
+async fn callers_and_callees_say_what_they_rest_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    copy_tree(&fixture("python"), &repo);
+    let extra = repo.join("shop/extra");
+    std::fs::create_dir_all(&extra).unwrap();
+    std::fs::write(
+        extra.join("a.py"),
+        "class A:\n    def process(self):\n        pass\n",
+    )
+    .unwrap();
+    std::fs::write(
+        extra.join("b.py"),
+        "class B:\n    def process(self):\n        pass\n",
+    )
+    .unwrap();
+    let run = "def run(thing):\n    thing.process()\n";
+    std::fs::write(extra.join("run.py"), run).unwrap();
+    let world = Arc::new(
+        World::open(
+            &repo,
+            WorldConfig {
+                cache: CacheLocation::Disabled,
+                ..WorldConfig::default()
+            },
+        )
+        .unwrap(),
+    );
+    world.index(false, &|_, _| {});
+    let (server_side, client_side) = tokio::io::duplex(1 << 20);
+    let server = CodegraphMcp::new(world.clone());
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let session = Session {
+        client: TestClient.serve(client_side).await.unwrap(),
+        dir,
+    };
+
+    let callers = session
+        .ok(
+            "find_callers",
+            json!({ "entity_id": "shop/extra/a.py::A.process" }),
+        )
+        .await;
+    assert_eq!(callers["callers"], json!([]));
+    assert_eq!(
+        callers["provenance"]["possible"],
+        json!([{
+            "from": "shop/extra/run.py::run",
+            "file_path": "shop/extra/run.py",
+            "line": 2,
+            "name": "process",
+            "candidates": ["shop/extra/a.py::A.process", "shop/extra/b.py::B.process"],
+        }])
+    );
+    assert_eq!(callers["provenance"]["unsaved_files"], json!([]));
+    let revision = callers["provenance"]["revision"].as_u64().unwrap();
+
+    let callees = session
+        .ok(
+            "find_callees",
+            json!({ "entity_id": "shop/extra/run.py::run" }),
+        )
+        .await;
+    assert_eq!(callees["callees"], json!([]));
+    assert_eq!(callees["provenance"]["possible"][0]["name"], "process");
+
+    // An unsaved edit in the editor: `run` now builds an A, so the call is proven.
+    world.open_buffer(
+        "shop/extra/run.py",
+        1,
+        "from shop.extra.a import A\n\ndef run(thing):\n    A().process()\n".to_string(),
+    );
+    let callers = session
+        .ok(
+            "find_callers",
+            json!({ "entity_id": "shop/extra/a.py::A.process" }),
+        )
+        .await;
+    let found: Vec<(String, String)> = callers["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|caller| {
+            (
+                caller["id"].as_str().unwrap().to_string(),
+                caller["resolution"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "shop/extra/run.py::run".to_string(),
+            "receiver_type".to_string()
+        )]
+    );
+    assert_eq!(callers["provenance"]["possible"], json!([]));
+    assert_eq!(
+        callers["provenance"]["unsaved_files"],
+        json!(["shop/extra/run.py"])
+    );
+    assert!(callers["provenance"]["revision"].as_u64().unwrap() > revision);
+}
