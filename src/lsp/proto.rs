@@ -178,12 +178,9 @@ impl Converter<'_> {
             name: entity.name.to_string(),
             kind: symbol_kind(entity.kind),
             tags: None,
-            detail: Some(
-                entity
-                    .signature
-                    .clone()
-                    .unwrap_or_else(|| entity.qualified_name.clone()),
-            ),
+            // Where it is, as the languages' own servers show it next to a caller's name (the
+            // signature is in hover).
+            detail: Some(format!("{}:{}", entity.file_path, entity.start_line)),
             uri: self.uri(&entity.file_path)?,
             range: span_range(&file.text, entity.span, self.encoding),
             selection_range: span_range(&file.text, entity.name_span, self.encoding),

@@ -244,7 +244,21 @@ fn check_fixture(name: &str) -> Vec<String> {
                     ));
                     continue;
                 };
-                let incoming = ids(&client.incoming(&item), "from");
+                let incoming_calls = client.incoming(&item);
+                // Each caller's detail is where it is, `path:line`.
+                for call in incoming_calls.as_array().into_iter().flatten() {
+                    let caller = call["from"]["data"]["id"].as_str().unwrap_or("?");
+                    if let Some(found) = graph.entity(caller) {
+                        let want = format!("{}:{}", found.file_path, found.start_line);
+                        if call["from"]["detail"] != json!(want) {
+                            failures.push(format!(
+                                "{name}: {line}: caller {caller} has detail {}",
+                                call["from"]["detail"]
+                            ));
+                        }
+                    }
+                }
+                let incoming = ids(&incoming_calls, "from");
                 if incoming.contains(&expectation.from) == expectation.negated {
                     failures.push(format!("{name}: {line}: incoming calls are {incoming:?}"));
                 }
