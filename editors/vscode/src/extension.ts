@@ -66,6 +66,11 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     outputChannel: output,
   };
   client = new LanguageClient('codegraph', 'codegraph', serverOptions, clientOptions);
+  // Shown at once: a server that is slow to answer `initialize` (a first index of a big
+  // repository) must not leave the status bar empty.
+  statusBar.text = '$(sync~spin) codegraph: starting';
+  statusBar.tooltip = 'codegraph is starting (indexing the workspace)';
+  statusBar.show();
   await client.start();
   pollStatus();
 }
@@ -226,7 +231,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
-  await start(context);
+  // Not awaited: VS Code holds an extension's commands until `activate` returns, and the
+  // server may take long to answer `initialize`; Restart and Connect must work meanwhile.
+  start(context).catch((error: unknown) => {
+    output.appendLine(`codegraph failed to start: ${String(error)}`);
+    updateStatusBar(undefined);
+  });
 }
 
 export async function deactivate(): Promise<void> {
