@@ -407,6 +407,16 @@ fn exports(node: &FileNode) -> FxHashMap<SmolStr, u64> {
             binding.kind.hash(hasher);
         }
     }
+    // Module-level values (`REGISTRY = Registry()`): importers infer their type from them.
+    for binding in summary
+        .bindings
+        .iter()
+        .filter(|binding| binding.scope.is_none())
+    {
+        let hasher = hashers.entry(binding.name.clone()).or_default();
+        binding.type_name.hash(hasher);
+        binding.kind.hash(hasher);
+    }
     for import in &summary.imports {
         if let Some(binding) = import_binding(summary, import) {
             let hasher = hashers.entry(binding).or_default();

@@ -427,6 +427,12 @@ impl<'a> Resolver<'a> {
                 return value;
             }
         }
+        // A module-level value of another file, imported by name (`from app.util import
+        // REGISTRY`): what its binding there says.
+        let imported = self.imported_value(name, scope, depth);
+        if imported != Value::Unknown {
+            return imported;
+        }
         if let Some(files) = self.receiver_module_files(name, scope) {
             // An import of nothing in the workspace: `import json`, `import "net/http"`.
             return if files.is_empty() {
@@ -543,7 +549,8 @@ impl<'a> Resolver<'a> {
             Value::Module(files) => {
                 let types = self.exported_by_files(files, field, any_type, 0);
                 if types.is_empty() {
-                    Value::Unknown
+                    // `app.util.REGISTRY`: a module-level value.
+                    self.module_binding_value(files, field, depth)
                 } else {
                     Value::Static(types)
                 }
@@ -748,6 +755,59 @@ impl<'a> Resolver<'a> {
                 None => return None,
             }
         }
+    }
+
+    /// The value of a name imported from workspace files where it is a module-level binding.
+    fn imported_value(&self, name: &str, scope: Option<u32>, depth: u32) -> Value {
+        if depth > 4 {
+            return Value::Unknown;
+        }
+        for (position, import) in self.summary.imports.iter().enumerate() {
+            if import.wildcard
+                || self.import_bindings[position].as_deref() != Some(name)
+                || !self.import_visible(import, scope)
+            {
+                continue;
+            }
+            let original = import.name.as_deref().unwrap_or(name);
+            let files = self.import_files(position);
+            let value = self.module_binding_value(&files, original, depth);
+            if value != Value::Unknown {
+                return value;
+            }
+        }
+        Value::Unknown
+    }
+
+    /// What the module-level binding `name` of these files says of its value (`REGISTRY =
+    /// Registry()`), read in each file's own scope.
+    fn module_binding_value(
+        &self,
+        files: &[crate::graph::FilePath],
+        name: &str,
+        depth: u32,
+    ) -> Value {
+        // A change of that binding (its name's export hash) re-resolves this file.
+        self.recorder.name(name);
+        let mut values = Vec::new();
+        for path in files {
+            let Some(file) = self.graph.files.get(path) else {
+                continue;
+            };
+            let resolver = self.resolver_for(file);
+            let Some(binding) = resolver.bindings.get(&(None, name)) else {
+                continue;
+            };
+            values.push(match binding.kind {
+                BindingKind::Type => resolver.construct_value(&binding.type_name, None),
+                BindingKind::Value => resolver.value_of(&binding.type_name, None, depth + 1),
+                BindingKind::Bound | BindingKind::Local => Value::Unknown,
+            });
+        }
+        if values.is_empty() {
+            return Value::Unknown;
+        }
+        Value::merge(values)
     }
 
     /// A name bound by an import from a module outside the workspace (`import requests`,
