@@ -85,14 +85,37 @@
     right: [(arrow_function) (function_expression)])
   (#eq? @_prototype "prototype")) @definition.function
 
-; `res.json = function json() {}`, `this.render = function () {}` (in a constructor): a function
+; `app.render = function render() {}`: a function owned by the object `app` (id `app.render`),
+; which `this.render()` inside another `app.f = function` and `app.render()` in the file reach.
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @owner
+      property: (property_identifier) @name)
+    right: (function_expression))
+  (#not-eq? @owner "exports")
+  (#not-eq? @owner "module")) @definition.function
+
+; `module.exports = function query() {}`: the module's function, by its own name.
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module
+      property: (property_identifier) @_exports)
+    right: (function_expression name: (identifier) @name))
+  (#eq? @_module "module")
+  (#eq? @_exports "exports")) @definition.function
+
+; `this.render = function () {}` (in a constructor), `a.b.f = function`: a function
 ; assigned to a property of any other object is a function of that name (the patterns above,
 ; which match the same statement first, keep theirs).
 (expression_statement
   (assignment_expression
     left: (member_expression
+      object: (_) @_object
       property: (property_identifier) @name)
-    right: (function_expression))) @definition.function
+    right: (function_expression))
+  (#not-match? @_object "^[A-Za-z_$][A-Za-z0-9_$]*$")) @definition.function
 
 ; An anonymous default export (`export default function (x) {}`, `export default (x) => ..`,
 ; `export default class {}`) is named `default`, as tsserver names it; default imports of the

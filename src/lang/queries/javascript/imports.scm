@@ -94,6 +94,15 @@
   (#eq? @_module "module")
   (#eq? @_exports "exports")) @import @import.default
 
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module
+      property: (property_identifier) @_exports)
+    right: (function_expression name: (identifier) @import.name))
+  (#eq? @_module "module")
+  (#eq? @_exports "exports")) @import @import.default
+
 (export_statement
   declaration: (lexical_declaration
     (variable_declarator
