@@ -868,6 +868,30 @@ impl<'a> Resolver<'a> {
                 return Some(files);
             }
         }
+        // Python's `import pkg.sub` binds `pkg` too: `pkg.f()` is the package's own `f`.
+        if self.spec.module_system == ModuleSystem::Python {
+            let binds_head = self.summary.imports.iter().any(|import| {
+                import.name.is_none()
+                    && import.alias.is_none()
+                    && import.path.split('.').next() == Some(receiver)
+                    && import.path.contains('.')
+                    && self.import_visible(import, scope)
+            });
+            if binds_head {
+                let package = Import {
+                    path: SmolStr::new(receiver),
+                    name: None,
+                    alias: None,
+                    wildcard: false,
+                    span: Span::default(),
+                    scope: None,
+                };
+                let files = self.files_of_import(&package);
+                if !files.is_empty() {
+                    return Some(files);
+                }
+            }
+        }
         if self.spec.module_system == ModuleSystem::Rust && receiver.contains("::") {
             let path_import = Import {
                 path: SmolStr::new(receiver),
