@@ -11,12 +11,15 @@
 //!   receiver-type inference (`graph/resolve/infer.rs`: declared and assigned bindings,
 //!   constructors, return types, field chains), the single writer's transaction
 //!   (`graph/build.rs`, `graph/build/transaction.rs`), and the queries every door shares
-//!   (callers, callees, implementations, symbols, ...). `lang/go_build.rs` says which Go files
-//!   are in the chosen build.
+//!   (callers, callees, implementations, symbols, ...; Go's implicit interfaces by method sets
+//!   and the ambiguous references left aside, `possible_callers`, are computed there at query
+//!   time, never stored as edges). `lang/go_build.rs` says which Go files are in the chosen
+//!   build.
 //! - `analysis` protocol-agnostic analysis over a snapshot: ranked search (BM25, per-file
 //!   postings), communities (hand-written Leiden, three levels), extractive global/local search,
 //!   refactoring metrics and suggestions, module-level views (`analysis/modules.rs`: an
-//!   entity's dependencies both ways, a file's outline, exported API, dependents and metrics);
+//!   entity's dependencies both ways, a file's outline, exported API, dependents and metrics),
+//!   each language's visibility rules (`analysis/visibility.rs`: what "exported" means);
 //!   a per-revision cache computed by readers on demand.
 //! - `world`    the single writer: the workspace walk, change application, the on-disk cache,
 //!   the file watcher of the headless server (`world/watch.rs`), and a revision counter
