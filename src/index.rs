@@ -1010,8 +1010,21 @@ pub fn value_type(text: &str) -> SmolStr {
             .strip_prefix('(')
             .and_then(|rest| rest.strip_suffix(')'))
         {
-            // Go's `(T, error)` results and parenthesised types.
-            text = top_level_split(inner, ',').next().unwrap_or("").trim();
+            // Go's `(T, error)` results and parenthesised types. Named results share a type
+            // (`(vx, vy reflect.Value)`): a bare first name takes the type of the first
+            // element that has one.
+            let elements: Vec<&str> = top_level_split(inner, ',').map(str::trim).collect();
+            let first = elements.first().copied().unwrap_or("");
+            let named = elements.iter().copied().find(|element| {
+                element.contains(char::is_whitespace)
+                    && !element.starts_with("chan")
+                    && !element.starts_with("map")
+                    && !element.starts_with("func")
+            });
+            text = match named {
+                Some(named) if !first.contains(char::is_whitespace) && elements.len() > 1 => named,
+                _ => first,
+            };
             // A named result (`f *File`): its type is the last word.
             text = text
                 .rsplit_once(|character: char| character.is_whitespace())
