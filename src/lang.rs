@@ -393,7 +393,13 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         name: "javascript",
         extensions: &["js", "jsx", "mjs", "cjs"],
         grammar: || tree_sitter_javascript::LANGUAGE.into(),
-        query_source: queries!("javascript"),
+        query_source: &[
+            include_str!("lang/queries/javascript/definitions.scm"),
+            include_str!("lang/queries/javascript/default-exports.scm"),
+            include_str!("lang/queries/javascript/references.scm"),
+            include_str!("lang/queries/javascript/imports.scm"),
+            include_str!("lang/queries/javascript/inheritance.scm"),
+        ],
         query: OnceLock::new(),
         module_system: ModuleSystem::JavaScript,
         self_receivers: &["this"],
@@ -418,6 +424,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         // TypeScript's imports are JavaScript's plus `import x = require()`: shared, not copied.
         query_source: &[
             include_str!("lang/queries/typescript/definitions.scm"),
+            include_str!("lang/queries/javascript/default-exports.scm"),
             include_str!("lang/queries/typescript/references.scm"),
             include_str!("lang/queries/javascript/imports.scm"),
             include_str!("lang/queries/typescript/imports.scm"),
@@ -447,6 +454,7 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         // TSX is TypeScript plus JSX: the same queries, and JSX elements as calls.
         query_source: &[
             include_str!("lang/queries/typescript/definitions.scm"),
+            include_str!("lang/queries/javascript/default-exports.scm"),
             include_str!("lang/queries/typescript/references.scm"),
             include_str!("lang/queries/javascript/imports.scm"),
             include_str!("lang/queries/typescript/imports.scm"),

@@ -869,31 +869,18 @@ impl<'a> Resolver<'a> {
             }
         }
         // Python's `import pkg.sub` binds `pkg` too: `pkg.f()` is the package's own `f`.
-        if self.spec.module_system == ModuleSystem::Python {
-            let binds_head = self.summary.imports.iter().any(|import| {
+        let python_head = self.spec.module_system == ModuleSystem::Python
+            && self.summary.imports.iter().any(|import| {
                 import.name.is_none()
                     && import.alias.is_none()
                     && import.path.split('.').next() == Some(receiver)
                     && import.path.contains('.')
                     && self.import_visible(import, scope)
             });
-            if binds_head {
-                let package = Import {
-                    path: SmolStr::new(receiver),
-                    name: None,
-                    alias: None,
-                    wildcard: false,
-                    span: Span::default(),
-                    scope: None,
-                };
-                let files = self.files_of_import(&package);
-                if !files.is_empty() {
-                    return Some(files);
-                }
-            }
-        }
-        if self.spec.module_system == ModuleSystem::Rust && receiver.contains("::") {
-            let path_import = Import {
+        // A Rust path receiver (`crate::auth::service`) names a module itself.
+        let rust_path = self.spec.module_system == ModuleSystem::Rust && receiver.contains("::");
+        if python_head || rust_path {
+            let module = Import {
                 path: SmolStr::new(receiver),
                 name: None,
                 alias: None,
@@ -901,7 +888,7 @@ impl<'a> Resolver<'a> {
                 span: Span::default(),
                 scope: None,
             };
-            let files = self.files_of_import(&path_import);
+            let files = self.files_of_import(&module);
             if !files.is_empty() {
                 return Some(files);
             }

@@ -117,13 +117,3 @@
     right: (function_expression))
   (#not-match? @_object "^[A-Za-z_$][A-Za-z0-9_$]*$")) @definition.function
 
-; An anonymous default export (`export default function (x) {}`, `export default (x) => ..`,
-; `export default class {}`) is named `default`, as tsserver names it; default imports of the
-; file reach it.
-(export_statement
-  "default" @name
-  value: [(function_expression !name) (arrow_function) (generator_function !name)]) @definition.function
-
-(export_statement
-  "default" @name
-  value: (class !name)) @definition.class
