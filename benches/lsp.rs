@@ -47,7 +47,7 @@ fn main() {
         std::process::exit(2);
     }
     let corpus = corpus.canonicalize().expect("corpus path");
-    let (files, _) = codegraph::world::walk::walk(&corpus, 1024 * 1024);
+    let files = codegraph::world::walk::walk(&corpus, 1024 * 1024).files;
     println!(
         "corpus   {} ({} source files)",
         corpus.display(),

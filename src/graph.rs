@@ -12,6 +12,7 @@
 //!   `outgoing` maps index them by entity.
 //! - Ambiguous references are not edges; they are kept in [`Resolved::ambiguous`].
 
+pub mod aliases;
 pub mod build;
 pub mod modules;
 pub mod query;
@@ -141,6 +142,9 @@ pub struct Graph {
     /// Every distinct definition name as one flat list, built by the first symbol search of a
     /// revision whose names changed (a scan of a slice, not of the persistent map).
     pub(crate) names_cache: Arc<std::sync::OnceLock<Arc<[SmolStr]>>>,
+    /// Where bare JavaScript/TypeScript specifiers land in the workspace (tsconfig `paths`,
+    /// workspace packages); set by `world` from the manifests.
+    pub(crate) aliases: Arc<aliases::ModuleAliases>,
 }
 
 /// A definition as the API shows it. Built on demand from the file's summary.
@@ -168,6 +172,11 @@ pub struct Entity {
 }
 
 impl Graph {
+    /// The module aliases resolution uses (from the workspace's manifests).
+    pub fn aliases(&self) -> &aliases::ModuleAliases {
+        &self.aliases
+    }
+
     pub fn revision(&self) -> u64 {
         self.revision
     }

@@ -122,6 +122,20 @@ impl State {
         }
     }
 
+    /// The root and relative path of a manifest (`tsconfig.json`, `package.json`, ...) under a
+    /// workspace folder; the world applies the containment rule when it reads it.
+    fn manifest_of(&self, path: &Path) -> Option<(Arc<Root>, String)> {
+        let roots = self.roots.read();
+        roots.iter().find_map(|root| {
+            let inside = match path.strip_prefix(&root.client_root) {
+                Ok(rest) => root.world.root().join(rest),
+                Err(_) => path.to_path_buf(),
+            };
+            let relative = crate::world::walk::relative_path(root.world.root(), &inside)?;
+            crate::world::manifests::is_manifest(&relative).then(|| (root.clone(), relative))
+        })
+    }
+
     /// [`State::root_of`] with the refusal: `Err` when `path` names a place under a workspace
     /// folder that the containment rule refuses (`..`, or a symlink leading outside).
     fn admitted(&self, path: &Path) -> std::result::Result<Option<(Arc<Root>, FilePath)>, String> {
@@ -706,6 +720,10 @@ impl LanguageServer for Backend {
                 let Some(path) = proto::path_of(&change.uri) else {
                     continue;
                 };
+                if let Some((root, relative)) = state.manifest_of(&path) {
+                    root.world.refresh_from_disk(&relative);
+                    continue;
+                }
                 if let Some((root, relative)) = state.root_of(&path) {
                     root.world.refresh_from_disk(&relative);
                     continue;

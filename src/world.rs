@@ -10,6 +10,7 @@
 
 pub mod buffer;
 pub mod cache;
+pub mod manifests;
 pub mod walk;
 pub mod watch;
 
@@ -79,6 +80,8 @@ struct WriterState {
     writer: GraphWriter,
     buffers: FxHashMap<FilePath, Buffer>,
     last_report: Option<IndexReport>,
+    /// The manifests the last walk found (relative paths), kept as the watcher reports them.
+    manifests: Vec<String>,
 }
 
 pub struct World {
@@ -161,6 +164,7 @@ impl World {
                 writer: GraphWriter::new(),
                 buffers: FxHashMap::default(),
                 last_report: None,
+                manifests: Vec::new(),
             }),
             analysis: crate::analysis::Cache::new(),
             revision: tokio::sync::watch::Sender::new(0),
@@ -226,7 +230,13 @@ impl World {
     /// buffers keep their unsaved text. `progress(done, total)` is called as files are read.
     pub fn index(&self, full: bool, progress: &(dyn Fn(usize, usize) + Sync)) -> IndexReport {
         let started = Instant::now();
-        let (files, skipped) = walk::walk(&self.root, self.config.max_file_size);
+        let walk::Listing {
+            files,
+            skipped,
+            manifests,
+        } = walk::walk(&self.root, self.config.max_file_size);
+        let aliases = manifests::read_aliases(&self.root, &manifests);
+        let mut cached_aliases = crate::graph::aliases::ModuleAliases::default();
         // What is known already: the current graph, else the on-disk cache.
         let mut from_disk_cache = false;
         let cached: FxHashMap<String, cache::CachedFile> = if full {
@@ -249,8 +259,11 @@ impl World {
             if map.is_empty()
                 && let Some(directory) = self.cache_directory()
             {
-                for file in cache::load(&directory).unwrap_or_default() {
-                    map.insert(file.path.clone(), file);
+                if let Some((files, aliases)) = cache::load(&directory) {
+                    for file in files {
+                        map.insert(file.path.clone(), file);
+                    }
+                    cached_aliases = aliases;
                 }
                 from_disk_cache = !map.is_empty();
             }
@@ -326,7 +339,7 @@ impl World {
                 };
                 known.push((path, content, file.resolved.unwrap_or_default()));
             }
-            state.writer = GraphWriter::load(known);
+            state.writer = GraphWriter::load(known, cached_aliases);
         } else {
             drop(cached);
         }
@@ -360,6 +373,8 @@ impl World {
                 content: Some(content),
             });
         }
+        state.manifests = manifests;
+        state.writer.set_aliases(aliases);
         state.writer.apply(updates);
         let graph = Arc::new(state.writer.graph().clone());
         self.store(graph.clone());
@@ -377,7 +392,7 @@ impl World {
                     resolved: with_resolution.then(|| (*file.resolved).clone()),
                 })
                 .collect();
-            cache::save(&directory, files);
+            cache::save(&directory, files, graph.aliases());
         }
         fill_counts(&mut report, &graph);
         report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -416,6 +431,10 @@ impl World {
     /// Re-reads one file from disk (saved, created or deleted outside the editor). An open
     /// buffer wins over the disk until it is closed.
     pub fn refresh_from_disk(&self, relative: &str) {
+        if manifests::is_manifest(relative) {
+            self.refresh_manifest(relative);
+            return;
+        }
         let path = FilePath::from(relative);
         let Some(language) = Language::from_path(Path::new(relative)) else {
             return;
@@ -446,6 +465,30 @@ impl World {
             return;
         }
         self.publish(&mut state, vec![FileUpdate { path, content }]);
+    }
+
+    /// A manifest (`tsconfig.json`, `package.json`, ...) was created, changed or deleted: the
+    /// module aliases are read again, and the JavaScript/TypeScript files re-resolved if they
+    /// changed.
+    fn refresh_manifest(&self, relative: &str) {
+        let absolute = self.root.join(relative);
+        let present = absolute.is_file() && walk::contained(&self.root, &absolute).is_ok();
+        let mut state = self.state.lock();
+        let known = state.manifests.iter().position(|known| known == relative);
+        match (present, known) {
+            (true, None) => {
+                state.manifests.push(relative.to_string());
+                state.manifests.sort();
+            }
+            (false, Some(position)) => {
+                state.manifests.remove(position);
+            }
+            _ => {}
+        }
+        let aliases = manifests::read_aliases(&self.root, &state.manifests);
+        if state.writer.set_aliases(aliases).is_some() {
+            self.store(Arc::new(state.writer.graph().clone()));
+        }
     }
 
     /// The editor opened a document: its text replaces the disk's until it is closed.

@@ -21,7 +21,8 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use smol_str::SmolStr;
 
-use super::modules::{import_binding, module_keys, package_key};
+use super::aliases::ModuleAliases;
+use super::modules::{family, import_binding, module_keys, package_key};
 mod transaction;
 
 use super::resolve::{is_exported, is_top_level, mentions};
@@ -120,14 +121,54 @@ impl GraphWriter {
         transaction.commit()
     }
 
+    /// Replaces the module aliases (read from the workspace's manifests). When they changed,
+    /// every JavaScript/TypeScript file imports through the new table: its mentions are
+    /// recomputed and it is re-resolved, in one transaction.
+    pub fn set_aliases(&mut self, aliases: ModuleAliases) -> Option<ApplyReport> {
+        if *self.graph.aliases == aliases {
+            return None;
+        }
+        let javascript = family(Language::TypeScript);
+        let files: Vec<(u32, FilePath, Arc<FileSummary>)> = self
+            .graph
+            .files
+            .values()
+            .filter(|file| family(file.language) == javascript)
+            .map(|file| (file.path.clone(), file.summary.clone()))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|(path, summary)| (self.number_of(&path), path, summary))
+            .collect();
+        let old = self.graph.aliases.clone();
+        let new = Arc::new(aliases);
+        for (number, path, summary) in &files {
+            self.forget_mentions(*number, mentions(&old, path, summary));
+            self.add_mentions(*number, mentions(&new, path, summary));
+        }
+        self.graph.aliases = new;
+        let mut transaction = Transaction::begin(self, 0);
+        transaction.re_resolve(files.into_iter().map(|(_, path, _)| path));
+        let phase_one = transaction.resolve_bases();
+        let phase_one = transaction.apply_bases(phase_one);
+        let resolved = transaction.resolve_references(&phase_one);
+        transaction.reindex_edges(resolved);
+        Some(transaction.commit())
+    }
+
     /// A writer holding files whose resolution is already known (a warm start from the cache):
     /// every index is rebuilt, nothing is resolved. The files must be exactly the set the
     /// resolutions were computed for; apply the files that changed since with [`apply`].
     ///
     /// [`apply`]: GraphWriter::apply
-    pub fn load(files: Vec<(FilePath, FileContent, Resolved)>) -> GraphWriter {
+    pub fn load(
+        files: Vec<(FilePath, FileContent, Resolved)>,
+        aliases: ModuleAliases,
+    ) -> GraphWriter {
         let mut writer = GraphWriter::new();
-        let mut graph = Graph::default();
+        let mut graph = Graph {
+            aliases: Arc::new(aliases),
+            ..Graph::default()
+        };
         let mut by_name: FxHashMap<SmolStr, Vec<NameEntry>> = FxHashMap::default();
         let mut modules: FxHashMap<SmolStr, Vec<FilePath>> = FxHashMap::default();
         let mut bases: FxHashMap<EntityId, Vec<super::BaseOf>> = FxHashMap::default();
@@ -160,7 +201,7 @@ impl GraphWriter {
             for key in module_keys(&node.path, &node.summary) {
                 modules.entry(key).or_default().push(path.clone());
             }
-            writer.add_mentions(number, mentions(&node.path, &node.summary));
+            writer.add_mentions(number, mentions(&graph.aliases, &node.path, &node.summary));
             writer.add_mentions(
                 number,
                 (

@@ -5,6 +5,7 @@
 
 use smol_str::SmolStr;
 
+use super::aliases::ModuleAliases;
 use crate::index::{FileSummary, Import};
 use crate::lang::{Language, ModuleSystem};
 
@@ -26,7 +27,7 @@ pub fn family(language: Language) -> u8 {
     }
 }
 
-fn strip_extension(path: &str) -> &str {
+pub(crate) fn strip_extension(path: &str) -> &str {
     match path.rfind('.') {
         Some(dot) if !path[dot..].contains('/') => &path[..dot],
         _ => path,
@@ -270,8 +271,13 @@ pub fn normalize_package(text: &str) -> SmolStr {
 }
 
 /// The module keys an import looks up, most specific first. Empty for imports that can only be
-/// external (bare npm specifiers, system headers, `std::`).
-pub fn import_keys(path: &str, summary: &FileSummary, import: &Import) -> Vec<SmolStr> {
+/// external (bare npm specifiers no workspace alias names, system headers, `std::`).
+pub fn import_keys(
+    aliases: &ModuleAliases,
+    path: &str,
+    summary: &FileSummary,
+    import: &Import,
+) -> Vec<SmolStr> {
     let spec = summary.language.spec();
     let raw = import.path.as_str();
     let here = directory(path);
@@ -312,6 +318,8 @@ pub fn import_keys(path: &str, summary: &FileSummary, import: &Import) -> Vec<Sm
                 if let Some(target) = joined {
                     keys.push(SmolStr::new(target));
                 }
+            } else {
+                keys.extend(aliases.keys(path, raw));
             }
         }
         ModuleSystem::Rust => {
@@ -466,15 +474,30 @@ mod tests {
             ["src.shop.auth", "shop.auth", "auth"]
         );
         assert_eq!(
-            import_keys("shop/auth/service.py", &python, &import(".tokens")),
+            import_keys(
+                &ModuleAliases::default(),
+                "shop/auth/service.py",
+                &python,
+                &import(".tokens")
+            ),
             ["shop.auth.tokens"]
         );
         assert_eq!(
-            import_keys("shop/auth/service.py", &python, &import("..models")),
+            import_keys(
+                &ModuleAliases::default(),
+                "shop/auth/service.py",
+                &python,
+                &import("..models")
+            ),
             ["shop.models"]
         );
         assert_eq!(
-            import_keys("shop/auth/service.py", &python, &import(".")),
+            import_keys(
+                &ModuleAliases::default(),
+                "shop/auth/service.py",
+                &python,
+                &import(".")
+            ),
             ["shop.auth"]
         );
     }
@@ -488,13 +511,22 @@ mod tests {
         );
         assert_eq!(
             import_keys(
+                &ModuleAliases::default(),
                 "src/app/main.ts",
                 &typescript,
                 &import("../auth/service.js")
             ),
             ["src/auth/service"]
         );
-        assert!(import_keys("src/app/main.ts", &typescript, &import("react")).is_empty());
+        assert!(
+            import_keys(
+                &ModuleAliases::default(),
+                "src/app/main.ts",
+                &typescript,
+                &import("react")
+            )
+            .is_empty()
+        );
     }
 
     #[test]
@@ -505,11 +537,21 @@ mod tests {
             ["crate:shop/::auth", "shop::auth"]
         );
         assert_eq!(
-            import_keys("shop/src/auth/mod.rs", &rust, &import("super::util")),
+            import_keys(
+                &ModuleAliases::default(),
+                "shop/src/auth/mod.rs",
+                &rust,
+                &import("super::util")
+            ),
             ["crate:shop/::util"]
         );
         assert_eq!(
-            import_keys("shop/src/main.rs", &rust, &import("crate::auth::service")),
+            import_keys(
+                &ModuleAliases::default(),
+                "shop/src/main.rs",
+                &rust,
+                &import("crate::auth::service")
+            ),
             ["crate:shop/::auth::service"]
         );
         // Another crate of a vendored tree, named without its version.
@@ -521,7 +563,12 @@ mod tests {
             ]
         );
         assert_eq!(
-            import_keys("other/src/lib.rs", &rust, &import("regex_automata::util")),
+            import_keys(
+                &ModuleAliases::default(),
+                "other/src/lib.rs",
+                &rust,
+                &import("regex_automata::util")
+            ),
             ["crate:other/::regex_automata::util", "regex_automata::util"]
         );
     }

@@ -19,6 +19,7 @@ use std::rc::Rc;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smol_str::SmolStr;
 
+use super::aliases::ModuleAliases;
 use super::modules::{family, import_keys, normalize_package, package_key};
 use super::{
     AmbiguousRef, Edge, EntityId, ExternalRef, FileNode, FilePath, Graph, NameEntry, Resolved,
@@ -1393,7 +1394,7 @@ impl<'a> Resolver<'a> {
             }
         }
         // What resolution read beyond the names the file mentions itself.
-        let (names, modules) = mentions(&self.file.path, summary);
+        let (names, modules) = mentions(&self.graph.aliases, &self.file.path, summary);
         let names: FxHashSet<SmolStr> = names.into_iter().collect();
         let modules: FxHashSet<SmolStr> = modules.into_iter().collect();
         resolved.extra_names = self
@@ -1427,7 +1428,7 @@ fn files_of_import(
     import: &Import,
     recorder: &Recorder,
 ) -> Vec<FilePath> {
-    for key in import_keys(path, summary, import) {
+    for key in import_keys(&graph.aliases, path, summary, import) {
         recorder.module(&key);
         if let Some(files) = graph.modules.get(&key) {
             let files: Vec<FilePath> = files
@@ -1516,7 +1517,11 @@ fn is_identifier(text: &str) -> bool {
 
 /// Every name and module key a file's resolution may look up, as a pure function of the file.
 /// A superset is fine; a missing entry would leave a stale edge after an incremental change.
-pub(crate) fn mentions(path: &str, summary: &FileSummary) -> (Vec<SmolStr>, Vec<SmolStr>) {
+pub(crate) fn mentions(
+    aliases: &ModuleAliases,
+    path: &str,
+    summary: &FileSummary,
+) -> (Vec<SmolStr>, Vec<SmolStr>) {
     let mut names: FxHashSet<SmolStr> = FxHashSet::default();
     let split_into = |text: &str, names: &mut FxHashSet<SmolStr>| {
         for part in text.split(|character: char| {
@@ -1558,18 +1563,18 @@ pub(crate) fn mentions(path: &str, summary: &FileSummary) -> (Vec<SmolStr>, Vec<
     }
     let mut modules: Vec<SmolStr> = Vec::new();
     for import in &summary.imports {
-        modules.extend(import_keys(path, summary, import));
+        modules.extend(import_keys(aliases, path, summary, import));
         // Submodule and re-export lookups derive keys from the import and the imported name.
         if let Some(name) = &import.name {
             let mut sub = import.clone();
             sub.path = SmolStr::new(format!("{}.{name}", import.path));
-            modules.extend(import_keys(path, summary, &sub));
+            modules.extend(import_keys(aliases, path, summary, &sub));
             sub.path = SmolStr::new(format!("{}{name}", import.path));
-            modules.extend(import_keys(path, summary, &sub));
+            modules.extend(import_keys(aliases, path, summary, &sub));
             sub.path = SmolStr::new(format!("{}::{name}", import.path));
-            modules.extend(import_keys(path, summary, &sub));
+            modules.extend(import_keys(aliases, path, summary, &sub));
             sub.path = SmolStr::new(format!("{}/{name}", import.path));
-            modules.extend(import_keys(path, summary, &sub));
+            modules.extend(import_keys(aliases, path, summary, &sub));
         }
     }
     for reference in &summary.refs {
@@ -1584,7 +1589,7 @@ pub(crate) fn mentions(path: &str, summary: &FileSummary) -> (Vec<SmolStr>, Vec<
                 span: Span::default(),
                 scope: None,
             };
-            modules.extend(import_keys(path, summary, &import));
+            modules.extend(import_keys(aliases, path, summary, &import));
         }
     }
     let mut names: Vec<SmolStr> = names.into_iter().collect();

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use rustc_hash::FxHashMap;
 use smol_str::SmolStr;
 
+use crate::graph::aliases::ModuleAliases;
 use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, Resolved, assign_ids};
 use crate::index::FileSummary;
 use crate::model::{RelationKind, Resolution, Span};
@@ -30,7 +31,7 @@ use crate::model::{RelationKind, Resolution, Span};
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning, or the layout
 /// (magic, format, blake3 of the body, body) changes.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 /// Magic, format, checksum.
 const HEADER: usize = 8 + 4 + 32;
 /// A cache larger than this is not read (a repository of a million small files stays far below).
@@ -76,6 +77,8 @@ struct StoredResolved {
 #[derive(Debug, Serialize, Deserialize)]
 struct CacheBody {
     crate_version: String,
+    /// The module aliases the resolutions were computed with.
+    aliases: ModuleAliases,
     files: Vec<StoredFile>,
 }
 
@@ -272,7 +275,8 @@ fn check_directory(directory: &Path) -> Result<(), String> {
 }
 
 /// Loads the cache, or `None` (logged) when it is absent or unusable.
-pub fn load(directory: &Path) -> Option<Vec<CachedFile>> {
+/// The files come with the module aliases their resolutions were computed with.
+pub fn load(directory: &Path) -> Option<(Vec<CachedFile>, ModuleAliases)> {
     if let Err(reason) = check_directory(directory) {
         tracing::warn!(
             "cache directory {} {reason}; running without the cache",
@@ -326,7 +330,7 @@ fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-fn decode(bytes: &[u8]) -> Result<Vec<CachedFile>, String> {
+fn decode(bytes: &[u8]) -> Result<(Vec<CachedFile>, ModuleAliases), String> {
     if bytes.len() < 12 || &bytes[..8] != MAGIC {
         return Err("not a codegraph cache".to_string());
     }
@@ -346,12 +350,12 @@ fn decode(bytes: &[u8]) -> Result<Vec<CachedFile>, String> {
     if body.crate_version != env!("CARGO_PKG_VERSION") {
         return Err(format!("written by codegraph {}", body.crate_version));
     }
-    expand(body.files)
+    Ok((expand(body.files)?, body.aliases))
 }
 
 /// Writes the cache atomically. Failure is logged, never fatal: the cache is an optimisation.
-pub fn save(directory: &Path, files: Vec<CachedFile>) {
-    if let Err(error) = try_save(directory, files) {
+pub fn save(directory: &Path, files: Vec<CachedFile>, aliases: &ModuleAliases) {
+    if let Err(error) = try_save(directory, files, aliases) {
         tracing::warn!("cache {}: not written ({error})", directory.display());
     }
 }
@@ -365,7 +369,11 @@ fn create_new(path: &Path) -> std::io::Result<std::fs::File> {
         .open(path)
 }
 
-fn try_save(directory: &Path, files: Vec<CachedFile>) -> std::io::Result<()> {
+fn try_save(
+    directory: &Path,
+    files: Vec<CachedFile>,
+    aliases: &ModuleAliases,
+) -> std::io::Result<()> {
     check_directory(directory).map_err(|reason| {
         std::io::Error::other(format!("the directory {reason}; running without the cache"))
     })?;
@@ -390,6 +398,7 @@ fn try_save(directory: &Path, files: Vec<CachedFile>) -> std::io::Result<()> {
     }
     let body = CacheBody {
         crate_version: env!("CARGO_PKG_VERSION").to_string(),
+        aliases: aliases.clone(),
         files: compact(files),
     };
     let encoded = postcard::to_allocvec(&body).map_err(std::io::Error::other)?;
@@ -427,6 +436,14 @@ mod tests {
     fn round_trip_and_corruption_are_handled() {
         let directory = tempfile::tempdir().unwrap();
         let (summary, _) = crate::index::extract_text(Language::Python, "def f():\n    g()\n");
+        let aliases = ModuleAliases {
+            configs: Vec::new(),
+            packages: vec![crate::graph::aliases::PackageAlias {
+                name: "@acme/core".into(),
+                directory: "packages/core".into(),
+                entries: vec![(String::new(), vec!["packages/core/src/index".into()])],
+            }],
+        };
         save(
             directory.path(),
             vec![CachedFile {
@@ -435,8 +452,10 @@ mod tests {
                 summary: summary.clone(),
                 resolved: None,
             }],
+            &aliases,
         );
-        let loaded = load(directory.path()).unwrap();
+        let (loaded, loaded_aliases) = load(directory.path()).unwrap();
+        assert_eq!(loaded_aliases, aliases);
         assert_eq!(loaded.len(), 1);
         assert_eq!(loaded[0].summary, summary);
 

@@ -92,9 +92,18 @@ pub fn symlink_target(root: &Path, link: &Path) -> SymlinkTarget {
     )
 }
 
-/// Lists the source files under `root` (which must be canonical).
-pub fn walk(root: &Path, max_file_size: u64) -> (Vec<SourceFile>, Vec<Skipped>) {
+/// What a walk found: the source files, what was skipped and why, and the manifests
+/// ([`super::manifests`]) by relative path.
+pub struct Listing {
+    pub files: Vec<SourceFile>,
+    pub skipped: Vec<Skipped>,
+    pub manifests: Vec<String>,
+}
+
+/// Lists the source files and manifests under `root` (which must be canonical).
+pub fn walk(root: &Path, max_file_size: u64) -> Listing {
     let mut files = Vec::new();
+    let mut manifests = Vec::new();
     let mut skipped = Vec::new();
     let walker = WalkBuilder::new(root)
         .follow_links(false)
@@ -132,6 +141,9 @@ pub fn walk(root: &Path, max_file_size: u64) -> (Vec<SourceFile>, Vec<Skipped>) 
             continue;
         }
         let Some(language) = Language::from_path(path) else {
+            if super::manifests::is_manifest(&relative) {
+                manifests.push(relative);
+            }
             continue;
         };
         // `metadata` of the path follows a (contained) file symlink to its target.
@@ -164,7 +176,12 @@ pub fn walk(root: &Path, max_file_size: u64) -> (Vec<SourceFile>, Vec<Skipped>) 
     }
     files.sort_by(|left, right| left.relative.cmp(&right.relative));
     files.dedup_by(|left, right| left.relative == right.relative);
-    (files, skipped)
+    manifests.sort();
+    Listing {
+        files,
+        skipped,
+        manifests,
+    }
 }
 
 /// `path` relative to `root` with `/` separators, or `None` if it is not inside (lexically: the

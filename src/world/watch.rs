@@ -136,7 +136,7 @@ fn apply(world: &World, path: &Path) -> Vec<String> {
         }
         return refreshed;
     }
-    if Language::from_path(path).is_some() {
+    if Language::from_path(path).is_some() || crate::world::manifests::is_manifest(&relative) {
         world.refresh_from_disk(&relative);
         return vec![relative];
     }

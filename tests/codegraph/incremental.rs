@@ -611,3 +611,60 @@ fn deleting_any_line_of_a_resolution_case_equals_a_full_rebuild() {
         }
     }
 }
+
+#[test]
+fn changing_the_module_aliases_equals_a_full_rebuild() {
+    let mut checked = 0;
+    for case in crate::resolution::case_files() {
+        let text = std::fs::read_to_string(&case).expect("case file");
+        let all: BTreeMap<String, String> = crate::resolution::sections(&text)
+            .into_iter()
+            .map(|(path, (text, _))| (path, text))
+            .collect();
+        let aliases = crate::resolution::case_aliases(all.iter());
+        if aliases.is_empty() {
+            continue;
+        }
+        let sources: BTreeMap<String, String> = all
+            .into_iter()
+            .filter(|(path, _)| Language::from_path(Path::new(path)).is_some())
+            .collect();
+        let updates = || {
+            sources
+                .iter()
+                .map(|(path, text)| update(path, Some(text)))
+                .collect::<Vec<_>>()
+        };
+        let mut from_start = GraphWriter::new();
+        from_start.set_aliases(aliases.clone());
+        from_start.apply(updates());
+        let mut later = GraphWriter::new();
+        later.apply(updates());
+        assert_ne!(
+            later.graph().dump(),
+            from_start.graph().dump(),
+            "{}: the aliases change nothing, so this checks nothing",
+            case.display()
+        );
+        assert!(later.set_aliases(aliases.clone()).is_some());
+        assert_eq!(
+            later.graph().dump(),
+            from_start.graph().dump(),
+            "{}: aliases set after the files",
+            case.display()
+        );
+        assert!(
+            later.set_aliases(aliases).is_none(),
+            "unchanged aliases cost nothing"
+        );
+        later.set_aliases(Default::default());
+        assert_eq!(
+            later.graph().dump(),
+            full_build(&sources),
+            "{}: aliases taken away",
+            case.display()
+        );
+        checked += 1;
+    }
+    assert!(checked > 0, "no resolution case has manifests");
+}

@@ -59,8 +59,23 @@ pub fn case_texts(case: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The module aliases of a case's manifest sections (`tsconfig.json`, `package.json`).
+pub fn case_aliases<'a>(
+    files: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> codegraph::graph::aliases::ModuleAliases {
+    let manifests: Vec<(String, String)> = files
+        .into_iter()
+        .filter(|(path, _)| codegraph::world::manifests::is_manifest(path))
+        .map(|(path, text)| (path.clone(), text.clone()))
+        .collect();
+    codegraph::world::manifests::aliases_from_texts(&manifests)
+}
+
 fn build(files: &BTreeMap<String, (String, usize)>) -> GraphWriter {
     let mut writer = GraphWriter::new();
+    writer.set_aliases(case_aliases(
+        files.iter().map(|(path, (text, _))| (path, text)),
+    ));
     writer.apply(
         files
             .iter()

@@ -273,3 +273,66 @@ fn the_watcher_follows_no_symlink_out_of_the_workspace_and_no_loop() {
     assert_eq!(graph_files(&world), ["pkg/app.py", "pkg/late.py"]);
     assert!(!world.snapshot().contains_entity("pkg/swap.py::leaked"));
 }
+
+fn callers_of(world: &World, id: &str) -> Vec<String> {
+    codegraph::graph::query::callers(&world.snapshot(), id)
+        .into_iter()
+        .map(|site| site.entity.id.to_string())
+        .collect()
+}
+
+/// A project that imports itself by name through tsconfig `paths`: the callers follow the
+/// tsconfig as it is on disk, when it changes while serving (the watcher's refresh), and on a
+/// warm start whose cache was written under other paths.
+#[test]
+fn tsconfig_paths_are_followed_live_and_across_warm_starts() {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    let with_paths = r#"{
+  // comments and trailing commas, as tsc accepts them
+  "compilerOptions": { "paths": { "@acme/lib": ["./src/lib.ts"], }, },
+}"#;
+    std::fs::create_dir(root.join("src")).unwrap();
+    std::fs::write(root.join("tsconfig.json"), with_paths).unwrap();
+    std::fs::write(
+        root.join("src/lib.ts"),
+        "export function helper(): number {\n  return 1;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/app.ts"),
+        "import { helper } from '@acme/lib';\n\nexport function main(): number {\n  return helper();\n}\n",
+    )
+    .unwrap();
+    let config = || WorldConfig {
+        max_file_size: 1024 * 1024,
+        cache: CacheLocation::InWorkspace,
+    };
+    let world = World::open(root, config()).unwrap();
+    world.index(false, &|_, _| {});
+    assert_eq!(
+        callers_of(&world, "src/lib.ts::helper"),
+        ["src/app.ts::main"]
+    );
+
+    // The tsconfig loses its paths while serving: the import is external again.
+    std::fs::write(root.join("tsconfig.json"), "{ \"compilerOptions\": {} }").unwrap();
+    world.refresh_from_disk("tsconfig.json");
+    assert!(callers_of(&world, "src/lib.ts::helper").is_empty());
+    drop(world);
+
+    // A warm start from the cache written without paths, after they came back on disk.
+    std::fs::write(root.join("tsconfig.json"), with_paths).unwrap();
+    let world = World::open(root, config()).unwrap();
+    let report = world.index(false, &|_, _| {});
+    assert_eq!(report.from_cache, 2, "{report:?}");
+    assert_eq!(
+        callers_of(&world, "src/lib.ts::helper"),
+        ["src/app.ts::main"]
+    );
+
+    // Deleted: gone again.
+    std::fs::remove_file(root.join("tsconfig.json")).unwrap();
+    world.refresh_from_disk("tsconfig.json");
+    assert!(callers_of(&world, "src/lib.ts::helper").is_empty());
+}

@@ -107,7 +107,7 @@ impl<'w> Transaction<'w> {
                     .0
                     .push(path.clone());
             }
-            old_mentions = Some(mentions(&old.path, &old.summary));
+            old_mentions = Some(mentions(&self.next.aliases, &old.path, &old.summary));
             self.removed_edges
                 .push((path.clone(), old.resolved.clone()));
             self.next.files.remove(&path);
@@ -155,7 +155,7 @@ impl<'w> Transaction<'w> {
                     .push(path.clone());
             }
             // Most edits mention the same names as before: then the index stays as it is.
-            let new_mentions = mentions(&node.path, &node.summary);
+            let new_mentions = mentions(&self.next.aliases, &node.path, &node.summary);
             if old_mentions.as_ref() != Some(&new_mentions) {
                 if let Some(old_mentions) = old_mentions.take() {
                     self.writer.forget_mentions(number, old_mentions);
@@ -203,6 +203,12 @@ impl<'w> Transaction<'w> {
                 self.changed_modules.insert(key.clone());
             }
         }
+    }
+
+    /// Marks files for re-resolution although their text did not change (the module aliases
+    /// did).
+    pub(super) fn re_resolve(&mut self, paths: impl IntoIterator<Item = FilePath>) {
+        self.affected.extend(paths);
     }
 
     /// Step 2: re-index names and module keys, once per key.
