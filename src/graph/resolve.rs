@@ -840,7 +840,11 @@ impl<'a> Resolver<'a> {
     }
 
     /// A receiver that names a module through an import or alias.
-    fn receiver_module_files(&self, receiver: &str, scope: Option<u32>) -> Option<Vec<FilePath>> {
+    pub(super) fn receiver_module_files(
+        &self,
+        receiver: &str,
+        scope: Option<u32>,
+    ) -> Option<Vec<FilePath>> {
         for (position, import) in self.summary.imports.iter().enumerate() {
             if !self.import_visible(import, scope) {
                 continue;

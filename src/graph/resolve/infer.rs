@@ -124,19 +124,31 @@ pub(crate) enum Value {
 impl Value {
     fn merge(values: Vec<Value>) -> Value {
         let mut instances: Vec<EntityId> = Vec::new();
+        let mut modules: Vec<crate::graph::FilePath> = Vec::new();
         let mut all_external = !values.is_empty();
+        let mut all_modules = !values.is_empty();
         for value in values {
             match value {
                 Value::Instance(types) => instances.extend(types),
                 Value::External => continue,
+                Value::Module(files) => {
+                    modules.extend(files);
+                    all_external = false;
+                    continue;
+                }
                 _ => {}
             }
             all_external = false;
+            all_modules = false;
         }
         if !instances.is_empty() {
             instances.sort();
             instances.dedup();
             Value::Instance(instances)
+        } else if all_modules && !modules.is_empty() {
+            modules.sort();
+            modules.dedup();
+            Value::Module(modules)
         } else if all_external {
             Value::External
         } else {
@@ -796,6 +808,13 @@ impl<'a> Resolver<'a> {
             };
             let resolver = self.resolver_for(file);
             let Some(binding) = resolver.bindings.get(&(None, name)) else {
+                // A module bound there and exported on (`import * as z from "./external"`
+                // then `export { z }`): that module.
+                match resolver.receiver_module_files(name, None) {
+                    Some(files) if files.is_empty() => values.push(Value::External),
+                    Some(files) => values.push(Value::Module(files)),
+                    None => {}
+                }
                 continue;
             };
             values.push(match binding.kind {
