@@ -14,7 +14,10 @@
 //!   (callers, callees, implementations, symbols, ...; Go's implicit interfaces by method sets
 //!   and the ambiguous references left aside, `possible_callers`, are computed there at query
 //!   time, never stored as edges). `lang/go_build.rs` says which Go files are in the chosen
-//!   build.
+//!   build. `graph/aliases.rs` is where bare JavaScript/TypeScript specifiers land (tsconfig
+//!   `paths`, workspace packages): a table `world` reads from the manifests
+//!   (`world/manifests.rs`) and hands to the writer (`GraphWriter::set_aliases`, which
+//!   re-resolves the JavaScript family when it changes).
 //! - `analysis` protocol-agnostic analysis over a snapshot: ranked search (BM25, per-file
 //!   postings), communities (hand-written Leiden, three levels), extractive global/local search,
 //!   refactoring metrics and suggestions, module-level views (`analysis/modules.rs`: an
