@@ -120,6 +120,9 @@ pub enum BindingKind {
     Value,
     /// `name` is a type parameter bounded by `type_name` (`A: Automaton`, `T extends Base`).
     Bound,
+    /// `name` is an untyped parameter of a callback passed to a call: `type_name` says where
+    /// (see `callback_site`), and the callee's declared parameter type gives its type.
+    Callback,
     /// `name` is a parameter or local of unknown type (`type_name` is empty): it shadows outer
     /// definitions of that name (`def run(callback): callback()` calls no `callback` function).
     Local,
@@ -467,6 +470,7 @@ struct MatchItem<'tree> {
     binding_bound: Option<Node<'tree>>,
     binding_field: bool,
     binding_local: bool,
+    binding_callback: Option<Node<'tree>>,
     import: Option<Node<'tree>>,
     import_tree: Option<Node<'tree>>,
     /// First and last capture: some grammars give a dotted path as sibling identifiers.
@@ -500,6 +504,7 @@ impl<'tree> MatchItem<'tree> {
             "binding.bound" => self.binding_bound = Some(node),
             "binding.field" => self.binding_field = true,
             "binding.local" => self.binding_local = true,
+            "binding.callback" => self.binding_callback = Some(node),
             "import.tree" => self.import_tree = Some(node),
             "import" => self.import = Some(node),
             "import.path" => {
@@ -651,6 +656,15 @@ impl RawCaptures {
                     }
                     self.bindings
                         .push((bound_name, type_name, kind, Span::from_node(name)));
+                }
+            } else if let Some(function) = item.binding_callback {
+                if let Some(site) = callback_site(function, name, text) {
+                    self.bindings.push((
+                        receiver_text(node_text(name, text)),
+                        site,
+                        BindingKind::Callback,
+                        Span::from_node(name),
+                    ));
                 }
             } else if item.binding_local {
                 self.bindings.push((
@@ -1200,6 +1214,49 @@ fn type_base_name_qualified(text: &str) -> String {
 
 /// An expression's text with whitespace removed, but for one space between two words
 /// (`new Foo()`, `&mut self`, `await fetch()` keep theirs).
+/// Where a callback's untyped parameter sits (`operate((source, subscriber) => ...)`): the
+/// callee's text (`new C` for a constructor), the callback's argument position and the
+/// parameter's position, as `callee\u{1}argument\u{1}parameter` for resolution to read the
+/// callee's declared parameter type.
+fn callback_site(function: Node, name: Node, text: &str) -> Option<SmolStr> {
+    let position = |parent: Node, child: Node| {
+        let mut cursor = parent.walk();
+        parent
+            .named_children(&mut cursor)
+            .filter(|node| node.kind() != "comment")
+            .position(|node| node.id() == child.id())
+    };
+    let arguments = function.parent()?;
+    if arguments.kind() != "arguments" {
+        return None;
+    }
+    let argument = position(arguments, function)?;
+    let call = arguments.parent()?;
+    let callee = match call.kind() {
+        "call_expression" => receiver_text(node_text(call.child_by_field_name("function")?, text)),
+        "new_expression" => SmolStr::new(format!(
+            "new {}",
+            receiver_text(node_text(call.child_by_field_name("constructor")?, text))
+        )),
+        _ => return None,
+    };
+    let parameter = if function
+        .child_by_field_name("parameter")
+        .is_some_and(|parameter| parameter.id() == name.id())
+    {
+        0
+    } else {
+        let parameters = function.child_by_field_name("parameters")?;
+        let mut node = name;
+        while node.parent()?.id() != parameters.id() {
+            node = node.parent()?;
+        }
+        position(parameters, node)?
+    };
+    (!callee.is_empty() && callee.len() < MAX_RECEIVER)
+        .then(|| SmolStr::new(format!("{callee}\u{1}{argument}\u{1}{parameter}")))
+}
+
 fn receiver_text(text: &str) -> SmolStr {
     let is_word = |character: char| character.is_alphanumeric() || character == '_';
     let mut compact = String::with_capacity(text.len().min(MAX_RECEIVER + 8));

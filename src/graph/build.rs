@@ -436,6 +436,10 @@ fn exports(node: &FileNode) -> FxHashMap<SmolStr, u64> {
         // What importers see of it (a Lua-style `M.f` is exported only while no type `M` is).
         is_exported(summary, index as u32).hash(hasher);
         summary.build_constraint.hash(hasher);
+        // A TypeScript callback's parameters are typed by the callee's signature.
+        if matches!(node.language, Language::TypeScript | Language::Tsx) && def.kind.is_callable() {
+            def.signature.hash(hasher);
+        }
     }
     for binding in &summary.bindings {
         if let Some(scope) = binding.scope

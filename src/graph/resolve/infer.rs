@@ -432,6 +432,7 @@ impl<'a> Resolver<'a> {
             let value = match kind {
                 BindingKind::Type => self.construct_value(type_text, scope),
                 BindingKind::Value => self.value_of(type_text, binding_scope, depth + 1),
+                BindingKind::Callback => self.callback_value(type_text, binding_scope, depth),
                 BindingKind::Bound | BindingKind::Local => Value::Unknown,
             };
             // An assigned value nothing says about may still be a module (`require(...)`).
@@ -646,7 +647,9 @@ impl<'a> Resolver<'a> {
                         BindingKind::Value => {
                             resolver.value_of(&binding.type_name, Some(index), depth + 1)
                         }
-                        BindingKind::Bound | BindingKind::Local => Value::Unknown,
+                        BindingKind::Bound | BindingKind::Local | BindingKind::Callback => {
+                            Value::Unknown
+                        }
                     };
                 }
                 next.extend(self.bases(&current));
@@ -791,6 +794,59 @@ impl<'a> Resolver<'a> {
         Value::Unknown
     }
 
+    /// An untyped callback parameter (`operate((source, subscriber) => ...)`): the type that
+    /// the callee declares for that parameter of that argument, read from its signature and
+    /// resolved in the callee's own file (`init: (source: Observable<T>, subscriber:
+    /// Subscriber<R>) => void`).
+    fn callback_value(&self, site: &str, scope: Option<u32>, depth: u32) -> Value {
+        let mut parts = site.split('\u{1}');
+        let (Some(callee), Some(argument), Some(parameter)) = (
+            parts.next(),
+            parts.next().and_then(|text| text.parse::<usize>().ok()),
+            parts.next().and_then(|text| text.parse::<usize>().ok()),
+        ) else {
+            return Value::Unknown;
+        };
+        if depth > MAX_DEPTH {
+            return Value::Unknown;
+        }
+        let targets: Vec<EntityId> = if let Some(class) = callee.strip_prefix("new ") {
+            match self.construct_value(class, scope) {
+                Value::Instance(types) | Value::Static(types) => types
+                    .iter()
+                    .flat_map(|type_id| {
+                        self.member_lookup(type_id, "constructor", any_callable, true)
+                    })
+                    .collect(),
+                _ => return Value::Unknown,
+            }
+        } else {
+            let (receiver, name) = match callee.rsplit_once('.') {
+                Some((receiver, name)) => (Some(receiver), name),
+                None => (None, callee),
+            };
+            match self.resolve_call(name, receiver, scope, false, depth + 1) {
+                Found::Targets(targets, _) => targets,
+                _ => return Value::Unknown,
+            }
+        };
+        let mut values = Vec::new();
+        for target in targets {
+            let Some((file, Some(index))) = self.def_of(&target) else {
+                continue;
+            };
+            let signature = &file.summary.defs[index as usize].signature;
+            let Some(declared) = callback_parameter_type(signature, argument, parameter) else {
+                continue;
+            };
+            values.push(self.resolver_for(file).type_value(declared, Some(index)));
+        }
+        if values.is_empty() {
+            return Value::Unknown;
+        }
+        Value::merge(values)
+    }
+
     /// What the module-level binding `name` of these files says of its value (`REGISTRY =
     /// Registry()`), read in each file's own scope.
     fn module_binding_value(
@@ -820,7 +876,7 @@ impl<'a> Resolver<'a> {
             values.push(match binding.kind {
                 BindingKind::Type => resolver.construct_value(&binding.type_name, None),
                 BindingKind::Value => resolver.value_of(&binding.type_name, None, depth + 1),
-                BindingKind::Bound | BindingKind::Local => Value::Unknown,
+                BindingKind::Bound | BindingKind::Local | BindingKind::Callback => Value::Unknown,
             });
         }
         if values.is_empty() {
@@ -951,5 +1007,167 @@ mod tests {
         assert!(looks_like_type_parameter("TKey"));
         assert!(!looks_like_type_parameter("Token"));
         assert!(!looks_like_type_parameter("String"));
+    }
+}
+
+/// The parameters of a TypeScript signature or function type, as (name, declared type) texts:
+/// `f<T>(a: A, b?: B<T> = x, ...rest: C[])` → `a: A`, `b: B<T>`, `rest: C[]`. `this:` is left
+/// out (it is no argument).
+fn parameter_types(signature: &str) -> Option<Vec<(&str, &str)>> {
+    // The parameter list: the first `(` outside `<...>`.
+    let mut angle = 0i32;
+    let mut open = None;
+    for (index, character) in signature.char_indices() {
+        match character {
+            '<' => angle += 1,
+            '>' => angle -= 1,
+            '(' if angle <= 0 => {
+                open = Some(index);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let open = open?;
+    let mut depth = 0i32;
+    let mut close = None;
+    let mut commas = Vec::new();
+    for (index, character) in signature[open..].char_indices() {
+        match character {
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => {
+                // `=>` is no closing bracket.
+                if character == '>' && signature[..open + index].ends_with('=') {
+                    continue;
+                }
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(open + index);
+                    break;
+                }
+            }
+            ',' if depth == 1 => commas.push(open + index),
+            _ => {}
+        }
+    }
+    let close = close?;
+    let mut bounds = vec![open];
+    bounds.extend(commas);
+    bounds.push(close);
+    let mut parameters = Vec::new();
+    for window in bounds.windows(2) {
+        let text = signature[window[0] + 1..window[1]].trim();
+        if text.is_empty() {
+            continue;
+        }
+        let (name, declared) = match top_level_colon(text) {
+            Some(colon) => (text[..colon].trim(), text[colon + 1..].trim()),
+            None => (text, ""),
+        };
+        let name = name
+            .trim_start_matches("...")
+            .trim_end_matches('?')
+            .rsplit(' ')
+            .next()
+            .unwrap_or(name);
+        if name == "this" {
+            continue;
+        }
+        let declared = match top_level_equals(declared) {
+            Some(equals) => declared[..equals].trim(),
+            None => declared,
+        };
+        parameters.push((name, declared));
+    }
+    Some(parameters)
+}
+
+fn top_level_colon(text: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (index, character) in text.char_indices() {
+        match character {
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => depth -= 1,
+            ':' if depth == 0 => return Some(index),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn top_level_equals(text: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    let bytes = text.as_bytes();
+    for (index, character) in text.char_indices() {
+        match character {
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            '>' if index > 0 && bytes[index - 1] == b'=' => {}
+            '>' => depth -= 1,
+            '=' if depth == 0 && bytes.get(index + 1) != Some(&b'>') => return Some(index),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The declared type of parameter `parameter` of the function type that `signature` declares
+/// for its argument `argument`: `operate(init: (source: Observable<T>, subscriber:
+/// Subscriber<R>) => void)` with (0, 1) → `Subscriber<R>`. `None` when that argument is not
+/// declared as a function type.
+fn callback_parameter_type(signature: &str, argument: usize, parameter: usize) -> Option<&str> {
+    let parameters = parameter_types(signature)?;
+    let (_, declared) = parameters.get(argument)?;
+    let declared = declared.trim();
+    // A function type: `(a: A) => R`, possibly parenthesised or optional (`?:` handled above).
+    let declared = declared
+        .strip_prefix("((")
+        .map_or(declared, |_| &declared[1..]);
+    if !declared.starts_with('(') || !declared.contains("=>") {
+        return None;
+    }
+    let inner = parameter_types(declared)?;
+    let (_, found) = inner.get(parameter)?;
+    (!found.is_empty()).then_some(*found)
+}
+
+#[cfg(test)]
+mod callback_tests {
+    use super::callback_parameter_type;
+
+    #[test]
+    fn callback_parameters_are_read_from_the_callees_signature() {
+        let cases: &[(&str, usize, usize, Option<&str>)] = &[
+            (
+                "function operate<T, R>( init: (liftedSource: Observable<T>, subscriber: Subscriber<R>) => (() => void) | void ): OperatorFunction<T, R>",
+                0,
+                1,
+                Some("Subscriber<R>"),
+            ),
+            (
+                "constructor(subscribe?: (this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic)",
+                0,
+                0,
+                Some("Subscriber<T>"),
+            ),
+            (
+                "function run(name: string, each: (item: Item, index: number) => void = noop)",
+                1,
+                0,
+                Some("Item"),
+            ),
+            // Not a function type, or no such parameter.
+            ("function f(a: Map<string, number>)", 0, 0, None),
+            ("function f(callback)", 0, 0, None),
+            ("function f(cb: (x: A) => void)", 0, 3, None),
+            ("function f(cb: (x: A) => void)", 2, 0, None),
+        ];
+        for (signature, argument, parameter, expected) in cases {
+            assert_eq!(
+                callback_parameter_type(signature, *argument, *parameter),
+                *expected,
+                "{signature} ({argument}, {parameter})"
+            );
+        }
     }
 }

@@ -151,3 +151,16 @@
 (required_parameter pattern: (identifier) @binding.name @binding.local) @binding
 (optional_parameter pattern: (identifier) @binding.name @binding.local) @binding
 (arrow_function parameter: (identifier) @binding.name @binding.local) @binding
+
+; A callback's untyped parameter (`operate((source, subscriber) => ...)`,
+; `new Observable((subscriber) => ...)`): typed by the callee's declared parameter type.
+(arguments
+  (arrow_function
+    parameters: (formal_parameters
+      (required_parameter pattern: (identifier) @binding.name !type))) @binding.callback) @binding
+(arguments
+  (arrow_function parameter: (identifier) @binding.name) @binding.callback) @binding
+(arguments
+  (function_expression
+    parameters: (formal_parameters
+      (required_parameter pattern: (identifier) @binding.name !type))) @binding.callback) @binding
