@@ -274,9 +274,13 @@ impl Captures {
     /// edit cuts into ([`reextract`] reads the edited region again).
     pub fn shift(&mut self, edit: &tree_sitter::InputEdit) {
         // A capture the edit cuts into is gone; [`reextract`] reads that region again.
+        // A capture that strictly contains the edit (a container whose member is edited)
+        // stretches with it; [`reextract`] keeps it when it re-reads only inside.
         let untouched = |span: &Span| {
             let (start, end) = (span.start_byte as usize, span.end_byte as usize);
-            end <= edit.start_byte || start >= edit.old_end_byte.max(edit.start_byte + 1)
+            end <= edit.start_byte
+                || start >= edit.old_end_byte.max(edit.start_byte + 1)
+                || (start < edit.start_byte && edit.old_end_byte < end)
         };
         let shift = |span: &mut Span| {
             shift_point(edit, &mut span.start_byte, &mut span.start);
@@ -345,14 +349,48 @@ pub fn reextract(
     let inside = |span: &Span| {
         region.start <= span.start_byte as usize && span.end_byte as usize <= region.end
     };
-    let all_inside = fresh.defs.iter().all(|def| inside(&def.span))
-        && fresh.impls.iter().all(|item| inside(&item.span))
-        && fresh.refs.iter().all(|item| inside(&item.3))
-        && fresh.bindings.iter().all(|item| inside(&item.3))
-        && fresh.imports.iter().all(|item| inside(&item.4))
-        && fresh.inherits.iter().all(|item| inside(&item.3))
-        && fresh.package.iter().all(|item| inside(&item.1));
-    if !all_inside {
+    // A container around the region (the `impl` whose method is re-read): its old capture,
+    // stretched by `shift`, stays; the query finds it again, and that copy is dropped.
+    let around = |span: &Span| {
+        (span.start_byte as usize) <= region.start
+            && region.end <= span.end_byte as usize
+            && !inside(span)
+    };
+    // Each fresh capture is inside the region, or around it with its old copy still there.
+    fn usable<T>(
+        fresh: &[T],
+        old: &[T],
+        span: impl Fn(&T) -> Span,
+        inside: impl Fn(&Span) -> bool,
+        around: impl Fn(&Span) -> bool,
+    ) -> bool {
+        fresh.iter().all(|item| {
+            let item_span = span(item);
+            inside(&item_span)
+                || (around(&item_span) && old.iter().any(|kept| span(kept) == item_span))
+        })
+    }
+    let old = &captures.raw;
+    let all_usable = usable(&fresh.defs, &old.defs, |def| def.span, inside, around)
+        && usable(&fresh.impls, &old.impls, |item| item.span, inside, around)
+        && usable(&fresh.refs, &old.refs, |item| item.3, inside, around)
+        && usable(
+            &fresh.bindings,
+            &old.bindings,
+            |item| item.3,
+            inside,
+            around,
+        )
+        && usable(&fresh.imports, &old.imports, |item| item.4, inside, around)
+        && usable(
+            &fresh.inherits,
+            &old.inherits,
+            |item| item.3,
+            inside,
+            around,
+        )
+        && usable(&fresh.package, &old.package, |item| item.1, inside, around);
+    if !all_usable {
         let (summary, fresh) = extract_keeping(language, text, tree);
         *captures = fresh;
         return summary;
@@ -362,12 +400,16 @@ pub fn reextract(
     // node of error recovery) is not "outside" the re-read region, whatever its offset.
     let before = |span: &Span| region.start > 0 && (span.end_byte as usize) <= region.start;
     let after = |span: &Span| region.end < text.len() && (span.start_byte as usize) >= region.end;
+    // Old captures before the region and around it, then the region's, then those after: the
+    // order of a full extraction (matches come by their start).
+    let keep_before = |span: &Span| before(span) || around(span);
     fn splice<T>(
         old: Vec<T>,
         fresh: Vec<T>,
         span: impl Fn(&T) -> Span,
         before: impl Fn(&Span) -> bool,
         after: impl Fn(&Span) -> bool,
+        inside: impl Fn(&Span) -> bool,
     ) -> Vec<T> {
         let mut head = Vec::with_capacity(old.len() + fresh.len());
         let mut tail = Vec::new();
@@ -379,18 +421,67 @@ pub fn reextract(
                 tail.push(item);
             }
         }
-        head.extend(fresh);
+        head.extend(fresh.into_iter().filter(|item| inside(&span(item))));
         head.extend(tail);
         head
     }
     let merged = RawCaptures {
-        defs: splice(old.defs, fresh.defs, |def| def.span, before, after),
-        impls: splice(old.impls, fresh.impls, |item| item.span, before, after),
-        refs: splice(old.refs, fresh.refs, |item| item.3, before, after),
-        bindings: splice(old.bindings, fresh.bindings, |item| item.3, before, after),
-        imports: splice(old.imports, fresh.imports, |item| item.4, before, after),
-        inherits: splice(old.inherits, fresh.inherits, |item| item.3, before, after),
-        package: splice(old.package, fresh.package, |item| item.1, before, after),
+        defs: splice(
+            old.defs,
+            fresh.defs,
+            |def| def.span,
+            keep_before,
+            after,
+            inside,
+        ),
+        impls: splice(
+            old.impls,
+            fresh.impls,
+            |item| item.span,
+            keep_before,
+            after,
+            inside,
+        ),
+        refs: splice(
+            old.refs,
+            fresh.refs,
+            |item| item.3,
+            keep_before,
+            after,
+            inside,
+        ),
+        bindings: splice(
+            old.bindings,
+            fresh.bindings,
+            |item| item.3,
+            keep_before,
+            after,
+            inside,
+        ),
+        imports: splice(
+            old.imports,
+            fresh.imports,
+            |item| item.4,
+            keep_before,
+            after,
+            inside,
+        ),
+        inherits: splice(
+            old.inherits,
+            fresh.inherits,
+            |item| item.3,
+            keep_before,
+            after,
+            inside,
+        ),
+        package: splice(
+            old.package,
+            fresh.package,
+            |item| item.1,
+            keep_before,
+            after,
+            inside,
+        ),
     };
     let mut summary = FileSummary::empty(language, text);
     collect_syntax_errors(root, &mut summary.problems);
@@ -409,47 +500,71 @@ pub fn reextract(
 /// The bytes to re-read for an edit of `dirty`: the top-level nodes it touches, widened by the
 /// comments next to them and one more node on each side (a definition's doc comment, patterns
 /// that look at a neighbouring statement), from the end of the node before to the start of the
-/// node after.
+/// node after. An edit strictly inside the body of one container (an `impl`, a class, a module:
+/// a `body` that is a declaration list) narrows to the members of that body it touches, and so
+/// on down: typing in one method of a 5,000-line `impl` re-reads that method, not the `impl`.
+/// The containers around the region keep their captures ([`Captures::shift`] stretches them).
 fn reread_region(
     root: Node<'_>,
     dirty: std::ops::Range<usize>,
     text_len: usize,
 ) -> std::ops::Range<usize> {
-    let mut cursor = root.walk();
-    let children: Vec<Node<'_>> = root.children(&mut cursor).collect();
-    if children.is_empty() {
-        return 0..text_len;
+    let mut list = root;
+    let (mut list_start, mut list_end) = (0, text_len);
+    loop {
+        let mut cursor = list.walk();
+        let children: Vec<Node<'_>> = list.children(&mut cursor).collect();
+        if children.is_empty() {
+            return list_start.min(dirty.start)..list_end.max(dirty.end).min(text_len);
+        }
+        let first = children
+            .iter()
+            .position(|child| child.end_byte() >= dirty.start)
+            .unwrap_or(children.len() - 1);
+        let last = children
+            .iter()
+            .rposition(|child| child.start_byte() <= dirty.end)
+            .unwrap_or(0)
+            .max(first);
+        if first == last
+            && let Some(body) = container_body(children[first])
+            && body.start_byte() < dirty.start
+            && dirty.end < body.end_byte()
+        {
+            list = body;
+            (list_start, list_end) = (body.start_byte(), body.end_byte());
+            continue;
+        }
+        let mut first = first;
+        while first > 0 && children[first - 1].kind().contains("comment") {
+            first -= 1;
+        }
+        first = first.saturating_sub(1);
+        let mut last = last;
+        while last + 1 < children.len() && children[last + 1].kind().contains("comment") {
+            last += 1;
+        }
+        last = (last + 1).min(children.len() - 1);
+        let start = if first == 0 {
+            list_start
+        } else {
+            children[first - 1].end_byte()
+        };
+        let end = if last + 1 >= children.len() {
+            list_end
+        } else {
+            children[last + 1].start_byte()
+        };
+        return start.min(dirty.start)..end.max(dirty.end).min(text_len);
     }
-    let first = children
-        .iter()
-        .position(|child| child.end_byte() >= dirty.start)
-        .unwrap_or(children.len() - 1);
-    let last = children
-        .iter()
-        .rposition(|child| child.start_byte() <= dirty.end)
-        .unwrap_or(0)
-        .max(first);
-    let mut first = first;
-    while first > 0 && children[first - 1].kind().contains("comment") {
-        first -= 1;
-    }
-    first = first.saturating_sub(1);
-    let mut last = last;
-    while last + 1 < children.len() && children[last + 1].kind().contains("comment") {
-        last += 1;
-    }
-    last = (last + 1).min(children.len() - 1);
-    let start = if first == 0 {
-        0
-    } else {
-        children[first - 1].end_byte()
-    };
-    let end = if last + 1 >= children.len() {
-        text_len
-    } else {
-        children[last + 1].start_byte()
-    };
-    start.min(dirty.start)..end.max(dirty.end).min(text_len)
+}
+
+/// The member list of a container whose captures do not depend on its members: an `impl`,
+/// trait or inline module, a class, a namespace (`body` fields that are declaration lists; a
+/// Python class body is a block whose first statement is the class's docstring, so it is not one).
+fn container_body(node: Node<'_>) -> Option<Node<'_>> {
+    let body = node.child_by_field_name("body")?;
+    matches!(body.kind(), "declaration_list" | "class_body").then_some(body)
 }
 
 /// The captures of one match, by role.
@@ -758,7 +873,10 @@ impl RawCaptures {
 /// The byte ranges of items the default build leaves out (Rust `#[cfg]`; see `lang::rust_cfg`).
 fn disabled_ranges(language: Language, root: Node<'_>, text: &str) -> Vec<std::ops::Range<u32>> {
     match language {
-        Language::Rust => crate::lang::rust_cfg::disabled_ranges(root, text),
+        // Most files have no `#[cfg]`: a text search is cheaper than walking every item.
+        Language::Rust if text.contains("cfg") => {
+            crate::lang::rust_cfg::disabled_ranges(root, text)
+        }
         _ => Vec::new(),
     }
 }
