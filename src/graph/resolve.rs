@@ -1052,7 +1052,7 @@ impl<'a> Resolver<'a> {
                         };
                         for found in files.iter() {
                             if seen.len() < 400 && seen.insert(found.clone()) {
-                                packages.insert(package_of(self.file.language, found));
+                                packages.insert(package_of(self.file.language, found).to_string());
                                 next.push(found.clone());
                             }
                         }
@@ -1065,7 +1065,7 @@ impl<'a> Resolver<'a> {
         self.reachable_packages
             .borrow()
             .as_ref()
-            .is_some_and(|packages| packages.contains(&package))
+            .is_some_and(|packages| packages.contains(package))
     }
 
     /// A language whose objects may gain members at run time.
@@ -1500,12 +1500,11 @@ fn python_key_from_source_root(graph: &Graph, found: &str, key: &str, recorder: 
 }
 
 /// A file's package for visibility: its Rust crate, else its directory.
-fn package_of(language: crate::lang::Language, path: &str) -> String {
+fn package_of(language: crate::lang::Language, path: &str) -> &str {
     if language == crate::lang::Language::Rust {
-        return super::modules::rust_crate_dir(path).to_string();
+        return super::modules::rust_crate_dir(path);
     }
-    path.rsplit_once('/')
-        .map_or(String::new(), |(directory, _)| directory.to_string())
+    path.rsplit_once('/').map_or("", |(directory, _)| directory)
 }
 
 fn is_identifier(text: &str) -> bool {
@@ -1581,20 +1580,23 @@ pub(crate) fn mentions(
             modules.extend(import_keys(aliases, path, summary, &sub));
         }
     }
-    for reference in &summary.refs {
-        if let Some(receiver) = &reference.receiver
-            && receiver.contains("::")
-        {
-            let import = Import {
-                path: receiver.clone(),
-                name: None,
-                alias: None,
-                wildcard: false,
-                span: Span::default(),
-                scope: None,
-            };
-            modules.extend(import_keys(aliases, path, summary, &import));
-        }
+    // Path receivers repeat (`Self::`, `ArgAction::Set`): each is looked up once.
+    let path_receivers: FxHashSet<&SmolStr> = summary
+        .refs
+        .iter()
+        .filter_map(|reference| reference.receiver.as_ref())
+        .filter(|receiver| receiver.contains("::"))
+        .collect();
+    for receiver in path_receivers {
+        let import = Import {
+            path: receiver.clone(),
+            name: None,
+            alias: None,
+            wildcard: false,
+            span: Span::default(),
+            scope: None,
+        };
+        modules.extend(import_keys(aliases, path, summary, &import));
     }
     let mut names: Vec<SmolStr> = names.into_iter().collect();
     names.sort();
