@@ -270,6 +270,39 @@ pub fn normalize_package(text: &str) -> SmolStr {
     )
 }
 
+/// `crate::it::rest` (or `self::it::rest`) in a crate's root file where that file says `use
+/// path as it;`: `path::rest`. Aliases of aliases are followed a few steps.
+fn rust_root_alias(summary: &FileSummary, raw: &str) -> Option<String> {
+    let mut current = raw.to_string();
+    let mut changed = false;
+    for _ in 0..4 {
+        let Some(rest) = current
+            .strip_prefix("crate::")
+            .or_else(|| current.strip_prefix("self::"))
+        else {
+            break;
+        };
+        let (head, tail) = rest.split_once("::").unwrap_or((rest, ""));
+        let Some(import) = summary.imports.iter().find(|import| {
+            import.scope.is_none() && !import.wildcard && import.alias.as_deref() == Some(head)
+        }) else {
+            break;
+        };
+        let target = match &import.name {
+            Some(name) if import.path.is_empty() => name.to_string(),
+            Some(name) => format!("{}::{name}", import.path),
+            None => import.path.to_string(),
+        };
+        current = if tail.is_empty() {
+            target
+        } else {
+            format!("{target}::{tail}")
+        };
+        changed = true;
+    }
+    changed.then_some(current)
+}
+
 /// The module keys an import looks up, most specific first. Empty for imports that can only be
 /// external (bare npm specifiers no workspace alias names, system headers, `std::`).
 pub fn import_keys(
@@ -329,6 +362,13 @@ pub fn import_keys(
                 crate_dir,
                 tested_crate,
             } = rust_module_path(path);
+            // `use itertools as it;` at a crate's root makes `crate::it::x` mean `itertools::x`.
+            let rewritten = if module.is_empty() {
+                rust_root_alias(summary, raw)
+            } else {
+                None
+            };
+            let raw = rewritten.as_deref().unwrap_or(raw);
             let mut segments: Vec<&str> = raw
                 .split("::")
                 .filter(|segment| !segment.is_empty())
