@@ -120,6 +120,9 @@ pub enum BindingKind {
     Value,
     /// `name` is a type parameter bounded by `type_name` (`A: Automaton`, `T extends Base`).
     Bound,
+    /// `name` is bound by a variant pattern: `type_name` is the variant and the position
+    /// (`Value::Number(0)` for `Value::Number(n)`), whose declared field type is its type.
+    Variant,
     /// `name` is an untyped parameter of a callback passed to a call: `type_name` says where
     /// (see `callback_site`), and the callee's declared parameter type gives its type.
     Callback,
@@ -586,6 +589,8 @@ struct MatchItem<'tree> {
     binding_field: bool,
     binding_local: bool,
     binding_callback: Option<Node<'tree>>,
+    binding_variant: Option<Node<'tree>>,
+    binding_pattern: Option<Node<'tree>>,
     import: Option<Node<'tree>>,
     import_tree: Option<Node<'tree>>,
     /// First and last capture: some grammars give a dotted path as sibling identifiers.
@@ -620,6 +625,8 @@ impl<'tree> MatchItem<'tree> {
             "binding.field" => self.binding_field = true,
             "binding.local" => self.binding_local = true,
             "binding.callback" => self.binding_callback = Some(node),
+            "binding.variant" => self.binding_variant = Some(node),
+            "binding.pattern" => self.binding_pattern = Some(node),
             "import.tree" => self.import_tree = Some(node),
             "import" => self.import = Some(node),
             "import.path" => {
@@ -764,6 +771,17 @@ impl RawCaptures {
                         BindingKind::Type
                     };
                     let mut bound_name = receiver_text(node_text(name, text));
+                    if let Some(list) = item.binding_variant {
+                        // The field's position in the variant: `Number(0)`.
+                        let mut cursor = list.walk();
+                        let Some(position) = list
+                            .children_by_field_name("type", &mut cursor)
+                            .position(|field| field.id() == type_node.id())
+                        else {
+                            return;
+                        };
+                        bound_name = SmolStr::new(format!("{bound_name}({position})"));
+                    }
                     if item.binding_field {
                         // A field declared by a constructor parameter: `this.name`, which
                         // `build` binds for the whole class.
@@ -771,6 +789,47 @@ impl RawCaptures {
                     }
                     self.bindings
                         .push((bound_name, type_name, kind, Span::from_node(name)));
+                }
+            } else if let Some(variant) = item.binding_pattern {
+                // `Value::Number(n)`: `Value::Number(0)`, the variant's field `n` binds.
+                let Some(pattern) = variant.parent() else {
+                    return;
+                };
+                let mut element = name;
+                while let Some(parent) = element.parent() {
+                    if parent.id() == pattern.id() {
+                        break;
+                    }
+                    element = parent;
+                }
+                // Every element counts, `_` (an unnamed node) included; after a `..` the
+                // position is unknown.
+                let mut cursor = pattern.walk();
+                let elements: Vec<Node> = pattern
+                    .children(&mut cursor)
+                    .filter(|child| {
+                        child.id() != variant.id()
+                            && !matches!(child.kind(), "(" | ")" | "," | "comment")
+                    })
+                    .collect();
+                let Some(position) = elements.iter().position(|child| child.id() == element.id())
+                else {
+                    return;
+                };
+                if elements[..position]
+                    .iter()
+                    .any(|child| child.kind() == "remaining_field_pattern")
+                {
+                    return;
+                }
+                let path = receiver_text(node_text(variant, text));
+                if path.len() < MAX_RECEIVER {
+                    self.bindings.push((
+                        receiver_text(node_text(name, text)),
+                        SmolStr::new(format!("{path}({position})")),
+                        BindingKind::Variant,
+                        Span::from_node(name),
+                    ));
                 }
             } else if let Some(function) = item.binding_callback {
                 if let Some(site) = callback_site(function, name, text) {

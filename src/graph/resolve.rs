@@ -207,7 +207,9 @@ impl<'a> Resolver<'a> {
                 .or_insert(binding);
             let rank = |kind: crate::index::BindingKind| match kind {
                 crate::index::BindingKind::Type | crate::index::BindingKind::Bound => 2,
-                crate::index::BindingKind::Value | crate::index::BindingKind::Callback => 1,
+                crate::index::BindingKind::Value
+                | crate::index::BindingKind::Callback
+                | crate::index::BindingKind::Variant => 1,
                 crate::index::BindingKind::Local => 0,
             };
             if rank(binding.kind) > rank(slot.kind) {

@@ -433,6 +433,7 @@ impl<'a> Resolver<'a> {
                 BindingKind::Type => self.construct_value(type_text, scope),
                 BindingKind::Value => self.value_of(type_text, binding_scope, depth + 1),
                 BindingKind::Callback => self.callback_value(type_text, binding_scope, depth),
+                BindingKind::Variant => self.variant_value(type_text, binding_scope),
                 BindingKind::Bound | BindingKind::Local => Value::Unknown,
             };
             // An assigned value nothing says about may still be a module (`require(...)`).
@@ -647,9 +648,10 @@ impl<'a> Resolver<'a> {
                         BindingKind::Value => {
                             resolver.value_of(&binding.type_name, Some(index), depth + 1)
                         }
-                        BindingKind::Bound | BindingKind::Local | BindingKind::Callback => {
-                            Value::Unknown
-                        }
+                        BindingKind::Bound
+                        | BindingKind::Local
+                        | BindingKind::Callback
+                        | BindingKind::Variant => Value::Unknown,
                     };
                 }
                 next.extend(self.bases(&current));
@@ -794,6 +796,41 @@ impl<'a> Resolver<'a> {
         Value::Unknown
     }
 
+    /// A name bound by a variant pattern (`Value::Number(n)`): the type the enum declares for
+    /// that field of the variant (`Number(Number)`), resolved in the enum's file.
+    fn variant_value(&self, site: &str, scope: Option<u32>) -> Value {
+        let Some((variant_path, position)) = site
+            .strip_suffix(')')
+            .and_then(|rest| rest.rsplit_once('('))
+        else {
+            return Value::Unknown;
+        };
+        let Some((type_path, variant)) = variant_path.rsplit_once("::") else {
+            return Value::Unknown;
+        };
+        let field = format!("{variant}({position})");
+        let types = match self.path_value(type_path, scope) {
+            Value::Static(types) | Value::Instance(types) => types,
+            _ => return Value::Unknown,
+        };
+        let mut values = Vec::new();
+        for type_id in types {
+            let Some((file, Some(index))) = self.def_of(&type_id) else {
+                continue;
+            };
+            let resolver = self.resolver_for(file);
+            if let Some(binding) = resolver.field_binding(index, &field)
+                && binding.kind == BindingKind::Type
+            {
+                values.push(resolver.type_value(&binding.type_name, Some(index)));
+            }
+        }
+        if values.is_empty() {
+            return Value::Unknown;
+        }
+        Value::merge(values)
+    }
+
     /// An untyped callback parameter (`operate((source, subscriber) => ...)`): the type that
     /// the callee declares for that parameter of that argument, read from its signature and
     /// resolved in the callee's own file (`init: (source: Observable<T>, subscriber:
@@ -876,7 +913,10 @@ impl<'a> Resolver<'a> {
             values.push(match binding.kind {
                 BindingKind::Type => resolver.construct_value(&binding.type_name, None),
                 BindingKind::Value => resolver.value_of(&binding.type_name, None, depth + 1),
-                BindingKind::Bound | BindingKind::Local | BindingKind::Callback => Value::Unknown,
+                BindingKind::Bound
+                | BindingKind::Local
+                | BindingKind::Callback
+                | BindingKind::Variant => Value::Unknown,
             });
         }
         if values.is_empty() {

@@ -113,3 +113,25 @@
 ; Closure parameters and untyped `let` patterns: they shadow outer definitions of their name.
 (closure_parameters (identifier) @binding.name @binding.local) @binding
 (closure_parameters (parameter pattern: (identifier) @binding.name @binding.local)) @binding
+
+; An enum variant's tuple fields: `Number(Number)` in `enum Value` declares field
+; `Number(0)` of `Value` (the position is computed from `@binding.variant`).
+(enum_variant
+  name: (identifier) @binding.name
+  body: (ordered_field_declaration_list
+    type: [
+      (type_identifier)
+      (scoped_type_identifier)
+      (generic_type)
+      (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type)])
+    ] @binding.type) @binding.variant) @binding
+
+; A variant pattern's bindings: `Value::Number(n) => n.is_u64()`, `Self::Item(ref x)`: the
+; variant's declared field type.
+(tuple_struct_pattern
+  type: (scoped_identifier) @binding.pattern
+  [
+    (identifier) @binding.name
+    (ref_pattern (identifier) @binding.name)
+    (mut_pattern (identifier) @binding.name)
+  ]) @binding
