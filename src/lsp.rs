@@ -694,7 +694,29 @@ impl LanguageServer for Backend {
     }
 
     // Applied by `Ordered` before the message reaches these handlers.
-    async fn did_open(&self, _: DidOpenTextDocumentParams) {}
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        // `Ordered` applied it; a document over the size cap was left out, and the user hears
+        // why (as `window/showMessage`, since nothing else would show it).
+        let document = params.text_document;
+        let Some(path) = proto::path_of(&document.uri) else {
+            return;
+        };
+        if let Some((root, relative)) = self.state.root_of(&path) {
+            let cap = root.world.config().max_file_size;
+            if document.text.len() as u64 > cap {
+                self.client
+                    .show_message(
+                        MessageType::WARNING,
+                        format!(
+                            "codegraph: {relative} is {} bytes, over the {cap}-byte cap: its \
+                             unsaved edits are not indexed (the graph keeps the file as on disk).",
+                            document.text.len()
+                        ),
+                    )
+                    .await;
+            }
+        }
+    }
     async fn did_change(&self, _: DidChangeTextDocumentParams) {}
     async fn did_close(&self, _: DidCloseTextDocumentParams) {}
 

@@ -492,10 +492,23 @@ impl World {
     }
 
     /// The editor opened a document: its text replaces the disk's until it is closed.
-    pub fn open_buffer(&self, relative: &str, version: i32, text: String) {
+    ///
+    /// A document over the size cap (`max_file_size`, as for files on disk) is not indexed from
+    /// the editor: parsing it would hold up every request behind it. The graph keeps the file as
+    /// it is on disk, and `false` says so (the editor door tells the user).
+    pub fn open_buffer(&self, relative: &str, version: i32, text: String) -> bool {
         let Some(language) = Language::from_path(Path::new(relative)) else {
-            return;
+            return false;
         };
+        if text.len() as u64 > self.config.max_file_size {
+            tracing::warn!(
+                "{relative}: {} bytes, over the {}-byte cap; not indexed from the editor",
+                text.len(),
+                self.config.max_file_size
+            );
+            self.close_buffer(relative);
+            return false;
+        }
         let language = crate::lang::header_language(Path::new(relative), &text, self.cpp_headers())
             .unwrap_or(language);
         let path = FilePath::from(relative);
@@ -510,10 +523,12 @@ impl World {
                 content: Some(content),
             }],
         );
+        true
     }
 
     /// Applies the editor's edits to an open buffer, in order. Returns `false` (and changes
-    /// nothing) when the buffer is not open or the version goes backwards.
+    /// nothing) when the buffer is not open or the version goes backwards; a buffer that grows
+    /// over the size cap is closed (the graph goes back to the file on disk) and `false` too.
     pub fn edit_buffer(&self, relative: &str, version: i32, edits: &[TextEdit]) -> bool {
         let path = FilePath::from(relative);
         let mut state = self.state.lock();
@@ -528,6 +543,15 @@ impl World {
             return false;
         }
         buffer.apply(version, edits);
+        if buffer.len() as u64 > self.config.max_file_size {
+            tracing::warn!(
+                "{relative}: grew over the {}-byte cap; back to its contents on disk",
+                self.config.max_file_size
+            );
+            drop(state);
+            self.close_buffer(relative);
+            return false;
+        }
         let content = buffer.content();
         self.publish(
             &mut state,

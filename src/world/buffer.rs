@@ -107,6 +107,15 @@ impl Buffer {
         self.version
     }
 
+    /// The text's length in bytes.
+    pub fn len(&self) -> usize {
+        self.rope.len_bytes()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rope.len_bytes() == 0
+    }
+
     pub fn text(&self) -> String {
         self.text.to_string()
     }

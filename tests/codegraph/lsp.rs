@@ -1149,3 +1149,53 @@ fn document_uris_outside_the_workspace_never_enter_the_graph() {
     assert_eq!(symbols, json!([]), "{symbols}");
     assert!(client.shutdown().success());
 }
+
+/// A document over the size cap (`didOpen` of 2 MB) is not parsed from the editor: the user
+/// hears why, the graph keeps the file as on disk, and the next request is answered at once.
+#[test]
+fn a_document_over_the_size_cap_is_refused_with_a_message_and_blocks_nothing() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().canonicalize().unwrap();
+    let path = root.join("big.py");
+    std::fs::write(&path, "def on_disk():\n    pass\n").unwrap();
+    let (mut client, _) = LspClient::start(&[&root], false);
+    let huge = format!(
+        "def only_in_the_editor():\n    pass\n{}",
+        "# padding\n".repeat(210_000)
+    );
+    let started = Instant::now();
+    client.open(&path, &huge);
+    let symbols = |client: &mut LspClient, query: &str| -> Vec<String> {
+        let found = client.request("workspace/symbol", json!({"query": query}));
+        found
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|symbol| symbol["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(symbols(&mut client, "on_disk"), ["on_disk"]);
+    assert!(symbols(&mut client, "only_in_the_editor").is_empty());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "answered after {:?}",
+        started.elapsed()
+    );
+    let deadline = Instant::now() + TIMEOUT;
+    let message = loop {
+        if let Some(position) = client
+            .stash
+            .iter()
+            .position(|message| message["method"] == "window/showMessage")
+        {
+            break client.stash.remove(position).unwrap();
+        }
+        let message = client.next_message(deadline);
+        client.stash.push_back(message);
+    };
+    let text = message["params"]["message"].as_str().unwrap();
+    assert!(
+        text.contains("big.py") && text.contains("over the 1048576-byte cap"),
+        "{text}"
+    );
+}
