@@ -336,3 +336,30 @@ fn tsconfig_paths_are_followed_live_and_across_warm_starts() {
     world.refresh_from_disk("tsconfig.json");
     assert!(callers_of(&world, "src/lib.ts::helper").is_empty());
 }
+
+/// A hostile file: one expression nested 45,000 calls deep (130 KiB). It is indexed (in about
+/// 0.1 s; before the start-depth bound, 12 s) and its outer calls are edges.
+#[test]
+fn a_deeply_nested_expression_is_indexed() {
+    let repo = tempfile::tempdir().unwrap();
+    let depth = 45_000;
+    std::fs::write(
+        repo.path().join("deep.py"),
+        format!(
+            "def g(x):\n    return x\n\ny = {}1{}\n",
+            "g(".repeat(depth),
+            ")".repeat(depth)
+        ),
+    )
+    .unwrap();
+    let world = open_world(repo.path());
+    let report = world.index(false, &|_, _| {});
+    assert_eq!(report.files, 1, "{report:?}");
+    let callers = codegraph::graph::query::callers(&world.snapshot(), "deep.py::g");
+    let names: Vec<String> = callers
+        .iter()
+        .map(|site| site.entity.id.to_string())
+        .collect();
+    assert_eq!(names, ["deep.py"]);
+    assert_eq!(callers[0].call_lines.first(), Some(&4));
+}
