@@ -138,6 +138,8 @@ pub struct Problem {
 }
 
 const MAX_SIGNATURE: usize = 240;
+/// Comment nodes read back from a definition for its doc.
+const MAX_DOC_COMMENTS: usize = 64;
 /// Matches start at most this deep in the syntax tree. Past about 2^15 levels tree-sitter's
 /// query cursor slows down sharply (a `g(g(g(…)))` 45,000 deep took 12 s for one 130 KiB
 /// file, an easy way for a hostile repository to stall indexing); real code is a few hundred
@@ -1558,7 +1560,11 @@ fn leading_comment(node: Node<'_>, text: &str) -> Option<String> {
     let mut comments: Vec<&str> = Vec::new();
     let mut expected_row = anchor.start_position().row;
     let mut sibling = anchor.prev_sibling();
-    while let Some(previous) = sibling {
+    // Each step back costs tree-sitter a walk from the parent's first child: a doc is the
+    // last few comments (30,000 comment lines above a function took 5 s to walk whole).
+    while let Some(previous) = sibling
+        && comments.len() < MAX_DOC_COMMENTS
+    {
         let kind = previous.kind();
         if !(kind.contains("comment")) || previous.end_position().row + 1 < expected_row {
             break;
