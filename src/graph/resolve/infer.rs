@@ -780,13 +780,17 @@ impl<'a> Resolver<'a> {
             return Value::Unknown;
         }
         for (position, import) in self.summary.imports.iter().enumerate() {
+            // Only an import of a member by name (`from m import x`, `import { x }`): one that
+            // binds a whole module (`import log "…"`, `import * as z`) names no binding there.
+            let Some(original) = import.name.as_deref() else {
+                continue;
+            };
             if import.wildcard
                 || self.import_bindings[position].as_deref() != Some(name)
                 || !self.import_visible(import, scope)
             {
                 continue;
             }
-            let original = import.name.as_deref().unwrap_or(name);
             let files = self.import_files(position);
             let value = self.module_binding_value(&files, original, depth);
             if value != Value::Unknown {
