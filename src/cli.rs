@@ -74,7 +74,7 @@ impl ShellArgs {
             .map(|program| program.trim().to_string())
             .filter(|program| !program.is_empty())
             .collect();
-        (!programs.is_empty()).then_some(crate::mcp::shell::ShellPolicy { programs })
+        (!programs.is_empty()).then(|| crate::mcp::shell::ShellPolicy::for_this_binary(programs))
     }
 
     fn apply(&self, server: crate::mcp::CodegraphMcp) -> crate::mcp::CodegraphMcp {
@@ -276,6 +276,17 @@ pub enum Command {
 }
 
 pub fn main() -> i32 {
+    // Not a command line of a user: the server running one shell command (see `mcp::shell`).
+    #[cfg(target_os = "linux")]
+    {
+        let arguments: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        if arguments
+            .first()
+            .is_some_and(|first| first == crate::mcp::shell::SUPERVISOR_ARGUMENT)
+        {
+            return crate::mcp::shell::supervisor::main(&arguments[1..]);
+        }
+    }
     init_logging();
     let cli = Cli::parse();
     match run(cli) {

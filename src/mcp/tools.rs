@@ -1293,6 +1293,7 @@ impl CodegraphMcp {
         &self,
         Parameters(params): Parameters<ShellParams>,
         extensions: rmcp::model::Extensions,
+        cancel: tokio_util::sync::CancellationToken,
     ) -> ToolResult<ShellResult> {
         let refuse = |error: &str, message: String| {
             tool_error(serde_json::json!({
@@ -1339,7 +1340,7 @@ impl CodegraphMcp {
             .map(|seconds| std::time::Duration::from_secs(seconds.max(1) as u64))
             .unwrap_or(super::shell::DEFAULT_TIMEOUT)
             .min(super::shell::MAX_TIMEOUT);
-        let outcome = super::shell::run(argv, &directory.absolute, timeout)
+        let outcome = super::shell::run(policy, argv, &directory.absolute, timeout, &cancel)
             .await
             .map_err(|message| refuse("Command failed to start", message))?;
         Ok(Json(ShellResult {
