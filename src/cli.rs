@@ -303,7 +303,9 @@ pub fn main() -> i32 {
 pub fn init_logging() {
     let filter = std::env::var("CODEGRAPH_LOG")
         .or_else(|_| std::env::var("RUST_LOG"))
-        .unwrap_or_else(|_| "warn".to_string());
+        // notify warns when it removes a watch twice, which it does for every deleted directory
+        // once each directory has its own watch (`world/watch.rs`): noise, not a problem.
+        .unwrap_or_else(|_| "warn,notify=error".to_string());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(std::io::stderr)
