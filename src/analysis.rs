@@ -3,7 +3,9 @@
 //!
 //! Every function here is pure over a `&Graph`; [`Cache`] keeps the derived structures (the
 //! search index, the communities, repository-wide facts) of the latest snapshot a reader asked
-//! for, so they are computed lazily, off the edit path, and at most once per revision.
+//! for, so they are computed lazily, off the edit path, and at most once per revision. Their
+//! long loops have `cancel::checkpoint`s: a build stopped there is not kept, and the next
+//! reader starts it again.
 
 pub mod communities;
 pub mod leiden;
@@ -35,6 +37,31 @@ pub struct Cache {
 impl Cache {
     pub fn new() -> Cache {
         Cache::default()
+    }
+
+    /// Whether the search index of `graph`'s revision is built, so a search costs milliseconds
+    /// (`false` while another reader builds it).
+    pub fn has_search_index(&self, graph: &Graph) -> bool {
+        self.search.try_lock().is_some_and(|slot| {
+            slot.as_ref()
+                .is_some_and(|index| index.revision() == graph.revision())
+        })
+    }
+
+    /// Whether the communities of `graph`'s revision are computed.
+    pub fn has_communities(&self, graph: &Graph) -> bool {
+        self.communities.try_lock().is_some_and(|slot| {
+            slot.as_ref()
+                .is_some_and(|found| found.revision == graph.revision())
+        })
+    }
+
+    /// Whether the repository-wide facts of `graph`'s revision are computed.
+    pub fn has_repo_facts(&self, graph: &Graph) -> bool {
+        self.facts.try_lock().is_some_and(|slot| {
+            slot.as_ref()
+                .is_some_and(|found| found.revision == graph.revision())
+        })
     }
 
     /// The search index of `graph`.

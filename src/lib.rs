@@ -24,6 +24,9 @@
 //!   entity's dependencies both ways, a file's outline, exported API, dependents and metrics),
 //!   each language's visibility rules (`analysis/visibility.rs`: what "exported" means);
 //!   a per-revision cache computed by readers on demand.
+//! - `cancel`   stopping a request's work: a flag the door sets (client cancelled or gone,
+//!   deadline passed) and checkpoints in long loops (`analysis`, `graph::query`) that unwind to
+//!   the door's `cancel::run`; no-ops outside one (the CLI).
 //! - `world`    the single writer: the workspace walk, change application, the on-disk cache,
 //!   the file watcher of the headless server (`world/watch.rs`), and a revision counter
 //!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes.
@@ -56,6 +59,7 @@
 //!   inferred types across files.
 
 pub mod analysis;
+pub mod cancel;
 pub mod cli;
 pub mod graph;
 pub mod index;

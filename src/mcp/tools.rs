@@ -8,8 +8,11 @@ use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use tokio_util::sync::CancellationToken;
+
 use super::convert::{self, EntitySummary};
 use super::paths::{self, PathError};
+use super::work::Weight;
 use super::{CodegraphMcp, resolve_for_tool, tool_error};
 use crate::analysis;
 use crate::analysis::modules;
@@ -587,20 +590,6 @@ fn round2(value: f64) -> f64 {
     (value * 100.0).round() / 100.0
 }
 
-/// Runs analysis work off the async runtime: it can take seconds on a large repository.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> ToolResult<T> + Send + 'static,
-) -> ToolResult<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .unwrap_or_else(|error| {
-            Err(tool_error(serde_json::json!({
-                "error": "Analysis failed",
-                "message": error.to_string(),
-            })))
-        })
-}
-
 fn default_level() -> u8 {
     0
 }
@@ -837,16 +826,21 @@ impl CodegraphMcp {
     pub async fn find_callers(
         &self,
         Parameters(params): Parameters<CallsParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<CallersResult> {
-        let graph = self.world.snapshot();
-        let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let callers = call_neighbours(&graph, &entity, true, params.max_depth);
-        let provenance = provenance(&self.world, &graph, &entity, &callers, true);
-        Ok(Json(CallersResult {
-            entity: EntitySummary::from(&entity),
-            callers,
-            provenance,
-        }))
+        let world = self.world.clone();
+        self.work(Weight::of_depth(params.max_depth), &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let callers = call_neighbours(&graph, &entity, true, params.max_depth);
+            let provenance = provenance(&world, &graph, &entity, &callers, true);
+            Ok(Json(CallersResult {
+                entity: EntitySummary::from(&entity),
+                callers,
+                provenance,
+            }))
+        })
+        .await
     }
 
     #[tool(
@@ -856,16 +850,21 @@ impl CodegraphMcp {
     pub async fn find_callees(
         &self,
         Parameters(params): Parameters<CallsParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<CalleesResult> {
-        let graph = self.world.snapshot();
-        let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let callees = call_neighbours(&graph, &entity, false, params.max_depth);
-        let provenance = provenance(&self.world, &graph, &entity, &callees, false);
-        Ok(Json(CalleesResult {
-            entity: EntitySummary::from(&entity),
-            callees,
-            provenance,
-        }))
+        let world = self.world.clone();
+        self.work(Weight::of_depth(params.max_depth), &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let callees = call_neighbours(&graph, &entity, false, params.max_depth);
+            let provenance = provenance(&world, &graph, &entity, &callees, false);
+            Ok(Json(CalleesResult {
+                entity: EntitySummary::from(&entity),
+                callees,
+                provenance,
+            }))
+        })
+        .await
     }
 
     #[tool(
@@ -875,20 +874,25 @@ impl CodegraphMcp {
     async fn find_implementations(
         &self,
         Parameters(params): Parameters<ImplementationsParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<ImplementationsResult> {
-        let graph = self.world.snapshot();
-        let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let implementations = query::implementations_resolved(&graph, &entity.id)
-            .iter()
-            .map(|(found, resolution)| Implementation {
-                entity: EntitySummary::from(found),
-                resolution: resolution.to_string(),
-            })
-            .collect();
-        Ok(Json(ImplementationsResult {
-            entity: EntitySummary::from(&entity),
-            implementations,
-        }))
+        let world = self.world.clone();
+        self.work(Weight::Cheap, &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let implementations = query::implementations_resolved(&graph, &entity.id)
+                .iter()
+                .map(|(found, resolution)| Implementation {
+                    entity: EntitySummary::from(found),
+                    resolution: resolution.to_string(),
+                })
+                .collect();
+            Ok(Json(ImplementationsResult {
+                entity: EntitySummary::from(&entity),
+                implementations,
+            }))
+        })
+        .await
     }
 
     #[tool(
@@ -898,38 +902,43 @@ impl CodegraphMcp {
     async fn get_code_snippet(
         &self,
         Parameters(params): Parameters<SnippetParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<SnippetResult> {
-        let graph = self.world.snapshot();
-        let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let source = convert::entity_source(&graph, &entity);
-        let context = if params.include_context {
-            graph.file(&entity.file_path).map(|file| {
-                let around = params.context_lines.min(50);
-                let (text, start_line, end_line) = convert::line_range(
-                    &file.text,
-                    entity.start_line.saturating_sub(around),
-                    entity.end_line.saturating_add(around),
-                );
-                SnippetContext {
-                    start_line,
-                    end_line,
-                    text,
-                }
-            })
-        } else {
-            None
-        };
-        Ok(Json(SnippetResult {
-            entity_id: entity.id.to_string(),
-            name: entity.name.to_string(),
-            kind: entity.kind.to_string(),
-            file_path: entity.file_path.to_string(),
-            start_line: entity.start_line,
-            end_line: entity.end_line,
-            language: entity.language.name().to_string(),
-            source,
-            context,
-        }))
+        let world = self.world.clone();
+        self.work(Weight::Cheap, &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let source = convert::entity_source(&graph, &entity);
+            let context = if params.include_context {
+                graph.file(&entity.file_path).map(|file| {
+                    let around = params.context_lines.min(50);
+                    let (text, start_line, end_line) = convert::line_range(
+                        &file.text,
+                        entity.start_line.saturating_sub(around),
+                        entity.end_line.saturating_add(around),
+                    );
+                    SnippetContext {
+                        start_line,
+                        end_line,
+                        text,
+                    }
+                })
+            } else {
+                None
+            };
+            Ok(Json(SnippetResult {
+                entity_id: entity.id.to_string(),
+                name: entity.name.to_string(),
+                kind: entity.kind.to_string(),
+                file_path: entity.file_path.to_string(),
+                start_line: entity.start_line,
+                end_line: entity.end_line,
+                language: entity.language.name().to_string(),
+                source,
+                context,
+            }))
+        })
+        .await
     }
 
     #[tool(
@@ -939,90 +948,97 @@ impl CodegraphMcp {
     async fn read_file_content(
         &self,
         Parameters(params): Parameters<ReadFileParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<ReadFileResult> {
-        let file =
-            paths::resolve_in_workspace(self.world.root(), &params.file_path).map_err(|error| {
-                let kind = match error {
-                    PathError::Outside(_) => "Access denied",
-                    PathError::NotFound(_) => "File not found",
-                };
+        let world = self.world.clone();
+        self.work(Weight::Cheap, &cancel, move || {
+            let file =
+                paths::resolve_in_workspace(world.root(), &params.file_path).map_err(|error| {
+                    let kind = match error {
+                        PathError::Outside(_) => "Access denied",
+                        PathError::NotFound(_) => "File not found",
+                    };
+                    tool_error(serde_json::json!({
+                        "error": kind,
+                        "file_path": params.file_path,
+                        "message": error.to_string(),
+                    }))
+                })?;
+            // The graph holds the live text (an editor's unsaved buffer); the disk otherwise.
+            let graph = world.snapshot();
+            let mut disk_cut = false;
+            let text: String = match graph.file(&file.relative) {
+                Some(node) => node.text.to_string(),
+                None => {
+                    // Bounded: the binary check reads 8 KiB, and no file costs more than the limit.
+                    let (bytes, cut) =
+                        crate::world::walk::read_prefix(&file.absolute, MAX_DISK_BYTES).map_err(
+                            |refusal| {
+                                let error = match refusal {
+                                    ReadRefusal::Binary => "Binary file",
+                                    ReadRefusal::NotRegular => "Not a regular file",
+                                    ReadRefusal::Io(_) => "File not found",
+                                };
+                                tool_error(serde_json::json!({
+                                    "error": error,
+                                    "file_path": params.file_path,
+                                    "message": refusal.to_string(),
+                                }))
+                            },
+                        )?;
+                    disk_cut = cut;
+                    crate::syntax::decode_lossy(bytes)
+                }
+            };
+            let total_lines = text.lines().count() as u32;
+            let range_error = |message: String| {
                 tool_error(serde_json::json!({
-                    "error": kind,
+                    "error": "Line out of range",
                     "file_path": params.file_path,
-                    "message": error.to_string(),
+                    "total_lines": total_lines,
+                    "message": message,
                 }))
-            })?;
-        // The graph holds the live text (an editor's unsaved buffer); the disk otherwise.
-        let graph = self.world.snapshot();
-        let mut disk_cut = false;
-        let text: String = match graph.file(&file.relative) {
-            Some(node) => node.text.to_string(),
-            None => {
-                // Bounded: the binary check reads 8 KiB, and no file costs more than the limit.
-                let (bytes, cut) = crate::world::walk::read_prefix(&file.absolute, MAX_DISK_BYTES)
-                    .map_err(|refusal| {
-                        let error = match refusal {
-                            ReadRefusal::Binary => "Binary file",
-                            ReadRefusal::NotRegular => "Not a regular file",
-                            ReadRefusal::Io(_) => "File not found",
-                        };
-                        tool_error(serde_json::json!({
-                            "error": error,
-                            "file_path": params.file_path,
-                            "message": refusal.to_string(),
-                        }))
-                    })?;
-                disk_cut = cut;
-                crate::syntax::decode_lossy(bytes)
+            };
+            if let (Some(start), Some(end)) = (params.start_line, params.end_line)
+                && start > end
+            {
+                return Err(range_error(format!(
+                    "start_line {start} is after end_line {end}"
+                )));
             }
-        };
-        let total_lines = text.lines().count() as u32;
-        let range_error = |message: String| {
-            tool_error(serde_json::json!({
-                "error": "Line out of range",
-                "file_path": params.file_path,
-                "total_lines": total_lines,
-                "message": message,
+            if let Some(start) = params.start_line
+                && start > total_lines.max(1)
+            {
+                return Err(range_error(format!(
+                    "start_line {start} is past the end of the file ({total_lines} lines)"
+                )));
+            }
+            let first = params.start_line.unwrap_or(1).max(1);
+            let last = params.end_line.unwrap_or(total_lines).min(total_lines);
+            let (mut content, first, mut last) = convert::line_range(&text, first, last);
+            let mut truncated = disk_cut && last == total_lines;
+            if content.len() > MAX_READ_BYTES {
+                let mut cut = MAX_READ_BYTES;
+                while !content.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                // End on a whole line when there is one.
+                if let Some(newline) = content[..cut].rfind('\n') {
+                    cut = newline + 1;
+                }
+                content.truncate(cut);
+                last = first + content.lines().count() as u32 - 1;
+                truncated = true;
+            }
+            Ok(Json(ReadFileResult {
+                file: file.relative,
+                content,
+                lines: convert::lines_label(first, last),
+                total_lines,
+                truncated,
             }))
-        };
-        if let (Some(start), Some(end)) = (params.start_line, params.end_line)
-            && start > end
-        {
-            return Err(range_error(format!(
-                "start_line {start} is after end_line {end}"
-            )));
-        }
-        if let Some(start) = params.start_line
-            && start > total_lines.max(1)
-        {
-            return Err(range_error(format!(
-                "start_line {start} is past the end of the file ({total_lines} lines)"
-            )));
-        }
-        let first = params.start_line.unwrap_or(1).max(1);
-        let last = params.end_line.unwrap_or(total_lines).min(total_lines);
-        let (mut content, first, mut last) = convert::line_range(&text, first, last);
-        let mut truncated = disk_cut && last == total_lines;
-        if content.len() > MAX_READ_BYTES {
-            let mut cut = MAX_READ_BYTES;
-            while !content.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            // End on a whole line when there is one.
-            if let Some(newline) = content[..cut].rfind('\n') {
-                cut = newline + 1;
-            }
-            content.truncate(cut);
-            last = first + content.lines().count() as u32 - 1;
-            truncated = true;
-        }
-        Ok(Json(ReadFileResult {
-            file: file.relative,
-            content,
-            lines: convert::lines_label(first, last),
-            total_lines,
-            truncated,
-        }))
+        })
+        .await
     }
 
     #[tool(
@@ -1032,16 +1048,21 @@ impl CodegraphMcp {
     async fn get_file_structure(
         &self,
         Parameters(params): Parameters<FileParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<FileStructureResult> {
-        let graph = self.world.snapshot();
-        let path = resolve_file(&graph, &params.file_path)?;
-        let node = graph.file(&path).expect("resolved file exists");
-        Ok(Json(FileStructureResult {
-            file: path.to_string(),
-            language: node.language.name().to_string(),
-            line_count: node.summary.line_count,
-            entities: structure_entries(&modules::outline(&graph, &path)),
-        }))
+        let world = self.world.clone();
+        self.work(Weight::Cheap, &cancel, move || {
+            let graph = world.snapshot();
+            let path = resolve_file(&graph, &params.file_path)?;
+            let node = graph.file(&path).expect("resolved file exists");
+            Ok(Json(FileStructureResult {
+                file: path.to_string(),
+                language: node.language.name().to_string(),
+                line_count: node.summary.line_count,
+                entities: structure_entries(&modules::outline(&graph, &path)),
+            }))
+        })
+        .await
     }
 
     #[tool(
@@ -1051,9 +1072,10 @@ impl CodegraphMcp {
     async fn analyze_module_structure(
         &self,
         Parameters(params): Parameters<FileParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<ModuleStructureResult> {
         let world = self.world.clone();
-        blocking(move || {
+        self.work(Weight::Cheap, &cancel, move || {
             let graph = world.snapshot();
             let path = resolve_file(&graph, &params.file_path)?;
             let module =
@@ -1070,30 +1092,35 @@ impl CodegraphMcp {
     async fn find_dependencies(
         &self,
         Parameters(params): Parameters<DependenciesParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<DependenciesResult> {
-        let graph = self.world.snapshot();
-        let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let direction = match params.direction {
-            Direction::Upstream => modules::Direction::Upstream,
-            Direction::Downstream => modules::Direction::Downstream,
-            Direction::Both => modules::Direction::Both,
-        };
-        let entries: Vec<DependencyEntry> =
-            modules::find_dependencies(&graph, &entity, direction, params.depth)
-                .into_iter()
-                .map(|dependency| DependencyEntry {
-                    entity: EntitySummary::from(&dependency.entity),
-                    depth: dependency.depth,
-                    direction: dependency.direction.as_str().to_string(),
-                    relation: dependency.relation.to_string(),
-                    via: dependency.via.to_string(),
-                })
-                .collect();
-        Ok(Json(DependenciesResult {
-            entity: EntitySummary::from(&entity),
-            total_dependencies: entries.len(),
-            entities: entries,
-        }))
+        let world = self.world.clone();
+        self.work(Weight::of_depth(params.depth), &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let direction = match params.direction {
+                Direction::Upstream => modules::Direction::Upstream,
+                Direction::Downstream => modules::Direction::Downstream,
+                Direction::Both => modules::Direction::Both,
+            };
+            let entries: Vec<DependencyEntry> =
+                modules::find_dependencies(&graph, &entity, direction, params.depth)
+                    .into_iter()
+                    .map(|dependency| DependencyEntry {
+                        entity: EntitySummary::from(&dependency.entity),
+                        depth: dependency.depth,
+                        direction: dependency.direction.as_str().to_string(),
+                        relation: dependency.relation.to_string(),
+                        via: dependency.via.to_string(),
+                    })
+                    .collect();
+            Ok(Json(DependenciesResult {
+                entity: EntitySummary::from(&entity),
+                total_dependencies: entries.len(),
+                entities: entries,
+            }))
+        })
+        .await
     }
 
     #[tool(
@@ -1103,10 +1130,12 @@ impl CodegraphMcp {
     pub async fn query_codebase(
         &self,
         Parameters(params): Parameters<QueryParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<QueryResult> {
         let world = self.world.clone();
         let limit = params.limit.clamp(1, 100);
-        blocking(move || {
+        let weight = self.weight_of_search(false);
+        self.work(weight, &cancel, move || {
             let graph = world.snapshot();
             let index = world.analysis().search_index(&graph);
             let results = index.search(&params.query, search_scope(params.scope), limit);
@@ -1135,9 +1164,11 @@ impl CodegraphMcp {
     async fn global_search(
         &self,
         Parameters(params): Parameters<GlobalSearchParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<GlobalSearchResult> {
         let world = self.world.clone();
-        blocking(move || {
+        let weight = self.weight_of_search(true);
+        self.work(weight, &cancel, move || {
             let graph = world.snapshot();
             let index = world.analysis().search_index(&graph);
             let communities = world.analysis().communities(&graph);
@@ -1160,9 +1191,13 @@ impl CodegraphMcp {
     async fn local_search(
         &self,
         Parameters(params): Parameters<LocalSearchParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<LocalSearchResult> {
         let world = self.world.clone();
-        blocking(move || {
+        let weight = self
+            .weight_of_search(false)
+            .max(Weight::of_depth(params.depth.clamp(1, 4)));
+        self.work(weight, &cancel, move || {
             let graph = world.snapshot();
             let mut names: Vec<String> = params.entity_id.clone().into_iter().collect();
             names.extend(params.context_entities.iter().cloned());
@@ -1200,9 +1235,16 @@ impl CodegraphMcp {
     async fn suggest_refactoring(
         &self,
         Parameters(params): Parameters<RefactoringParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<RefactoringResult> {
         let world = self.world.clone();
-        blocking(move || {
+        let graph = world.snapshot();
+        let weight = if world.analysis().has_repo_facts(&graph) {
+            Weight::Cheap
+        } else {
+            Weight::Heavy
+        };
+        self.work(weight, &cancel, move || {
             let graph = world.snapshot();
             let entity = resolve_for_tool(&graph, &params.entity_id)?;
             let only = match params.kind.as_deref() {
@@ -1259,25 +1301,28 @@ impl CodegraphMcp {
     async fn reindex_repository(
         &self,
         Parameters(params): Parameters<ReindexParams>,
+        cancel: CancellationToken,
     ) -> ToolResult<ReindexResult> {
         let world = self.world.clone();
-        let report =
-            tokio::task::spawn_blocking(move || world.index(!params.incremental, &|_, _| {}))
-                .await
-                .map_err(|error| {
-                    tool_error(
-                        serde_json::json!({ "error": "Index error", "message": error.to_string() }),
-                    )
-                })?;
-        Ok(Json(ReindexResult {
-            files: report.files,
-            entities: report.entities,
-            relations: report.relations,
-            parsed: report.parsed,
-            from_cache: report.from_cache,
-            removed: report.removed,
-            duration: report.duration_ms / 1000.0,
-        }))
+        // The writer's index has no checkpoints: once started it completes (and stores its
+        // graph), but it waits its turn among the heavy requests.
+        self.work(Weight::Heavy, &cancel, move || {
+            let unstoppable = crate::cancel::Flag::new();
+            let report = crate::cancel::run(&unstoppable, || {
+                world.index(!params.incremental, &|_, _| {})
+            })
+            .expect("never cancelled");
+            Ok(Json(ReindexResult {
+                files: report.files,
+                entities: report.entities,
+                relations: report.relations,
+                parsed: report.parsed,
+                from_cache: report.from_cache,
+                removed: report.removed,
+                duration: report.duration_ms / 1000.0,
+            }))
+        })
+        .await
     }
 
     #[tool(
@@ -1293,7 +1338,7 @@ impl CodegraphMcp {
         &self,
         Parameters(params): Parameters<ShellParams>,
         extensions: rmcp::model::Extensions,
-        cancel: tokio_util::sync::CancellationToken,
+        cancel: CancellationToken,
     ) -> ToolResult<ShellResult> {
         let refuse = |error: &str, message: String| {
             tool_error(serde_json::json!({

@@ -3,6 +3,7 @@
 
 mod analysis;
 mod attach;
+mod bounded;
 mod cache;
 mod cli;
 mod conformance;
