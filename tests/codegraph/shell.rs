@@ -150,9 +150,9 @@ async fn an_allowed_run_in_a_workspace_directory() {
     );
 }
 
-/// Gone, or a zombie waiting for its new parent to reap it, within ten seconds.
+/// Gone, or a zombie waiting for its new parent to reap it, within twenty seconds.
 fn assert_dies(pid: u32, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
         let dead = state.as_deref().is_none_or(|stat| {
@@ -271,6 +271,44 @@ async fn a_setsid_escape_dies_with_the_command() {
             .contains("could not start 'no-such-program-here'"),
         "{result}"
     );
+}
+
+/// A command stops when its request does: at `notifications/cancelled`, and when the client goes
+/// away (rmcp then cancels what is in flight, after giving answers 5 s to be written), long
+/// before its 600 s timeout.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_request_or_a_client_gone_stops_its_command() {
+    use rmcp::model::{CallToolRequest, ClientRequest};
+    use rmcp::service::PeerRequestOptions;
+    let (client, _directory, repo) = start(&["sh"]).await;
+    std::fs::write(repo.join("wait.sh"), "echo $$ > \"$1\"\nexec sleep 600\n").unwrap();
+    let send = |pid_file: &str| {
+        ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new("execute_shell_command").with_arguments(
+                json!({"command": format!("sh wait.sh {pid_file}"), "timeout": 600})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        ))
+    };
+    let handle = client
+        .peer()
+        .send_cancellable_request(send("cancelled.pid"), PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let pid = pid_in(&repo.join("cancelled.pid"));
+    handle.cancel(None).await.unwrap();
+    assert_dies(pid, "the command of a cancelled request");
+
+    let _in_flight = client
+        .peer()
+        .send_cancellable_request(send("gone.pid"), PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let pid = pid_in(&repo.join("gone.pid"));
+    client.cancel().await.unwrap();
+    assert_dies(pid, "the command of a client that went away");
 }
 
 /// `codegraph lsp --allow-shell` passes the allow-list to the MCP sessions `codegraph mcp`
