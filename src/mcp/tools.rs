@@ -1089,7 +1089,7 @@ impl CodegraphMcp {
         description = "Entities an entity depends on (downstream: what it calls, imports, uses, extends, implements) and/or that depend on it (upstream), up to `depth` hops (default 2). Use it for impact analysis: what breaks if this changes, what must exist for this to work.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn find_dependencies(
+    pub async fn find_dependencies(
         &self,
         Parameters(params): Parameters<DependenciesParams>,
         cancel: CancellationToken,
@@ -1161,7 +1161,7 @@ impl CodegraphMcp {
         description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default: a narrow area, often one file), 1 = subsystems (use it for \"how does X work\" questions spanning several files), 2 = coarsest. Read `codegraph://communities/{id}` for a community's members.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn global_search(
+    pub async fn global_search(
         &self,
         Parameters(params): Parameters<GlobalSearchParams>,
         cancel: CancellationToken,

@@ -244,7 +244,8 @@ fn every_long_computation_has_checkpoints() {
         query::Lookup::Found(entity) => entity,
         _ => panic!("factorial is in fixtures/python"),
     };
-    let computations: Vec<(&str, Box<dyn Fn()>)> = vec![
+    type Computation<'a> = (&'static str, Box<dyn Fn() + 'a>);
+    let computations: Vec<Computation> = vec![
         (
             "search index",
             Box::new(|| drop(search::SearchIndex::build(&graph))),
