@@ -39,11 +39,16 @@
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), both
 //!   through `mcp/lines.rs` (-32700 for a line that is not JSON, -32602 for bad params), HTTP
 //!   and legacy SSE (`mcp/http.rs`), the headless server (`mcp/serve.rs`), the shell tool's
-//!   guard (`mcp/shell.rs`), resource subscriptions (`mcp/subscriptions.rs`, woken by
-//!   `World::changes`).
+//!   guard (`mcp/shell.rs`; `shell/run.rs` runs a command, `shell/supervisor.rs` is the
+//!   `codegraph` process that contains one as a child subreaper), resource subscriptions
+//!   (`mcp/subscriptions.rs`, woken by `World::changes`), and where every request's work runs
+//!   (`mcp/work.rs`: blocking threads, a deadline, cancellation, a bounded pool for heavy work).
 //!
 //! Architecture invariants:
 //! - `analysis` reads snapshots only; nothing on the edit path waits for it.
+//! - A `cancel::checkpoint` never runs inside the writer's transaction: a stopped request must
+//!   not leave a half-applied change (the writer runs outside any `cancel::run`, or under a
+//!   flag nobody sets).
 //! - `index` knows nothing of other files; `graph` knows nothing of files on disk or of protocols.
 //! - Only `world` writes. A change (a file's new text, or its deletion) is applied as one
 //!   transaction that produces a new immutable `graph::Graph`; readers clone an `Arc` and never see

@@ -11,6 +11,7 @@ mod e2e_lsp;
 mod e2e_mcp;
 mod e2e_nvim;
 mod fixtures;
+mod fuzz;
 mod incremental;
 mod lsp;
 mod mcp;
