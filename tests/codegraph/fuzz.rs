@@ -242,13 +242,15 @@ fn through_lines(input: Vec<u8>) -> (Vec<String>, Vec<serde_json::Value>) {
         let (writer, mut answers) = tokio::io::duplex(1 << 16);
         let (mut rmcp_input, rmcp_output) =
             codegraph::mcp::lines::answer_parse_errors(reader, writer);
-        drop(rmcp_output);
         let feeding = tokio::spawn(async move {
             let _ = client.write_all(&input).await;
         });
+        // rmcp's side stays open until its input ends, as a server's would (closing it first
+        // would end the answers' writer too).
         let forwarded = tokio::spawn(async move {
             let mut bytes = Vec::new();
             let _ = rmcp_input.read_to_end(&mut bytes).await;
+            drop(rmcp_output);
             bytes
         });
         let answered = tokio::spawn(async move {
@@ -553,3 +555,4 @@ fn an_overlong_mcp_line_is_answered_and_skipped() {
     );
     assert_eq!(forwarded, [valid]);
 }
+
