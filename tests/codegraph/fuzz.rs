@@ -555,4 +555,3 @@ fn an_overlong_mcp_line_is_answered_and_skipped() {
     );
     assert_eq!(forwarded, [valid]);
 }
-

@@ -109,9 +109,13 @@ pub async fn run(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    let mut child = command
-        .spawn()
-        .map_err(|error| format!("could not start '{}': {error}", argv[0]))?;
+    let mut child = command.spawn().map_err(|error| match &policy.supervisor {
+        Some(supervisor) => format!(
+            "could not start the command's supervisor {}: {error}",
+            supervisor.display()
+        ),
+        None => format!("could not start '{}': {error}", argv[0]),
+    })?;
     let lifeline = child.stdin.take();
     let group = child.id().map(|pid| Pid::from_raw(pid as i32));
     let stdout = tokio::spawn(read_capped(child.stdout.take().expect("piped")));
@@ -160,4 +164,36 @@ pub async fn run(
         timed_out,
         cancelled,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_missing_supervisor_is_named_in_the_error_not_the_command() {
+        let policy = ShellPolicy {
+            programs: vec!["true".to_string()],
+            supervisor: Some(PathBuf::from("/nonexistent/codegraph-supervisor")),
+        };
+        let directory = std::env::temp_dir();
+        let error = run(
+            &policy,
+            vec!["true".to_string()],
+            &directory,
+            Duration::from_secs(5),
+            &CancellationToken::new(),
+        )
+        .await
+        .err()
+        .expect("a supervisor that does not exist cannot start");
+        assert!(
+            error.starts_with(
+                "could not start the command's supervisor /nonexistent/codegraph-supervisor: "
+            ),
+            "{error}"
+        );
+    }
 }
