@@ -513,8 +513,13 @@ fn python_call_hierarchy_of_authenticate() {
         show_range(&root, &item["uri"], &item["selectionRange"]),
         "shop/auth/service.py:23:8-23:20"
     );
+    // What VS Code shows after the name: the container and the place.
+    assert_eq!(item["detail"], "AuthService · shop/auth/service.py:24");
+    assert_eq!(item["kind"], 6); // SymbolKind.Method
     let incoming = client.incoming(&item);
     assert_eq!(show_calls(&incoming, "from"), ["main @ 11:20-11:32"]);
+    assert_eq!(incoming[0]["from"]["detail"], "shop/app/main.py:9");
+    assert_eq!(incoming[0]["from"]["kind"], 12); // SymbolKind.Function
     assert!(
         incoming[0]["from"]["uri"]
             .as_str()
