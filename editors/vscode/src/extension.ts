@@ -6,7 +6,14 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import {
+  CloseAction,
+  ErrorHandler,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+} from 'vscode-languageclient/node';
 
 import { findBinary, Found, probeVersion } from './binary';
 import { documentSelector } from './languages';
@@ -19,22 +26,40 @@ import { startingText, startingTooltip, Status, statusBarText, statusLines } fro
  * library then reports about the connection it lost on purpose are not shown to the user.
  */
 class CodegraphClient extends LanguageClient {
-  private serverProcess: ChildProcess | undefined;
-  private abandoned = false;
+  private readonly server: ServerHandle;
 
   constructor(command: string, args: string[], clientOptions: LanguageClientOptions) {
+    const server: ServerHandle = { abandoned: false };
     // Spawned here rather than by the library so that the process can be ended before the
     // client is running.
     const serverOptions: ServerOptions = () => {
-      const child = spawn(command, args, { stdio: 'pipe' });
-      this.serverProcess = child;
-      return Promise.resolve(child);
+      server.process = spawn(command, args, { stdio: 'pipe' });
+      return Promise.resolve(server.process);
     };
-    super('codegraph', 'codegraph', serverOptions, clientOptions);
+    super('codegraph', 'codegraph', serverOptions, {
+      ...clientOptions,
+      // Without a handler the library shows the raw error of an `initialize` that failed, and
+      // then the same failure again (`error` below): once, saying what it is, is enough.
+      initializationFailedHandler: () => false,
+      // The library's own handler restarts a server that went away (up to 4 times in 3
+      // minutes); never one ended on purpose.
+      errorHandler: {
+        error: (error, message, count) => server.fallback!.error(error, message, count),
+        closed: () =>
+          server.abandoned ? { action: CloseAction.DoNotRestart, handled: true } : server.fallback!.closed(),
+      },
+    });
+    server.fallback = this.createDefaultErrorHandler();
+    this.server = server;
   }
 
   override error(message: string, data?: unknown, showNotification?: boolean | 'force'): void {
-    super.error(message, data, this.abandoned ? false : showNotification);
+    super.error(message, data, this.server.abandoned ? false : showNotification);
+  }
+
+  /** A client that never ran has nothing to stop politely (`shutDown` ends its process). */
+  override stop(timeout?: number): Promise<void> {
+    return this.isRunning() ? super.stop(timeout) : Promise.resolve();
   }
 
   /** Stops a running server politely; otherwise (still starting) ends its process. */
@@ -48,8 +73,8 @@ class CodegraphClient extends LanguageClient {
       }
       return;
     }
-    this.abandoned = true;
-    const child = this.serverProcess;
+    this.server.abandoned = true;
+    const child = this.server.process;
     if (!child || child.exitCode !== null || child.signalCode !== null) {
       return;
     }
@@ -62,6 +87,13 @@ class CodegraphClient extends LanguageClient {
     }
     output.appendLine(`codegraph (pid ${child.pid}) never answered initialize; ended it`);
   }
+}
+
+interface ServerHandle {
+  process?: ChildProcess;
+  /** Let go of on purpose: its errors and its end are not the user's concern. */
+  abandoned: boolean;
+  fallback?: ErrorHandler;
 }
 
 function delay(milliseconds: number): Promise<void> {
@@ -306,7 +338,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   // Not awaited: VS Code holds an extension's commands until `activate` returns, and the
   // server may take long to answer `initialize`; Restart and Connect must work meanwhile.
-  void start(context);
+  void startInBackground(context);
 }
 
 /**
@@ -315,7 +347,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
  */
 async function restart(context: vscode.ExtensionContext): Promise<void> {
   await stop();
-  void start(context);
+  void startInBackground(context);
+}
+
+/** `start`, not awaited by its caller: what goes wrong is logged and shown in the status bar. */
+function startInBackground(context: vscode.ExtensionContext): Promise<void> {
+  return start(context).catch((error: unknown) => {
+    output.appendLine(`codegraph failed to start: ${String(error)}`);
+    updateStatusBar(undefined);
+  });
 }
 
 export async function deactivate(): Promise<void> {
