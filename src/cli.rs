@@ -230,6 +230,10 @@ pub enum Command {
         /// Neither read nor write the on-disk cache (`<folder>/.codegraph`).
         #[arg(long)]
         no_cache: bool,
+        /// Keep each workspace folder's cache in `DIR/<folder name>-<hash>/` instead of
+        /// `<folder>/.codegraph`.
+        #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+        cache_dir: Option<PathBuf>,
         /// Do not serve MCP on a unix socket (by default `codegraph mcp` can attach to this
         /// process and see the editor's unsaved edits).
         #[arg(long)]
@@ -422,13 +426,18 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             stdio: _,
             max_file_size,
             no_cache,
+            cache_dir,
             no_mcp_socket,
             shell,
         } => {
-            let cache = if no_cache {
-                CacheLocation::Disabled
-            } else {
-                CacheLocation::InWorkspace
+            let cache = match (no_cache, cache_dir) {
+                (true, _) => CacheLocation::Disabled,
+                // Made absolute here: the editor chose the server's working directory.
+                (false, Some(directory)) => CacheLocation::PerFolderUnder(
+                    std::path::absolute(&directory)
+                        .with_context(|| format!("--cache-dir {}", directory.display()))?,
+                ),
+                (false, None) => CacheLocation::InWorkspace,
             };
             // 1 when the client said `exit` (or went away) without `shutdown` first.
             return crate::lsp::run_stdio(

@@ -72,8 +72,15 @@ impl LspClient {
         arguments: &[&str],
     ) -> (LspClient, Value) {
         let runtime_dir = tempfile::tempdir().unwrap();
+        // No cache unless the test chooses where it goes.
+        let cache = if arguments.contains(&"--cache-dir") {
+            None
+        } else {
+            Some("--no-cache")
+        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_codegraph"))
-            .args(["lsp", "--stdio", "--no-cache"])
+            .args(["lsp", "--stdio"])
+            .args(cache)
             .args(arguments)
             .env("XDG_RUNTIME_DIR", runtime_dir.path())
             .stdin(Stdio::piped())
@@ -498,6 +505,46 @@ fn show_calls(calls: &Value, side: &str) -> Vec<String> {
         .collect();
     shown.sort();
     shown
+}
+
+/// `codegraph lsp --cache-dir DIR`: each workspace folder's cache in `DIR/<name>-<hash>/` (with
+/// its `.gitignore`), nothing in the folders; two folders of the same name do not share one.
+#[test]
+fn cache_dir_keeps_each_folders_cache_outside_it() {
+    let directory = tempfile::tempdir().unwrap();
+    let first = directory.path().join("one/shop");
+    let second = directory.path().join("two/shop");
+    for root in [&first, &second] {
+        std::fs::create_dir_all(root).unwrap();
+        copy_tree(&support::fixture("python"), root);
+    }
+    let caches = directory.path().join("caches");
+    let (mut client, _) = LspClient::start_with(
+        &[&first, &second],
+        false,
+        &["--cache-dir", caches.to_str().unwrap()],
+    );
+    assert!(client.shutdown().success());
+    let mut names: Vec<String> = std::fs::read_dir(&caches)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut expected = vec![
+        codegraph::world::per_folder_cache_name(&first.canonicalize().unwrap()),
+        codegraph::world::per_folder_cache_name(&second.canonicalize().unwrap()),
+    ];
+    expected.sort();
+    assert_eq!(names, expected);
+    for name in &names {
+        assert!(
+            name.starts_with("shop-") && name.len() == "shop-".len() + 16,
+            "{name}"
+        );
+        assert!(caches.join(name).join("index.bin").is_file(), "{name}");
+        assert!(caches.join(name).join(".gitignore").is_file(), "{name}");
+    }
+    assert!(!first.join(".codegraph").exists() && !second.join(".codegraph").exists());
 }
 
 #[test]

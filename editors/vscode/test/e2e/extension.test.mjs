@@ -282,6 +282,8 @@ test('a server that never answers: the status bar says so, and Restart replaces 
   fs.mkdirSync(directory);
   const hung = hungServer(directory);
   const folder = workspace('hung', { 'codegraph.server.path': hung.script });
+  // Whatever happens, no stand-in outlives the test (`sleep` does not end with its stdin).
+  process.on('exit', () => startedPids(hung.starts).forEach((pid) => alive(pid) && process.kill(pid, 'SIGKILL')));
   await inWindow('hung', folder, async (window) => {
     await window.openFile('shop/auth/service.py');
     await until('the first start', () => startedPids(hung.starts).length === 1, 60_000);
