@@ -37,6 +37,9 @@ pub enum CacheLocation {
     /// `<root>/.codegraph/`.
     InWorkspace,
     Directory(PathBuf),
+    /// `<directory>/<folder name>-<hash of the folder's path>/`: one cache per workspace folder
+    /// under a directory of the user's choosing (`codegraph lsp --cache-dir`).
+    PerFolderUnder(PathBuf),
     Disabled,
 }
 
@@ -220,6 +223,9 @@ impl World {
         match &self.config.cache {
             CacheLocation::InWorkspace => Some(self.root.join(".codegraph")),
             CacheLocation::Directory(directory) => Some(directory.clone()),
+            CacheLocation::PerFolderUnder(directory) => {
+                Some(directory.join(per_folder_cache_name(&self.root)))
+            }
             CacheLocation::Disabled => None,
         }
     }
@@ -698,4 +704,26 @@ pub fn human_duration(duration: Duration) -> String {
     } else {
         format!("{:.2} s", millis / 1000.0)
     }
+}
+
+/// The name of a workspace folder's cache under `codegraph lsp --cache-dir`: the folder's name
+/// (for people looking in the directory) and a hash of its whole path (two folders of one name
+/// never share a cache).
+pub fn per_folder_cache_name(root: &Path) -> String {
+    let name: String = root
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|character| {
+            if character.is_alphanumeric() || "-_.".contains(character) {
+                character
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    let hash = blake3::hash(root.as_os_str().as_encoded_bytes());
+    format!("{name}-{}", &hash.to_hex()[..16])
 }

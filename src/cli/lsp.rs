@@ -1,5 +1,8 @@
 //! `codegraph lsp`: the editor door on stdin/stdout.
 
+use std::path::PathBuf;
+
+use anyhow::Context;
 use clap::Args;
 
 use super::ShellArgs;
@@ -16,6 +19,10 @@ pub struct LspArgs {
     /// Neither read nor write the on-disk cache (`<folder>/.codegraph`).
     #[arg(long)]
     pub no_cache: bool,
+    /// Keep each workspace folder's cache in `DIR/<folder name>-<hash>/` instead of
+    /// `<folder>/.codegraph`.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache_dir: Option<PathBuf>,
     /// Do not serve MCP on a unix socket (by default `codegraph mcp` can attach to this
     /// process and see the editor's unsaved edits).
     #[arg(long)]
@@ -32,13 +39,18 @@ pub fn run(arguments: LspArgs) -> anyhow::Result<i32> {
         stdio: _,
         max_file_size,
         no_cache,
+        cache_dir,
         no_mcp_socket,
         shell,
     } = arguments;
-    let cache = if no_cache {
-        CacheLocation::Disabled
-    } else {
-        CacheLocation::InWorkspace
+    let cache = match (no_cache, cache_dir) {
+        (true, _) => CacheLocation::Disabled,
+        // Made absolute here: the editor chose the server's working directory.
+        (false, Some(directory)) => CacheLocation::PerFolderUnder(
+            std::path::absolute(&directory)
+                .with_context(|| format!("--cache-dir {}", directory.display()))?,
+        ),
+        (false, None) => CacheLocation::InWorkspace,
     };
     crate::lsp::run_stdio(
         WorldConfig {
