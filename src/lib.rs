@@ -28,11 +28,13 @@
 //!   the file watcher of the headless server (`world/watch.rs`), and a revision counter
 //!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes.
 //! - `cli`      the command-line door (`codegraph index`, `callers`, `deps`, `module`, ...): flags
-//!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out.
+//!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out;
+//!   one file per command under `cli/`, the shared flags and the dispatch in `cli.rs`.
 //! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`; the only
 //!   module that imports LSP types, converted in `lsp/proto.rs`; `lsp/framing.rs` answers
 //!   malformed input before tower-lsp-server sees it.
-//! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here) and its
+//! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here; one file
+//!   per tool under `mcp/tools/`, registered in one table in `mcp/tools.rs`) and its
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), both
 //!   through `mcp/lines.rs` (-32700 for a line that is not JSON, -32602 for bad params), HTTP
 //!   and legacy SSE (`mcp/http.rs`), the headless server (`mcp/serve.rs`), the shell tool's

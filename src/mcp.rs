@@ -78,7 +78,7 @@ impl CodegraphMcp {
             world,
             subscriptions: Arc::default(),
             shell: None,
-            tool_router: CodegraphMcp::tool_router(),
+            tool_router: tools::router(),
             prompt_router: CodegraphMcp::prompt_router(),
         }
     }

@@ -1,0 +1,35 @@
+//! `codegraph symbols`: symbols matching a query (exact, prefix, camel humps, subsequence).
+
+use clap::Args;
+
+use super::{WorkspaceArgs, load, location, print, print_json};
+use crate::graph::query;
+
+#[derive(Args, Debug)]
+pub struct SymbolsArgs {
+    pub query: String,
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+}
+
+pub fn run(arguments: &SymbolsArgs) -> anyhow::Result<()> {
+    let (text, limit, workspace) = (&arguments.query, arguments.limit, &arguments.workspace);
+    let (_world, graph) = load(workspace)?;
+    let found = query::symbols(&graph, text, limit);
+    if workspace.json {
+        print_json(&found)?;
+    } else {
+        for item in found {
+            print(&format!(
+                "{:.2}  {}  {} {}",
+                item.score,
+                item.entity.id,
+                item.entity.kind,
+                location(&item.entity)
+            ))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! Ranked search by words and names: `query_codebase`.
+
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ToolResult, blocking, round2};
+use crate::analysis;
+use crate::mcp::CodegraphMcp;
+use crate::mcp::convert::EntitySummary;
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    #[default]
+    All,
+    Functions,
+    Classes,
+    Files,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct QueryParams {
+    /// Plain words or a symbol name. Matched (BM25, stemmed) against the words of entity names,
+    /// qualified names, paths, signatures and docstrings; exact and prefix name matches rank
+    /// first.
+    pub query: String,
+    /// all, functions (functions and methods), classes (types) or files (modules).
+    #[serde(default)]
+    pub scope: Scope,
+    /// Maximum number of results. Default 20, at most 100.
+    #[serde(default = "super::default_limit", alias = "max_results")]
+    pub limit: usize,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct QueryMatch {
+    #[serde(flatten)]
+    pub entity: EntitySummary,
+    /// 0..1, higher is better.
+    pub relevance: f64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct QueryResult {
+    pub entities: Vec<QueryMatch>,
+    pub total_count: usize,
+}
+
+fn search_scope(scope: Scope) -> analysis::search::SearchScope {
+    match scope {
+        Scope::All => analysis::search::SearchScope::All,
+        Scope::Functions => analysis::search::SearchScope::Functions,
+        Scope::Classes => analysis::search::SearchScope::Classes,
+        Scope::Files => analysis::search::SearchScope::Files,
+    }
+}
+
+#[tool_router(router = query_codebase_router, vis = "pub(super)")]
+impl CodegraphMcp {
+    #[tool(
+        description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first. `scope` narrows to functions, classes or files. Relevance is 0..1.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    pub async fn query_codebase(
+        &self,
+        Parameters(params): Parameters<QueryParams>,
+    ) -> ToolResult<QueryResult> {
+        let world = self.world.clone();
+        let limit = params.limit.clamp(1, 100);
+        blocking(move || {
+            let graph = world.snapshot();
+            let index = world.analysis().search_index(&graph);
+            let results = index.search(&params.query, search_scope(params.scope), limit);
+            let entities = results
+                .hits
+                .iter()
+                .filter_map(|hit| {
+                    Some(QueryMatch {
+                        entity: EntitySummary::from(&graph.entity(&hit.id)?),
+                        relevance: round2(hit.relevance),
+                    })
+                })
+                .collect();
+            Ok(Json(QueryResult {
+                entities,
+                total_count: results.total_count,
+            }))
+        })
+        .await
+    }
+}
