@@ -303,7 +303,7 @@ test('a server that never answers: the status bar says so, and Restart replaces 
 
     // The commands answer meanwhile: Connect AI Assistant offers its choices.
     await window.runCommand('codegraph: Connect AI Assistant');
-    assert.equal((await window.quickPickRows()).length, 4);
+    await untilEqual('the choices', async () => (await window.quickPickRows()).length, 4);
     await window.page.keyboard.press('Escape');
 
     // Restart ends the hung process and starts a new one, without an error for the user.
