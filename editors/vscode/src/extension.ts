@@ -33,8 +33,12 @@ class CodegraphClient extends LanguageClient {
     // Spawned here rather than by the library so that the process can be ended before the
     // client is running.
     const serverOptions: ServerOptions = () => {
-      server.process = spawn(command, args, { stdio: 'pipe' });
-      return Promise.resolve(server.process);
+      const child = spawn(command, args, { stdio: 'pipe' });
+      // A binary that vanished since its `--version` check: the client then fails to start and
+      // says so; this keeps the error event from going unhandled.
+      child.on('error', (error) => output.appendLine(`codegraph: cannot run ${command}: ${String(error)}`));
+      server.process = child;
+      return Promise.resolve(child);
     };
     super('codegraph', 'codegraph', serverOptions, {
       ...clientOptions,
@@ -62,30 +66,42 @@ class CodegraphClient extends LanguageClient {
     return this.isRunning() ? super.stop(timeout) : Promise.resolve();
   }
 
-  /** Stops a running server politely; otherwise (still starting) ends its process. */
+  /**
+   * Stops a running server politely (`shutdown`, `exit`), otherwise (still starting) lets go of
+   * it; either way its process is gone when this returns: ended with SIGTERM, then SIGKILL, if
+   * it does not exit by itself. (The library ends only the processes it spawned itself.)
+   */
   async shutDown(): Promise<void> {
-    if (this.isRunning()) {
+    const running = this.isRunning();
+    if (running) {
       try {
         await this.stop();
       } catch (error) {
-        // The library ends the process itself when `shutdown` times out.
         output.appendLine(`codegraph did not stop cleanly: ${String(error)}`);
       }
-      return;
+    } else {
+      this.server.abandoned = true;
     }
-    this.server.abandoned = true;
     const child = this.server.process;
     if (!child || child.exitCode !== null || child.signalCode !== null) {
       return;
     }
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const within = (milliseconds: number) =>
+      Promise.race([exited.then(() => true), delay(milliseconds).then(() => false)]);
+    if (running && (await within(2000))) {
+      return;
+    }
     child.kill('SIGTERM');
-    const ended = await Promise.race([exited.then(() => true), delay(2000).then(() => false)]);
-    if (!ended) {
+    if (!(await within(2000))) {
       child.kill('SIGKILL');
       await exited;
     }
-    output.appendLine(`codegraph (pid ${child.pid}) never answered initialize; ended it`);
+    output.appendLine(
+      running
+        ? `codegraph (pid ${child.pid}) did not exit after shutdown; ended it`
+        : `codegraph (pid ${child.pid}) never answered initialize; ended it`,
+    );
   }
 }
 

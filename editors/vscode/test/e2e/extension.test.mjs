@@ -248,6 +248,16 @@ test('the extension drives codegraph in a real VS Code', { timeout: 600_000 }, a
       JSON.parse(codegraph('mcp-config', '--client', 'claude-code', '--repo', folder)),
     );
     await untilEqual('.mcp.json open in the editor', () => window.activeTab(), '.mcp.json');
+
+    // Restart Server on a running server: that process exits, a new one serves the folder.
+    await window.runCommand('codegraph: Restart Server');
+    await until(`the first server (pid ${servers[0].pid}) to exit`, () => !alive(servers[0].pid), 30_000);
+    const restarted = await until('a new server', () => {
+      const found = processesRunning([binary, 'lsp', '--stdio']);
+      return found.length === 1 ? found[0] : undefined;
+    });
+    assert.notEqual(restarted.pid, servers[0].pid);
+    await until('the entity count again', async () => /^codegraph: \d+ entities$/.test((await window.codegraphStatus()) ?? ''));
     assert.deepEqual(await window.notifications(), []);
   });
 });
@@ -293,7 +303,7 @@ test('a server that never answers: the status bar says so, and Restart replaces 
 
     // The commands answer meanwhile: Connect AI Assistant offers its choices.
     await window.runCommand('codegraph: Connect AI Assistant');
-    assert.equal((await window.quickPickRows()).length, 4);
+    await untilEqual('the choices', async () => (await window.quickPickRows()).length, 4);
     await window.page.keyboard.press('Escape');
 
     // Restart ends the hung process and starts a new one, without an error for the user.
