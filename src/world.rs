@@ -11,6 +11,7 @@
 pub mod buffer;
 pub mod cache;
 pub mod manifests;
+pub mod stamp;
 pub mod walk;
 pub mod watch;
 
@@ -30,6 +31,7 @@ use crate::index::FileSummary;
 use crate::lang::Language;
 use crate::model::{EntityKind, RelationKind};
 use buffer::{Buffer, TextEdit};
+pub use stamp::Stamp;
 
 /// Where the cache lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
