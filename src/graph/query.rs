@@ -10,7 +10,7 @@ use crate::model::{EntityKind, RelationKind, Resolution, Span};
 
 mod possible;
 pub use possible::{
-    LeftAside, PossibleCall, possible_caller_counts, possible_callees, possible_callers,
+    LeftAside, PossibleCall, possible_callees, possible_caller_counts, possible_callers,
     possible_implementations,
 };
 

@@ -145,7 +145,12 @@ fn line_fragment(fragment: &str) -> Option<(u32, u32)> {
 
 /// The lines a `codegraph://files/{path}#L{first}-L{last}` link names, as text: the graph's
 /// text of the file (an editor's unsaved buffer included), as `read_file_content` returns it.
-fn file_lines(graph: &Graph, uri: &str, path: &str, fragment: &str) -> Result<ReadResourceResult, ErrorData> {
+fn file_lines(
+    graph: &Graph,
+    uri: &str,
+    path: &str,
+    fragment: &str,
+) -> Result<ReadResourceResult, ErrorData> {
     let Some((first, last)) = line_fragment(fragment) else {
         return Err(ErrorData::invalid_params(
             format!("not a line range: #{fragment}"),

@@ -124,17 +124,23 @@ mod tests {
         let (_directory, world) = world_with(&[("a.py", text)]);
         world.open_buffer("a.py", 1, text.to_string());
         let graph = world.snapshot();
-        assert_eq!(world.stamp(&graph, ["a.py"]), Stamp {
-            revision: graph.revision(),
-            ..Stamp::default()
-        });
+        assert_eq!(
+            world.stamp(&graph, ["a.py"]),
+            Stamp {
+                revision: graph.revision(),
+                ..Stamp::default()
+            }
+        );
     }
 
     #[test]
     fn a_file_that_is_not_utf8_is_not_stale_for_its_lossy_text() {
         let directory = tempfile::tempdir().unwrap();
-        std::fs::write(directory.path().join("latin.py"), b"# caf\xe9\ndef f():\n    pass\n")
-            .unwrap();
+        std::fs::write(
+            directory.path().join("latin.py"),
+            b"# caf\xe9\ndef f():\n    pass\n",
+        )
+        .unwrap();
         let world = World::open(
             directory.path(),
             WorldConfig {

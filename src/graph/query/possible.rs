@@ -173,7 +173,11 @@ fn last_segment(path: &str) -> &str {
 
 /// The inheriting type an `Inherit` of `file` speaks of: its definition in the file, or the
 /// type it names (`impl Trait for Type`), preferably in the same file.
-fn inheriting_type(graph: &Graph, file: &FileNode, inherit: &crate::index::Inherit) -> Option<EntityId> {
+fn inheriting_type(
+    graph: &Graph,
+    file: &FileNode,
+    inherit: &crate::index::Inherit,
+) -> Option<EntityId> {
     if let Some(index) = inherit.child {
         return file.ids.get(index as usize).cloned();
     }
@@ -183,8 +187,10 @@ fn inheriting_type(graph: &Graph, file: &FileNode, inherit: &crate::index::Inher
         .iter()
         .filter(|entry| entry.kind.is_type())
         .collect();
-    let here: Vec<&&crate::graph::NameEntry> =
-        types.iter().filter(|entry| entry.file == file.path).collect();
+    let here: Vec<&&crate::graph::NameEntry> = types
+        .iter()
+        .filter(|entry| entry.file == file.path)
+        .collect();
     match (here.as_slice(), types.as_slice()) {
         ([only], _) => Some(only.id.clone()),
         ([], [only]) => Some(only.id.clone()),

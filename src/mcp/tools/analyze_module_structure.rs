@@ -138,7 +138,8 @@ impl ModuleStructureResult {
         for export in &mut self.exported_api {
             export.used_by.truncate(keep(export.used_by.len()));
         }
-        self.unused_exports.truncate(keep(self.unused_exports.len()));
+        self.unused_exports
+            .truncate(keep(self.unused_exports.len()));
         self.dependencies.truncate(keep(self.dependencies.len()));
         self.dependents.truncate(keep(self.dependents.len()));
         self.truncated = cut;

@@ -143,7 +143,10 @@ impl CodegraphMcp {
             result.provenance = provenance(
                 &world,
                 &graph,
-                result.supporting_entities.iter().map(|entry| entry.file.as_str()),
+                result
+                    .supporting_entities
+                    .iter()
+                    .map(|entry| entry.file.as_str()),
             );
             Ok(Json(result))
         };

@@ -120,7 +120,6 @@ impl CodegraphMcp {
                 provenance,
             }))
         };
-        blocking(work)
-        .await
+        blocking(work).await
     }
 }

@@ -9,8 +9,8 @@ use rmcp::model::CallToolResult;
 
 use super::{Provenance, provenance};
 use crate::mcp::convert;
-use crate::mcp::resources;
 use crate::mcp::paths::{self, PathError};
+use crate::mcp::resources;
 use crate::mcp::{CodegraphMcp, tool_error};
 use crate::world::walk::ReadRefusal;
 
@@ -130,8 +130,8 @@ impl CodegraphMcp {
             .unwrap_or_else(|| first.saturating_add(DEFAULT_READ_LINES - 1))
             .min(total_lines);
         let (mut content, first, mut last) = convert::line_range(&text, first, last);
-        let mut truncated = (disk_cut && last == total_lines)
-            || (params.end_line.is_none() && last < total_lines);
+        let mut truncated =
+            (disk_cut && last == total_lines) || (params.end_line.is_none() && last < total_lines);
         if content.len() > MAX_READ_BYTES {
             let mut cut = MAX_READ_BYTES;
             while !content.is_char_boundary(cut) {
