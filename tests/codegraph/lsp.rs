@@ -71,9 +71,21 @@ impl LspClient {
         offer_utf8: bool,
         arguments: &[&str],
     ) -> (LspClient, Value) {
+        let mut command = vec!["lsp", "--stdio", "--no-cache"];
+        command.extend(arguments);
+        LspClient::start_command(env!("CARGO_BIN_EXE_codegraph"), &command, roots, offer_utf8)
+    }
+
+    /// [`LspClient::start`] with the server's whole command line given (as an editor's or a
+    /// plugin's configuration names it).
+    pub(crate) fn start_command(
+        program: &str,
+        arguments: &[&str],
+        roots: &[&Path],
+        offer_utf8: bool,
+    ) -> (LspClient, Value) {
         let runtime_dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_codegraph"))
-            .args(["lsp", "--stdio", "--no-cache"])
+        let mut child = Command::new(program)
             .args(arguments)
             .env("XDG_RUNTIME_DIR", runtime_dir.path())
             .stdin(Stdio::piped())
@@ -247,7 +259,7 @@ impl LspClient {
     }
 
     /// Prepares the call hierarchy at a position and returns the one item there.
-    fn call_item(&mut self, path: &Path, line: u32, character: u32) -> Value {
+    pub(crate) fn call_item(&mut self, path: &Path, line: u32, character: u32) -> Value {
         let items = self.at("textDocument/prepareCallHierarchy", path, line, character);
         let items = items.as_array().expect("call hierarchy items");
         assert_eq!(items.len(), 1, "{items:?}");

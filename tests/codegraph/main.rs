@@ -13,6 +13,7 @@ mod fixtures;
 mod incremental;
 mod lsp;
 mod mcp;
+mod plugin;
 mod python;
 mod resolution;
 mod serve;
