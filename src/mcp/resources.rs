@@ -47,6 +47,25 @@ or a plain name (`login`); an ambiguous name fails and lists the candidate ids.
 - `read_file_content` — a file (or a line range) inside the repository.
 - `reindex_repository` — refresh the graph after changes on disk.
 
+## What every answer says about itself
+- `provenance.revision` — the graph revision the answer was read from.
+- `provenance.unsaved_files` — files of the answer open in the editor with unsaved edits: the
+  answer follows the editor's text.
+- `provenance.stale_files` — files of the answer changed on disk since codegraph read them:
+  call `reindex_repository` (a server started with `serve`/`--mcp-only` catches up by itself).
+- `resolution` on every edge — `import`, `scope`, `receiver_type`, `dispatch`, ...;
+  `unique_name` is a guess (the only definition of that name the caller can see).
+- `provenance.possible` on callers, callees and implementations — references left aside:
+  `ambiguous` (several definitions fit; `candidates` lists them) or `unresolved` (the language's
+  rules found none, though definitions of that name exist). No callers with possible ones means
+  'none proven', not 'none'.
+
+## Budgets
+Lists are paged: `limit` and `offset` in, `total`, `truncated`, `next_offset` and a `hint` out
+(callers and callees: 25 by default; other lists 50). A body over 300 lines or 24 KiB comes back
+as a link, `codegraph://files/{path}#L{first}-L{last}`, unless `full: true`; `read_file_content`
+returns 1,000 lines unless `end_line` asks for more, with `rest_uri` for the rest.
+
 ## Resources
 - `codegraph://stats` — counts by entity and relation type, languages.
 - `codegraph://entities/{entity_id}` — one entity with its source, callers and callees.
@@ -54,8 +73,9 @@ or a plain name (`login`); an ambiguous name fails and lists the candidate ids.
 - `codegraph://communities/{community_id}` — a community: name, summary, members, top entities.
 
 ## Caveats
-Only resolved edges are shown: a call codegraph could not attribute to one definition is left out,
-so an empty list is not a proof that nothing calls a function (dynamic dispatch, reflection).
+Only resolved edges are listed as callers, callees or implementations; what codegraph could not
+attribute is in `provenance.possible`, and dynamic dispatch or reflection it cannot see at all:
+an empty list with no possible references is still not a proof that nothing calls a function.
 ";
 
 pub fn list() -> Vec<Resource> {
