@@ -10,8 +10,8 @@ use crate::model::{EntityKind, RelationKind, Resolution, Span};
 
 mod possible;
 pub use possible::{
-    LeftAside, PossibleCall, possible_callees, possible_caller_counts, possible_callers,
-    possible_implementations,
+    LeftAside, LeftAsideIndex, PossibleCall, possible_callees, possible_caller_counts,
+    possible_callers, possible_implementations,
 };
 
 /// The outcome of looking an entity up by id, qualified name or plain name.

@@ -86,8 +86,8 @@ pub(crate) fn provenance<'a>(
     Provenance::from(world.stamp(graph, files))
 }
 
-/// The stamp of callers, callees and implementations: [`Provenance`] and the references left
-/// aside, so that "none" and "none proven" read differently.
+/// The stamp of callers, callees and implementations: the revision, the unsaved and stale
+/// files, and the references left aside, so that "none" and "none proven" read differently.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct CallProvenance {
     #[serde(flatten)]
@@ -95,7 +95,8 @@ pub struct CallProvenance {
     /// References that may reach the entity but are no edges: `ambiguous` (several definitions
     /// fit the name; `candidates` lists them) or `unresolved` (no definition was found for the
     /// name by the language's rules, though definitions of that name exist). An empty list of
-    /// results with entries here means "none proven", not "none". At most `limit` of them.
+    /// results with entries here means "none proven", not "none". At most 10 of them, from the
+    /// answer's `offset`.
     pub possible: Vec<PossibleCallEntry>,
     /// How many references were left aside in all.
     pub possible_total: usize,
@@ -112,11 +113,17 @@ pub struct PossibleCallEntry {
     /// What it was called on, as written, when anything.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receiver: Option<String>,
-    /// The definitions the name could mean.
+    /// The definitions the name could mean (at most 10; `candidates_total` says how many).
     pub candidates: Vec<String>,
+    pub candidates_total: usize,
     /// `ambiguous` or `unresolved`.
     pub reason: String,
 }
+
+/// Candidates listed per reference left aside.
+const MAX_LISTED_CANDIDATES: usize = 10;
+/// References left aside listed per answer (a page of them, with the answer's `offset`).
+const MAX_LISTED_POSSIBLE: usize = 10;
 
 impl From<PossibleCall> for PossibleCallEntry {
     fn from(call: PossibleCall) -> PossibleCallEntry {
@@ -126,25 +133,36 @@ impl From<PossibleCall> for PossibleCallEntry {
             line: call.line,
             name: call.name.to_string(),
             receiver: call.receiver.map(|receiver| receiver.to_string()),
-            candidates: call.candidates.iter().map(ToString::to_string).collect(),
+            candidates: call
+                .candidates
+                .iter()
+                .take(MAX_LISTED_CANDIDATES)
+                .map(ToString::to_string)
+                .collect(),
+            candidates_total: call.candidates.len(),
             reason: call.reason.as_str().to_string(),
         }
     }
 }
 
-/// [`CallProvenance`] over `files` (the answer's) plus the files of the first `limit`
-/// references left aside, which are listed.
+/// [`CallProvenance`] over `files` (the answer's) plus the files of the references left aside
+/// that are listed: those from `offset`, at most `limit` and ten.
 pub(crate) fn call_provenance<'a>(
     world: &World,
     graph: &Graph,
     files: impl IntoIterator<Item = &'a str>,
     mut possible: Vec<PossibleCall>,
+    offset: usize,
     limit: usize,
 ) -> CallProvenance {
     // Ambiguous ones first: they name the entity; unresolved ones only share its name.
     possible.sort_by_key(|call| call.reason == LeftAside::Unresolved);
     let possible_total = possible.len();
-    possible.truncate(limit);
+    let possible: Vec<PossibleCall> = possible
+        .into_iter()
+        .skip(offset)
+        .take(limit.min(MAX_LISTED_POSSIBLE))
+        .collect();
     let mut read: Vec<&str> = files.into_iter().collect();
     read.extend(possible.iter().map(|call| &*call.file));
     let stamp = provenance(world, graph, read);

@@ -1,11 +1,17 @@
 //! What an answer rests on: the graph revision it was read from and, among the files it read,
 //! those whose text in the graph is not the text on disk (open in the editor with unsaved edits,
 //! or changed on disk since codegraph read them). Every door stamps its answers with it.
+//!
+//! Stamping must cost next to nothing beside the answer: a file's length and modification time
+//! are recorded when the graph reads it ([`DiskRecord`]), and a stamp compares them with one
+//! `stat` per file; only a file whose length or time differs (or one open in an editor) is read
+//! and compared by content, so touching a file without changing it makes nothing stale.
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::time::SystemTime;
 
-use rustc_hash::FxHashSet;
+use dashmap::{DashMap, DashSet};
 use serde::Serialize;
 
 use super::{World, walk};
@@ -25,13 +31,62 @@ pub struct Stamp {
     pub stale_files: Vec<FilePath>,
 }
 
+/// A file's length and modification time, taken just before it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiskStamp {
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl DiskStamp {
+    /// The file's stamp now; `None` when it cannot be stat-ed.
+    pub fn of(absolute: &Path) -> Option<DiskStamp> {
+        let metadata = std::fs::metadata(absolute).ok()?;
+        Some(DiskStamp {
+            len: metadata.len(),
+            modified: metadata.modified().ok(),
+        })
+    }
+}
+
+/// What the graph's files looked like on disk when read, and which are open in an editor.
+/// Written by the writer as it reads files and opens or closes buffers; read by stamps without
+/// the writer's lock.
+#[derive(Debug, Default)]
+pub struct DiskRecord {
+    read: DashMap<FilePath, DiskStamp>,
+    open: DashSet<FilePath>,
+}
+
+impl DiskRecord {
+    pub(super) fn read(&self, path: &FilePath, stamp: Option<DiskStamp>) {
+        match stamp {
+            Some(stamp) => {
+                self.read.insert(path.clone(), stamp);
+            }
+            None => self.forget(path),
+        }
+    }
+
+    pub(super) fn forget(&self, path: &str) {
+        self.read.remove(path);
+    }
+
+    pub(super) fn open(&self, path: &FilePath) {
+        self.open.insert(path.clone());
+    }
+
+    pub(super) fn close(&self, path: &str) {
+        self.open.remove(path);
+    }
+}
+
 impl World {
     /// Stamps an answer read from `graph` that rests on `files` (graph paths; paths the graph
-    /// does not hold are ignored). Reads each file from disk once, at most one byte more than
-    /// the graph's text, to compare.
+    /// does not hold are ignored): one `stat` per file, and a read of the files that are open
+    /// in an editor or whose length or modification time changed since the graph read them.
     pub fn stamp<'a>(&self, graph: &Graph, files: impl IntoIterator<Item = &'a str>) -> Stamp {
         let files: BTreeSet<&str> = files.into_iter().collect();
-        let open: FxHashSet<FilePath> = self.open_buffers();
         let mut stamp = Stamp {
             revision: graph.revision(),
             ..Stamp::default()
@@ -40,21 +95,23 @@ impl World {
             let Some(node) = graph.file(path) else {
                 continue;
             };
-            if !differs_from_disk(&self.root.join(path), node) {
+            let absolute = self.root.join(path);
+            let open = self.disk.open.contains(path);
+            let unchanged =
+                !open
+                    && self.disk.read.get(path).is_some_and(|read| {
+                        DiskStamp::of(&absolute).is_some_and(|now| now == *read)
+                    });
+            if unchanged || !differs_from_disk(&absolute, node) {
                 continue;
             }
-            if open.contains(path) {
+            if open {
                 stamp.unsaved_files.push(node.path.clone());
             } else {
                 stamp.stale_files.push(node.path.clone());
             }
         }
         stamp
-    }
-
-    /// The paths of the open editor buffers.
-    fn open_buffers(&self) -> FxHashSet<FilePath> {
-        self.state.lock().buffers.keys().cloned().collect()
     }
 }
 
@@ -116,6 +173,19 @@ mod tests {
         // Only the files the answer names count.
         let stamp = world.stamp(&graph, ["c.py"]);
         assert!(stamp.unsaved_files.is_empty() && stamp.stale_files.is_empty());
+    }
+
+    #[test]
+    fn a_touched_file_is_not_stale_and_a_same_length_change_is() {
+        let (directory, world) = world_with(&[("a.py", "def a():\n    return 1\n")]);
+        let graph = world.snapshot();
+        let path = directory.path().join("a.py");
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(later).unwrap();
+        assert!(world.stamp(&graph, ["a.py"]).stale_files.is_empty());
+        std::fs::write(&path, "def a():\n    return 2\n").unwrap();
+        assert_eq!(paths(&world.stamp(&graph, ["a.py"]).stale_files), ["a.py"]);
     }
 
     #[test]

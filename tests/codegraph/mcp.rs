@@ -779,6 +779,7 @@ async fn callers_and_callees_say_what_they_rest_on() {
             "line": 2,
             "name": "process",
             "candidates": ["shop/extra/a.py::A.process", "shop/extra/b.py::B.process"],
+            "candidates_total": 2,
             "reason": "ambiguous",
         }])
     );

@@ -573,6 +573,7 @@ async fn left_aside_references_say_why_none_were_proven() {
             "name": "get",
             "receiver": "store",
             "candidates": ["shop/cache.py::Cache.get"],
+            "candidates_total": 1,
             "reason": "unresolved",
         }])
     );
@@ -599,6 +600,7 @@ async fn left_aside_references_say_why_none_were_proven() {
             "line": 1,
             "name": "Base",
             "candidates": ["shop/a/base.py::Base", "shop/b/base.py::Base"],
+            "candidates_total": 2,
             "reason": "ambiguous",
         }])
     );

@@ -67,20 +67,26 @@ fn ambiguous_call(file: &FileNode, ambiguous: &AmbiguousRef) -> PossibleCall {
     }
 }
 
-/// An external reference whose name a workspace definition also has, unless an import says
-/// where it comes from (then it is another module's, not a doubt).
-fn unresolved_call(graph: &Graph, file: &FileNode, external: &ExternalRef) -> Option<PossibleCall> {
-    if external.module.is_some() {
-        return None;
-    }
-    let candidates: Vec<EntityId> = graph
-        .named(&external.name)
+/// The callable definitions an unresolved reference of `name` could mean (the first few).
+fn unresolved_candidates(graph: &Graph, name: &str) -> Vec<EntityId> {
+    graph
+        .named(name)
         .iter()
         .filter(|entry| entry.kind.is_callable())
         .take(MAX_UNRESOLVED_CANDIDATES)
         .map(|entry| entry.id.clone())
-        .collect();
-    if candidates.is_empty() {
+        .collect()
+}
+
+/// An external reference whose name a workspace definition also has, unless an import says
+/// where it comes from (then it is another module's, not a doubt). `candidates` are those of
+/// its name ([`unresolved_candidates`]).
+fn unresolved_call(
+    file: &FileNode,
+    external: &ExternalRef,
+    candidates: &[EntityId],
+) -> Option<PossibleCall> {
+    if external.module.is_some() || candidates.is_empty() {
         return None;
     }
     Some(PossibleCall {
@@ -89,39 +95,88 @@ fn unresolved_call(graph: &Graph, file: &FileNode, external: &ExternalRef) -> Op
         name: external.name.clone(),
         receiver: external.receiver.clone(),
         line: external.site.start.line + 1,
-        candidates,
+        candidates: candidates.to_vec(),
         reason: LeftAside::Unresolved,
     })
+}
+
+/// Where the references left aside are: the ambiguous references by each of their candidates,
+/// and the unresolved calls by name (only names some workspace definition has). One pass over
+/// every file, once per revision, instead of one per question.
+#[derive(Debug, Default)]
+pub struct LeftAsideIndex {
+    /// Candidate → (file, index in its `resolved.ambiguous`).
+    ambiguous: FxHashMap<EntityId, Vec<(FilePath, u32)>>,
+    /// Name → (file, index in its `resolved.external`).
+    unresolved: FxHashMap<SmolStr, Vec<(FilePath, u32)>>,
+}
+
+impl LeftAsideIndex {
+    fn build(graph: &Graph) -> LeftAsideIndex {
+        let mut index = LeftAsideIndex::default();
+        for file in graph.files() {
+            for (position, ambiguous) in file.resolved.ambiguous.iter().enumerate() {
+                for candidate in &ambiguous.candidates {
+                    index
+                        .ambiguous
+                        .entry(candidate.clone())
+                        .or_default()
+                        .push((file.path.clone(), position as u32));
+                }
+            }
+            for (position, external) in file.resolved.external.iter().enumerate() {
+                if external.module.is_none() && !graph.named(&external.name).is_empty() {
+                    index
+                        .unresolved
+                        .entry(external.name.clone())
+                        .or_default()
+                        .push((file.path.clone(), position as u32));
+                }
+            }
+        }
+        index
+    }
+
+    /// The graph's index, built now if this revision has none yet.
+    fn of(graph: &Graph) -> &LeftAsideIndex {
+        graph
+            .left_aside
+            .get_or_init(|| std::sync::Arc::new(LeftAsideIndex::build(graph)))
+    }
 }
 
 /// The references anywhere that may be calls of `id`: ambiguous ones naming it among their
 /// candidates, then unresolved calls of its name. Ordered by file and line within each reason.
 pub fn possible_callers(graph: &Graph, id: &str) -> Vec<PossibleCall> {
-    let name = graph.entity(id).map(|entity| entity.name);
-    let mut found = Vec::new();
-    let mut unresolved = Vec::new();
-    for file in graph.files() {
-        for ambiguous in &file.resolved.ambiguous {
-            if ambiguous
-                .candidates
-                .iter()
-                .any(|candidate| &**candidate == id)
-            {
-                found.push(ambiguous_call(file, ambiguous));
-            }
-        }
-        let Some(name) = &name else {
-            continue;
-        };
-        for external in &file.resolved.external {
-            if external.name == *name
-                && let Some(call) = unresolved_call(graph, file, external)
-            {
-                unresolved.push(call);
-            }
-        }
+    let index = LeftAsideIndex::of(graph);
+    let mut found: Vec<PossibleCall> = index
+        .ambiguous
+        .get(id)
+        .into_iter()
+        .flatten()
+        .filter_map(|(path, position)| {
+            let file = graph.file(path)?;
+            Some(ambiguous_call(
+                file,
+                file.resolved.ambiguous.get(*position as usize)?,
+            ))
+        })
+        .collect();
+    if let Some(name) = graph.entity(id).map(|entity| entity.name) {
+        let candidates = unresolved_candidates(graph, &name);
+        found.extend(
+            index
+                .unresolved
+                .get(&name)
+                .into_iter()
+                .flatten()
+                .filter_map(|(path, position)| {
+                    let file = graph.file(path)?;
+                    let external = file.resolved.external.get(*position as usize)?;
+                    unresolved_call(file, external, &candidates)
+                }),
+        );
     }
-    found.extend(unresolved);
     found
 }
 
@@ -145,25 +200,27 @@ pub fn possible_callees(graph: &Graph, id: &str) -> Vec<PossibleCall> {
         .external
         .iter()
         .filter(|external| &*external.from == id)
-        .filter_map(|external| unresolved_call(graph, file, external));
+        .filter_map(|external| {
+            unresolved_call(
+                file,
+                external,
+                &unresolved_candidates(graph, &external.name),
+            )
+        });
     ambiguous.chain(unresolved).collect()
 }
 
 /// For every definition of file `path`, how many ambiguous references anywhere name it among
-/// their candidates (one pass over the graph, for code lenses).
+/// their candidates (for code lenses; from the revision's [`LeftAsideIndex`]).
 pub fn possible_caller_counts(graph: &Graph, path: &str) -> FxHashMap<EntityId, usize> {
-    let prefix = format!("{path}::");
-    let mut counts: FxHashMap<EntityId, usize> = FxHashMap::default();
-    for file in graph.files() {
-        for ambiguous in &file.resolved.ambiguous {
-            for candidate in &ambiguous.candidates {
-                if candidate.starts_with(&prefix) {
-                    *counts.entry(candidate.clone()).or_default() += 1;
-                }
-            }
-        }
-    }
-    counts
+    let index = LeftAsideIndex::of(graph);
+    let Some(file) = graph.file(path) else {
+        return FxHashMap::default();
+    };
+    file.ids
+        .iter()
+        .filter_map(|id| Some((id.clone(), index.ambiguous.get(id)?.len())))
+        .collect()
 }
 
 /// The last name of a possibly qualified base (`models.Base`, `crate::a::Trait`, `\App\Base`).

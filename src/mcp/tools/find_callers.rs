@@ -121,7 +121,7 @@ pub(super) fn call_page(
         .iter()
         .map(|neighbour| neighbour.entity.file_path.as_str())
         .chain([&*entity.file_path]);
-    let provenance = call_provenance(world, graph, files, possible, limit);
+    let provenance = call_provenance(world, graph, files, possible, params.offset, limit);
     (neighbours, page, provenance)
 }
 

@@ -81,6 +81,7 @@ impl CodegraphMcp {
             &graph,
             files,
             query::possible_implementations(&graph, &entity.id),
+            params.offset,
             limit,
         );
         Ok(Json(ImplementationsResult {
