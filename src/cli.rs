@@ -256,6 +256,23 @@ fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     print(&serde_json::to_string_pretty(value)?)
 }
 
+/// Prints a JSON answer (an object) with its trust stamp added as `provenance`: the graph
+/// revision, and the files among `files` whose text on disk is not the graph's.
+fn print_stamped<'a>(
+    world: &World,
+    graph: &Graph,
+    files: impl IntoIterator<Item = &'a str>,
+    mut value: serde_json::Value,
+) -> anyhow::Result<()> {
+    if let Some(object) = value.as_object_mut() {
+        object.insert(
+            "provenance".to_string(),
+            serde_json::to_value(world.stamp(graph, files))?,
+        );
+    }
+    print_json(&value)
+}
+
 fn location(entity: &Entity) -> String {
     format!("{}:{}", entity.file_path, entity.start_line)
 }

@@ -5,14 +5,20 @@ use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::ToolResult;
-use crate::mcp::convert::{self};
+use rmcp::model::CallToolResult;
+
+use super::{Provenance, provenance};
+use crate::mcp::convert;
 use crate::mcp::paths::{self, PathError};
+use crate::mcp::resources;
 use crate::mcp::{CodegraphMcp, tool_error};
 use crate::world::walk::ReadRefusal;
 
 /// At most this many bytes of a file come back from `read_file_content`.
 pub const MAX_READ_BYTES: usize = 256 * 1024;
+
+/// Without an `end_line`, at most this many lines come back (with a link to the rest).
+pub const DEFAULT_READ_LINES: u32 = 1000;
 
 /// How much of a file that is not in the graph `read_file_content` reads from disk at most.
 pub const MAX_DISK_BYTES: u64 = 16 * 1024 * 1024;
@@ -24,7 +30,8 @@ pub struct ReadFileParams {
     pub file_path: String,
     /// First line to return (one-based). Default 1.
     pub start_line: Option<u32>,
-    /// Last line to return (inclusive). Default: the end of the file.
+    /// Last line to return (inclusive). Default: 1,000 lines from `start_line` (the rest is
+    /// linked in `rest_uri`); give it to read further in one call.
     pub end_line: Option<u32>,
 }
 
@@ -36,20 +43,28 @@ pub struct ReadFileResult {
     /// The lines actually returned, `"first-last"`.
     pub lines: String,
     pub total_lines: u32,
-    /// True when the content was cut at the size limit; ask for a later `start_line`.
+    /// True when lines were left out (past the default 1,000 lines, or the 256 KiB limit):
+    /// continue with `start_line: next_start_line`.
     pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_start_line: Option<u32>,
+    /// The lines left out, as a resource (`codegraph://files/{path}#L{first}-L{last}`), for a
+    /// file the graph holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rest_uri: Option<String>,
+    pub provenance: Provenance,
 }
 
 #[tool_router(router = read_file_content_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Read a file of the repository, optionally only lines start_line..=end_line (one-based). Only files inside the repository can be read. Large files are cut at 256 KiB (`truncated` is then true; continue with a later start_line); only the first 16 MiB of a file can be read.",
+        description = "Read a file of the repository, optionally only lines start_line..=end_line (one-based). Only files inside the repository can be read. Without end_line at most 1,000 lines come back, and never more than 256 KiB (`truncated` is then true: continue with `next_start_line`, or read `rest_uri`); only the first 16 MiB of a file can be read.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn read_file_content(
         &self,
         Parameters(params): Parameters<ReadFileParams>,
-    ) -> ToolResult<ReadFileResult> {
+    ) -> Result<Json<ReadFileResult>, CallToolResult> {
         let file =
             paths::resolve_in_workspace(self.world.root(), &params.file_path).map_err(|error| {
                 let kind = match error {
@@ -110,9 +125,13 @@ impl CodegraphMcp {
             )));
         }
         let first = params.start_line.unwrap_or(1).max(1);
-        let last = params.end_line.unwrap_or(total_lines).min(total_lines);
+        let last = params
+            .end_line
+            .unwrap_or_else(|| first.saturating_add(DEFAULT_READ_LINES - 1))
+            .min(total_lines);
         let (mut content, first, mut last) = convert::line_range(&text, first, last);
-        let mut truncated = disk_cut && last == total_lines;
+        let mut truncated =
+            (disk_cut && last == total_lines) || (params.end_line.is_none() && last < total_lines);
         if content.len() > MAX_READ_BYTES {
             let mut cut = MAX_READ_BYTES;
             while !content.is_char_boundary(cut) {
@@ -126,12 +145,21 @@ impl CodegraphMcp {
             last = first + content.lines().count() as u32 - 1;
             truncated = true;
         }
+        let in_graph = graph.file(&file.relative).is_some();
+        let more = truncated && last < total_lines;
+        let wanted_last = params.end_line.unwrap_or(total_lines).min(total_lines);
+        let provenance = provenance(&self.world, &graph, [file.relative.as_str()]);
         Ok(Json(ReadFileResult {
-            file: file.relative,
             content,
             lines: convert::lines_label(first, last),
             total_lines,
             truncated,
+            next_start_line: more.then_some(last + 1),
+            rest_uri: (more && in_graph).then(|| {
+                resources::file_lines_uri(&file.relative, last + 1, wanted_last.max(last + 1))
+            }),
+            file: file.relative,
+            provenance,
         }))
     }
 }

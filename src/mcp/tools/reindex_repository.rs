@@ -5,7 +5,9 @@ use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::ToolResult;
+use rmcp::model::CallToolResult;
+
+use super::{Provenance, provenance};
 use crate::mcp::{CodegraphMcp, tool_error};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -25,6 +27,9 @@ pub struct ReindexResult {
     pub removed: usize,
     /// Seconds.
     pub duration: f64,
+    /// The new revision; `unsaved_files`: every file open in an editor with unsaved edits (the
+    /// graph keeps the editor's text for them, not the disk's).
+    pub provenance: Provenance,
 }
 
 #[tool_router(router = reindex_repository_router, vis = "pub(super)")]
@@ -41,7 +46,7 @@ impl CodegraphMcp {
     async fn reindex_repository(
         &self,
         Parameters(params): Parameters<ReindexParams>,
-    ) -> ToolResult<ReindexResult> {
+    ) -> Result<Json<ReindexResult>, CallToolResult> {
         let world = self.world.clone();
         let report =
             tokio::task::spawn_blocking(move || world.index(!params.incremental, &|_, _| {}))
@@ -51,6 +56,9 @@ impl CodegraphMcp {
                         serde_json::json!({ "error": "Index error", "message": error.to_string() }),
                     )
                 })?;
+        let graph = self.world.snapshot();
+        let unsaved = self.world.unsaved_files();
+        let provenance = provenance(&self.world, &graph, unsaved.iter().map(|path| &**path));
         Ok(Json(ReindexResult {
             files: report.files,
             entities: report.entities,
@@ -59,6 +67,7 @@ impl CodegraphMcp {
             from_cache: report.from_cache,
             removed: report.removed,
             duration: report.duration_ms / 1000.0,
+            provenance,
         }))
     }
 }
