@@ -46,6 +46,11 @@ pub fn watch(
     let (sender, receiver) = channel::<PathBuf>();
     let watcher = notify::RecommendedWatcher::new(
         move |event: notify::Result<notify::Event>| match event {
+            // Reading a file is no change: the refresh below and every answer that compares a
+            // file with the disk read files, and taking their open/read/close events for
+            // changes made the watcher refresh forever (and, events arriving faster than the
+            // debounce, never apply a real change).
+            Ok(event) if !changes_content(&event.kind) => {}
             Ok(event) => {
                 for path in event.paths {
                     let _ = sender.send(path);
@@ -229,6 +234,17 @@ fn error_path(error: &ignore::Error) -> Option<PathBuf> {
         }
         ignore::Error::Loop { child, .. } => Some(child.clone()),
         _ => None,
+    }
+}
+
+/// Whether an event may have changed what a path holds: not a mere open, read or close after
+/// reading (closing after a write still counts).
+fn changes_content(kind: &notify::EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode};
+    match kind {
+        notify::EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        notify::EventKind::Access(_) => false,
+        _ => true,
     }
 }
 

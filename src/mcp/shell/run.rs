@@ -187,8 +187,7 @@ mod tests {
             &CancellationToken::new(),
         )
         .await
-        .err()
-        .expect("a supervisor that does not exist cannot start");
+        .expect_err("a supervisor that does not exist cannot start");
         assert!(
             error.starts_with(
                 "could not start the command's supervisor /nonexistent/codegraph-supervisor: "
