@@ -399,6 +399,12 @@ async fn git_is_allowed_by_subcommand_and_argument_not_by_name() {
             format!("git -c core.sshCommand='{touch}' status"),
             "git-config",
         ),
+        (format!("git -c diff.external='{touch}' diff"), "git-config"),
+        (
+            // Refused twice over; the URL is the rule that speaks first.
+            format!("git -c protocol.ext.allow=always clone 'ext::sh -c {touch}' copy"),
+            "git-transport",
+        ),
         (
             "git --config-env=core.pager=HOME log".to_string(),
             "git-config",
