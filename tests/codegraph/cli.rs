@@ -308,7 +308,10 @@ fn json_answers_carry_the_stamp_and_enumerated_flags_are_checked() {
         assert_eq!(code, 0, "{command:?}: {stderr}");
         let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
         let stamp = &answer["provenance"];
-        assert!(stamp["revision"].as_u64().unwrap() > 0, "{command:?}: {stamp}");
+        assert!(
+            stamp["revision"].as_u64().unwrap() > 0,
+            "{command:?}: {stamp}"
+        );
         assert_eq!(stamp["unsaved_files"], serde_json::json!([]), "{command:?}");
         assert_eq!(stamp["stale_files"], serde_json::json!([]), "{command:?}");
     }
@@ -346,7 +349,11 @@ fn json_answers_carry_the_stamp_and_enumerated_flags_are_checked() {
         repo,
     ]);
     assert_eq!(incoming, upstream);
-    assert!(incoming.1.contains("shop/app/main.py::main"), "{}", incoming.1);
+    assert!(
+        incoming.1.contains("shop/app/main.py::main"),
+        "{}",
+        incoming.1
+    );
     let (code, _, stderr) = codegraph(&["search", "x", "--scope", "methods", "-r", repo]);
     assert_eq!(code, 2);
     assert!(
