@@ -18,9 +18,10 @@
 //! only then, so the bound holds for work that is still winding down.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::cancel::{self, Flag};
@@ -108,10 +109,28 @@ impl Drop for StopOnDrop {
     }
 }
 
+/// Counts one request waiting for a heavy turn while it lives.
+struct Waiting(Arc<AtomicUsize>);
+
+impl Waiting {
+    fn new(count: &Arc<AtomicUsize>) -> Waiting {
+        count.fetch_add(1, Ordering::Relaxed);
+        Waiting(count.clone())
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// One server's bounds, shared by all its sessions.
 #[derive(Debug)]
 pub struct Pool {
     heavy: Arc<Semaphore>,
+    /// Requests waiting for a heavy turn now.
+    waiting: Arc<AtomicUsize>,
     limits: Limits,
 }
 
@@ -119,6 +138,7 @@ impl Pool {
     pub fn new(limits: Limits) -> Pool {
         Pool {
             heavy: Arc::new(Semaphore::new(limits.heavy.max(1))),
+            waiting: Arc::default(),
             limits,
         }
     }
@@ -130,6 +150,21 @@ impl Pool {
     /// Heavy turns free now (for tests and logs).
     pub fn free_heavy_turns(&self) -> usize {
         self.heavy.available_permits()
+    }
+
+    /// Requests waiting for a heavy turn now (for tests and logs).
+    pub fn waiting_for_a_turn(&self) -> usize {
+        self.waiting.load(Ordering::Relaxed)
+    }
+
+    /// Takes a heavy turn as a heavy request's work does, until the permit is dropped (tests
+    /// hold the pool busy with it).
+    pub async fn take_heavy_turn(&self) -> OwnedSemaphorePermit {
+        self.heavy
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the pool's semaphore is never closed")
     }
 
     /// Runs `work` on a blocking thread, after waiting for a heavy turn if it is heavy; stops
@@ -147,7 +182,10 @@ impl Pool {
         let turn = match weight {
             Weight::Cheap => None,
             Weight::Heavy => tokio::select! {
-                turn = self.heavy.clone().acquire_owned() => {
+                turn = async {
+                    let _waiting = Waiting::new(&self.waiting);
+                    self.heavy.clone().acquire_owned().await
+                } => {
                     Some(turn.map_err(|error| Stopped::Failed(error.to_string()))?)
                 }
                 () = cancel.cancelled() => return Err(Stopped::Cancelled),

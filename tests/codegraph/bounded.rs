@@ -1,7 +1,7 @@
 //! Bounded work per request, over MCP: a heavy request (the first `global_search` builds the
 //! search index and the communities) stops when the client cancels it or its deadline passes,
-//! leaving nothing half-built and giving its turn back; cheap requests are answered while heavy
-//! ones hold every turn of the pool.
+//! leaving nothing half-built and giving its turn back; a request whose client went away never
+//! runs; cheap requests are answered while heavy ones hold every turn of the pool.
 //!
 //! The repository is generated: 400 Python modules of 25 functions, each calling three
 //! functions of other modules (10,000 functions, 30,000 resolved calls), large enough that
@@ -229,6 +229,59 @@ async fn cheap_requests_are_answered_while_heavy_ones_hold_the_pool() {
         let answered = request.await.unwrap();
         assert_ne!(answered.is_error, Some(true), "{answered:?}");
     }
+}
+
+/// Waits (up to `seconds`) for `condition`, saying what was awaited if it never holds.
+async fn until(seconds: u64, what: &str, condition: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !condition() {
+        assert!(
+            started.elapsed() < Duration::from_secs(seconds),
+            "never happened: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// The attack: a request whose client went away must not go on to run. Here it waits
+/// for the pool's only heavy turn, which the test holds; once its client is gone (and rmcp's
+/// drain of answers in flight, at most 5 s, is over) it stops waiting, and when the turn is
+/// free again it never runs: the repository facts it would have built are not built.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_whose_client_went_away_never_runs() {
+    let (client, server, _directory) = serve(Limits {
+        heavy: 1,
+        deadline: Duration::from_secs(300),
+    })
+    .await;
+    let held = server.pool().take_heavy_turn().await;
+    // Heavy: the first suggest_refactoring builds the repository facts.
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+        CallToolRequestParams::new("suggest_refactoring")
+            .with_arguments(arguments(json!({"entity_id": "f7_3"}))),
+    ));
+    let _abandoned = client
+        .peer()
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    until(30, "the request waits for the heavy turn", || {
+        server.pool().waiting_for_a_turn() == 1
+    })
+    .await;
+    client.cancel().await.unwrap();
+    until(30, "the abandoned request stops waiting", || {
+        server.pool().waiting_for_a_turn() == 0
+    })
+    .await;
+    drop(held);
+    turns_come_back(&server).await;
+    let world = server.world();
+    assert!(
+        !world.analysis().has_repo_facts(&world.snapshot()),
+        "the abandoned request ran"
+    );
+    assert_eq!(server.pool().free_heavy_turns(), 1);
 }
 
 /// Every long computation a request can start stops at a checkpoint when its flag is set (and
