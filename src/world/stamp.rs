@@ -31,9 +31,13 @@ pub struct Stamp {
     pub stale_files: Vec<FilePath>,
 }
 
-/// A file's length and modification time, taken just before it was read.
+/// A file's identity (device and inode), length and modification time, taken just before it
+/// was read. The identity tells a file replaced by another (a rename over it, a symlink swapped
+/// in) even when length and time agree: times are only as fine as the kernel's clock tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DiskStamp {
+    device: u64,
+    inode: u64,
     len: u64,
     modified: Option<SystemTime>,
 }
@@ -41,8 +45,11 @@ pub struct DiskStamp {
 impl DiskStamp {
     /// The file's stamp now; `None` when it cannot be stat-ed.
     pub fn of(absolute: &Path) -> Option<DiskStamp> {
+        use std::os::unix::fs::MetadataExt;
         let metadata = std::fs::metadata(absolute).ok()?;
         Some(DiskStamp {
+            device: metadata.dev(),
+            inode: metadata.ino(),
             len: metadata.len(),
             modified: metadata.modified().ok(),
         })
