@@ -171,9 +171,7 @@ fn print_conventions() {
     println!(
         "  - {CONSTRUCTOR}: rust-analyzer lists `Some(x)`, `Diff::Longer(..)`, `Wrapper(x)` among the outgoing calls;"
     );
-    println!(
-        "  - {MACRO_ARGUMENT} (labelled on codegraph's extra outgoing edge);"
-    );
+    println!("  - {MACRO_ARGUMENT} (labelled on codegraph's extra outgoing edge);");
     println!("  - {DECORATOR} (`@click.command()` above `def cli`);");
     println!("  - {NESTED_CALLER} (`def test(): @click.command() def cli(): click.echo(...)`);");
     println!(

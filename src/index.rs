@@ -13,6 +13,8 @@ use tree_sitter::{Node, QueryCursor, Tree};
 use crate::lang::Language;
 use crate::model::{EntityKind, Position, Span};
 
+pub(crate) mod rust;
+
 /// Everything extracted from one file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileSummary {
@@ -243,7 +245,7 @@ pub fn extract_keeping(language: Language, text: &str, tree: &Tree) -> (FileSumm
     };
     let root = tree.root_node();
     collect_syntax_errors(root, &mut summary.problems);
-    let raw = run_query(query, root, text, None);
+    let raw = run_query(query, root, text, None, language);
     let disabled = disabled_ranges(language, root, text);
     build(
         &mut summary,
@@ -260,9 +262,13 @@ fn run_query(
     root: Node<'_>,
     text: &str,
     range: Option<std::ops::Range<usize>>,
+    language: Language,
 ) -> RawCaptures {
     let capture_names = query.capture_names();
-    let mut raw = RawCaptures::default();
+    let mut raw = RawCaptures {
+        rust: language == Language::Rust,
+        ..RawCaptures::default()
+    };
     let mut cursor = QueryCursor::new();
     cursor.set_max_start_depth(Some(MAX_START_DEPTH));
     if let Some(range) = range {
@@ -356,7 +362,7 @@ pub fn reextract(
     };
     let root = tree.root_node();
     let region = reread_region(root, dirty, text.len());
-    let fresh = run_query(query, root, text, Some(region.clone()));
+    let fresh = run_query(query, root, text, Some(region.clone()), language);
     let inside = |span: &Span| {
         region.start <= span.start_byte as usize && span.end_byte as usize <= region.end
     };
@@ -437,6 +443,7 @@ pub fn reextract(
         head
     }
     let merged = RawCaptures {
+        rust: fresh.rust,
         defs: splice(
             old.defs,
             fresh.defs,
@@ -708,6 +715,8 @@ struct RawCaptures {
     inherits: Vec<(SmolStr, InheritKind, Option<SmolStr>, Span)>,
     /// Package declarations in match order; the first one counts.
     package: Vec<(SmolStr, Span)>,
+    /// Rust keeps a collection's element type in declared types (`Vec<Foo>`).
+    rust: bool,
 }
 
 impl RawCaptures {
@@ -751,14 +760,21 @@ impl RawCaptures {
             if name.is_empty() {
                 return;
             }
-            let receiver = item
+            let mut receiver = item
                 .receiver
                 .map(|receiver| receiver_text(node_text(receiver, text)));
             // What joins receiver and name: `::` (or PHP's `\`) makes the receiver a path.
-            let path = item.receiver.is_some_and(|receiver| {
+            let mut path = item.receiver.is_some_and(|receiver| {
                 text.get(receiver.end_byte()..name_node.start_byte())
                     .is_some_and(|between| between.contains("::") || between.contains('\\'))
             });
+            // A Rust macro's arguments: the tokens around the name say what it calls.
+            if item.call.is_some_and(|call| call.kind() == "token_tree") {
+                let Some(call) = rust::token_tree_call(name_node, text) else {
+                    return;
+                };
+                (receiver, path) = (call.receiver, call.path);
+            }
             self.refs.push((
                 kind,
                 SmolStr::new(name),
@@ -771,7 +787,11 @@ impl RawCaptures {
                 return;
             };
             if let Some(type_node) = item.binding_type.or(item.binding_bound) {
-                let type_name = value_type(node_text(type_node, text));
+                let type_name = if self.rust {
+                    rust::declared_type(node_text(type_node, text))
+                } else {
+                    value_type(node_text(type_node, text))
+                };
                 if !type_name.is_empty() {
                     let kind = if item.binding_bound.is_some() {
                         BindingKind::Bound
@@ -803,6 +823,20 @@ impl RawCaptures {
                 let Some(pattern) = variant.parent() else {
                     return;
                 };
+                if pattern.kind() == "struct_pattern" {
+                    // `Self { pool, .. }`: `Self{pool}`.
+                    if let Some(site) = rust::struct_pattern_site(variant, name, text)
+                        && site.len() < MAX_RECEIVER
+                    {
+                        self.bindings.push((
+                            receiver_text(node_text(name, text)),
+                            site,
+                            BindingKind::Variant,
+                            Span::from_node(name),
+                        ));
+                    }
+                    return;
+                }
                 let mut element = name;
                 while let Some(parent) = element.parent() {
                     if parent.id() == pattern.id() {
@@ -856,7 +890,14 @@ impl RawCaptures {
                     Span::from_node(name),
                 ));
             } else if let Some(value) = item.binding_value {
-                let expression = receiver_text(node_text(value, text));
+                let mut expression = receiver_text(node_text(value, text));
+                // `for x in items`: `x` is an element, `items[..]`.
+                if item
+                    .binding
+                    .is_some_and(|binding| binding.kind() == "for_expression")
+                {
+                    expression = SmolStr::new(format!("{expression}[..]"));
+                }
                 if !expression.is_empty() && expression.len() < MAX_RECEIVER {
                     self.bindings.push((
                         receiver_text(node_text(name, text)),
@@ -1042,6 +1083,24 @@ fn build(
     let mut seen: rustc_hash::FxHashSet<Binding> = summary.bindings.iter().cloned().collect();
     for (name, type_name, kind, span) in raw.bindings {
         let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+        // A bound on an `impl` block's type parameter (`impl<I: PeekingNext> .. where I: ..`)
+        // holds in that block's methods, not in the rest of the file.
+        if kind == BindingKind::Bound
+            && let Some(methods) = rust::impl_methods(&raw.impls, &summary.defs, scope, span)
+        {
+            for method in methods {
+                let binding = Binding {
+                    name: name.clone(),
+                    type_name: type_name.clone(),
+                    scope: Some(method),
+                    kind,
+                };
+                if seen.insert(binding.clone()) {
+                    summary.bindings.push(binding);
+                }
+            }
+            continue;
+        }
         let original_scope = scope;
         // `self.field = Foo()` in a method binds the field for the whole type.
         if let Some((first, _)) = name.split_once('.')
@@ -1076,6 +1135,9 @@ fn build(
         if seen.insert(binding.clone()) {
             summary.bindings.push(binding);
         }
+    }
+    if summary.language == Language::Rust {
+        rust::drop_conflicting_bindings(&mut summary.bindings);
     }
     for (path, name, alias, wildcard, span) in raw.imports {
         let scope = innermost(&summary.defs, span.start_byte, span.end_byte);
@@ -1163,7 +1225,11 @@ fn declared_return(node: Node<'_>, text: &str) -> Option<SmolStr> {
             node.child_by_field_name("value")
                 .and_then(|value| value.child_by_field_name("return_type"))
         })?;
-    let normalised = value_type(node_text(returned, text));
+    let normalised = if matches!(node.kind(), "function_item" | "function_signature_item") {
+        rust::declared_type(node_text(returned, text))
+    } else {
+        value_type(node_text(returned, text))
+    };
     (!normalised.is_empty()).then_some(normalised)
 }
 
@@ -1390,6 +1456,11 @@ fn type_base_name_qualified(text: &str) -> String {
         text = &text[..index];
     }
     let text = text.trim_start_matches(['*', '&', '?', '^']).trim();
+    // A Rust lifetime: `&'a mut I`.
+    let text = match text.strip_prefix('\'') {
+        Some(rest) => rest.split_once(' ').map_or(rest, |(_, after)| after).trim(),
+        None => text,
+    };
     let text = text.strip_prefix("mut ").unwrap_or(text).trim();
     let text = text.strip_prefix("dyn ").unwrap_or(text).trim();
     text.trim_end_matches(['?', '!', '*', '&'])
