@@ -443,7 +443,7 @@ impl<'a> Resolver<'a> {
     fn value_of_name(&self, name: &str, scope: Option<u32>, depth: u32) -> Value {
         if name.contains("::") {
             return match self.path_value(name, scope) {
-                // `ArgAction::SetTrue`, `Self::EMPTY`: a value of the enum or struct.
+                // `ArgAction::SetTrue`: a value of the enum.
                 Value::Unknown if self.spec.module_system == ModuleSystem::Rust => {
                     self.variant_path_value(name, scope)
                 }

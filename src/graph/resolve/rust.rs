@@ -447,9 +447,9 @@ impl<'a> Resolver<'a> {
 }
 
 impl<'a> Resolver<'a> {
-    /// A path that names no type or module, as a value (`ArgAction::SetTrue`, `Self::EMPTY`):
-    /// a unit variant or an associated constant of the enum or struct before its last segment,
-    /// taken as a value of that type.
+    /// A path that names no type or module, as a value (`ArgAction::SetTrue`): a unit variant
+    /// of the enum before its last segment, a value of that enum. A struct's `Foo::NAME` is an
+    /// associated constant, of whatever type it declares: not known here.
     pub(super) fn variant_path_value(&self, path: &str, scope: Option<u32>) -> Value {
         let Some((type_path, _)) = path.rsplit_once("::") else {
             return Value::Unknown;
@@ -457,10 +457,7 @@ impl<'a> Resolver<'a> {
         match self.path_value(type_path, scope) {
             Value::Static(types)
                 if types.iter().all(|type_id| {
-                    matches!(
-                        self.kind_of(type_id),
-                        Some(crate::model::EntityKind::Enum | crate::model::EntityKind::Struct)
-                    )
+                    self.kind_of(type_id) == Some(crate::model::EntityKind::Enum)
                 }) =>
             {
                 Value::Instance(types)
