@@ -727,6 +727,22 @@ impl RawCaptures {
             if name.is_empty() {
                 return;
             }
+            // A function inside a macro's arguments: the query matched its name only.
+            if node.kind() == "identifier" && self.rust {
+                if let Some(function) = rust::macro_function(node, text) {
+                    self.defs.push(RawDef {
+                        kind,
+                        span: function.span,
+                        name_span: Span::from_node(name_node),
+                        name: SmolStr::new(name),
+                        owner: None,
+                        signature: function.signature,
+                        doc: None,
+                        returns: None,
+                    });
+                }
+                return;
+            }
             self.defs.push(RawDef {
                 kind,
                 span: Span::from_node(node),

@@ -1,4 +1,4 @@
-//! Rust-specific extraction: calls written inside macro arguments.
+//! Rust-specific extraction: calls and functions written inside macro arguments.
 //!
 //! A macro's arguments are an unparsed token tree (`assert_eq!(parser(p).parse(), x)`), so the
 //! query can only say "an identifier followed by a parenthesised group". This reads the tokens
@@ -9,6 +9,8 @@
 
 use smol_str::SmolStr;
 use tree_sitter::Node;
+
+use crate::model::{Position, Span};
 
 /// A call found in a token tree: its receiver (as source text) and whether that receiver is a
 /// path (`A::f`) rather than a value (`a.f`).
@@ -120,6 +122,57 @@ fn chain_start<'tree>(dot: Node<'tree>) -> Option<Node<'tree>> {
         }
     }
     start
+}
+
+/// A function written inside a macro's arguments, found by its name.
+pub(super) struct MacroFunction {
+    /// From `fn` to the end of the body.
+    pub span: Span,
+    /// `fn name(parameters) -> Type`, whitespace collapsed.
+    pub signature: String,
+}
+
+/// `fn name(..) [-> T] { .. }` among a macro invocation's tokens, `name` being the identifier
+/// after `fn`: its span and signature. `None` inside a `macro_rules!` template (a definition
+/// there exists only where the macro is expanded) or without a braced body.
+pub(super) fn macro_function(name: Node<'_>, text: &str) -> Option<MacroFunction> {
+    let keyword = name.prev_sibling().filter(|node| node.kind() == "fn")?;
+    let mut ancestor = name.parent();
+    while let Some(node) = ancestor {
+        if node.kind() == "macro_definition" {
+            return None;
+        }
+        ancestor = node.parent();
+    }
+    // The body: the first braced group after the parameters, before any `;` or `fn`.
+    let mut current = name.next_sibling();
+    let body = loop {
+        let node = current?;
+        match node.kind() {
+            "token_tree" if text.get(node.byte_range())?.starts_with('{') => break node,
+            ";" | "fn" => return None,
+            _ => current = node.next_sibling(),
+        }
+    };
+    let head = text.get(keyword.start_byte()..body.start_byte())?;
+    let signature = head.split_whitespace().collect::<Vec<_>>().join(" ");
+    let start = keyword.start_position();
+    let end = body.end_position();
+    Some(MacroFunction {
+        span: Span {
+            start_byte: keyword.start_byte() as u32,
+            end_byte: body.end_byte() as u32,
+            start: Position {
+                line: start.row as u32,
+                column: start.column as u32,
+            },
+            end: Position {
+                line: end.row as u32,
+                column: end.column as u32,
+            },
+        },
+        signature: signature.chars().take(super::MAX_SIGNATURE).collect(),
+    })
 }
 
 /// The methods of the `impl` block whose header holds `span` (a type parameter's bound), when
