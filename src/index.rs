@@ -49,6 +49,9 @@ pub struct Def {
     /// (`Result<Foo, E>` and `Option<&mut Self>` are `Foo` and `Self`); resolution types call
     /// chains with it.
     pub returns: Option<SmolStr>,
+    /// The trait of the `impl Trait for Type` block an out-of-line method is in, as written
+    /// (`Automaton`, `fmt::Debug`, `From<f64>`); `None` in an inherent `impl Type`.
+    pub implements: Option<SmolStr>,
     /// Left out of the default build by a Rust `#[cfg(...)]` on it or around it (see
     /// `lang::rust_cfg`): a variant that loses to its active twin.
     pub disabled: bool,
@@ -698,6 +701,8 @@ struct RawDef {
 struct RawImpl {
     span: Span,
     type_name: SmolStr,
+    /// The trait an `impl Trait for Type` block implements, as written.
+    trait_name: Option<SmolStr>,
 }
 
 /// (path, name, alias, wildcard, span)
@@ -763,6 +768,9 @@ impl RawCaptures {
                 self.impls.push(RawImpl {
                     span: Span::from_node(node),
                     type_name: SmolStr::new(type_base_name(node_text(name_node, text))),
+                    trait_name: node
+                        .child_by_field_name("trait")
+                        .map(|trait_node| SmolStr::new(node_text(trait_node, text))),
                 });
             }
         } else if item.call.is_some() || item.type_ref.is_some() {
@@ -1038,18 +1046,16 @@ fn build(
         }
         let parent = stack.last().copied();
         let mut owner = raw_def.owner;
+        let mut implements = None;
         if owner.is_none() {
             // Inside an `impl`-like block that is itself inside no nearer definition?
             let parent_start =
                 parent.map_or(0, |index| summary.defs[index as usize].span.start_byte);
-            owner = raw
-                .impls
-                .iter()
-                .rev()
-                .find(|scope| {
-                    scope.span.contains(&raw_def.span) && scope.span.start_byte >= parent_start
-                })
-                .map(|scope| scope.type_name.clone());
+            let block = raw.impls.iter().rev().find(|scope| {
+                scope.span.contains(&raw_def.span) && scope.span.start_byte >= parent_start
+            });
+            owner = block.map(|scope| scope.type_name.clone());
+            implements = block.and_then(|scope| scope.trait_name.clone());
         }
         let mut kind = raw_def.kind;
         let parent_is_type =
@@ -1069,6 +1075,7 @@ fn build(
             signature: raw_def.signature,
             doc: raw_def.doc,
             returns: raw_def.returns,
+            implements: if parent.is_none() { implements } else { None },
             disabled: disabled.iter().any(|range| {
                 range.start <= raw_def.span.start_byte && raw_def.span.end_byte <= range.end
             }),
