@@ -834,6 +834,13 @@ impl RawCaptures {
                         };
                         bound_name = SmolStr::new(format!("{bound_name}({position})"));
                     }
+                    // A trait's `type Bound: Bound;` binds `Self::Bound`.
+                    if item
+                        .binding
+                        .is_some_and(|binding| binding.kind() == "associated_type")
+                    {
+                        bound_name = SmolStr::new(format!("Self::{bound_name}"));
+                    }
                     if item.binding_field {
                         // A field declared by a constructor parameter: `this.name`, which
                         // `build` binds for the whole class.

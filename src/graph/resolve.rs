@@ -1097,6 +1097,9 @@ impl<'a> Resolver<'a> {
         if members.is_empty() {
             return Found::Nothing;
         }
+        if self.file.language == crate::lang::Language::Rust && self.chosen_by_argument(&members) {
+            return Found::Ambiguous(members);
+        }
         let dispatch = members.iter().all(|id| {
             self.def_of(id).is_some_and(|(file, index)| {
                 index

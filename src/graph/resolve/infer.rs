@@ -405,9 +405,23 @@ impl<'a> Resolver<'a> {
         for part in &parts[start..] {
             value = match *part {
                 Part::Name { text, call: false } => match self.field_value(&value, text, depth) {
-                    // A tuple struct's `self.0`, a field typed by a type parameter.
-                    Value::Unknown if self.spec.module_system == ModuleSystem::Rust => {
-                        self.rust_field_value(&value, text, scope)
+                    // A tuple struct's `self.0`, a field typed by a type parameter (`Vec<I>`).
+                    // (A type parameter that no bound types here looks external there.)
+                    field @ (Value::Unknown | Value::External)
+                        if self.spec.module_system == ModuleSystem::Rust =>
+                    {
+                        match self.rust_field_value(&value, text, scope) {
+                            Value::Unknown => field,
+                            generic => generic,
+                        }
+                    }
+                    Value::Elements(types)
+                        if types.is_empty() && self.spec.module_system == ModuleSystem::Rust =>
+                    {
+                        match self.rust_field_value(&value, text, scope) {
+                            Value::Unknown => Value::Elements(types),
+                            field => field,
+                        }
                     }
                     field => field,
                 },

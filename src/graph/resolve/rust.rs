@@ -99,7 +99,17 @@ impl<'a> Resolver<'a> {
                     }
                 })
                 .collect();
-            return Value::merge(values);
+            return match Value::merge(values) {
+                // `let Self { element, .. } = self` where `element: ElemF`: the bound of the
+                // `impl` around it.
+                value @ (Value::Unknown | Value::External) if !positional => {
+                    match self.generic_field_value(&types, field, scope) {
+                        Value::Unknown => value,
+                        generic => generic,
+                    }
+                }
+                value => value,
+            };
         }
         // A struct-like variant (`Value::Object { map }`): the enum declares its fields.
         let Some((enum_path, _)) = path.rsplit_once("::") else {
@@ -132,7 +142,8 @@ impl<'a> Resolver<'a> {
 
     /// `self.iter` where the struct declares `iter: &'a mut I`: `I`'s bound in the `impl` of
     /// that struct around the call (`impl<I: PeekingNext> Iterator for PeekingTakeWhile<I>`),
-    /// which says more than the struct's own bound, if it has one.
+    /// which says more than the struct's own bound, if it has one; `self.ranges` declared
+    /// `Vec<I>`: a collection of that bound.
     fn generic_field_value(&self, types: &[EntityId], field: &str, scope: Option<u32>) -> Value {
         let Some(own_type) = self.enclosing_type(scope) else {
             return Value::Unknown;
@@ -150,12 +161,20 @@ impl<'a> Resolver<'a> {
                 _ => return Value::Unknown,
             }
         };
-        match self.binding_of(&declared, scope) {
+        // `ranges: Vec<I>`: a collection of the parameter's bound.
+        let element = crate::index::rust::element_type(&declared).map(crate::index::value_type);
+        let parameter = element.as_deref().unwrap_or(&declared);
+        let value = match self.binding_of(parameter, scope) {
             Some((bound, BindingKind::Bound, _)) => match self.type_value(bound, scope) {
                 Value::External => Value::Unknown,
                 value => value,
             },
             _ => Value::Unknown,
+        };
+        match value {
+            Value::Instance(types) if element.is_some() => Value::Elements(types),
+            _ if element.is_some() => Value::Unknown,
+            value => value,
         }
     }
 }
@@ -464,5 +483,42 @@ impl<'a> Resolver<'a> {
             }
             _ => Value::Unknown,
         }
+    }
+}
+
+impl<'a> Resolver<'a> {
+    /// Methods of one type from impls of one generic trait with different arguments (`impl
+    /// From<f64> for Value`, `impl From<String> for Value`): the call's argument types choose
+    /// among them, which are not known here, so none is proven.
+    pub(super) fn chosen_by_argument(&self, members: &[EntityId]) -> bool {
+        if members.len() < 2 {
+            return false;
+        }
+        let mut traits: Vec<&str> = Vec::new();
+        for member in members {
+            let Some((file, Some(index))) = self.def_of(member) else {
+                return false;
+            };
+            let Some(written) = file.summary.defs[index as usize].implements.as_deref() else {
+                return false;
+            };
+            traits.push(written);
+        }
+        let head = |written: &str| -> String {
+            written
+                .split('<')
+                .next()
+                .unwrap_or(written)
+                .rsplit("::")
+                .next()
+                .unwrap_or(written)
+                .trim()
+                .to_string()
+        };
+        let first = head(traits[0]);
+        traits
+            .iter()
+            .all(|written| written.contains('<') && head(written) == first)
+            && traits.iter().any(|written| *written != traits[0])
     }
 }

@@ -132,6 +132,14 @@
     .
     [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.bound)) @binding
 
+; A trait's associated type and its bound: `type Bound: Bound;` makes `Self::Bound` (what
+; `fn upper(&self) -> Self::Bound` returns) a `Bound`.
+(associated_type
+  name: (type_identifier) @binding.name
+  bounds: (trait_bounds
+    .
+    [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.bound)) @binding
+
 (where_predicate
   left: (type_identifier) @binding.name
   bounds: (trait_bounds
@@ -246,6 +254,38 @@
         (tuple_struct_pattern
           type: (identifier) @_wrapper
           .
-          (identifier) @binding.name
+          [
+            (identifier) @binding.name
+            (ref_pattern (identifier) @binding.name)
+            (mut_pattern (identifier) @binding.name)
+          ]
           .))))
+  (#any-of? @_wrapper "Some" "Ok")) @binding
+
+; `if let Some(v) = x`, `while let Some(mut r) = stack.pop()`, `let Some(v) = x else { .. }`:
+; the same.
+(let_condition
+  pattern: (tuple_struct_pattern
+    type: (identifier) @_wrapper
+    .
+    [
+      (identifier) @binding.name
+      (ref_pattern (identifier) @binding.name)
+      (mut_pattern (identifier) @binding.name)
+    ]
+    .)
+  value: (_) @binding.value
+  (#any-of? @_wrapper "Some" "Ok")) @binding
+
+(let_declaration
+  pattern: (tuple_struct_pattern
+    type: (identifier) @_wrapper
+    .
+    [
+      (identifier) @binding.name
+      (ref_pattern (identifier) @binding.name)
+      (mut_pattern (identifier) @binding.name)
+    ]
+    .)
+  value: (_) @binding.value
   (#any-of? @_wrapper "Some" "Ok")) @binding
