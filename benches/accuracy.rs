@@ -175,7 +175,7 @@ fn print_conventions() {
     println!("  - {DECORATOR} (`@click.command()` above `def cli`);");
     println!("  - {NESTED_CALLER} (`def test(): @click.command() def cli(): click.echo(...)`);");
     println!(
-        "  - {COARSER_CALLER}: tsserver has no item for `exports.f = function` or `obj.m = function () {{}}` and gives calls inside them to the file, and gives calls inside `{{ key: () => ... }}` to the function around the object literal; pyright gives calls in a class body to the module."
+        "  - {COARSER_CALLER}: tsserver has no item for `exports.f = function` or `obj.m = function () {{}}` and gives calls inside them to the file, and gives calls inside `{{ key: () => ... }}` to the function around the object literal; pyright gives calls in a class body to the module; rust-analyzer gives calls in a function written inside a macro's arguments to the function the macro expands it to, named after the expansion at the macro's line (`prop` for every property of `quickcheck! {{ fn size_zip(..) {{ .. }} }}`)."
     );
     println!(
         "The file of a pyright item in a `.pyi` stub is the `.py` module beside it, when there is one."
@@ -643,6 +643,28 @@ fn label_conventions(
             }) {
                 edge.convention = Some(COARSER_CALLER);
                 finer.convention = Some(COARSER_CALLER);
+                continue;
+            }
+            // rust-analyzer names a function written inside a macro's arguments after the
+            // macro's expansion, at the macro's line (every `quickcheck! { fn size_zip(..) }`
+            // property is `prop` at `quickcheck! {`): codegraph's callers inside that
+            // invocation are the same calls.
+            let Some(invocation) = macro_invocation_lines(sample, &edge.file, edge.line) else {
+                continue;
+            };
+            let inside = |line: u32| invocation.0 < line && line <= invocation.1;
+            for finer in extra.iter_mut().filter(|other| {
+                other.convention.is_none()
+                    && other.name != "<module>"
+                    && other.file == edge.file
+                    && inside(other.line)
+                    && other
+                        .site
+                        .as_ref()
+                        .is_some_and(|(file, line)| *file == edge.file && inside(*line))
+            }) {
+                edge.convention = Some(COARSER_CALLER);
+                finer.convention = Some(COARSER_CALLER);
             }
         }
     }
@@ -657,6 +679,47 @@ fn label_conventions(
                 .and_then(|other| other.convention);
         }
     }
+}
+
+/// The lines (0-based, first and last) of the Rust macro invocation that opens at `line` of the
+/// project's `file` (`quickcheck! {`), when that line opens one.
+fn macro_invocation_lines(sample: &Sample, file: &str, line: u32) -> Option<(u32, u32)> {
+    if !file.ends_with(".rs") {
+        return None;
+    }
+    let root = sample.file.to_str()?.strip_suffix(&sample.relative)?;
+    let text = std::fs::read_to_string(Path::new(root).join(file)).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    let opening = lines.get(line as usize)?;
+    let bang = opening.find('!')?;
+    let head = opening[..bang].trim();
+    let after = opening[bang + 1..].trim_start();
+    if head.is_empty()
+        || !head
+            .chars()
+            .all(|character| character.is_alphanumeric() || matches!(character, '_' | ':'))
+        || !(after.starts_with('{') || after.starts_with('('))
+    {
+        return None;
+    }
+    // Brackets counted from the `!` on (strings and comments are not told apart: a rough end).
+    let mut depth = 0i64;
+    for (number, current) in lines.iter().enumerate().skip(line as usize) {
+        let from = if number == line as usize { bang } else { 0 };
+        for character in current[from..].chars() {
+            match character {
+                '{' | '(' | '[' => depth += 1,
+                '}' | ')' | ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some((line, number as u32));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 /// The label of a reference edge that codegraph misses when the reference lists it by a
