@@ -146,6 +146,23 @@
     .
     [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.bound)) @binding
 
+; The same after `?Sized` or a lifetime: `R: ?Sized + Read<'de>`, `T: 'a + Trait`.
+(type_parameter
+  name: (type_identifier) @binding.name
+  bounds: (trait_bounds
+    .
+    [(removed_trait_bound) (lifetime)]
+    .
+    [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.bound)) @binding
+
+(where_predicate
+  left: (type_identifier) @binding.name
+  bounds: (trait_bounds
+    .
+    [(removed_trait_bound) (lifetime)]
+    .
+    [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.bound)) @binding
+
 ; Closure parameters and untyped `let` patterns: they shadow outer definitions of their name.
 (closure_parameters (identifier) @binding.name @binding.local) @binding
 (closure_parameters (parameter pattern: (identifier) @binding.name @binding.local)) @binding
