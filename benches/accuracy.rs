@@ -171,10 +171,11 @@ fn print_conventions() {
     println!(
         "  - {CONSTRUCTOR}: rust-analyzer lists `Some(x)`, `Diff::Longer(..)`, `Wrapper(x)` among the outgoing calls;"
     );
+    println!("  - {MACRO_ARGUMENT} (labelled on codegraph's extra outgoing edge);");
     println!("  - {DECORATOR} (`@click.command()` above `def cli`);");
     println!("  - {NESTED_CALLER} (`def test(): @click.command() def cli(): click.echo(...)`);");
     println!(
-        "  - {COARSER_CALLER}: tsserver has no item for `exports.f = function` or `obj.m = function () {{}}` and gives calls inside them to the file, and gives calls inside `{{ key: () => ... }}` to the function around the object literal; pyright gives calls in a class body to the module."
+        "  - {COARSER_CALLER}: tsserver has no item for `exports.f = function` or `obj.m = function () {{}}` and gives calls inside them to the file, and gives calls inside `{{ key: () => ... }}` to the function around the object literal; pyright gives calls in a class body to the module; rust-analyzer gives calls in a function written inside a macro's arguments to the function the macro expands it to, named after the expansion at the macro's line (`prop` for every property of `quickcheck! {{ fn size_zip(..) {{ .. }} }}`)."
     );
     println!(
         "The file of a pyright item in a `.pyi` stub is the `.py` module beside it, when there is one."
@@ -228,6 +229,8 @@ struct Edge {
     call_syntax: bool,
     /// Whether the first call site's line starts with `@`.
     decorator: bool,
+    /// Whether every call site lies inside the arguments of a Rust macro (`assert!(f(x))`).
+    in_macro: bool,
     /// Why the reference may list this edge by a convention codegraph does not share.
     convention: Option<&'static str>,
 }
@@ -238,6 +241,7 @@ const DECORATOR: &str = "a decorator, which pyright counts as a call by the deco
 const COARSER_CALLER: &str = "the same call site, which the reference gives to the file, a class body or an enclosing function, and codegraph to a function or class inside it";
 const LOCAL_CALLEE: &str = "a call of a parameter or local variable of the caller";
 const CONSTRUCTOR: &str = "a tuple-struct or enum-variant constructor";
+const MACRO_ARGUMENT: &str = "a call inside a macro's arguments (`assert!(f(x))`), which rust-analyzer lists among the callee's incoming calls but leaves out of the caller's outgoing calls";
 const NESTED_CALLER: &str = "a call inside a function or class nested in the sampled one, which pyright counts among the outer function's outgoing calls and codegraph among the nested one's";
 
 struct Disagreement {
@@ -610,6 +614,11 @@ fn label_conventions(
     for edge in missing.iter_mut() {
         edge.convention = convention_of(edge, direction, sample, sample_span);
     }
+    for edge in extra.iter_mut() {
+        if direction == "outgoing" && edge.in_macro {
+            edge.convention = Some(MACRO_ARGUMENT);
+        }
+    }
     if direction == "incoming" {
         for edge in missing.iter_mut() {
             if edge.convention.is_some() {
@@ -634,6 +643,28 @@ fn label_conventions(
             }) {
                 edge.convention = Some(COARSER_CALLER);
                 finer.convention = Some(COARSER_CALLER);
+                continue;
+            }
+            // rust-analyzer names a function written inside a macro's arguments after the
+            // macro's expansion, at the macro's line (every `quickcheck! { fn size_zip(..) }`
+            // property is `prop` at `quickcheck! {`): codegraph's callers inside that
+            // invocation are the same calls.
+            let Some(invocation) = macro_invocation_lines(sample, &edge.file, edge.line) else {
+                continue;
+            };
+            let inside = |line: u32| invocation.0 < line && line <= invocation.1;
+            for finer in extra.iter_mut().filter(|other| {
+                other.convention.is_none()
+                    && other.name != "<module>"
+                    && other.file == edge.file
+                    && inside(other.line)
+                    && other
+                        .site
+                        .as_ref()
+                        .is_some_and(|(file, line)| *file == edge.file && inside(*line))
+            }) {
+                edge.convention = Some(COARSER_CALLER);
+                finer.convention = Some(COARSER_CALLER);
             }
         }
     }
@@ -648,6 +679,47 @@ fn label_conventions(
                 .and_then(|other| other.convention);
         }
     }
+}
+
+/// The lines (0-based, first and last) of the Rust macro invocation that opens at `line` of the
+/// project's `file` (`quickcheck! {`), when that line opens one.
+fn macro_invocation_lines(sample: &Sample, file: &str, line: u32) -> Option<(u32, u32)> {
+    if !file.ends_with(".rs") {
+        return None;
+    }
+    let root = sample.file.to_str()?.strip_suffix(&sample.relative)?;
+    let text = std::fs::read_to_string(Path::new(root).join(file)).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    let opening = lines.get(line as usize)?;
+    let bang = opening.find('!')?;
+    let head = opening[..bang].trim();
+    let after = opening[bang + 1..].trim_start();
+    if head.is_empty()
+        || !head
+            .chars()
+            .all(|character| character.is_alphanumeric() || matches!(character, '_' | ':'))
+        || !(after.starts_with('{') || after.starts_with('('))
+    {
+        return None;
+    }
+    // Brackets counted from the `!` on (strings and comments are not told apart: a rough end).
+    let mut depth = 0i64;
+    for (number, current) in lines.iter().enumerate().skip(line as usize) {
+        let from = if number == line as usize { bang } else { 0 };
+        for character in current[from..].chars() {
+            match character {
+                '{' | '(' | '[' => depth += 1,
+                '}' | ')' | ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some((line, number as u32));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 /// The label of a reference edge that codegraph misses when the reference lists it by a
@@ -775,6 +847,7 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
     let mut seen = HashSet::new();
     let mut edges = Vec::new();
     let mut texts: HashMap<String, Vec<String>> = HashMap::new();
+    let mut trees: HashMap<String, Option<tree_sitter::Tree>> = HashMap::new();
     for call in answer.as_array().into_iter().flatten() {
         let item = &call[side];
         let Some(mut file) = item["uri"]
@@ -828,6 +901,14 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
             .as_ref()
             .and_then(|(_, line)| lines.get(*line as usize))
             .is_some_and(|text| text.trim_start().starts_with('@'));
+        let in_macro = site_file.ends_with(".rs")
+            && !ranges.is_empty()
+            && ranges.iter().all(|range| {
+                let tree = trees
+                    .entry(site_file.clone())
+                    .or_insert_with(|| parse_rust(&root.join(&site_file)));
+                inside_rust_macro(tree.as_ref(), lines, range)
+            });
         if seen.insert((file.clone(), name.clone())) {
             edges.push(Edge {
                 file,
@@ -839,17 +920,60 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
                 site,
                 call_syntax,
                 decorator,
+                in_macro,
                 convention: None,
             });
-        } else if call_syntax
-            && let Some(edge) = edges
-                .iter_mut()
-                .find(|edge| edge.file == file && edge.name == name)
+        } else if let Some(edge) = edges
+            .iter_mut()
+            .find(|edge| edge.file == file && edge.name == name)
         {
-            edge.call_syntax = true;
+            edge.call_syntax |= call_syntax;
+            edge.in_macro &= in_macro;
         }
     }
     edges
+}
+
+fn parse_rust(path: &Path) -> Option<tree_sitter::Tree> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&tree_sitter_rust::LANGUAGE.into())
+        .ok()?;
+    parser.parse(&text, None)
+}
+
+/// Whether the start of the range (a call site) lies inside a macro invocation's token tree,
+/// within the function around it.
+fn inside_rust_macro(tree: Option<&tree_sitter::Tree>, lines: &[String], range: &Value) -> bool {
+    let Some(tree) = tree else {
+        return false;
+    };
+    let line = range["start"]["line"].as_u64().unwrap_or(0) as usize;
+    let units = range["start"]["character"].as_u64().unwrap_or(0) as usize;
+    let Some(text) = lines.get(line) else {
+        return false;
+    };
+    // UTF-16 units to a byte column.
+    let mut column = text.len();
+    let mut count = 0;
+    for (byte, character) in text.char_indices() {
+        if count >= units {
+            column = byte;
+            break;
+        }
+        count += character.len_utf16();
+    }
+    let point = tree_sitter::Point::new(line, column);
+    let mut node = tree.root_node().descendant_for_point_range(point, point);
+    while let Some(current) = node {
+        match current.kind() {
+            "macro_invocation" => return true,
+            "function_item" => return false,
+            _ => node = current.parent(),
+        }
+    }
+    false
 }
 
 /// Whether the range (a name at a call site, as servers give it) is called there: followed by
@@ -1236,9 +1360,11 @@ impl ReferenceKind {
                 "maxTsServerMemory": 8192,
             }),
             // No build scripts, no proc macros, no `cargo check`: what is left is name
-            // resolution and type inference, which is what the call hierarchy needs.
+            // resolution and type inference, which is what the call hierarchy needs. The cfgs
+            // of a plain build: rust-analyzer's default also sets `miri`, which hides every
+            // `#[cfg(not(miri))]` item (regex-automata's whole test suite) from its answers.
             ReferenceKind::RustAnalyzer => json!({
-                "cargo": {"buildScripts": {"enable": false}},
+                "cargo": {"buildScripts": {"enable": false}, "cfgs": ["debug_assertions"]},
                 "procMacro": {"enable": false},
                 "checkOnSave": false,
                 "cachePriming": {"enable": true, "numThreads": 2},

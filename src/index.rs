@@ -13,6 +13,8 @@ use tree_sitter::{Node, QueryCursor, Tree};
 use crate::lang::Language;
 use crate::model::{EntityKind, Position, Span};
 
+pub(crate) mod rust;
+
 /// Everything extracted from one file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileSummary {
@@ -47,6 +49,9 @@ pub struct Def {
     /// (`Result<Foo, E>` and `Option<&mut Self>` are `Foo` and `Self`); resolution types call
     /// chains with it.
     pub returns: Option<SmolStr>,
+    /// The trait of the `impl Trait for Type` block an out-of-line method is in, as written
+    /// (`Automaton`, `fmt::Debug`, `From<f64>`); `None` in an inherent `impl Type`.
+    pub implements: Option<SmolStr>,
     /// Left out of the default build by a Rust `#[cfg(...)]` on it or around it (see
     /// `lang::rust_cfg`): a variant that loses to its active twin.
     pub disabled: bool,
@@ -243,7 +248,7 @@ pub fn extract_keeping(language: Language, text: &str, tree: &Tree) -> (FileSumm
     };
     let root = tree.root_node();
     collect_syntax_errors(root, &mut summary.problems);
-    let raw = run_query(query, root, text, None);
+    let raw = run_query(query, root, text, None, language);
     let disabled = disabled_ranges(language, root, text);
     build(
         &mut summary,
@@ -260,9 +265,13 @@ fn run_query(
     root: Node<'_>,
     text: &str,
     range: Option<std::ops::Range<usize>>,
+    language: Language,
 ) -> RawCaptures {
     let capture_names = query.capture_names();
-    let mut raw = RawCaptures::default();
+    let mut raw = RawCaptures {
+        rust: language == Language::Rust,
+        ..RawCaptures::default()
+    };
     let mut cursor = QueryCursor::new();
     cursor.set_max_start_depth(Some(MAX_START_DEPTH));
     if let Some(range) = range {
@@ -356,7 +365,7 @@ pub fn reextract(
     };
     let root = tree.root_node();
     let region = reread_region(root, dirty, text.len());
-    let fresh = run_query(query, root, text, Some(region.clone()));
+    let fresh = run_query(query, root, text, Some(region.clone()), language);
     let inside = |span: &Span| {
         region.start <= span.start_byte as usize && span.end_byte as usize <= region.end
     };
@@ -437,6 +446,7 @@ pub fn reextract(
         head
     }
     let merged = RawCaptures {
+        rust: fresh.rust,
         defs: splice(
             old.defs,
             fresh.defs,
@@ -691,6 +701,8 @@ struct RawDef {
 struct RawImpl {
     span: Span,
     type_name: SmolStr,
+    /// The trait an `impl Trait for Type` block implements, as written.
+    trait_name: Option<SmolStr>,
 }
 
 /// (path, name, alias, wildcard, span)
@@ -708,6 +720,8 @@ struct RawCaptures {
     inherits: Vec<(SmolStr, InheritKind, Option<SmolStr>, Span)>,
     /// Package declarations in match order; the first one counts.
     package: Vec<(SmolStr, Span)>,
+    /// Rust keeps a collection's element type in declared types (`Vec<Foo>`).
+    rust: bool,
 }
 
 impl RawCaptures {
@@ -716,6 +730,22 @@ impl RawCaptures {
             let Some(name_node) = item.name else { return };
             let name = node_text(name_node, text);
             if name.is_empty() {
+                return;
+            }
+            // A function inside a macro's arguments: the query matched its name only.
+            if node.kind() == "identifier" && self.rust {
+                if let Some(function) = rust::macro_function(node, text) {
+                    self.defs.push(RawDef {
+                        kind,
+                        span: function.span,
+                        name_span: Span::from_node(name_node),
+                        name: SmolStr::new(name),
+                        owner: None,
+                        signature: function.signature,
+                        doc: None,
+                        returns: None,
+                    });
+                }
                 return;
             }
             self.defs.push(RawDef {
@@ -738,6 +768,9 @@ impl RawCaptures {
                 self.impls.push(RawImpl {
                     span: Span::from_node(node),
                     type_name: SmolStr::new(type_base_name(node_text(name_node, text))),
+                    trait_name: node
+                        .child_by_field_name("trait")
+                        .map(|trait_node| SmolStr::new(node_text(trait_node, text))),
                 });
             }
         } else if item.call.is_some() || item.type_ref.is_some() {
@@ -751,14 +784,21 @@ impl RawCaptures {
             if name.is_empty() {
                 return;
             }
-            let receiver = item
+            let mut receiver = item
                 .receiver
                 .map(|receiver| receiver_text(node_text(receiver, text)));
             // What joins receiver and name: `::` (or PHP's `\`) makes the receiver a path.
-            let path = item.receiver.is_some_and(|receiver| {
+            let mut path = item.receiver.is_some_and(|receiver| {
                 text.get(receiver.end_byte()..name_node.start_byte())
                     .is_some_and(|between| between.contains("::") || between.contains('\\'))
             });
+            // A Rust macro's arguments: the tokens around the name say what it calls.
+            if item.call.is_some_and(|call| call.kind() == "token_tree") {
+                let Some(call) = rust::token_tree_call(name_node, text) else {
+                    return;
+                };
+                (receiver, path) = (call.receiver, call.path);
+            }
             self.refs.push((
                 kind,
                 SmolStr::new(name),
@@ -771,7 +811,11 @@ impl RawCaptures {
                 return;
             };
             if let Some(type_node) = item.binding_type.or(item.binding_bound) {
-                let type_name = value_type(node_text(type_node, text));
+                let type_name = if self.rust {
+                    rust::declared_type(node_text(type_node, text))
+                } else {
+                    value_type(node_text(type_node, text))
+                };
                 if !type_name.is_empty() {
                     let kind = if item.binding_bound.is_some() {
                         BindingKind::Bound
@@ -790,6 +834,13 @@ impl RawCaptures {
                         };
                         bound_name = SmolStr::new(format!("{bound_name}({position})"));
                     }
+                    // A trait's `type Bound: Bound;` binds `Self::Bound`.
+                    if item
+                        .binding
+                        .is_some_and(|binding| binding.kind() == "associated_type")
+                    {
+                        bound_name = SmolStr::new(format!("Self::{bound_name}"));
+                    }
                     if item.binding_field {
                         // A field declared by a constructor parameter: `this.name`, which
                         // `build` binds for the whole class.
@@ -803,6 +854,20 @@ impl RawCaptures {
                 let Some(pattern) = variant.parent() else {
                     return;
                 };
+                if pattern.kind() == "struct_pattern" {
+                    // `Self { pool, .. }`: `Self{pool}`.
+                    if let Some(site) = rust::struct_pattern_site(variant, name, text)
+                        && site.len() < MAX_RECEIVER
+                    {
+                        self.bindings.push((
+                            receiver_text(node_text(name, text)),
+                            site,
+                            BindingKind::Variant,
+                            Span::from_node(name),
+                        ));
+                    }
+                    return;
+                }
                 let mut element = name;
                 while let Some(parent) = element.parent() {
                     if parent.id() == pattern.id() {
@@ -856,7 +921,14 @@ impl RawCaptures {
                     Span::from_node(name),
                 ));
             } else if let Some(value) = item.binding_value {
-                let expression = receiver_text(node_text(value, text));
+                let mut expression = receiver_text(node_text(value, text));
+                // `for x in items`: `x` is an element, `items[..]`.
+                if item
+                    .binding
+                    .is_some_and(|binding| binding.kind() == "for_expression")
+                {
+                    expression = SmolStr::new(format!("{expression}[..]"));
+                }
                 if !expression.is_empty() && expression.len() < MAX_RECEIVER {
                     self.bindings.push((
                         receiver_text(node_text(name, text)),
@@ -981,18 +1053,16 @@ fn build(
         }
         let parent = stack.last().copied();
         let mut owner = raw_def.owner;
+        let mut implements = None;
         if owner.is_none() {
             // Inside an `impl`-like block that is itself inside no nearer definition?
             let parent_start =
                 parent.map_or(0, |index| summary.defs[index as usize].span.start_byte);
-            owner = raw
-                .impls
-                .iter()
-                .rev()
-                .find(|scope| {
-                    scope.span.contains(&raw_def.span) && scope.span.start_byte >= parent_start
-                })
-                .map(|scope| scope.type_name.clone());
+            let block = raw.impls.iter().rev().find(|scope| {
+                scope.span.contains(&raw_def.span) && scope.span.start_byte >= parent_start
+            });
+            owner = block.map(|scope| scope.type_name.clone());
+            implements = block.and_then(|scope| scope.trait_name.clone());
         }
         let mut kind = raw_def.kind;
         let parent_is_type =
@@ -1012,6 +1082,7 @@ fn build(
             signature: raw_def.signature,
             doc: raw_def.doc,
             returns: raw_def.returns,
+            implements: if parent.is_none() { implements } else { None },
             disabled: disabled.iter().any(|range| {
                 range.start <= raw_def.span.start_byte && raw_def.span.end_byte <= range.end
             }),
@@ -1042,6 +1113,24 @@ fn build(
     let mut seen: rustc_hash::FxHashSet<Binding> = summary.bindings.iter().cloned().collect();
     for (name, type_name, kind, span) in raw.bindings {
         let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+        // A bound on an `impl` block's type parameter (`impl<I: PeekingNext> .. where I: ..`)
+        // holds in that block's methods, not in the rest of the file.
+        if kind == BindingKind::Bound
+            && let Some(methods) = rust::impl_methods(&raw.impls, &summary.defs, scope, span)
+        {
+            for method in methods {
+                let binding = Binding {
+                    name: name.clone(),
+                    type_name: type_name.clone(),
+                    scope: Some(method),
+                    kind,
+                };
+                if seen.insert(binding.clone()) {
+                    summary.bindings.push(binding);
+                }
+            }
+            continue;
+        }
         let original_scope = scope;
         // `self.field = Foo()` in a method binds the field for the whole type.
         if let Some((first, _)) = name.split_once('.')
@@ -1076,6 +1165,9 @@ fn build(
         if seen.insert(binding.clone()) {
             summary.bindings.push(binding);
         }
+    }
+    if summary.language == Language::Rust {
+        rust::drop_conflicting_bindings(&mut summary.bindings);
     }
     for (path, name, alias, wildcard, span) in raw.imports {
         let scope = innermost(&summary.defs, span.start_byte, span.end_byte);
@@ -1163,7 +1255,11 @@ fn declared_return(node: Node<'_>, text: &str) -> Option<SmolStr> {
             node.child_by_field_name("value")
                 .and_then(|value| value.child_by_field_name("return_type"))
         })?;
-    let normalised = value_type(node_text(returned, text));
+    let normalised = if matches!(node.kind(), "function_item" | "function_signature_item") {
+        rust::declared_type(node_text(returned, text))
+    } else {
+        value_type(node_text(returned, text))
+    };
     (!normalised.is_empty()).then_some(normalised)
 }
 
@@ -1390,6 +1486,11 @@ fn type_base_name_qualified(text: &str) -> String {
         text = &text[..index];
     }
     let text = text.trim_start_matches(['*', '&', '?', '^']).trim();
+    // A Rust lifetime: `&'a mut I`.
+    let text = match text.strip_prefix('\'') {
+        Some(rest) => rest.split_once(' ').map_or(rest, |(_, after)| after).trim(),
+        None => text,
+    };
     let text = text.strip_prefix("mut ").unwrap_or(text).trim();
     let text = text.strip_prefix("dyn ").unwrap_or(text).trim();
     text.trim_end_matches(['?', '!', '*', '&'])

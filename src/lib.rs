@@ -7,9 +7,12 @@
 //!   that is syntax (definitions, references, imports, inheritance), plus a few resolution facts.
 //! - `syntax`   parsing (one parser per thread, incremental reparse), UTF-8/UTF-16 positions.
 //! - `index`    per-file extraction: syntax tree → `FileSummary`. Never fails; problems are data.
+//!   `index/rust.rs` reads what Rust's token trees and types say (calls and functions inside
+//!   macro arguments, collections' element types).
 //! - `graph`    the immutable graph snapshot, scope-based resolution (`graph/resolve.rs`) with
 //!   receiver-type inference (`graph/resolve/infer.rs`: declared and assigned bindings,
-//!   constructors, return types, field chains), the single writer's transaction
+//!   constructors, return types, field chains; Rust's elements, patterns and generic bounds in
+//!   `graph/resolve/rust.rs`), the single writer's transaction
 //!   (`graph/build.rs`, `graph/build/transaction.rs`), and the queries every door shares
 //!   (callers, callees, implementations, symbols, ...; Go's implicit interfaces by method sets
 //!   and the references left aside, ambiguous or unresolved (`graph/query/possible.rs`), are

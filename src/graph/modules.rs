@@ -82,6 +82,23 @@ pub(crate) fn rust_crate_dir(path: &str) -> &str {
     module.tested_crate.unwrap_or(module.crate_dir)
 }
 
+/// The crate a Rust file is compiled in, for visibility: the library's directory (`a/b/` for
+/// `a/b/src/x.rs`), or for an integration test, bench or example its own root (`a/b/tests/zip`
+/// for `a/b/tests/zip.rs` and `a/b/tests/zip/util.rs`), which sees the library but not the
+/// other tests.
+pub(crate) fn rust_package(path: &str) -> &str {
+    let module = rust_module_path(path);
+    if module.tested_crate.is_none() {
+        return module.crate_dir;
+    }
+    let inside = &path[module.crate_dir.len()..];
+    let root = match inside.find('/') {
+        Some(slash) => &inside[..slash],
+        None => inside.strip_suffix(".rs").unwrap_or(inside),
+    };
+    &path[..module.crate_dir.len() + root.len()]
+}
+
 /// Where a Rust file sits in its crate.
 struct RustModule<'p> {
     /// The module path within the crate (`src/auth/service.rs` → `auth::service`).
@@ -303,6 +320,47 @@ fn rust_root_alias(summary: &FileSummary, raw: &str) -> Option<String> {
     changed.then_some(current)
 }
 
+/// `head::rest` where a top-level `use` of the file binds `head` (`use crate::{ast, hir};` then
+/// `ast::parse::Parser`): the path through that import (`crate::ast::parse::Parser`). Imports
+/// of imports are followed a few steps; `import` itself (the one being resolved) never counts.
+fn rust_use_head(summary: &FileSummary, raw: &str, import: &Import) -> Option<String> {
+    let mut current = raw.to_string();
+    let mut changed = false;
+    for _ in 0..4 {
+        let (head, tail) = match current.split_once("::") {
+            Some((head, tail)) => (head, Some(tail)),
+            None => (current.as_str(), None),
+        };
+        if matches!(head, "crate" | "self" | "super" | "") {
+            break;
+        }
+        let Some(binding) = summary.imports.iter().find(|candidate| {
+            candidate.scope.is_none()
+                && !candidate.wildcard
+                && !(candidate.path == import.path
+                    && candidate.name == import.name
+                    && candidate.alias == import.alias)
+                && import_binding(summary, candidate).as_deref() == Some(head)
+        }) else {
+            break;
+        };
+        let target = match &binding.name {
+            Some(name) if binding.path.is_empty() => name.to_string(),
+            Some(name) => format!("{}::{name}", binding.path),
+            None => binding.path.to_string(),
+        };
+        if target == head {
+            break;
+        }
+        current = match tail {
+            Some(tail) => format!("{target}::{tail}"),
+            None => target,
+        };
+        changed = true;
+    }
+    changed.then_some(current)
+}
+
 /// The module keys an import looks up, most specific first. Empty for imports that can only be
 /// external (bare npm specifiers no workspace alias names, system headers, `std::`).
 pub fn import_keys(
@@ -368,6 +426,9 @@ pub fn import_keys(
             } else {
                 None
             };
+            let raw = rewritten.as_deref().unwrap_or(raw);
+            // `use crate::ast;` makes `ast::parse` mean `crate::ast::parse`.
+            let rewritten = rust_use_head(summary, raw, import);
             let raw = rewritten.as_deref().unwrap_or(raw);
             let mut segments: Vec<&str> = raw
                 .split("::")
@@ -567,6 +628,15 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    #[test]
+    fn rust_packages_separate_each_integration_test() {
+        assert_eq!(rust_package("a/b/src/x.rs"), "a/b/");
+        assert_eq!(rust_package("a/b/src/lib.rs"), "a/b/");
+        assert_eq!(rust_package("a/b/tests/zip.rs"), "a/b/tests/zip");
+        assert_eq!(rust_package("a/b/tests/zip/util.rs"), "a/b/tests/zip");
+        assert_eq!(rust_package("benches/bench.rs"), "benches/bench");
     }
 
     #[test]

@@ -185,7 +185,8 @@ fn group_calls<'a>(
 ///
 /// Where the language's own server does so (TypeScript and JavaScript's, Go's), the callers of
 /// a method include the calls made through the base or interface members it overrides or
-/// implements, marked `dispatch`.
+/// implements, marked `dispatch`; rust-analyzer's way round, the callers of a Rust trait's
+/// method include the calls of its implementations, marked `dispatch` too.
 pub fn callers(graph: &Graph, id: &str) -> Vec<CallSite> {
     let twins = build_twins(graph, id);
     let through_bases: Vec<Edge> = overridden_members(graph, id)
@@ -197,11 +198,80 @@ pub fn callers(graph: &Graph, id: &str) -> Vec<CallSite> {
             ..edge.clone()
         })
         .collect();
+    // Calls of a Rust trait method's implementations, marked `dispatch` as well: not calls of
+    // this definition, but of one of the methods that run for it.
+    let of_implementations: Vec<Edge> = rust_trait_implementations(graph, id)
+        .iter()
+        .flat_map(|member| graph.incoming(member))
+        .filter(|edge| edge.kind == RelationKind::Calls)
+        .map(|edge| Edge {
+            resolution: crate::model::Resolution::Dispatch,
+            ..edge.clone()
+        })
+        .collect();
     let edges = graph
         .incoming(id)
         .chain(twins.iter().flat_map(|twin| graph.incoming(twin)))
+        .chain(of_implementations.iter())
         .chain(through_bases.iter());
     group_calls(graph, edges, |edge| &edge.from)
+}
+
+/// The methods that implement the Rust trait method `id` in `impl Trait for Type` blocks of
+/// the workspace: rust-analyzer counts a call of one of them as a reference to the trait's
+/// method (its `FindUsages` maps an impl's item to the trait's), so the trait method's callers
+/// include theirs (not the other way round: an implementation's callers are its own). A
+/// method implements it when its type has the trait among its resolved bases and the method
+/// sits in an `impl` block that names a trait of that name (`impl Automaton for DFA`, `impl
+/// crate::dfa::Automaton for DFA`); an inherent method of the same name does not.
+fn rust_trait_implementations(graph: &Graph, id: &str) -> Vec<EntityId> {
+    let Some(entity) = graph.entity(id) else {
+        return Vec::new();
+    };
+    if entity.language != crate::lang::Language::Rust || entity.kind != EntityKind::Method {
+        return Vec::new();
+    }
+    let Some(trait_id) = entity
+        .parent
+        .clone()
+        .filter(|parent| graph.kind_of(parent) == Some(EntityKind::Trait))
+    else {
+        return Vec::new();
+    };
+    let Some(trait_name) = graph.entity(&trait_id).map(|found| found.name) else {
+        return Vec::new();
+    };
+    let names_the_trait = |member: &str| {
+        let Some(location) = graph.location(member) else {
+            return false;
+        };
+        let Some(index) = location.index else {
+            return false;
+        };
+        graph
+            .file(&location.file)
+            .and_then(|file| file.summary.defs[index as usize].implements.clone())
+            .is_some_and(|written| {
+                let head = written.split('<').next().unwrap_or(&written);
+                head.rsplit("::").next().unwrap_or(head).trim() == trait_name
+            })
+    };
+    let mut found: Vec<EntityId> = Vec::new();
+    for edge in graph.incoming(&trait_id) {
+        if edge.kind != RelationKind::Implements {
+            continue;
+        }
+        found.extend(
+            members(graph, &edge.from)
+                .into_iter()
+                .filter(|member| member.name == entity.name && member.kind == EntityKind::Method)
+                .filter(|member| names_the_trait(&member.id))
+                .map(|member| member.id),
+        );
+    }
+    found.sort();
+    found.dedup();
+    found
 }
 
 /// The type a method belongs to: its lexical parent, or the type that defines it out of line.

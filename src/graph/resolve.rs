@@ -12,6 +12,7 @@
 //! see [`mentions`].
 
 mod infer;
+mod rust;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -964,7 +965,10 @@ impl<'a> Resolver<'a> {
                 return self.decide_here(found, Resolution::Import);
             }
             Value::External => return Found::Nothing,
-            Value::Unknown => {}
+            // A collection's own methods (`len`, `iter`, `push`) are the standard library's;
+            // another may come from a workspace trait (`Itertools`): the later steps decide.
+            Value::Elements(_) if rust::is_collection_method(name) => return Found::Nothing,
+            Value::Elements(_) | Value::Unknown => {}
         }
         // A table or object of this file that owns members by name (Lua's `local M = {}` with
         // `function M.f`, JavaScript's `api.get = function`): `M.f()` in that file means it.
@@ -1035,6 +1039,12 @@ impl<'a> Resolver<'a> {
         if package == package_of(self.file.language, &self.file.path) {
             return true;
         }
+        // An integration test sees the library it tests.
+        if self.file.language == crate::lang::Language::Rust
+            && package == super::modules::rust_crate_dir(&self.file.path)
+        {
+            return true;
+        }
         if self.reachable_packages.borrow().is_none() {
             let mut packages: FxHashSet<String> = FxHashSet::default();
             let mut seen: FxHashSet<FilePath> = FxHashSet::default();
@@ -1086,6 +1096,9 @@ impl<'a> Resolver<'a> {
     fn decide_members(&self, members: Vec<EntityId>) -> Found {
         if members.is_empty() {
             return Found::Nothing;
+        }
+        if self.file.language == crate::lang::Language::Rust && self.chosen_by_argument(&members) {
+            return Found::Ambiguous(members);
         }
         let dispatch = members.iter().all(|id| {
             self.def_of(id).is_some_and(|(file, index)| {
@@ -1501,10 +1514,11 @@ fn python_key_from_source_root(graph: &Graph, found: &str, key: &str, recorder: 
             .contains_key(format!("{root}/__init__.pyi").as_str())
 }
 
-/// A file's package for visibility: its Rust crate, else its directory.
+/// A file's package for visibility: its Rust crate (an integration test, bench or example is
+/// a crate of its own), else its directory.
 fn package_of(language: crate::lang::Language, path: &str) -> &str {
     if language == crate::lang::Language::Rust {
-        return super::modules::rust_crate_dir(path);
+        return super::modules::rust_package(path);
     }
     path.rsplit_once('/').map_or("", |(directory, _)| directory)
 }

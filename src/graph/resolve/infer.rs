@@ -23,6 +23,7 @@ use smol_str::SmolStr;
 use super::{Found, Resolver, any_callable, any_type};
 use crate::graph::{EntityId, FilePath};
 use crate::index::BindingKind;
+use crate::lang::ModuleSystem;
 use crate::model::EntityKind;
 
 /// How deep evaluation may nest (a binding's value naming another binding, a chain's head).
@@ -117,17 +118,29 @@ pub(crate) enum Value {
     Module(Vec<FilePath>),
     /// A value of a type defined outside the workspace.
     External,
+    /// A collection or iterator (defined outside the workspace: `Vec<Foo>`, `&[Foo]`, `impl
+    /// Iterator<Item = Foo>`) whose elements are instances of these types (none: unknown).
+    Elements(Vec<EntityId>),
     /// Nothing says.
     Unknown,
 }
 
 impl Value {
-    fn merge(values: Vec<Value>) -> Value {
+    pub(super) fn merge(values: Vec<Value>) -> Value {
         let mut instances: Vec<EntityId> = Vec::new();
         let mut modules: Vec<crate::graph::FilePath> = Vec::new();
+        let mut elements: Vec<EntityId> = Vec::new();
         let mut all_external = !values.is_empty();
         let mut all_modules = !values.is_empty();
+        let mut all_elements = !values.is_empty();
         for value in values {
+            if let Value::Elements(types) = value {
+                elements.extend(types);
+                all_external = false;
+                all_modules = false;
+                continue;
+            }
+            all_elements = false;
             match value {
                 Value::Instance(types) => instances.extend(types),
                 Value::External => continue,
@@ -151,6 +164,10 @@ impl Value {
             Value::Module(modules)
         } else if all_external {
             Value::External
+        } else if all_elements {
+            elements.sort();
+            elements.dedup();
+            Value::Elements(elements)
         } else {
             Value::Unknown
         }
@@ -166,10 +183,10 @@ enum Part<'t> {
     Construct(&'t str),
     /// Go's `.(T)`.
     Assert(&'t str),
+    /// `[i]`: an element of the collection before it.
+    Index,
     /// `(expression)`, maybe `(x as T)`.
     Group(&'t str),
-    /// `x[i]`, a literal, anything else: the chain's type is unknown from here on.
-    Opaque,
 }
 
 /// Splits a receiver into its chain; `None` when it is not one (a literal, an operator).
@@ -242,8 +259,9 @@ fn continue_chain<'t>(mut text: &'t str, mut parts: Vec<Part<'t>>) -> Option<Vec
             } else if let Some(rest) = text.strip_prefix("->") {
                 rest
             } else if text.starts_with('[') {
-                parts.push(Part::Opaque);
-                return Some(parts);
+                parts.push(Part::Index);
+                text = &text[skip_group(text, 0)..];
+                continue;
             } else {
                 return None;
             };
@@ -386,10 +404,34 @@ impl<'a> Resolver<'a> {
         };
         for part in &parts[start..] {
             value = match *part {
-                Part::Name { text, call: false } => self.field_value(&value, text, depth),
+                Part::Name { text, call: false } => match self.field_value(&value, text, depth) {
+                    // A tuple struct's `self.0`, a field typed by a type parameter (`Vec<I>`).
+                    // (A type parameter that no bound types here looks external there.)
+                    field @ (Value::Unknown | Value::External)
+                        if self.spec.module_system == ModuleSystem::Rust =>
+                    {
+                        match self.rust_field_value(&value, text, scope) {
+                            Value::Unknown => field,
+                            generic => generic,
+                        }
+                    }
+                    Value::Elements(types)
+                        if types.is_empty() && self.spec.module_system == ModuleSystem::Rust =>
+                    {
+                        match self.rust_field_value(&value, text, scope) {
+                            Value::Unknown => Value::Elements(types),
+                            field => field,
+                        }
+                    }
+                    field => field,
+                },
                 Part::Name { text, call: true } => self.method_value(value, text),
                 Part::Assert(type_text) => self.type_value(type_text, scope),
-                Part::Construct(_) | Part::Group(_) | Part::Opaque => Value::Unknown,
+                Part::Index => match value {
+                    Value::Elements(types) if !types.is_empty() => Value::Instance(types),
+                    _ => Value::Unknown,
+                },
+                Part::Construct(_) | Part::Group(_) => Value::Unknown,
             };
             if value == Value::Unknown {
                 break;
@@ -407,14 +449,20 @@ impl<'a> Resolver<'a> {
                 Some((_, cast)) => self.type_value(cast, scope),
                 None => self.value_of(inner, scope, depth + 1),
             },
-            Part::Assert(_) | Part::Opaque => Value::Unknown,
+            Part::Assert(_) | Part::Index => Value::Unknown,
         }
     }
 
     /// A name at the head of a chain.
     fn value_of_name(&self, name: &str, scope: Option<u32>, depth: u32) -> Value {
         if name.contains("::") {
-            return self.path_value(name, scope);
+            return match self.path_value(name, scope) {
+                // `ArgAction::SetTrue`: a value of the enum.
+                Value::Unknown if self.spec.module_system == ModuleSystem::Rust => {
+                    self.variant_path_value(name, scope)
+                }
+                value => value,
+            };
         }
         if self.spec.self_receivers.contains(&name) {
             return match self.enclosing_type(scope) {
@@ -422,6 +470,9 @@ impl<'a> Resolver<'a> {
                     Value::Static(vec![type_id])
                 }
                 Some(type_id) => Value::Instance(vec![type_id]),
+                None if self.spec.module_system == ModuleSystem::Rust => {
+                    self.generic_self_value(scope)
+                }
                 None => Value::Unknown,
             };
         }
@@ -480,7 +531,9 @@ impl<'a> Resolver<'a> {
                 _ => Value::Unknown,
             };
         }
-        if self.spec.self_receivers.contains(&path) {
+        // `self::f()` in Rust names the current module, not the type.
+        let module_self = path == "self" && self.spec.module_system == ModuleSystem::Rust;
+        if self.spec.self_receivers.contains(&path) && !module_self {
             return match self.enclosing_type(scope) {
                 Some(type_id) => Value::Static(vec![type_id]),
                 None => Value::Unknown,
@@ -570,7 +623,7 @@ impl<'a> Resolver<'a> {
                 }
             }
             Value::External => Value::External,
-            Value::Static(_) | Value::Unknown => Value::Unknown,
+            Value::Static(_) | Value::Elements(_) | Value::Unknown => Value::Unknown,
         }
     }
 
@@ -595,6 +648,7 @@ impl<'a> Resolver<'a> {
                 let targets = self.exported_by_files(files, method, any_callable, 0);
                 self.returns_of(&targets)
             }
+            Value::Elements(types) => self.element_method_value(types, method),
             Value::External => Value::External,
             Value::Unknown => Value::Unknown,
         }
@@ -682,7 +736,11 @@ impl<'a> Resolver<'a> {
 
     /// The binding of a field of this file's type `index`: `name`, or `self.name`/`this.name`
     /// bound in the type's methods.
-    fn field_binding(&self, index: u32, field: &str) -> Option<&'a crate::index::Binding> {
+    pub(super) fn field_binding(
+        &self,
+        index: u32,
+        field: &str,
+    ) -> Option<&'a crate::index::Binding> {
         self.summary.bindings.iter().find(|binding| {
             binding.scope == Some(index)
                 && (binding.name == field
@@ -703,6 +761,12 @@ impl<'a> Resolver<'a> {
                 Some(type_id) => Value::Instance(vec![type_id]),
                 None => Value::Unknown,
             };
+        }
+        // A collection: `Vec<Foo>`, `&[Foo]`, `impl Iterator<Item = Foo>`.
+        if self.spec.module_system == ModuleSystem::Rust
+            && let Some(element) = crate::index::rust::element_type(type_text)
+        {
+            return self.elements_of_type(element, scope);
         }
         let normalized = crate::index::value_type(type_text);
         let type_text = normalized.as_str();
@@ -757,7 +821,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// A binding of `name` visible from `scope`: (type or expression, kind, its scope).
-    fn binding_of(
+    pub(super) fn binding_of(
         &self,
         name: &str,
         scope: Option<u32>,
@@ -803,6 +867,10 @@ impl<'a> Resolver<'a> {
     /// A name bound by a variant pattern (`Value::Number(n)`): the type the enum declares for
     /// that field of the variant (`Number(Number)`), resolved in the enum's file.
     fn variant_value(&self, site: &str, scope: Option<u32>) -> Value {
+        // A struct's field (`Self { pool, .. }`, `Wrapper(inner)`): Rust's own rules.
+        if site.ends_with('}') || !site.contains("::") {
+            return self.struct_pattern_value(site, scope);
+        }
         let Some((variant_path, position)) = site
             .strip_suffix(')')
             .and_then(|rest| rest.rsplit_once('('))
@@ -850,6 +918,9 @@ impl<'a> Resolver<'a> {
         };
         if depth > MAX_DEPTH {
             return Value::Unknown;
+        }
+        if self.spec.module_system == ModuleSystem::Rust {
+            return self.closure_parameter_value(callee, argument, parameter, scope, depth);
         }
         let targets: Vec<EntityId> = if let Some(class) = callee.strip_prefix("new ") {
             match self.construct_value(class, scope) {
@@ -1038,8 +1109,8 @@ mod tests {
             Some(vec![name("Vec::<u8>::with_capacity", true)])
         );
         assert_eq!(
-            parse_chain("items[0].name").map(|parts| parts.len()),
-            Some(2)
+            parse_chain("items[0].name"),
+            Some(vec![name("items", false), Part::Index, name("name", false)])
         );
         assert_eq!(parse_chain("\"text\""), None);
         assert_eq!(parse_chain("a + b"), None);

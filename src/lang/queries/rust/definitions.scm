@@ -29,3 +29,13 @@
 (impl_item
   type: (_) @name
   body: (declaration_list)) @scope.impl
+
+; A function written inside a macro's arguments (`quickcheck! { fn prop(a: u32) -> bool { .. } }`):
+; the macro expands to it, so calls in its body are its own (`index/rust.rs` gives it the span
+; from `fn` to its body; none inside a `macro_rules!` template).
+(token_tree
+  "fn"
+  .
+  (identifier) @name @definition.function
+  .
+  (token_tree))

@@ -32,14 +32,8 @@
       name: (identifier) @name))) @reference.call
 
 ; `format!("{}", f(x))`, `assert!(self.check(x))`: macro arguments are unparsed token trees.
-; (The `self.` pattern comes first: of two references at the same name the first match is kept.)
-(token_tree
-  (self) @receiver
-  .
-  (identifier) @name
-  .
-  (token_tree)) @reference.call
-
+; An identifier followed by a group is a candidate; the tokens before it (`a.b.`, `A::`, `fn`)
+; say what it calls, or that it is no call (`index/rust.rs`).
 (token_tree
   (identifier) @name
   .
@@ -52,14 +46,26 @@
 
 (type_identifier) @name @reference.type
 
-; Bindings: typed parameters, fields and `let`s, `let x = Type::new()`, `let x = Type { .. }`.
+; Bindings: typed parameters, fields and `let`s, `let x = Type::new()`, `let x = Type { .. }`;
+; slices, arrays, `impl Trait` and `dyn Trait` included (`&[Foo]`, `impl Iterator<Item = Foo>`).
 (parameter
   pattern: (identifier) @binding.name
   type: [
     (type_identifier)
     (scoped_type_identifier)
     (generic_type)
-    (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type)])
+    (array_type)
+    (abstract_type)
+    (dynamic_type)
+    (reference_type
+      type: [
+        (type_identifier)
+        (scoped_type_identifier)
+        (generic_type)
+        (array_type)
+        (dynamic_type)
+        (abstract_type)
+      ])
   ] @binding.type) @binding
 
 (field_declaration
@@ -68,7 +74,18 @@
     (type_identifier)
     (scoped_type_identifier)
     (generic_type)
-    (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type)])
+    (array_type)
+    (abstract_type)
+    (dynamic_type)
+    (reference_type
+      type: [
+        (type_identifier)
+        (scoped_type_identifier)
+        (generic_type)
+        (array_type)
+        (dynamic_type)
+        (abstract_type)
+      ])
   ] @binding.type) @binding
 
 (let_declaration
@@ -77,7 +94,18 @@
     (type_identifier)
     (scoped_type_identifier)
     (generic_type)
-    (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type)])
+    (array_type)
+    (abstract_type)
+    (dynamic_type)
+    (reference_type
+      type: [
+        (type_identifier)
+        (scoped_type_identifier)
+        (generic_type)
+        (array_type)
+        (dynamic_type)
+        (abstract_type)
+      ])
   ] @binding.type) @binding
 
 ; `let x = <expression>` without a declared type: the expression, typed by resolution
@@ -104,15 +132,73 @@
     .
     [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.bound)) @binding
 
+; A trait's associated type and its bound: `type Bound: Bound;` makes `Self::Bound` (what
+; `fn upper(&self) -> Self::Bound` returns) a `Bound`.
+(associated_type
+  name: (type_identifier) @binding.name
+  bounds: (trait_bounds
+    .
+    [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.bound)) @binding
+
 (where_predicate
   left: (type_identifier) @binding.name
   bounds: (trait_bounds
     .
     [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.bound)) @binding
 
+; The same after `?Sized` or a lifetime: `R: ?Sized + Read<'de>`, `T: 'a + Trait`.
+(type_parameter
+  name: (type_identifier) @binding.name
+  bounds: (trait_bounds
+    .
+    [(removed_trait_bound) (lifetime)]
+    .
+    [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.bound)) @binding
+
+(where_predicate
+  left: (type_identifier) @binding.name
+  bounds: (trait_bounds
+    .
+    [(removed_trait_bound) (lifetime)]
+    .
+    [(type_identifier) (scoped_type_identifier) (generic_type)] @binding.bound)) @binding
+
 ; Closure parameters and untyped `let` patterns: they shadow outer definitions of their name.
 (closure_parameters (identifier) @binding.name @binding.local) @binding
 (closure_parameters (parameter pattern: (identifier) @binding.name @binding.local)) @binding
+(closure_parameters (reference_pattern (identifier) @binding.name @binding.local)) @binding
+
+; A closure passed to a method (`items.iter().filter(|item| item.is_hidden())`,
+; `found.map(|value| ...)`): an element of the iterator or collection, or what the `Option`
+; holds, by the method's rules (`graph/resolve/rust.rs`).
+(arguments
+  (closure_expression
+    parameters: (closure_parameters
+      [
+        (identifier) @binding.name
+        (reference_pattern (identifier) @binding.name)
+        (mut_pattern (identifier) @binding.name)
+      ])) @binding.callback) @binding
+
+(closure_parameters
+  (parameter
+    pattern: (identifier) @binding.name
+    type: [
+      (type_identifier)
+      (scoped_type_identifier)
+      (generic_type)
+      (array_type)
+      (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type) (array_type)])
+    ] @binding.type)) @binding
+
+; `for item in items`: an element of `items` (`items[..]`).
+(for_expression
+  pattern: [
+    (identifier) @binding.name
+    (reference_pattern (identifier) @binding.name)
+    (mut_pattern (identifier) @binding.name)
+  ]
+  value: (_) @binding.value) @binding
 
 ; An enum variant's tuple fields: `Number(Number)` in `enum Value` declares field
 ; `Number(0)` of `Value` (the position is computed from `@binding.variant`).
@@ -135,3 +221,88 @@
     (ref_pattern (identifier) @binding.name)
     (mut_pattern (identifier) @binding.name)
   ]) @binding
+
+; A tuple struct's pattern: `let Wrapper(inner) = w`, `Self(x) =>`; `Some(x)`, `Ok(x)` and
+; `Err(e)` are not structs of the workspace.
+(tuple_struct_pattern
+  type: (identifier) @binding.pattern
+  [
+    (identifier) @binding.name
+    (ref_pattern (identifier) @binding.name)
+    (mut_pattern (identifier) @binding.name)
+  ]
+  (#not-any-of? @binding.pattern "Some" "Ok" "Err" "None")) @binding
+
+; A tuple struct's fields: `struct Wrapper(Inner)` declares `Wrapper(0)` (as a variant's), so
+; `self.0` is an `Inner`.
+(struct_item
+  name: (type_identifier) @binding.name
+  body: (ordered_field_declaration_list
+    type: [
+      (type_identifier)
+      (scoped_type_identifier)
+      (generic_type)
+      (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type)])
+    ] @binding.type) @binding.variant) @binding
+
+; A struct pattern's bindings, in `let`, `match` and parameters: `let Self { pool, .. } = self`,
+; `Value::Object { map: m, .. } =>`: the field the struct (or the enum, for a variant) declares.
+(struct_pattern
+  type: (_) @binding.pattern
+  (field_pattern
+    name: (shorthand_field_identifier) @binding.name)) @binding
+
+(struct_pattern
+  type: (_) @binding.pattern
+  (field_pattern
+    pattern: [
+      (identifier) @binding.name
+      (ref_pattern (identifier) @binding.name)
+      (mut_pattern (identifier) @binding.name)
+    ])) @binding
+
+; `match x { Some(v) => v.f(), .. }`: `v` is what `x` holds (`Option` and `Result` are seen
+; through).
+(match_expression
+  value: (_) @binding.value
+  body: (match_block
+    (match_arm
+      pattern: (match_pattern
+        (tuple_struct_pattern
+          type: (identifier) @_wrapper
+          .
+          [
+            (identifier) @binding.name
+            (ref_pattern (identifier) @binding.name)
+            (mut_pattern (identifier) @binding.name)
+          ]
+          .))))
+  (#any-of? @_wrapper "Some" "Ok")) @binding
+
+; `if let Some(v) = x`, `while let Some(mut r) = stack.pop()`, `let Some(v) = x else { .. }`:
+; the same.
+(let_condition
+  pattern: (tuple_struct_pattern
+    type: (identifier) @_wrapper
+    .
+    [
+      (identifier) @binding.name
+      (ref_pattern (identifier) @binding.name)
+      (mut_pattern (identifier) @binding.name)
+    ]
+    .)
+  value: (_) @binding.value
+  (#any-of? @_wrapper "Some" "Ok")) @binding
+
+(let_declaration
+  pattern: (tuple_struct_pattern
+    type: (identifier) @_wrapper
+    .
+    [
+      (identifier) @binding.name
+      (ref_pattern (identifier) @binding.name)
+      (mut_pattern (identifier) @binding.name)
+    ]
+    .)
+  value: (_) @binding.value
+  (#any-of? @_wrapper "Some" "Ok")) @binding
