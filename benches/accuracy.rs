@@ -172,6 +172,9 @@ fn print_conventions() {
         "  - {CONSTRUCTOR}: rust-analyzer lists `Some(x)`, `Diff::Longer(..)`, `Wrapper(x)` among the outgoing calls;"
     );
     println!("  - {DECORATOR} (`@click.command()` above `def cli`);");
+    println!(
+        "  - {OVERLOAD_SIGNATURE} (`function f(a: string): void;` above `function f(a) {{}}`);"
+    );
     println!("  - {NESTED_CALLER} (`def test(): @click.command() def cli(): click.echo(...)`);");
     println!(
         "  - {COARSER_CALLER}: tsserver has no item for `exports.f = function` or `obj.m = function () {{}}` and gives calls inside them to the file, and gives calls inside `{{ key: () => ... }}` to the function around the object literal; pyright gives calls in a class body to the module."
@@ -223,6 +226,8 @@ struct Edge {
     span: (u32, u32),
     /// Where the call is: file relative to the root and 0-based line (the first call site).
     site: Option<(String, u32)>,
+    /// The 0-based lines of every call site, in the file of `site`.
+    site_lines: Vec<u32>,
     /// Whether any call site is call syntax (`f(`, `f::<T>(`, `new F`, `@f`, `f!(`), as opposed
     /// to a mention of the function as a value (`register(self.f)`, `g = x.f`).
     call_syntax: bool,
@@ -237,6 +242,7 @@ const VALUE_REFERENCE: &str =
 const DECORATOR: &str = "a decorator, which pyright counts as a call by the decorated function";
 const COARSER_CALLER: &str = "the same call site, which the reference gives to the file, a class body or an enclosing function, and codegraph to a function or class inside it";
 const LOCAL_CALLEE: &str = "a call of a parameter or local variable of the caller";
+const OVERLOAD_SIGNATURE: &str = "an overload signature, whose item tsserver answers with no outgoing calls and codegraph with those of the function it declares";
 const CONSTRUCTOR: &str = "a tuple-struct or enum-variant constructor";
 const NESTED_CALLER: &str = "a call inside a function or class nested in the sampled one, which pyright counts among the outer function's outgoing calls and codegraph among the nested one's";
 
@@ -550,6 +556,13 @@ fn compare(
         line_of(&reference_item["range"]["start"]).min(sample.span.0),
         line_of(&reference_item["range"]["end"]).max(sample.span.1),
     );
+    // A TypeScript overload signature: tsserver's item is the signature itself, which calls
+    // nothing; codegraph's is the function it declares, named on a later line.
+    let overload_signature = line_of(&reference_item["selectionRange"]["start"]) == sample.line
+        && codegraph_item.as_ref().is_some_and(|item| {
+            line_of(&item["selectionRange"]["start"]) != sample.line
+                && item["uri"] == reference_item["uri"]
+        });
     result.samples += 1;
     let definition = (sample.relative.clone(), sample.line, sample.name.clone());
     let mut definition_note = definition.clone();
@@ -572,6 +585,11 @@ fn compare(
     ] {
         let (agreed, mut missing, mut extra) = match_edges(&reference_edges, &codegraph_edges);
         label_conventions(&mut missing, &mut extra, direction, sample, reference_span);
+        if direction == "outgoing" && overload_signature && reference_edges.is_empty() {
+            for edge in extra.iter_mut() {
+                edge.convention.get_or_insert(OVERLOAD_SIGNATURE);
+            }
+        }
         counts.add(Counts {
             agreed,
             reference: agreed + missing.len(),
@@ -626,14 +644,20 @@ fn label_conventions(
                         && edge.span.0 <= other.line
                         && other.line <= edge.span.1)
             };
-            if let Some(finer) = extra.iter_mut().find(|other| {
+            // Every finer caller whose call sites are among the reference's caller's (tsserver
+            // lists one caller for the file, codegraph each function of the file that calls).
+            let mut paired = false;
+            for finer in extra.iter_mut().filter(|other| {
                 other.convention.is_none()
                     && other.name != "<module>"
-                    && other.site == edge.site
+                    && shares_a_site(edge, other)
                     && encloses(other)
             }) {
-                edge.convention = Some(COARSER_CALLER);
                 finer.convention = Some(COARSER_CALLER);
+                paired = true;
+            }
+            if paired {
+                edge.convention = Some(COARSER_CALLER);
             }
         }
     }
@@ -644,9 +668,20 @@ fn label_conventions(
         if edge.convention.is_none() {
             edge.convention = missing
                 .iter()
-                .find(|other| other.convention.is_some() && other.site == edge.site)
+                .find(|other| other.convention.is_some() && shares_a_site(other, edge))
                 .and_then(|other| other.convention);
         }
+    }
+}
+
+/// Whether two incoming edges have a call site in common (same file, same line).
+fn shares_a_site(left: &Edge, right: &Edge) -> bool {
+    match (&left.site, &right.site) {
+        (Some((left_file, _)), Some((right_file, _))) if left_file == right_file => left
+            .site_lines
+            .iter()
+            .any(|line| right.site_lines.contains(line)),
+        _ => false,
     }
 }
 
@@ -815,6 +850,10 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
         let site = ranges
             .first()
             .map(|range| (site_file.clone(), line_of(&range["start"])));
+        let site_lines: Vec<u32> = ranges
+            .iter()
+            .map(|range| line_of(&range["start"]))
+            .collect();
         let lines = texts.entry(site_file.clone()).or_insert_with(|| {
             std::fs::read_to_string(root.join(&site_file))
                 .unwrap_or_default()
@@ -837,16 +876,19 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
                 line,
                 span,
                 site,
+                site_lines,
                 call_syntax,
                 decorator,
                 convention: None,
             });
-        } else if call_syntax
-            && let Some(edge) = edges
-                .iter_mut()
-                .find(|edge| edge.file == file && edge.name == name)
+        } else if let Some(edge) = edges
+            .iter_mut()
+            .find(|edge| edge.file == file && edge.name == name)
         {
-            edge.call_syntax = true;
+            edge.call_syntax |= call_syntax;
+            if edge.site.as_ref().map(|(file, _)| file) == Some(&site_file) {
+                edge.site_lines.extend(site_lines);
+            }
         }
     }
     edges

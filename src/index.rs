@@ -13,6 +13,8 @@ use tree_sitter::{Node, QueryCursor, Tree};
 use crate::lang::Language;
 use crate::model::{EntityKind, Position, Span};
 
+mod javascript;
+
 /// Everything extracted from one file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileSummary {
@@ -37,7 +39,9 @@ pub struct Def {
     pub name: SmolStr,
     /// Index of the enclosing definition in [`FileSummary::defs`].
     pub parent: Option<u32>,
-    /// The type this definition belongs to when it is not lexically inside it.
+    /// The type this definition belongs to when it is not lexically inside it (set at the top
+    /// level only), or the object literal that holds a JavaScript/TypeScript function, at any
+    /// depth (`const traps = { get() {} }`: `traps`; `{}` for an object that holds no name).
     pub owner: Option<SmolStr>,
     pub span: Span,
     pub name_span: Span,
@@ -50,6 +54,10 @@ pub struct Def {
     /// Left out of the default build by a Rust `#[cfg(...)]` on it or around it (see
     /// `lang::rust_cfg`): a variant that loses to its active twin.
     pub disabled: bool,
+    /// A JavaScript/TypeScript arrow function: `this` inside is the enclosing function's, not
+    /// its owner's (`{ now: () => this.clock() }` in a method of a class).
+    #[serde(default)]
+    pub arrow: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -195,9 +203,7 @@ impl FileSummary {
         while let Some(position) = current {
             let def = &self.defs[position as usize];
             parts.push(def.name.as_str());
-            if def.parent.is_none()
-                && let Some(owner) = &def.owner
-            {
+            if let Some(owner) = &def.owner {
                 parts.push(owner.as_str());
             }
             current = def.parent;
@@ -685,6 +691,12 @@ struct RawDef {
     signature: String,
     doc: Option<String>,
     returns: Option<SmolStr>,
+    /// A function of a JavaScript/TypeScript object literal: a member of its owner wherever it
+    /// is nested (see `javascript::object_literal_owner`); a method when the object is a
+    /// prototype, a function otherwise.
+    object_member: bool,
+    prototype_member: bool,
+    arrow: bool,
 }
 
 #[derive(Clone)]
@@ -718,14 +730,23 @@ impl RawCaptures {
             if name.is_empty() {
                 return;
             }
+            let object_owner = match item.owner {
+                None => javascript::object_literal_owner(node, text),
+                Some(_) => None,
+            };
+            let prototype_member = object_owner.as_ref().is_some_and(|owner| owner.prototype);
             self.defs.push(RawDef {
                 kind,
                 span: Span::from_node(node),
                 name_span: Span::from_node(name_node),
                 name: SmolStr::new(name),
+                object_member: object_owner.is_some(),
+                prototype_member,
+                arrow: javascript::is_arrow_function(node),
                 owner: item
                     .owner
-                    .map(|owner| SmolStr::new(type_base_name(node_text(owner, text)))),
+                    .map(|owner| SmolStr::new(type_base_name(node_text(owner, text))))
+                    .or(object_owner.map(|owner| owner.name)),
                 signature: signature(node, text),
                 doc: item
                     .doc
@@ -766,10 +787,15 @@ impl RawCaptures {
                 Span::from_node(name_node),
                 path,
             ));
-        } else if item.binding.is_some() {
+        } else if let Some(binding) = item.binding {
             let Some(name) = item.binding_name else {
                 return;
             };
+            // A parameter of a signature without a body (`cb: (builder: Builder) => void`, an
+            // interface's method) binds nothing where it is written.
+            if javascript::parameter_of_signature(binding) {
+                return;
+            }
             if let Some(type_node) = item.binding_type.or(item.binding_bound) {
                 let type_name = value_type(node_text(type_node, text));
                 if !type_name.is_empty() {
@@ -997,8 +1023,15 @@ fn build(
         let mut kind = raw_def.kind;
         let parent_is_type =
             parent.is_some_and(|index| summary.defs[index as usize].kind.is_type());
-        if kind == EntityKind::Function && (parent_is_type || (parent.is_none() && owner.is_some()))
-        {
+        // A function of a plain object literal stays a function (a guess by method name never
+        // lands on it), even in a class body; a prototype's is a method, like
+        // `Foo.prototype.m = function`.
+        let method = if raw_def.object_member {
+            raw_def.prototype_member
+        } else {
+            parent_is_type || (parent.is_none() && owner.is_some())
+        };
+        if kind == EntityKind::Function && method {
             kind = EntityKind::Method;
         }
         let index = summary.defs.len() as u32;
@@ -1006,7 +1039,13 @@ fn build(
             kind,
             name: raw_def.name,
             parent,
-            owner: if parent.is_none() { owner } else { None },
+            // An object literal's function keeps its object wherever it is nested; other
+            // owners (an `impl` block's type) only hold at the top level.
+            owner: if parent.is_none() || raw_def.object_member {
+                owner
+            } else {
+                None
+            },
             span: raw_def.span,
             name_span: raw_def.name_span,
             signature: raw_def.signature,
@@ -1015,6 +1054,7 @@ fn build(
             disabled: disabled.iter().any(|range| {
                 range.start <= raw_def.span.start_byte && raw_def.span.end_byte <= range.end
             }),
+            arrow: raw_def.arrow,
         });
         stack.push(index);
     }

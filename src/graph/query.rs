@@ -293,17 +293,33 @@ pub fn overridden_members(graph: &Graph, id: &str) -> Vec<EntityId> {
     let Some(entity) = graph.entity(id) else {
         return Vec::new();
     };
-    if entity.kind != EntityKind::Method {
+    // An object literal's function implements the member of its variable's declared type
+    // directly (`const provider: Provider = { now() {} }`), and what that member overrides.
+    let implemented: Vec<Entity> = graph
+        .outgoing(id)
+        .filter(|edge| edge.kind == RelationKind::Implements)
+        .filter_map(|edge| graph.entity(&edge.to))
+        .filter(|member| member.kind == EntityKind::Method)
+        .collect();
+    if entity.kind != EntityKind::Method && implemented.is_empty() {
         return Vec::new();
     }
-    let Some(owner) = owner_type(graph, &entity) else {
+    let Some(owner) = owner_type(graph, &entity).or_else(|| {
+        implemented
+            .first()
+            .and_then(|member| owner_type(graph, member))
+    }) else {
         return Vec::new();
     };
-    let mut found: Vec<EntityId> = Vec::new();
+    let mut found: Vec<EntityId> = implemented.iter().map(|member| member.id.clone()).collect();
     match entity.language {
         Language::TypeScript | Language::Tsx | Language::JavaScript => {
             let mut seen: FxHashSet<EntityId> = FxHashSet::default();
-            let mut frontier = vec![owner];
+            let mut frontier: Vec<EntityId> = implemented
+                .iter()
+                .filter_map(|member| owner_type(graph, member))
+                .collect();
+            frontier.push(owner);
             while let Some(current) = frontier.pop() {
                 for edge in graph.outgoing(&current) {
                     if !matches!(edge.kind, RelationKind::Extends | RelationKind::Implements)
@@ -462,10 +478,15 @@ pub fn implementations_resolved(graph: &Graph, id: &str) -> Vec<(Entity, Resolut
     if entity.kind != EntityKind::Method {
         return Vec::new();
     }
+    // Object literals' functions that implement it (`const p: Provider = { now() {} }`).
+    let mut found: Vec<(Entity, Resolution)> = graph
+        .incoming(id)
+        .filter(|edge| edge.kind == RelationKind::Implements)
+        .filter_map(|edge| Some((graph.entity(&edge.from)?, edge.resolution)))
+        .collect();
     let Some(owner) = owner_type(graph, &entity) else {
-        return Vec::new();
+        return found;
     };
-    let mut found = Vec::new();
     for sub in subtypes(graph, &owner) {
         for member in members(graph, &sub) {
             if member.name == entity.name && member.kind == EntityKind::Method {
@@ -707,9 +728,65 @@ pub fn targets_at(graph: &Graph, path: &str, byte: u32) -> Vec<EntityId> {
     if targets.is_empty() {
         targets = declared_members_at(graph, file, byte);
     }
+    if targets.is_empty() {
+        targets = overloaded_function_at(file, byte);
+    }
     targets.sort();
     targets.dedup();
     targets
+}
+
+/// The implementation of a TypeScript function whose overload signature names it at `byte`
+/// (`function f(a: string): void` before `function f(a: any) {}`): overload signatures are no
+/// definitions of their own, so the name there means the function they declare, as tsserver
+/// answers there.
+fn overloaded_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
+    use crate::lang::Language;
+    if !matches!(file.language, Language::TypeScript | Language::Tsx) {
+        return Vec::new();
+    }
+    let text = &*file.text;
+    let Some((start, word)) = word_at(text, byte) else {
+        return Vec::new();
+    };
+    let before = text[..start].trim_end();
+    if !before.ends_with("function") {
+        return Vec::new();
+    }
+    let scope = file.summary.innermost_def_at(byte);
+    file.summary
+        .defs
+        .iter()
+        .enumerate()
+        .find(|(_, def)| {
+            def.parent == scope
+                && def.name == word
+                && def.kind.is_callable()
+                && def.span.start_byte as usize > start
+        })
+        .map(|(index, _)| vec![file.ids[index].clone()])
+        .unwrap_or_default()
+}
+
+/// The identifier around `byte` and where it starts.
+fn word_at(text: &str, byte: u32) -> Option<(usize, &str)> {
+    let at = (byte as usize).min(text.len());
+    if !text.is_char_boundary(at) {
+        return None;
+    }
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let start = text[..at]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| is_word(*c))
+        .last()
+        .map_or(at, |(index, _)| index);
+    let end = text[at..]
+        .char_indices()
+        .find(|(_, c)| !is_word(*c))
+        .map_or(text.len(), |(index, _)| at + index);
+    let word = &text[start..end];
+    (!word.is_empty()).then_some((start, word))
 }
 
 /// A member declared in a type's body and defined elsewhere (a C++ method declared in its

@@ -8,7 +8,8 @@
 //! - `calls: ID [kind], ID` — the call edges whose call site is on this line go exactly to these
 //!   entities (with this resolution kind, when one is given); `calls: nothing` — none does.
 //! - `callers: ID, ID` — the callers of the definition whose name is on this line are exactly
-//!   these (`callers: nothing`).
+//!   these (`callers: nothing`); on a line that defines nothing (a TypeScript overload
+//!   signature), of what a name there means, as an editor's call hierarchy asks at the cursor.
 //!
 //! Failures print as `path:line: ...` of the case file, so that an editor can jump to them.
 
@@ -185,17 +186,19 @@ fn check_case(case: &Path) -> Vec<String> {
                     .map(|edge| (edge.to.to_string(), edge.resolution.to_string()))
                     .collect(),
                 _ => {
-                    let Some(index) = file
+                    let named_here = file
                         .summary
                         .defs
                         .iter()
                         .position(|def| def.name_span.start.line as usize == line_index)
+                        .map(|index| file.ids[index].clone());
+                    let Some(id) =
+                        named_here.or_else(|| target_on_line(graph, path, source, line_index))
                     else {
                         failures.push(format!("{where_}: no definition named on this line"));
                         continue;
                     };
-                    let id = &file.ids[index];
-                    query::callers(graph, id)
+                    query::callers(graph, &id)
                         .into_iter()
                         .map(|call| (call.entity.id.to_string(), call.resolution.to_string()))
                         .collect()
@@ -241,6 +244,41 @@ fn check_case(case: &Path) -> Vec<String> {
         failures.push(format!("{}: asserts nothing", case.display()));
     }
     failures
+}
+
+/// What a name on a line that defines nothing means (a TypeScript overload signature names the
+/// function it declares): the first callable target of a word there, as an editor's call
+/// hierarchy asks at the cursor.
+fn target_on_line(
+    graph: &Graph,
+    path: &str,
+    source: &str,
+    line_index: usize,
+) -> Option<codegraph::graph::EntityId> {
+    let line_start: usize = source
+        .split_inclusive('\n')
+        .take(line_index)
+        .map(str::len)
+        .sum();
+    let line = source.lines().nth(line_index)?;
+    let code = line.split("//").next().unwrap_or(line);
+    let mut previous_is_word = false;
+    for (offset, character) in code.char_indices() {
+        let is_word = character.is_alphanumeric() || character == '_';
+        if is_word && !previous_is_word {
+            let byte = (line_start + offset) as u32;
+            let found = query::targets_at(graph, path, byte).into_iter().find(|id| {
+                graph
+                    .entity(id)
+                    .is_some_and(|entity| entity.kind.is_callable())
+            });
+            if found.is_some() {
+                return found;
+            }
+        }
+        previous_is_word = is_word;
+    }
+    None
 }
 
 #[test]
