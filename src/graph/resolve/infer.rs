@@ -330,6 +330,15 @@ fn continue_chain<'t>(mut text: &'t str, mut parts: Vec<Part<'t>>) -> Option<Vec
     }
 }
 
+/// `x as T` → (`x`, `T`). Receivers are kept with the spaces between words only, so the cast
+/// may follow a bracket directly: `this[$mobx]as Adm`.
+fn split_cast(text: &str) -> Option<(&str, &str)> {
+    let position = text.rfind("as ")?;
+    let before = text[..position].chars().next_back()?;
+    (!(before.is_alphanumeric() || before == '_' || before == '$'))
+        .then(|| (text[..position].trim_end(), &text[position + 3..]))
+}
+
 /// A type parameter's look (`T`, `K`, `TKey`): an unresolved name of that shape is not
 /// evidence that the type is external.
 fn looks_like_type_parameter(name: &str) -> bool {
@@ -403,7 +412,7 @@ impl<'a> Resolver<'a> {
             Part::Name { text, call: false } => self.value_of_name(text, scope, depth),
             Part::Name { text, call: true } => self.value_of_call(text, scope, depth),
             Part::Construct(type_text) => self.construct_value(type_text, scope),
-            Part::Group(inner) => match inner.rsplit_once(" as ") {
+            Part::Group(inner) => match split_cast(inner) {
                 Some((_, cast)) => self.type_value(cast, scope),
                 None => self.value_of(inner, scope, depth + 1),
             },
@@ -1043,6 +1052,18 @@ mod tests {
         );
         assert_eq!(parse_chain("\"text\""), None);
         assert_eq!(parse_chain("a + b"), None);
+    }
+
+    #[test]
+    fn casts_are_split_from_their_expression() {
+        assert_eq!(split_cast("x as Foo"), Some(("x", "Foo")));
+        assert_eq!(
+            split_cast("this[$mobx]as Adm"),
+            Some(("this[$mobx]", "Adm"))
+        );
+        assert_eq!(split_cast("x as any as Foo"), Some(("x as any", "Foo")));
+        assert_eq!(split_cast("has (x)"), None);
+        assert_eq!(split_cast("alias"), None);
     }
 
     #[test]
