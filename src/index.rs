@@ -596,6 +596,7 @@ struct MatchItem<'tree> {
     binding_bound: Option<Node<'tree>>,
     binding_field: bool,
     binding_local: bool,
+    binding_entered: bool,
     binding_callback: Option<Node<'tree>>,
     binding_variant: Option<Node<'tree>>,
     binding_pattern: Option<Node<'tree>>,
@@ -632,6 +633,7 @@ impl<'tree> MatchItem<'tree> {
             "binding.bound" => self.binding_bound = Some(node),
             "binding.field" => self.binding_field = true,
             "binding.local" => self.binding_local = true,
+            "binding.entered" => self.binding_entered = true,
             "binding.callback" => self.binding_callback = Some(node),
             "binding.variant" => self.binding_variant = Some(node),
             "binding.pattern" => self.binding_pattern = Some(node),
@@ -856,7 +858,16 @@ impl RawCaptures {
                     Span::from_node(name),
                 ));
             } else if let Some(value) = item.binding_value {
-                let expression = receiver_text(node_text(value, text));
+                let mut expression = receiver_text(node_text(value, text));
+                if expression.len() >= MAX_RECEIVER {
+                    // Its type does not depend on call arguments: `Palette([(0, 0, 0), ...])`
+                    // is kept as `Palette()`.
+                    expression = receiver_text(&without_arguments(node_text(value, text)));
+                }
+                if item.binding_entered {
+                    // `with X as y`: what `__enter__` returns (see `graph::resolve::python`).
+                    expression = SmolStr::new(format!("{expression}.__enter__()"));
+                }
                 if !expression.is_empty() && expression.len() < MAX_RECEIVER {
                     self.bindings.push((
                         receiver_text(node_text(name, text)),
@@ -1190,6 +1201,12 @@ const TRANSPARENT_WRAPPERS: &[&str] = &[
     "Awaited",
     "Readonly",
     "Optional",
+    "Union",
+    "ClassVar",
+    "Final",
+    "Annotated",
+    "Type",
+    "type",
     "Awaitable",
     "Coroutine",
     "NonNull",
@@ -1395,6 +1412,66 @@ fn type_base_name_qualified(text: &str) -> String {
     text.trim_end_matches(['?', '!', '*', '&'])
         .trim()
         .to_string()
+}
+
+/// An expression's text with the contents of its argument lists and subscripts removed
+/// (`f(a, [b]).g(c)` → `f().g()`); a bracket that opens an expression keeps its contents
+/// (`(a as T).f()`). String literals are skipped whole.
+fn without_arguments(text: &str) -> String {
+    let mut kept = String::with_capacity(text.len().min(4 * MAX_RECEIVER));
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut previous = ' ';
+    for character in text.chars() {
+        if let Some(open) = quote {
+            if escaped {
+                escaped = false;
+            } else if character == '\\' {
+                escaped = true;
+            } else if character == open {
+                quote = None;
+            }
+            if depth == 0 {
+                kept.push(character);
+            }
+            continue;
+        }
+        match character {
+            '\'' | '"' | '`' => quote = Some(character),
+            '(' | '[' | '{'
+                if depth > 0
+                    || previous.is_alphanumeric()
+                    || matches!(previous, '_' | ')' | ']') =>
+            {
+                if depth == 0 {
+                    kept.push(character);
+                }
+                depth += 1;
+                previous = character;
+                continue;
+            }
+            ')' | ']' | '}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    kept.push(character);
+                }
+                previous = character;
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 0 {
+            kept.push(character);
+            if !character.is_whitespace() {
+                previous = character;
+            }
+        }
+        if kept.len() > 4 * MAX_RECEIVER {
+            break;
+        }
+    }
+    kept
 }
 
 /// An expression's text with whitespace removed, but for one space between two words
@@ -1629,5 +1706,26 @@ fn collect_syntax_errors(root: Node<'_>, problems: &mut Vec<Problem>) {
             let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
             stack.extend(children.into_iter().rev());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_arguments;
+
+    #[test]
+    fn long_values_keep_their_calls_without_arguments() {
+        assert_eq!(
+            without_arguments(
+                "Palette(\n    [\n        (0, 0, 0),\n        (128, 0, 0),\n    ]\n)"
+            ),
+            "Palette()"
+        );
+        assert_eq!(
+            without_arguments("make(a, \"(\", [b]).build(c)[0]"),
+            "make().build()[]"
+        );
+        assert_eq!(without_arguments("(x as Foo).get(y)"), "(x as Foo).get()");
+        assert_eq!(without_arguments("Foo { a: g(1) }"), "Foo {}");
     }
 }

@@ -12,6 +12,7 @@
 //! see [`mentions`].
 
 mod infer;
+mod python;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -1006,6 +1007,7 @@ impl<'a> Resolver<'a> {
         // A receiver of unknown type.
         if self.spec.unique_name_fallback != UniqueNameFallback::Never
             && !self.spec.is_builtin_method(name)
+            && !(self.spec.module_system == ModuleSystem::Python && python::is_special_method(name))
         {
             let ids: Vec<EntityId> = self
                 .named(name, any_method)
