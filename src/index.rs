@@ -722,7 +722,7 @@ impl RawCaptures {
             }
             self.defs.push(RawDef {
                 kind,
-                span: Span::from_node(node),
+                span: definition_span(node),
                 name_span: Span::from_node(name_node),
                 name: SmolStr::new(name),
                 owner: item
@@ -1035,10 +1035,18 @@ fn build(
     raw.refs
         .dedup_by(|later, earlier| later.3 == earlier.3 && later.0 == earlier.0);
     for (kind, name, receiver, span, path) in raw.refs {
-        let scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+        let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
         // A definition's own name is not a reference to itself.
         if scope.is_some_and(|index| summary.defs[index as usize].name_span == span) {
             continue;
+        }
+        // A Python decorator (before the decorated function's name, inside its extent) is
+        // called by the scope around the definition, where it runs.
+        if summary.language == Language::Python
+            && let Some(index) = scope
+            && span.start_byte < summary.defs[index as usize].name_span.start_byte
+        {
+            scope = summary.defs[index as usize].parent;
         }
         summary.refs.push(Ref {
             kind,
@@ -1618,6 +1626,22 @@ fn truncate_doc(mut doc: String) -> String {
         doc.push('…');
     }
     doc
+}
+
+/// A definition's extent. A Python function's decorators are part of it, as in pyright's
+/// ranges; the calls in them are still made by the scope around it (see `build`). A class's
+/// decorators stay outside, as in pyright.
+fn definition_span(node: Node<'_>) -> Span {
+    let mut span = Span::from_node(node);
+    if node.kind() == "function_definition"
+        && let Some(parent) = node.parent()
+        && parent.kind() == "decorated_definition"
+    {
+        let outer = Span::from_node(parent);
+        span.start_byte = outer.start_byte;
+        span.start = outer.start;
+    }
+    span
 }
 
 /// Comments directly above a definition (or above the export or decorator that wraps it).

@@ -8,7 +8,7 @@
 //! - `calls: ID [kind], ID` — the call edges whose call site is on this line go exactly to these
 //!   entities (with this resolution kind, when one is given); `calls: nothing` — none does.
 //! - `callers: ID, ID` — the callers of the definition whose name is on this line are exactly
-//!   these (`callers: nothing`).
+//!   these (`callers: nothing`); `callees: ID, ID` — its callees (`graph::query::callees`).
 //!
 //! Failures print as `path:line: ...` of the case file, so that an editor can jump to them.
 
@@ -144,9 +144,13 @@ fn assertion(line: &str) -> Option<(&'static str, &str)> {
             continue;
         };
         let comment = line[position + marker.len()..].trim();
-        for what in ["calls:", "callers:"] {
+        for (what, name) in [
+            ("calls:", "calls"),
+            ("callers:", "callers"),
+            ("callees:", "callees"),
+        ] {
             if let Some(rest) = comment.strip_prefix(what) {
-                return Some((if what == "calls:" { "calls" } else { "callers" }, rest));
+                return Some((name, rest));
             }
         }
     }
@@ -195,7 +199,12 @@ fn check_case(case: &Path) -> Vec<String> {
                         continue;
                     };
                     let id = &file.ids[index];
-                    query::callers(graph, id)
+                    let neighbours = if what == "callers" {
+                        query::callers(graph, id)
+                    } else {
+                        query::callees(graph, id)
+                    };
+                    neighbours
                         .into_iter()
                         .map(|call| (call.entity.id.to_string(), call.resolution.to_string()))
                         .collect()
@@ -263,6 +272,10 @@ fn assertions_are_read_from_comments() {
     assert_eq!(
         assertion("x.m()  # callers: nothing"),
         Some(("callers", " nothing"))
+    );
+    assert_eq!(
+        assertion("def f():  # callees: a.py::g"),
+        Some(("callees", " a.py::g"))
     );
     assert_eq!(assertion("f() -- just a comment"), None);
     assert_eq!(
