@@ -597,6 +597,7 @@ struct MatchItem<'tree> {
     binding_field: bool,
     binding_local: bool,
     binding_entered: bool,
+    binding_decorated: bool,
     binding_callback: Option<Node<'tree>>,
     binding_variant: Option<Node<'tree>>,
     binding_pattern: Option<Node<'tree>>,
@@ -634,6 +635,7 @@ impl<'tree> MatchItem<'tree> {
             "binding.field" => self.binding_field = true,
             "binding.local" => self.binding_local = true,
             "binding.entered" => self.binding_entered = true,
+            "binding.decorated" => self.binding_decorated = true,
             "binding.callback" => self.binding_callback = Some(node),
             "binding.variant" => self.binding_variant = Some(node),
             "binding.pattern" => self.binding_pattern = Some(node),
@@ -867,6 +869,10 @@ impl RawCaptures {
                 if item.binding_entered {
                     // `with X as y`: what `__enter__` returns (see `graph::resolve::python`).
                     expression = SmolStr::new(format!("{expression}.__enter__()"));
+                } else if item.binding_decorated && value.kind() != "call" {
+                    // `@group def cli()`: `cli` holds what `group(cli)` returns. (A decorator
+                    // factory's call, `@click.group()`, is taken as what its decorator returns.)
+                    expression = SmolStr::new(format!("{expression}()"));
                 }
                 if !expression.is_empty() && expression.len() < MAX_RECEIVER {
                     self.bindings.push((
@@ -1061,6 +1067,13 @@ fn build(
     let mut seen: rustc_hash::FxHashSet<Binding> = summary.bindings.iter().cloned().collect();
     for (name, type_name, kind, span) in raw.bindings {
         let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+        // A Python definition's own name (a decorated function's value) is bound around it.
+        if summary.language == Language::Python
+            && let Some(index) = scope
+            && summary.defs[index as usize].name_span == span
+        {
+            scope = summary.defs[index as usize].parent;
+        }
         let original_scope = scope;
         // `self.field = Foo()` in a method binds the field for the whole type.
         if let Some((first, _)) = name.split_once('.')

@@ -46,3 +46,25 @@
     (_) @binding.value
     alias: (as_pattern_target
       (identifier) @binding.name))) @binding @binding.entered
+
+; A decorated function at the top level or in a function holds what its outermost decorator
+; returns (`@click.group()` above `def cli` makes `cli` a `Group`: `cli.command()`). In a class
+; body it stays a method (`@property` above `def name`).
+(module
+  (decorated_definition
+    .
+    (decorator
+      .
+      (_) @binding.value)
+    definition: (function_definition
+      name: (identifier) @binding.name)) @binding @binding.decorated)
+
+(function_definition
+  body: (block
+    (decorated_definition
+      .
+      (decorator
+        .
+        (_) @binding.value)
+      definition: (function_definition
+        name: (identifier) @binding.name)) @binding @binding.decorated))
