@@ -172,6 +172,12 @@ fn print_conventions() {
         "  - {CONSTRUCTOR}: rust-analyzer lists `Some(x)`, `Diff::Longer(..)`, `Wrapper(x)` among the outgoing calls;"
     );
     println!("  - {DECORATOR} (`@click.command()` above `def cli`);");
+    println!(
+        "  - {STUB} (`attr.asdict(...)`: pyright's `asdict` in `attr/__init__.pyi`, codegraph's in `attr/_funcs.py`);"
+    );
+    println!(
+        "  - {NO_DECLARATION} (`runner.isolated_filesystem()` with a fixture `runner`): labels codegraph's edge, read with textDocument/definition at the call;"
+    );
     println!("  - {NESTED_CALLER} (`def test(): @click.command() def cli(): click.echo(...)`);");
     println!(
         "  - {COARSER_CALLER}: tsserver has no item for `exports.f = function` or `obj.m = function () {{}}` and gives calls inside them to the file, and gives calls inside `{{ key: () => ... }}` to the function around the object literal; pyright gives calls in a class body to the module."
@@ -223,6 +229,12 @@ struct Edge {
     span: (u32, u32),
     /// Where the call is: file relative to the root and 0-based line (the first call site).
     site: Option<(String, u32)>,
+    /// The first call site's UTF-16 column, and the lines of every call site.
+    site_character: u32,
+    site_lines: Vec<u32>,
+    /// pyright named a declaration in a `.pyi` stub that the `.py` module beside it does not
+    /// define (a name the package re-exports from elsewhere).
+    stub_declaration: bool,
     /// Whether any call site is call syntax (`f(`, `f::<T>(`, `new F`, `@f`, `f!(`), as opposed
     /// to a mention of the function as a value (`register(self.f)`, `g = x.f`).
     call_syntax: bool,
@@ -239,6 +251,8 @@ const COARSER_CALLER: &str = "the same call site, which the reference gives to t
 const LOCAL_CALLEE: &str = "a call of a parameter or local variable of the caller";
 const CONSTRUCTOR: &str = "a tuple-struct or enum-variant constructor";
 const NESTED_CALLER: &str = "a call inside a function or class nested in the sampled one, which pyright counts among the outer function's outgoing calls and codegraph among the nested one's";
+const STUB: &str = "pyright answers with the declaration in a `.pyi` stub that re-declares a name the package re-exports, codegraph with the definition the name is imported from";
+const NO_DECLARATION: &str = "pyright finds no declaration for the called name (a receiver it cannot type: an untyped parameter such as a pytest fixture, a dependency that is not installed, a stub that leaves the member out), so it lists no edge; codegraph's is a guess by unique name or its own typing";
 
 struct Disagreement {
     /// The sampled definition: file, 0-based line, name.
@@ -572,6 +586,13 @@ fn compare(
     ] {
         let (agreed, mut missing, mut extra) = match_edges(&reference_edges, &codegraph_edges);
         label_conventions(&mut missing, &mut extra, direction, sample, reference_span);
+        if sample
+            .file
+            .extension()
+            .is_some_and(|extension| extension == "py")
+        {
+            label_by_declaration(reference, root, &mut extra);
+        }
         counts.add(Counts {
             agreed,
             reference: agreed + missing.len(),
@@ -629,7 +650,7 @@ fn label_conventions(
             if let Some(finer) = extra.iter_mut().find(|other| {
                 other.convention.is_none()
                     && other.name != "<module>"
-                    && other.site == edge.site
+                    && same_site(edge, other)
                     && encloses(other)
             }) {
                 edge.convention = Some(COARSER_CALLER);
@@ -644,8 +665,108 @@ fn label_conventions(
         if edge.convention.is_none() {
             edge.convention = missing
                 .iter()
-                .find(|other| other.convention.is_some() && other.site == edge.site)
+                .find(|other| other.convention.is_some() && same_site(other, edge))
                 .and_then(|other| other.convention);
+        }
+    }
+    // Codegraph's edge for a call that pyright gives to a stub's re-declaration: the same call,
+    // same name, same site.
+    for edge in extra.iter_mut() {
+        if edge.convention.is_none()
+            && missing.iter().any(|other| {
+                other.convention == Some(STUB) && other.name == edge.name && other.site == edge.site
+            })
+        {
+            edge.convention = Some(STUB);
+        }
+    }
+}
+
+/// Whether `edge`'s call site is one of `reference`'s call sites.
+fn same_site(reference: &Edge, edge: &Edge) -> bool {
+    match (&reference.site, &edge.site) {
+        (Some((file, line)), Some((other_file, other_line))) => {
+            file == other_file && (line == other_line || reference.site_lines.contains(other_line))
+        }
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// Whether a Python module defines `name` itself (a `def`, `class` or top-level assignment),
+/// as opposed to importing it.
+fn python_defines(file: &Path, name: &str) -> bool {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return true;
+    };
+    text.lines().any(|line| {
+        let trimmed = line.trim_start();
+        let rest = trimmed
+            .strip_prefix("async ")
+            .unwrap_or(trimmed)
+            .strip_prefix("def ")
+            .or_else(|| trimmed.strip_prefix("class "));
+        let named = |rest: &str| {
+            rest.strip_prefix(name)
+                .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+        };
+        match rest {
+            Some(rest) => named(rest),
+            None => {
+                line == trimmed
+                    && named(line)
+                    && line[name.len()..].trim_start().starts_with(['=', ':'])
+            }
+        }
+    })
+}
+
+/// Labels codegraph's Python edges that pyright lacks by what pyright declares at the call
+/// site (`textDocument/definition` at the called name): nothing ([`NO_DECLARATION`]), or a
+/// stub's re-declaration of a re-exported name ([`STUB`]).
+fn label_by_declaration(reference: &mut Server, root: &Path, extra: &mut [Edge]) {
+    for edge in extra.iter_mut().filter(|edge| edge.convention.is_none()) {
+        let Some((site_file, site_line)) = edge.site.clone() else {
+            continue;
+        };
+        let path = root.join(&site_file);
+        let opened_here = !reference.opened.contains(&path);
+        reference.open(&path, "python");
+        let answer = reference.request(
+            "textDocument/definition",
+            json!({
+                "textDocument": {"uri": uri(&path)},
+                "position": {"line": site_line, "character": edge.site_character},
+            }),
+        );
+        if opened_here {
+            reference.close(&path);
+        }
+        let Ok(answer) = answer else {
+            continue;
+        };
+        debug("reference definition at an extra edge's call site", &answer);
+        let locations: Vec<&Value> = match &answer {
+            Value::Array(items) => items.iter().collect(),
+            Value::Null => Vec::new(),
+            single => vec![single],
+        };
+        let in_stub = |location: &&Value| {
+            location["uri"]
+                .as_str()
+                .or_else(|| location["targetUri"].as_str())
+                .and_then(|uri| relative_path(uri, root))
+                .and_then(|file| {
+                    let stem = file.strip_suffix(".pyi")?.to_string();
+                    let module = root.join(format!("{stem}.py"));
+                    Some(module.is_file() && !python_defines(&module, &edge.raw_name))
+                })
+                .unwrap_or(false)
+        };
+        if locations.is_empty() {
+            edge.convention = Some(NO_DECLARATION);
+        } else if locations.iter().all(in_stub) {
+            edge.convention = Some(STUB);
         }
     }
 }
@@ -660,6 +781,9 @@ fn convention_of(
 ) -> Option<&'static str> {
     if edge.decorator {
         return Some(DECORATOR);
+    }
+    if edge.stub_declaration {
+        return Some(STUB);
     }
     if !edge.call_syntax {
         return Some(VALUE_REFERENCE);
@@ -783,14 +907,16 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
         else {
             continue;
         };
+        let kind = item["kind"].as_i64().unwrap_or(0);
+        let raw_name = item["name"].as_str().unwrap_or("").to_string();
         // pyright names the declaration in a `.pyi` stub beside the module: the same function.
+        let mut stub_declaration = false;
         if let Some(stem) = file.strip_suffix(".pyi")
             && root.join(format!("{stem}.py")).is_file()
         {
             file = format!("{stem}.py");
+            stub_declaration = !python_defines(&root.join(&file), &raw_name);
         }
-        let kind = item["kind"].as_i64().unwrap_or(0);
-        let raw_name = item["name"].as_str().unwrap_or("").to_string();
         let base_name = Path::new(&file)
             .file_name()
             .map_or(String::new(), |name| name.to_string_lossy().to_string());
@@ -815,6 +941,13 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
         let site = ranges
             .first()
             .map(|range| (site_file.clone(), line_of(&range["start"])));
+        let site_character = ranges.first().map_or(0, |range| {
+            range["start"]["character"].as_u64().unwrap_or(0) as u32
+        });
+        let site_lines: Vec<u32> = ranges
+            .iter()
+            .map(|range| line_of(&range["start"]))
+            .collect();
         let lines = texts.entry(site_file.clone()).or_insert_with(|| {
             std::fs::read_to_string(root.join(&site_file))
                 .unwrap_or_default()
@@ -837,6 +970,9 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
                 line,
                 span,
                 site,
+                site_character,
+                site_lines,
+                stub_declaration,
                 call_syntax,
                 decorator,
                 convention: None,
