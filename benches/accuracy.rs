@@ -591,7 +591,9 @@ fn compare(
             .extension()
             .is_some_and(|extension| extension == "py")
         {
-            label_by_declaration(reference, root, &mut extra);
+            // The called name: the sample's for its callers, each callee's own otherwise.
+            let called = (direction == "incoming").then_some(sample.name.as_str());
+            label_by_declaration(reference, root, called, &mut extra);
         }
         counts.add(Counts {
             agreed,
@@ -724,8 +726,14 @@ fn python_defines(file: &Path, name: &str) -> bool {
 /// Labels codegraph's Python edges that pyright lacks by what pyright declares at the call
 /// site (`textDocument/definition` at the called name): nothing ([`NO_DECLARATION`]), or a
 /// stub's re-declaration of a re-exported name ([`STUB`]).
-fn label_by_declaration(reference: &mut Server, root: &Path, extra: &mut [Edge]) {
+fn label_by_declaration(
+    reference: &mut Server,
+    root: &Path,
+    called: Option<&str>,
+    extra: &mut [Edge],
+) {
     for edge in extra.iter_mut().filter(|edge| edge.convention.is_none()) {
+        let called_name = called.unwrap_or(&edge.raw_name).to_string();
         let Some((site_file, site_line)) = edge.site.clone() else {
             continue;
         };
@@ -759,7 +767,7 @@ fn label_by_declaration(reference: &mut Server, root: &Path, extra: &mut [Edge])
                 .and_then(|file| {
                     let stem = file.strip_suffix(".pyi")?.to_string();
                     let module = root.join(format!("{stem}.py"));
-                    Some(module.is_file() && !python_defines(&module, &edge.raw_name))
+                    Some(module.is_file() && !python_defines(&module, &called_name))
                 })
                 .unwrap_or(false)
         };
