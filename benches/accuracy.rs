@@ -175,6 +175,12 @@ fn print_conventions() {
     println!(
         "  - {OVERLOAD_SIGNATURE} (`function f(a: string): void;` above `function f(a) {{}}`);"
     );
+    println!(
+        "  - {STUB} (`attr.asdict(...)`: pyright's `asdict` in `attr/__init__.pyi`, codegraph's in `attr/_funcs.py`);"
+    );
+    println!(
+        "  - {NO_DECLARATION} (`runner.isolated_filesystem()` with a fixture `runner`): labels codegraph's edge, read with textDocument/definition at the call;"
+    );
     println!("  - {NESTED_CALLER} (`def test(): @click.command() def cli(): click.echo(...)`);");
     println!(
         "  - {COARSER_CALLER}: tsserver has no item for `exports.f = function` or `obj.m = function () {{}}` and gives calls inside them to the file, and gives calls inside `{{ key: () => ... }}` to the function around the object literal; pyright gives calls in a class body to the module."
@@ -226,8 +232,12 @@ struct Edge {
     span: (u32, u32),
     /// Where the call is: file relative to the root and 0-based line (the first call site).
     site: Option<(String, u32)>,
-    /// The 0-based lines of every call site, in the file of `site`.
+    /// The first call site's UTF-16 column, and the lines of every call site.
+    site_character: u32,
     site_lines: Vec<u32>,
+    /// pyright named a declaration in a `.pyi` stub that the `.py` module beside it does not
+    /// define (a name the package re-exports from elsewhere).
+    stub_declaration: bool,
     /// Whether any call site is call syntax (`f(`, `f::<T>(`, `new F`, `@f`, `f!(`), as opposed
     /// to a mention of the function as a value (`register(self.f)`, `g = x.f`).
     call_syntax: bool,
@@ -245,6 +255,8 @@ const LOCAL_CALLEE: &str = "a call of a parameter or local variable of the calle
 const OVERLOAD_SIGNATURE: &str = "an overload signature, whose item tsserver answers with no outgoing calls and codegraph with those of the function it declares";
 const CONSTRUCTOR: &str = "a tuple-struct or enum-variant constructor";
 const NESTED_CALLER: &str = "a call inside a function or class nested in the sampled one, which pyright counts among the outer function's outgoing calls and codegraph among the nested one's";
+const STUB: &str = "pyright answers with the declaration in a `.pyi` stub that re-declares a name the package re-exports, codegraph with the definition the name is imported from";
+const NO_DECLARATION: &str = "pyright finds no declaration for the called name (a receiver it cannot type: an untyped parameter such as a pytest fixture, a dependency that is not installed, a stub that leaves the member out), so it lists no edge; codegraph's is a guess by unique name or its own typing";
 
 struct Disagreement {
     /// The sampled definition: file, 0-based line, name.
@@ -590,6 +602,15 @@ fn compare(
                 edge.convention.get_or_insert(OVERLOAD_SIGNATURE);
             }
         }
+        if sample
+            .file
+            .extension()
+            .is_some_and(|extension| extension == "py")
+        {
+            // The called name: the sample's for its callers, each callee's own otherwise.
+            let called = (direction == "incoming").then_some(sample.name.as_str());
+            label_by_declaration(reference, root, called, &mut extra);
+        }
         counts.add(Counts {
             agreed,
             reference: agreed + missing.len(),
@@ -672,6 +693,101 @@ fn label_conventions(
                 .and_then(|other| other.convention);
         }
     }
+    // Codegraph's edge for a call that pyright gives to a stub's re-declaration: the same call,
+    // same name, same site.
+    for edge in extra.iter_mut() {
+        if edge.convention.is_none()
+            && missing.iter().any(|other| {
+                other.convention == Some(STUB) && other.name == edge.name && other.site == edge.site
+            })
+        {
+            edge.convention = Some(STUB);
+        }
+    }
+}
+
+/// Whether a Python module defines `name` itself (a `def`, `class` or top-level assignment),
+/// as opposed to importing it.
+fn python_defines(file: &Path, name: &str) -> bool {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return true;
+    };
+    text.lines().any(|line| {
+        let trimmed = line.trim_start();
+        let rest = trimmed
+            .strip_prefix("async ")
+            .unwrap_or(trimmed)
+            .strip_prefix("def ")
+            .or_else(|| trimmed.strip_prefix("class "));
+        let named = |rest: &str| {
+            rest.strip_prefix(name)
+                .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+        };
+        match rest {
+            Some(rest) => named(rest),
+            None => {
+                line == trimmed
+                    && named(line)
+                    && line[name.len()..].trim_start().starts_with(['=', ':'])
+            }
+        }
+    })
+}
+
+/// Labels codegraph's Python edges that pyright lacks by what pyright declares at the call
+/// site (`textDocument/definition` at the called name): nothing ([`NO_DECLARATION`]), or a
+/// stub's re-declaration of a re-exported name ([`STUB`]).
+fn label_by_declaration(
+    reference: &mut Server,
+    root: &Path,
+    called: Option<&str>,
+    extra: &mut [Edge],
+) {
+    for edge in extra.iter_mut().filter(|edge| edge.convention.is_none()) {
+        let called_name = called.unwrap_or(&edge.raw_name).to_string();
+        let Some((site_file, site_line)) = edge.site.clone() else {
+            continue;
+        };
+        let path = root.join(&site_file);
+        let opened_here = !reference.opened.contains(&path);
+        reference.open(&path, "python");
+        let answer = reference.request(
+            "textDocument/definition",
+            json!({
+                "textDocument": {"uri": uri(&path)},
+                "position": {"line": site_line, "character": edge.site_character},
+            }),
+        );
+        if opened_here {
+            reference.close(&path);
+        }
+        let Ok(answer) = answer else {
+            continue;
+        };
+        debug("reference definition at an extra edge's call site", &answer);
+        let locations: Vec<&Value> = match &answer {
+            Value::Array(items) => items.iter().collect(),
+            Value::Null => Vec::new(),
+            single => vec![single],
+        };
+        let in_stub = |location: &&Value| {
+            location["uri"]
+                .as_str()
+                .or_else(|| location["targetUri"].as_str())
+                .and_then(|uri| relative_path(uri, root))
+                .and_then(|file| {
+                    let stem = file.strip_suffix(".pyi")?.to_string();
+                    let module = root.join(format!("{stem}.py"));
+                    Some(module.is_file() && !python_defines(&module, &called_name))
+                })
+                .unwrap_or(false)
+        };
+        if locations.is_empty() {
+            edge.convention = Some(NO_DECLARATION);
+        } else if locations.iter().all(in_stub) {
+            edge.convention = Some(STUB);
+        }
+    }
 }
 
 /// Whether two incoming edges have a call site in common (same file, same line).
@@ -695,6 +811,9 @@ fn convention_of(
 ) -> Option<&'static str> {
     if edge.decorator {
         return Some(DECORATOR);
+    }
+    if edge.stub_declaration {
+        return Some(STUB);
     }
     if !edge.call_syntax {
         return Some(VALUE_REFERENCE);
@@ -818,14 +937,16 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
         else {
             continue;
         };
+        let kind = item["kind"].as_i64().unwrap_or(0);
+        let raw_name = item["name"].as_str().unwrap_or("").to_string();
         // pyright names the declaration in a `.pyi` stub beside the module: the same function.
+        let mut stub_declaration = false;
         if let Some(stem) = file.strip_suffix(".pyi")
             && root.join(format!("{stem}.py")).is_file()
         {
             file = format!("{stem}.py");
+            stub_declaration = !python_defines(&root.join(&file), &raw_name);
         }
-        let kind = item["kind"].as_i64().unwrap_or(0);
-        let raw_name = item["name"].as_str().unwrap_or("").to_string();
         let base_name = Path::new(&file)
             .file_name()
             .map_or(String::new(), |name| name.to_string_lossy().to_string());
@@ -850,6 +971,9 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
         let site = ranges
             .first()
             .map(|range| (site_file.clone(), line_of(&range["start"])));
+        let site_character = ranges.first().map_or(0, |range| {
+            range["start"]["character"].as_u64().unwrap_or(0) as u32
+        });
         let site_lines: Vec<u32> = ranges
             .iter()
             .map(|range| line_of(&range["start"]))
@@ -876,7 +1000,9 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
                 line,
                 span,
                 site,
+                site_character,
                 site_lines,
+                stub_declaration,
                 call_syntax,
                 decorator,
                 convention: None,

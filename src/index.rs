@@ -602,6 +602,8 @@ struct MatchItem<'tree> {
     binding_bound: Option<Node<'tree>>,
     binding_field: bool,
     binding_local: bool,
+    binding_entered: bool,
+    binding_decorated: bool,
     binding_callback: Option<Node<'tree>>,
     binding_variant: Option<Node<'tree>>,
     binding_pattern: Option<Node<'tree>>,
@@ -638,6 +640,8 @@ impl<'tree> MatchItem<'tree> {
             "binding.bound" => self.binding_bound = Some(node),
             "binding.field" => self.binding_field = true,
             "binding.local" => self.binding_local = true,
+            "binding.entered" => self.binding_entered = true,
+            "binding.decorated" => self.binding_decorated = true,
             "binding.callback" => self.binding_callback = Some(node),
             "binding.variant" => self.binding_variant = Some(node),
             "binding.pattern" => self.binding_pattern = Some(node),
@@ -737,7 +741,7 @@ impl RawCaptures {
             let prototype_member = object_owner.as_ref().is_some_and(|owner| owner.prototype);
             self.defs.push(RawDef {
                 kind,
-                span: Span::from_node(node),
+                span: definition_span(node),
                 name_span: Span::from_node(name_node),
                 name: SmolStr::new(name),
                 object_member: object_owner.is_some(),
@@ -882,7 +886,20 @@ impl RawCaptures {
                     Span::from_node(name),
                 ));
             } else if let Some(value) = item.binding_value {
-                let expression = receiver_text(node_text(value, text));
+                let mut expression = receiver_text(node_text(value, text));
+                if expression.len() >= MAX_RECEIVER {
+                    // Its type does not depend on call arguments: `Palette([(0, 0, 0), ...])`
+                    // is kept as `Palette()`.
+                    expression = receiver_text(&without_arguments(node_text(value, text)));
+                }
+                if item.binding_entered {
+                    // `with X as y`: what `__enter__` returns (see `graph::resolve::python`).
+                    expression = SmolStr::new(format!("{expression}.__enter__()"));
+                } else if item.binding_decorated && value.kind() != "call" {
+                    // `@group def cli()`: `cli` holds what `group(cli)` returns. (A decorator
+                    // factory's call, `@click.group()`, is taken as what its decorator returns.)
+                    expression = SmolStr::new(format!("{expression}()"));
+                }
                 if !expression.is_empty() && expression.len() < MAX_RECEIVER {
                     self.bindings.push((
                         receiver_text(node_text(name, text)),
@@ -1064,10 +1081,18 @@ fn build(
     raw.refs
         .dedup_by(|later, earlier| later.3 == earlier.3 && later.0 == earlier.0);
     for (kind, name, receiver, span, path) in raw.refs {
-        let scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+        let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
         // A definition's own name is not a reference to itself.
         if scope.is_some_and(|index| summary.defs[index as usize].name_span == span) {
             continue;
+        }
+        // A Python decorator (before the decorated function's name, inside its extent) is
+        // called by the scope around the definition, where it runs.
+        if summary.language == Language::Python
+            && let Some(index) = scope
+            && span.start_byte < summary.defs[index as usize].name_span.start_byte
+        {
+            scope = summary.defs[index as usize].parent;
         }
         summary.refs.push(Ref {
             kind,
@@ -1082,6 +1107,13 @@ fn build(
     let mut seen: rustc_hash::FxHashSet<Binding> = summary.bindings.iter().cloned().collect();
     for (name, type_name, kind, span) in raw.bindings {
         let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+        // A Python definition's own name (a decorated function's value) is bound around it.
+        if summary.language == Language::Python
+            && let Some(index) = scope
+            && summary.defs[index as usize].name_span == span
+        {
+            scope = summary.defs[index as usize].parent;
+        }
         let original_scope = scope;
         // `self.field = Foo()` in a method binds the field for the whole type.
         if let Some((first, _)) = name.split_once('.')
@@ -1230,6 +1262,12 @@ const TRANSPARENT_WRAPPERS: &[&str] = &[
     "Awaited",
     "Readonly",
     "Optional",
+    "Union",
+    "ClassVar",
+    "Final",
+    "Annotated",
+    "Type",
+    "type",
     "Awaitable",
     "Coroutine",
     "NonNull",
@@ -1437,6 +1475,66 @@ fn type_base_name_qualified(text: &str) -> String {
         .to_string()
 }
 
+/// An expression's text with the contents of its argument lists and subscripts removed
+/// (`f(a, [b]).g(c)` → `f().g()`); a bracket that opens an expression keeps its contents
+/// (`(a as T).f()`). String literals are skipped whole.
+fn without_arguments(text: &str) -> String {
+    let mut kept = String::with_capacity(text.len().min(4 * MAX_RECEIVER));
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut previous = ' ';
+    for character in text.chars() {
+        if let Some(open) = quote {
+            if escaped {
+                escaped = false;
+            } else if character == '\\' {
+                escaped = true;
+            } else if character == open {
+                quote = None;
+            }
+            if depth == 0 {
+                kept.push(character);
+            }
+            continue;
+        }
+        match character {
+            '\'' | '"' | '`' => quote = Some(character),
+            '(' | '[' | '{'
+                if depth > 0
+                    || previous.is_alphanumeric()
+                    || matches!(previous, '_' | ')' | ']') =>
+            {
+                if depth == 0 {
+                    kept.push(character);
+                }
+                depth += 1;
+                previous = character;
+                continue;
+            }
+            ')' | ']' | '}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    kept.push(character);
+                }
+                previous = character;
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 0 {
+            kept.push(character);
+            if !character.is_whitespace() {
+                previous = character;
+            }
+        }
+        if kept.len() > 4 * MAX_RECEIVER {
+            break;
+        }
+    }
+    kept
+}
+
 /// An expression's text with whitespace removed, but for one space between two words
 /// (`new Foo()`, `&mut self`, `await fetch()` keep theirs).
 /// Where a callback's untyped parameter sits (`operate((source, subscriber) => ...)`): the
@@ -1583,6 +1681,22 @@ fn truncate_doc(mut doc: String) -> String {
     doc
 }
 
+/// A definition's extent. A Python function's decorators are part of it, as in pyright's
+/// ranges; the calls in them are still made by the scope around it (see `build`). A class's
+/// decorators stay outside, as in pyright.
+fn definition_span(node: Node<'_>) -> Span {
+    let mut span = Span::from_node(node);
+    if node.kind() == "function_definition"
+        && let Some(parent) = node.parent()
+        && parent.kind() == "decorated_definition"
+    {
+        let outer = Span::from_node(parent);
+        span.start_byte = outer.start_byte;
+        span.start = outer.start;
+    }
+    span
+}
+
 /// Comments directly above a definition (or above the export or decorator that wraps it).
 fn leading_comment(node: Node<'_>, text: &str) -> Option<String> {
     let mut anchor = node;
@@ -1669,5 +1783,26 @@ fn collect_syntax_errors(root: Node<'_>, problems: &mut Vec<Problem>) {
             let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
             stack.extend(children.into_iter().rev());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_arguments;
+
+    #[test]
+    fn long_values_keep_their_calls_without_arguments() {
+        assert_eq!(
+            without_arguments(
+                "Palette(\n    [\n        (0, 0, 0),\n        (128, 0, 0),\n    ]\n)"
+            ),
+            "Palette()"
+        );
+        assert_eq!(
+            without_arguments("make(a, \"(\", [b]).build(c)[0]"),
+            "make().build()[]"
+        );
+        assert_eq!(without_arguments("(x as Foo).get(y)"), "(x as Foo).get()");
+        assert_eq!(without_arguments("Foo { a: g(1) }"), "Foo {}");
     }
 }

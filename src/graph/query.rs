@@ -382,8 +382,63 @@ fn build_twins(graph: &Graph, id: &str) -> Vec<EntityId> {
 }
 
 /// What `id` calls, directly.
+///
+/// The callees of a Python function include every call written inside its definition, as
+/// pyright's outgoing calls do: its decorators' (made by the scope around it, where they run)
+/// and those of the functions and classes nested in it (made by them). Its callers are the
+/// scopes that make the calls, as in pyright's incoming calls.
 pub fn callees(graph: &Graph, id: &str) -> Vec<CallSite> {
-    group_calls(graph, graph.outgoing(id), |edge| &edge.to)
+    let written_inside = python_calls_written_inside(graph, id);
+    group_calls(
+        graph,
+        graph.outgoing(id).chain(written_inside.iter()),
+        |edge| &edge.to,
+    )
+}
+
+/// The call edges of other scopes whose call is written inside the Python function `id`: its
+/// decorators and its nested definitions, at any depth.
+fn python_calls_written_inside(graph: &Graph, id: &str) -> Vec<Edge> {
+    let Some(loc) = graph.entities.get(id) else {
+        return Vec::new();
+    };
+    let (Some(file), Some(index)) = (graph.files.get(&loc.file), loc.index) else {
+        return Vec::new();
+    };
+    let defs = &file.summary.defs;
+    let def = &defs[index as usize];
+    if file.language != crate::lang::Language::Python || !def.kind.is_callable() {
+        return Vec::new();
+    }
+    let calls = |scope: &str| {
+        graph
+            .outgoing(scope)
+            .filter(|edge| edge.kind == RelationKind::Calls)
+            .cloned()
+            .collect::<Vec<Edge>>()
+    };
+    let around = match def.parent {
+        Some(parent) => file.ids[parent as usize].clone(),
+        None => file.module_id.clone(),
+    };
+    let mut edges: Vec<Edge> = calls(&around)
+        .into_iter()
+        .filter(|edge| {
+            edge.site.is_some_and(|site| {
+                def.span.start_byte <= site.start_byte && site.start_byte < def.name_span.start_byte
+            })
+        })
+        .collect();
+    // Definitions come after their parents: one pass finds every descendant.
+    let mut inside = vec![false; defs.len()];
+    inside[index as usize] = true;
+    for (position, nested) in defs.iter().enumerate().skip(index as usize + 1) {
+        if nested.parent.is_some_and(|parent| inside[parent as usize]) {
+            inside[position] = true;
+            edges.extend(calls(&file.ids[position]));
+        }
+    }
+    edges
 }
 
 /// An entity reached through the call graph at some depth (1 = direct).

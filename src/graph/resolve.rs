@@ -13,6 +13,7 @@
 
 mod infer;
 mod javascript;
+mod python;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -998,6 +999,7 @@ impl<'a> Resolver<'a> {
         // A receiver of unknown type.
         if self.spec.unique_name_fallback != UniqueNameFallback::Never
             && !self.spec.is_builtin_method(name)
+            && !(self.spec.module_system == ModuleSystem::Python && python::is_special_method(name))
         {
             let ids: Vec<EntityId> = self
                 .named(name, any_method)

@@ -9,7 +9,8 @@
 //!   entities (with this resolution kind, when one is given); `calls: nothing` — none does.
 //! - `callers: ID, ID` — the callers of the definition whose name is on this line are exactly
 //!   these (`callers: nothing`); on a line that defines nothing (a TypeScript overload
-//!   signature), of what a name there means, as an editor's call hierarchy asks at the cursor.
+//!   signature), of what a name there means, as an editor's call hierarchy asks at the cursor;
+//!   `callees: ID, ID` — its callees (`graph::query::callees`).
 //!
 //! Failures print as `path:line: ...` of the case file, so that an editor can jump to them.
 
@@ -145,9 +146,13 @@ fn assertion(line: &str) -> Option<(&'static str, &str)> {
             continue;
         };
         let comment = line[position + marker.len()..].trim();
-        for what in ["calls:", "callers:"] {
+        for (what, name) in [
+            ("calls:", "calls"),
+            ("callers:", "callers"),
+            ("callees:", "callees"),
+        ] {
             if let Some(rest) = comment.strip_prefix(what) {
-                return Some((if what == "calls:" { "calls" } else { "callers" }, rest));
+                return Some((name, rest));
             }
         }
     }
@@ -198,7 +203,12 @@ fn check_case(case: &Path) -> Vec<String> {
                         failures.push(format!("{where_}: no definition named on this line"));
                         continue;
                     };
-                    query::callers(graph, &id)
+                    let neighbours = if what == "callers" {
+                        query::callers(graph, &id)
+                    } else {
+                        query::callees(graph, &id)
+                    };
+                    neighbours
                         .into_iter()
                         .map(|call| (call.entity.id.to_string(), call.resolution.to_string()))
                         .collect()
@@ -301,6 +311,10 @@ fn assertions_are_read_from_comments() {
     assert_eq!(
         assertion("x.m()  # callers: nothing"),
         Some(("callers", " nothing"))
+    );
+    assert_eq!(
+        assertion("def f():  # callees: a.py::g"),
+        Some(("callees", " a.py::g"))
     );
     assert_eq!(assertion("f() -- just a comment"), None);
     assert_eq!(

@@ -122,7 +122,7 @@ pub(crate) enum Value {
 }
 
 impl Value {
-    fn merge(values: Vec<Value>) -> Value {
+    pub(super) fn merge(values: Vec<Value>) -> Value {
         let mut instances: Vec<EntityId> = Vec::new();
         let mut modules: Vec<crate::graph::FilePath> = Vec::new();
         let mut all_external = !values.is_empty();
@@ -360,6 +360,11 @@ impl<'a> Resolver<'a> {
         if depth > MAX_DEPTH {
             return Value::Unknown;
         }
+        if self.spec.module_system == crate::lang::ModuleSystem::Python
+            && let Some(value) = self.python_alternatives_value(text, scope, depth)
+        {
+            return value;
+        }
         let Some(parts) = parse_chain(text) else {
             return Value::Unknown;
         };
@@ -396,6 +401,12 @@ impl<'a> Resolver<'a> {
         for part in &parts[start..] {
             value = match *part {
                 Part::Name { text, call: false } => self.field_value(&value, text, depth),
+                Part::Name {
+                    text: "__enter__",
+                    call: true,
+                } if self.spec.module_system == crate::lang::ModuleSystem::Python => {
+                    self.python_entered_value(value)
+                }
                 Part::Name { text, call: true } => self.method_value(value, text),
                 Part::Assert(type_text) => self.type_value(type_text, scope),
                 Part::Construct(_) | Part::Group(_) | Part::Opaque => Value::Unknown,
@@ -571,12 +582,18 @@ impl<'a> Resolver<'a> {
             }
             Value::Module(files) => {
                 let types = self.exported_by_files(files, field, any_type, 0);
-                if types.is_empty() {
-                    // `app.util.REGISTRY`: a module-level value.
-                    self.module_binding_value(files, field, depth)
-                } else {
-                    Value::Static(types)
+                if !types.is_empty() {
+                    return Value::Static(types);
                 }
+                // `app.util.REGISTRY`: a module-level value.
+                let value = self.module_binding_value(files, field, depth);
+                if value == Value::Unknown
+                    && self.spec.module_system == crate::lang::ModuleSystem::Python
+                    && let Some(submodule) = self.python_submodule(files, field)
+                {
+                    return Value::Module(submodule);
+                }
+                value
             }
             Value::External => Value::External,
             Value::Static(_) | Value::Unknown => Value::Unknown,
@@ -584,7 +601,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// `.name(...)` on a value: the return type of the method it calls.
-    fn method_value(&self, value: Value, method: &str) -> Value {
+    pub(super) fn method_value(&self, value: Value, method: &str) -> Value {
         match &value {
             Value::Instance(types) | Value::Static(types) => {
                 let mut targets = Vec::new();
@@ -715,9 +732,9 @@ impl<'a> Resolver<'a> {
         }
         let normalized = crate::index::value_type(type_text);
         let type_text = normalized.as_str();
-        // Types that say nothing about the value.
+        // Types that say nothing about the value (`t.Any` too).
         if matches!(
-            type_text,
+            type_text.rsplit('.').next().unwrap_or(type_text),
             "any" | "unknown" | "object" | "Object" | "interface{}" | "Any" | "dynamic" | "var"
         ) {
             return Value::Unknown;
@@ -919,6 +936,12 @@ impl<'a> Resolver<'a> {
                 match resolver.receiver_module_files(name, None) {
                     Some(files) if files.is_empty() => values.push(Value::External),
                     Some(files) => values.push(Value::Module(files)),
+                    // A name imported there from outside the workspace and imported on from
+                    // there (`from .compat import JSONDecodeError` where compat.py has `from
+                    // json import JSONDecodeError`).
+                    None if resolver.names_external_module(name, None) => {
+                        values.push(Value::External)
+                    }
                     None => {}
                 }
                 continue;
