@@ -786,6 +786,9 @@ pub fn targets_at(graph: &Graph, path: &str, byte: u32) -> Vec<EntityId> {
     if targets.is_empty() {
         targets = overloaded_function_at(file, byte);
     }
+    if targets.is_empty() {
+        targets = assigned_function_at(file, byte);
+    }
     targets.sort();
     targets.dedup();
     targets
@@ -821,6 +824,44 @@ fn overloaded_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
         })
         .map(|(index, _)| vec![file.ids[index].clone()])
         .unwrap_or_default()
+}
+
+/// The definition a named JavaScript or TypeScript function expression is assigned to, at the
+/// expression's name: `View.prototype.resolve = function resolve(dir, file) {` defines
+/// `View.resolve` at the first `resolve`, and tsserver's call hierarchy item is at the second,
+/// the function's own name (which may differ from the property's). Only `= function NAME` or
+/// `: function NAME` (maybe `async`, maybe a generator) right after the definition's name
+/// counts: a function expression elsewhere in its body is not its value.
+fn assigned_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
+    use crate::lang::Language;
+    if !matches!(
+        file.language,
+        Language::JavaScript | Language::TypeScript | Language::Tsx
+    ) {
+        return Vec::new();
+    }
+    let text = &*file.text;
+    let Some((start, word)) = word_at(text, byte) else {
+        return Vec::new();
+    };
+    let Some(index) = file.summary.innermost_def_at(byte) else {
+        return Vec::new();
+    };
+    let def = &file.summary.defs[index as usize];
+    let name_end = def.name_span.end_byte as usize;
+    if word.is_empty() || !def.kind.is_callable() || name_end > start {
+        return Vec::new();
+    }
+    let between = text[name_end..start].trim();
+    let between = between
+        .strip_prefix(['=', ':'])
+        .map(str::trim_start)
+        .map(|rest| rest.strip_prefix("async").map_or(rest, str::trim_start));
+    if between.map(|rest| rest.trim_end_matches('*').trim_end()) == Some("function") {
+        vec![file.ids[index as usize].clone()]
+    } else {
+        Vec::new()
+    }
 }
 
 /// The identifier around `byte` and where it starts.

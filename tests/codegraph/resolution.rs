@@ -11,6 +11,8 @@
 //!   these (`callers: nothing`); on a line that defines nothing (a TypeScript overload
 //!   signature), of what a name there means, as an editor's call hierarchy asks at the cursor;
 //!   `callees: ID, ID` — its callees (`graph::query::callees`).
+//! - `target of TEXT: ID, ID` — what the last word of `TEXT`, found on this line, means to an
+//!   editor's call hierarchy asking there (`graph::query::targets_at`).
 //!
 //! Failures print as `path:line: ...` of the case file, so that an editor can jump to them.
 
@@ -139,6 +141,14 @@ fn matches(actual: &[(String, String)], expected: &[(String, Option<String>)]) -
             })
 }
 
+/// A `target of TEXT: ID, ID` assertion on a line: (TEXT, the expectation).
+fn target_assertion(line: &str) -> Option<(&str, &str)> {
+    let position = line.find("// target of ")?;
+    let rest = &line[position + "// target of ".len()..];
+    let (text, expected) = rest.split_once(": ")?;
+    Some((text.trim(), expected.trim()))
+}
+
 /// The assertion on a line: (what, the expectation).
 fn assertion(line: &str) -> Option<(&'static str, &str)> {
     for marker in ["//", "#", "--"] {
@@ -171,6 +181,35 @@ fn check_case(case: &Path) -> Vec<String> {
             continue;
         };
         for (line_index, line) in source.lines().enumerate() {
+            if let Some((text, expected)) = target_assertion(line) {
+                assertions += 1;
+                let where_ = format!("{}:{}", case.display(), first_line + line_index);
+                let line_start: usize = source
+                    .split_inclusive('\n')
+                    .take(line_index)
+                    .map(str::len)
+                    .sum();
+                let Some(found) = line.find(text) else {
+                    failures.push(format!("{where_}: no `{text}` on this line"));
+                    continue;
+                };
+                let last_word = text.rfind(' ').map_or(0, |space| space + 1);
+                let byte = (line_start + found + last_word) as u32;
+                let actual: Vec<String> = query::targets_at(graph, path, byte)
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+                let expected: Vec<String> = expected_list(expected)
+                    .into_iter()
+                    .map(|(id, _)| id)
+                    .collect();
+                if actual != expected {
+                    failures.push(format!(
+                        "{where_}: target of {text}: expected {expected:?}, got {actual:?}"
+                    ));
+                }
+                continue;
+            }
             let Some((what, expected)) = assertion(line) else {
                 continue;
             };
