@@ -252,7 +252,7 @@ const VALUE_REFERENCE: &str =
 const DECORATOR: &str = "a decorator, which pyright counts as a call by the decorated function";
 const COARSER_CALLER: &str = "the same call site, which the reference gives to the file, a class body or an enclosing function, and codegraph to a function or class inside it";
 const LOCAL_CALLEE: &str = "a call of a parameter or local variable of the caller";
-const OVERLOAD_SIGNATURE: &str = "an overload signature, whose item tsserver answers with no outgoing calls and codegraph with those of the function it declares";
+const OVERLOAD_SIGNATURE: &str = "an overloaded function, whose item tsserver answers with a signature's (the first, when asked at the implementation) and no outgoing calls, and codegraph with the function's";
 const CONSTRUCTOR: &str = "a tuple-struct or enum-variant constructor";
 const NESTED_CALLER: &str = "a call inside a function or class nested in the sampled one, which pyright counts among the outer function's outgoing calls and codegraph among the nested one's";
 const STUB: &str = "pyright answers with the declaration in a `.pyi` stub that re-declares a name the package re-exports, codegraph with the definition the name is imported from";
@@ -568,11 +568,17 @@ fn compare(
         line_of(&reference_item["range"]["start"]).min(sample.span.0),
         line_of(&reference_item["range"]["end"]).max(sample.span.1),
     );
-    // A TypeScript overload signature: tsserver's item is the signature itself, which calls
-    // nothing; codegraph's is the function it declares, named on a later line.
-    let overload_signature = line_of(&reference_item["selectionRange"]["start"]) == sample.line
+    // A TypeScript overload signature: tsserver's item is a signature, which calls nothing
+    // (asked at a signature, the signature itself; asked at the implementation of an
+    // overloaded function, its first signature); codegraph's is the function they declare.
+    let typescript = sample
+        .file
+        .extension()
+        .is_some_and(|extension| matches!(extension.to_str(), Some("ts" | "tsx" | "mts" | "cts")));
+    let overload_signature = typescript
         && codegraph_item.as_ref().is_some_and(|item| {
-            line_of(&item["selectionRange"]["start"]) != sample.line
+            line_of(&item["selectionRange"]["start"])
+                != line_of(&reference_item["selectionRange"]["start"])
                 && item["uri"] == reference_item["uri"]
         });
     result.samples += 1;
