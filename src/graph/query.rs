@@ -764,9 +764,9 @@ fn overloaded_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
 /// The definition a named JavaScript or TypeScript function expression is assigned to, at the
 /// expression's name: `View.prototype.resolve = function resolve(dir, file) {` defines
 /// `View.resolve` at the first `resolve`, and tsserver's call hierarchy item is at the second,
-/// the function's own name (which may differ from the property's). Only `= function NAME` or
-/// `: function NAME` (maybe `async`, maybe a generator) right after the definition's name
-/// counts: a function expression elsewhere in its body is not its value.
+/// the function's own name (which may differ from the property's). Only `= function NAME`,
+/// `: Type = function NAME` or `: function NAME` (maybe `async`, maybe a generator) right after
+/// the definition's name counts: a function expression elsewhere in its body is not its value.
 fn assigned_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
     use crate::lang::Language;
     if !matches!(
@@ -788,8 +788,12 @@ fn assigned_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
         return Vec::new();
     }
     let between = text[name_end..start].trim();
+    // `const computed: IComputedFactory = function computed`: the declared type is skipped.
+    let between = match between.rsplit_once('=') {
+        Some((declared, value)) if declared.trim_start().starts_with(':') => Some(value),
+        _ => between.strip_prefix(['=', ':']),
+    };
     let between = between
-        .strip_prefix(['=', ':'])
         .map(str::trim_start)
         .map(|rest| rest.strip_prefix("async").map_or(rest, str::trim_start));
     if between.map(|rest| rest.trim_end_matches('*').trim_end()) == Some("function") {
