@@ -173,6 +173,15 @@ fn print_conventions() {
     );
     println!("  - {MACRO_ARGUMENT} (labelled on codegraph's extra outgoing edge);");
     println!("  - {DECORATOR} (`@click.command()` above `def cli`);");
+    println!(
+        "  - {OVERLOAD_SIGNATURE} (`function f(a: string): void;` above `function f(a) {{}}`);"
+    );
+    println!(
+        "  - {STUB} (`attr.asdict(...)`: pyright's `asdict` in `attr/__init__.pyi`, codegraph's in `attr/_funcs.py`);"
+    );
+    println!(
+        "  - {NO_DECLARATION} (`runner.isolated_filesystem()` with a fixture `runner`): labels codegraph's edge, read with textDocument/definition at the call;"
+    );
     println!("  - {NESTED_CALLER} (`def test(): @click.command() def cli(): click.echo(...)`);");
     println!(
         "  - {COARSER_CALLER}: tsserver has no item for `exports.f = function` or `obj.m = function () {{}}` and gives calls inside them to the file, and gives calls inside `{{ key: () => ... }}` to the function around the object literal; pyright gives calls in a class body to the module; rust-analyzer gives calls in a function written inside a macro's arguments to the function the macro expands it to, named after the expansion at the macro's line (`prop` for every property of `quickcheck! {{ fn size_zip(..) {{ .. }} }}`)."
@@ -224,6 +233,12 @@ struct Edge {
     span: (u32, u32),
     /// Where the call is: file relative to the root and 0-based line (the first call site).
     site: Option<(String, u32)>,
+    /// The first call site's UTF-16 column, and the lines of every call site.
+    site_character: u32,
+    site_lines: Vec<u32>,
+    /// pyright named a declaration in a `.pyi` stub that the `.py` module beside it does not
+    /// define (a name the package re-exports from elsewhere).
+    stub_declaration: bool,
     /// Whether any call site is call syntax (`f(`, `f::<T>(`, `new F`, `@f`, `f!(`), as opposed
     /// to a mention of the function as a value (`register(self.f)`, `g = x.f`).
     call_syntax: bool,
@@ -240,9 +255,12 @@ const VALUE_REFERENCE: &str =
 const DECORATOR: &str = "a decorator, which pyright counts as a call by the decorated function";
 const COARSER_CALLER: &str = "the same call site, which the reference gives to the file, a class body or an enclosing function, and codegraph to a function or class inside it";
 const LOCAL_CALLEE: &str = "a call of a parameter or local variable of the caller";
+const OVERLOAD_SIGNATURE: &str = "an overloaded function, whose item tsserver answers with a signature's (the first, when asked at the implementation) and no outgoing calls, and codegraph with the function's";
 const CONSTRUCTOR: &str = "a tuple-struct or enum-variant constructor";
 const MACRO_ARGUMENT: &str = "a call inside a macro's arguments (`assert!(f(x))`), which rust-analyzer lists among the callee's incoming calls but leaves out of the caller's outgoing calls";
 const NESTED_CALLER: &str = "a call inside a function or class nested in the sampled one, which pyright counts among the outer function's outgoing calls and codegraph among the nested one's";
+const STUB: &str = "pyright answers with the declaration in a `.pyi` stub that re-declares a name the package re-exports, codegraph with the definition the name is imported from";
+const NO_DECLARATION: &str = "pyright finds no declaration for the called name (a receiver it cannot type: an untyped parameter such as a pytest fixture, a dependency that is not installed, a stub that leaves the member out), so it lists no edge; codegraph's is a guess by unique name or its own typing";
 
 struct Disagreement {
     /// The sampled definition: file, 0-based line, name.
@@ -554,6 +572,19 @@ fn compare(
         line_of(&reference_item["range"]["start"]).min(sample.span.0),
         line_of(&reference_item["range"]["end"]).max(sample.span.1),
     );
+    // A TypeScript overload signature: tsserver's item is a signature, which calls nothing
+    // (asked at a signature, the signature itself; asked at the implementation of an
+    // overloaded function, its first signature); codegraph's is the function they declare.
+    let typescript = sample
+        .file
+        .extension()
+        .is_some_and(|extension| matches!(extension.to_str(), Some("ts" | "tsx" | "mts" | "cts")));
+    let overload_signature = typescript
+        && codegraph_item.as_ref().is_some_and(|item| {
+            line_of(&item["selectionRange"]["start"])
+                != line_of(&reference_item["selectionRange"]["start"])
+                && item["uri"] == reference_item["uri"]
+        });
     result.samples += 1;
     let definition = (sample.relative.clone(), sample.line, sample.name.clone());
     let mut definition_note = definition.clone();
@@ -576,6 +607,20 @@ fn compare(
     ] {
         let (agreed, mut missing, mut extra) = match_edges(&reference_edges, &codegraph_edges);
         label_conventions(&mut missing, &mut extra, direction, sample, reference_span);
+        if direction == "outgoing" && overload_signature && reference_edges.is_empty() {
+            for edge in extra.iter_mut() {
+                edge.convention.get_or_insert(OVERLOAD_SIGNATURE);
+            }
+        }
+        if sample
+            .file
+            .extension()
+            .is_some_and(|extension| extension == "py")
+        {
+            // The called name: the sample's for its callers, each callee's own otherwise.
+            let called = (direction == "incoming").then_some(sample.name.as_str());
+            label_by_declaration(reference, root, called, &mut extra);
+        }
         counts.add(Counts {
             agreed,
             reference: agreed + missing.len(),
@@ -635,14 +680,20 @@ fn label_conventions(
                         && edge.span.0 <= other.line
                         && other.line <= edge.span.1)
             };
-            if let Some(finer) = extra.iter_mut().find(|other| {
+            // Every finer caller whose call sites are among the reference's caller's (tsserver
+            // lists one caller for the file, codegraph each function of the file that calls).
+            let mut paired = false;
+            for finer in extra.iter_mut().filter(|other| {
                 other.convention.is_none()
                     && other.name != "<module>"
-                    && other.site == edge.site
+                    && shares_a_site(edge, other)
                     && encloses(other)
             }) {
-                edge.convention = Some(COARSER_CALLER);
                 finer.convention = Some(COARSER_CALLER);
+                paired = true;
+            }
+            if paired {
+                edge.convention = Some(COARSER_CALLER);
                 continue;
             }
             // rust-analyzer names a function written inside a macro's arguments after the
@@ -675,9 +726,115 @@ fn label_conventions(
         if edge.convention.is_none() {
             edge.convention = missing
                 .iter()
-                .find(|other| other.convention.is_some() && other.site == edge.site)
+                .find(|other| other.convention.is_some() && shares_a_site(other, edge))
                 .and_then(|other| other.convention);
         }
+    }
+    // Codegraph's edge for a call that pyright gives to a stub's re-declaration: the same call,
+    // same name, same site.
+    for edge in extra.iter_mut() {
+        if edge.convention.is_none()
+            && missing.iter().any(|other| {
+                other.convention == Some(STUB) && other.name == edge.name && other.site == edge.site
+            })
+        {
+            edge.convention = Some(STUB);
+        }
+    }
+}
+
+/// Whether a Python module defines `name` itself (a `def`, `class` or top-level assignment),
+/// as opposed to importing it.
+fn python_defines(file: &Path, name: &str) -> bool {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return true;
+    };
+    text.lines().any(|line| {
+        let trimmed = line.trim_start();
+        let rest = trimmed
+            .strip_prefix("async ")
+            .unwrap_or(trimmed)
+            .strip_prefix("def ")
+            .or_else(|| trimmed.strip_prefix("class "));
+        let named = |rest: &str| {
+            rest.strip_prefix(name)
+                .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+        };
+        match rest {
+            Some(rest) => named(rest),
+            None => {
+                line == trimmed
+                    && named(line)
+                    && line[name.len()..].trim_start().starts_with(['=', ':'])
+            }
+        }
+    })
+}
+
+/// Labels codegraph's Python edges that pyright lacks by what pyright declares at the call
+/// site (`textDocument/definition` at the called name): nothing ([`NO_DECLARATION`]), or a
+/// stub's re-declaration of a re-exported name ([`STUB`]).
+fn label_by_declaration(
+    reference: &mut Server,
+    root: &Path,
+    called: Option<&str>,
+    extra: &mut [Edge],
+) {
+    for edge in extra.iter_mut().filter(|edge| edge.convention.is_none()) {
+        let called_name = called.unwrap_or(&edge.raw_name).to_string();
+        let Some((site_file, site_line)) = edge.site.clone() else {
+            continue;
+        };
+        let path = root.join(&site_file);
+        let opened_here = !reference.opened.contains(&path);
+        reference.open(&path, "python");
+        let answer = reference.request(
+            "textDocument/definition",
+            json!({
+                "textDocument": {"uri": uri(&path)},
+                "position": {"line": site_line, "character": edge.site_character},
+            }),
+        );
+        if opened_here {
+            reference.close(&path);
+        }
+        let Ok(answer) = answer else {
+            continue;
+        };
+        debug("reference definition at an extra edge's call site", &answer);
+        let locations: Vec<&Value> = match &answer {
+            Value::Array(items) => items.iter().collect(),
+            Value::Null => Vec::new(),
+            single => vec![single],
+        };
+        let in_stub = |location: &&Value| {
+            location["uri"]
+                .as_str()
+                .or_else(|| location["targetUri"].as_str())
+                .and_then(|uri| relative_path(uri, root))
+                .and_then(|file| {
+                    let stem = file.strip_suffix(".pyi")?.to_string();
+                    let module = root.join(format!("{stem}.py"));
+                    Some(module.is_file() && !python_defines(&module, &called_name))
+                })
+                .unwrap_or(false)
+        };
+        if locations.is_empty() {
+            edge.convention = Some(NO_DECLARATION);
+        } else if locations.iter().all(in_stub) {
+            edge.convention = Some(STUB);
+        }
+    }
+}
+
+/// Whether two incoming edges have a call site in common (same file, same line).
+fn shares_a_site(left: &Edge, right: &Edge) -> bool {
+    match (&left.site, &right.site) {
+        (Some((left_file, _)), Some((right_file, _))) if left_file == right_file => left
+            .site_lines
+            .iter()
+            .any(|line| right.site_lines.contains(line)),
+        _ => false,
     }
 }
 
@@ -732,6 +889,9 @@ fn convention_of(
 ) -> Option<&'static str> {
     if edge.decorator {
         return Some(DECORATOR);
+    }
+    if edge.stub_declaration {
+        return Some(STUB);
     }
     if !edge.call_syntax {
         return Some(VALUE_REFERENCE);
@@ -856,14 +1016,16 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
         else {
             continue;
         };
+        let kind = item["kind"].as_i64().unwrap_or(0);
+        let raw_name = item["name"].as_str().unwrap_or("").to_string();
         // pyright names the declaration in a `.pyi` stub beside the module: the same function.
+        let mut stub_declaration = false;
         if let Some(stem) = file.strip_suffix(".pyi")
             && root.join(format!("{stem}.py")).is_file()
         {
             file = format!("{stem}.py");
+            stub_declaration = !python_defines(&root.join(&file), &raw_name);
         }
-        let kind = item["kind"].as_i64().unwrap_or(0);
-        let raw_name = item["name"].as_str().unwrap_or("").to_string();
         let base_name = Path::new(&file)
             .file_name()
             .map_or(String::new(), |name| name.to_string_lossy().to_string());
@@ -888,6 +1050,13 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
         let site = ranges
             .first()
             .map(|range| (site_file.clone(), line_of(&range["start"])));
+        let site_character = ranges.first().map_or(0, |range| {
+            range["start"]["character"].as_u64().unwrap_or(0) as u32
+        });
+        let site_lines: Vec<u32> = ranges
+            .iter()
+            .map(|range| line_of(&range["start"]))
+            .collect();
         let lines = texts.entry(site_file.clone()).or_insert_with(|| {
             std::fs::read_to_string(root.join(&site_file))
                 .unwrap_or_default()
@@ -918,6 +1087,9 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
                 line,
                 span,
                 site,
+                site_character,
+                site_lines,
+                stub_declaration,
                 call_syntax,
                 decorator,
                 in_macro,
@@ -929,6 +1101,9 @@ fn edges(answer: &Value, side: &str, root: &Path, caller_file: Option<&str>) -> 
         {
             edge.call_syntax |= call_syntax;
             edge.in_macro &= in_macro;
+            if edge.site.as_ref().map(|(file, _)| file) == Some(&site_file) {
+                edge.site_lines.extend(site_lines);
+            }
         }
     }
     edges

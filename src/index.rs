@@ -13,6 +13,7 @@ use tree_sitter::{Node, QueryCursor, Tree};
 use crate::lang::Language;
 use crate::model::{EntityKind, Position, Span};
 
+mod javascript;
 pub(crate) mod rust;
 
 /// Everything extracted from one file.
@@ -39,7 +40,9 @@ pub struct Def {
     pub name: SmolStr,
     /// Index of the enclosing definition in [`FileSummary::defs`].
     pub parent: Option<u32>,
-    /// The type this definition belongs to when it is not lexically inside it.
+    /// The type this definition belongs to when it is not lexically inside it (set at the top
+    /// level only), or the object literal that holds a JavaScript/TypeScript function, at any
+    /// depth (`const traps = { get() {} }`: `traps`; `{}` for an object that holds no name).
     pub owner: Option<SmolStr>,
     pub span: Span,
     pub name_span: Span,
@@ -55,6 +58,10 @@ pub struct Def {
     /// Left out of the default build by a Rust `#[cfg(...)]` on it or around it (see
     /// `lang::rust_cfg`): a variant that loses to its active twin.
     pub disabled: bool,
+    /// A JavaScript/TypeScript arrow function: `this` inside is the enclosing function's, not
+    /// its owner's (`{ now: () => this.clock() }` in a method of a class).
+    #[serde(default)]
+    pub arrow: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -200,9 +207,7 @@ impl FileSummary {
         while let Some(position) = current {
             let def = &self.defs[position as usize];
             parts.push(def.name.as_str());
-            if def.parent.is_none()
-                && let Some(owner) = &def.owner
-            {
+            if let Some(owner) = &def.owner {
                 parts.push(owner.as_str());
             }
             current = def.parent;
@@ -606,6 +611,8 @@ struct MatchItem<'tree> {
     binding_bound: Option<Node<'tree>>,
     binding_field: bool,
     binding_local: bool,
+    binding_entered: bool,
+    binding_decorated: bool,
     binding_callback: Option<Node<'tree>>,
     binding_variant: Option<Node<'tree>>,
     binding_pattern: Option<Node<'tree>>,
@@ -642,6 +649,8 @@ impl<'tree> MatchItem<'tree> {
             "binding.bound" => self.binding_bound = Some(node),
             "binding.field" => self.binding_field = true,
             "binding.local" => self.binding_local = true,
+            "binding.entered" => self.binding_entered = true,
+            "binding.decorated" => self.binding_decorated = true,
             "binding.callback" => self.binding_callback = Some(node),
             "binding.variant" => self.binding_variant = Some(node),
             "binding.pattern" => self.binding_pattern = Some(node),
@@ -695,6 +704,12 @@ struct RawDef {
     signature: String,
     doc: Option<String>,
     returns: Option<SmolStr>,
+    /// A function of a JavaScript/TypeScript object literal: a member of its owner wherever it
+    /// is nested (see `javascript::object_literal_owner`); a method when the object is a
+    /// prototype, a function otherwise.
+    object_member: bool,
+    prototype_member: bool,
+    arrow: bool,
 }
 
 #[derive(Clone)]
@@ -740,6 +755,9 @@ impl RawCaptures {
                         span: function.span,
                         name_span: Span::from_node(name_node),
                         name: SmolStr::new(name),
+                        object_member: false,
+                        prototype_member: false,
+                        arrow: false,
                         owner: None,
                         signature: function.signature,
                         doc: None,
@@ -748,14 +766,23 @@ impl RawCaptures {
                 }
                 return;
             }
+            let object_owner = match item.owner {
+                None => javascript::object_literal_owner(node, text),
+                Some(_) => None,
+            };
+            let prototype_member = object_owner.as_ref().is_some_and(|owner| owner.prototype);
             self.defs.push(RawDef {
                 kind,
-                span: Span::from_node(node),
+                span: definition_span(node),
                 name_span: Span::from_node(name_node),
                 name: SmolStr::new(name),
+                object_member: object_owner.is_some(),
+                prototype_member,
+                arrow: javascript::is_arrow_function(node),
                 owner: item
                     .owner
-                    .map(|owner| SmolStr::new(type_base_name(node_text(owner, text)))),
+                    .map(|owner| SmolStr::new(type_base_name(node_text(owner, text))))
+                    .or(object_owner.map(|owner| owner.name)),
                 signature: signature(node, text),
                 doc: item
                     .doc
@@ -806,10 +833,15 @@ impl RawCaptures {
                 Span::from_node(name_node),
                 path,
             ));
-        } else if item.binding.is_some() {
+        } else if let Some(binding) = item.binding {
             let Some(name) = item.binding_name else {
                 return;
             };
+            // A parameter of a signature without a body (`cb: (builder: Builder) => void`, an
+            // interface's method) binds nothing where it is written.
+            if javascript::parameter_of_signature(binding) {
+                return;
+            }
             if let Some(type_node) = item.binding_type.or(item.binding_bound) {
                 let type_name = if self.rust {
                     rust::declared_type(node_text(type_node, text))
@@ -922,12 +954,24 @@ impl RawCaptures {
                 ));
             } else if let Some(value) = item.binding_value {
                 let mut expression = receiver_text(node_text(value, text));
+                if expression.len() >= MAX_RECEIVER {
+                    // Its type does not depend on call arguments: `Palette([(0, 0, 0), ...])`
+                    // is kept as `Palette()`.
+                    expression = receiver_text(&without_arguments(node_text(value, text)));
+                }
                 // `for x in items`: `x` is an element, `items[..]`.
                 if item
                     .binding
                     .is_some_and(|binding| binding.kind() == "for_expression")
                 {
                     expression = SmolStr::new(format!("{expression}[..]"));
+                } else if item.binding_entered {
+                    // `with X as y`: what `__enter__` returns (see `graph::resolve::python`).
+                    expression = SmolStr::new(format!("{expression}.__enter__()"));
+                } else if item.binding_decorated && value.kind() != "call" {
+                    // `@group def cli()`: `cli` holds what `group(cli)` returns. (A decorator
+                    // factory's call, `@click.group()`, is taken as what its decorator returns.)
+                    expression = SmolStr::new(format!("{expression}()"));
                 }
                 if !expression.is_empty() && expression.len() < MAX_RECEIVER {
                     self.bindings.push((
@@ -1067,8 +1111,15 @@ fn build(
         let mut kind = raw_def.kind;
         let parent_is_type =
             parent.is_some_and(|index| summary.defs[index as usize].kind.is_type());
-        if kind == EntityKind::Function && (parent_is_type || (parent.is_none() && owner.is_some()))
-        {
+        // A function of a plain object literal stays a function (a guess by method name never
+        // lands on it), even in a class body; a prototype's is a method, like
+        // `Foo.prototype.m = function`.
+        let method = if raw_def.object_member {
+            raw_def.prototype_member
+        } else {
+            parent_is_type || (parent.is_none() && owner.is_some())
+        };
+        if kind == EntityKind::Function && method {
             kind = EntityKind::Method;
         }
         let index = summary.defs.len() as u32;
@@ -1076,7 +1127,13 @@ fn build(
             kind,
             name: raw_def.name,
             parent,
-            owner: if parent.is_none() { owner } else { None },
+            // An object literal's function keeps its object wherever it is nested; other
+            // owners (an `impl` block's type) only hold at the top level.
+            owner: if parent.is_none() || raw_def.object_member {
+                owner
+            } else {
+                None
+            },
             span: raw_def.span,
             name_span: raw_def.name_span,
             signature: raw_def.signature,
@@ -1086,6 +1143,7 @@ fn build(
             disabled: disabled.iter().any(|range| {
                 range.start <= raw_def.span.start_byte && raw_def.span.end_byte <= range.end
             }),
+            arrow: raw_def.arrow,
         });
         stack.push(index);
     }
@@ -1095,10 +1153,18 @@ fn build(
     raw.refs
         .dedup_by(|later, earlier| later.3 == earlier.3 && later.0 == earlier.0);
     for (kind, name, receiver, span, path) in raw.refs {
-        let scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+        let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
         // A definition's own name is not a reference to itself.
         if scope.is_some_and(|index| summary.defs[index as usize].name_span == span) {
             continue;
+        }
+        // A Python decorator (before the decorated function's name, inside its extent) is
+        // called by the scope around the definition, where it runs.
+        if summary.language == Language::Python
+            && let Some(index) = scope
+            && span.start_byte < summary.defs[index as usize].name_span.start_byte
+        {
+            scope = summary.defs[index as usize].parent;
         }
         summary.refs.push(Ref {
             kind,
@@ -1113,6 +1179,13 @@ fn build(
     let mut seen: rustc_hash::FxHashSet<Binding> = summary.bindings.iter().cloned().collect();
     for (name, type_name, kind, span) in raw.bindings {
         let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
+        // A Python definition's own name (a decorated function's value) is bound around it.
+        if summary.language == Language::Python
+            && let Some(index) = scope
+            && summary.defs[index as usize].name_span == span
+        {
+            scope = summary.defs[index as usize].parent;
+        }
         // A bound on an `impl` block's type parameter (`impl<I: PeekingNext> .. where I: ..`)
         // holds in that block's methods, not in the rest of the file.
         if kind == BindingKind::Bound
@@ -1286,6 +1359,12 @@ const TRANSPARENT_WRAPPERS: &[&str] = &[
     "Awaited",
     "Readonly",
     "Optional",
+    "Union",
+    "ClassVar",
+    "Final",
+    "Annotated",
+    "Type",
+    "type",
     "Awaitable",
     "Coroutine",
     "NonNull",
@@ -1498,6 +1577,66 @@ fn type_base_name_qualified(text: &str) -> String {
         .to_string()
 }
 
+/// An expression's text with the contents of its argument lists and subscripts removed
+/// (`f(a, [b]).g(c)` → `f().g()`); a bracket that opens an expression keeps its contents
+/// (`(a as T).f()`). String literals are skipped whole.
+fn without_arguments(text: &str) -> String {
+    let mut kept = String::with_capacity(text.len().min(4 * MAX_RECEIVER));
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut previous = ' ';
+    for character in text.chars() {
+        if let Some(open) = quote {
+            if escaped {
+                escaped = false;
+            } else if character == '\\' {
+                escaped = true;
+            } else if character == open {
+                quote = None;
+            }
+            if depth == 0 {
+                kept.push(character);
+            }
+            continue;
+        }
+        match character {
+            '\'' | '"' | '`' => quote = Some(character),
+            '(' | '[' | '{'
+                if depth > 0
+                    || previous.is_alphanumeric()
+                    || matches!(previous, '_' | ')' | ']') =>
+            {
+                if depth == 0 {
+                    kept.push(character);
+                }
+                depth += 1;
+                previous = character;
+                continue;
+            }
+            ')' | ']' | '}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    kept.push(character);
+                }
+                previous = character;
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 0 {
+            kept.push(character);
+            if !character.is_whitespace() {
+                previous = character;
+            }
+        }
+        if kept.len() > 4 * MAX_RECEIVER {
+            break;
+        }
+    }
+    kept
+}
+
 /// An expression's text with whitespace removed, but for one space between two words
 /// (`new Foo()`, `&mut self`, `await fetch()` keep theirs).
 /// Where a callback's untyped parameter sits (`operate((source, subscriber) => ...)`): the
@@ -1644,6 +1783,22 @@ fn truncate_doc(mut doc: String) -> String {
     doc
 }
 
+/// A definition's extent. A Python function's decorators are part of it, as in pyright's
+/// ranges; the calls in them are still made by the scope around it (see `build`). A class's
+/// decorators stay outside, as in pyright.
+fn definition_span(node: Node<'_>) -> Span {
+    let mut span = Span::from_node(node);
+    if node.kind() == "function_definition"
+        && let Some(parent) = node.parent()
+        && parent.kind() == "decorated_definition"
+    {
+        let outer = Span::from_node(parent);
+        span.start_byte = outer.start_byte;
+        span.start = outer.start;
+    }
+    span
+}
+
 /// Comments directly above a definition (or above the export or decorator that wraps it).
 fn leading_comment(node: Node<'_>, text: &str) -> Option<String> {
     let mut anchor = node;
@@ -1730,5 +1885,26 @@ fn collect_syntax_errors(root: Node<'_>, problems: &mut Vec<Problem>) {
             let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
             stack.extend(children.into_iter().rev());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_arguments;
+
+    #[test]
+    fn long_values_keep_their_calls_without_arguments() {
+        assert_eq!(
+            without_arguments(
+                "Palette(\n    [\n        (0, 0, 0),\n        (128, 0, 0),\n    ]\n)"
+            ),
+            "Palette()"
+        );
+        assert_eq!(
+            without_arguments("make(a, \"(\", [b]).build(c)[0]"),
+            "make().build()[]"
+        );
+        assert_eq!(without_arguments("(x as Foo).get(y)"), "(x as Foo).get()");
+        assert_eq!(without_arguments("Foo { a: g(1) }"), "Foo {}");
     }
 }

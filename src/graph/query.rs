@@ -297,17 +297,33 @@ pub fn overridden_members(graph: &Graph, id: &str) -> Vec<EntityId> {
     let Some(entity) = graph.entity(id) else {
         return Vec::new();
     };
-    if entity.kind != EntityKind::Method {
+    // An object literal's function implements the member of its variable's declared type
+    // directly (`const provider: Provider = { now() {} }`), and what that member overrides.
+    let implemented: Vec<Entity> = graph
+        .outgoing(id)
+        .filter(|edge| edge.kind == RelationKind::Implements)
+        .filter_map(|edge| graph.entity(&edge.to))
+        .filter(|member| member.kind == EntityKind::Method)
+        .collect();
+    if entity.kind != EntityKind::Method && implemented.is_empty() {
         return Vec::new();
     }
-    let Some(owner) = owner_type(graph, &entity) else {
+    let Some(owner) = owner_type(graph, &entity).or_else(|| {
+        implemented
+            .first()
+            .and_then(|member| owner_type(graph, member))
+    }) else {
         return Vec::new();
     };
-    let mut found: Vec<EntityId> = Vec::new();
+    let mut found: Vec<EntityId> = implemented.iter().map(|member| member.id.clone()).collect();
     match entity.language {
         Language::TypeScript | Language::Tsx | Language::JavaScript => {
             let mut seen: FxHashSet<EntityId> = FxHashSet::default();
-            let mut frontier = vec![owner];
+            let mut frontier: Vec<EntityId> = implemented
+                .iter()
+                .filter_map(|member| owner_type(graph, member))
+                .collect();
+            frontier.push(owner);
             while let Some(current) = frontier.pop() {
                 for edge in graph.outgoing(&current) {
                     if !matches!(edge.kind, RelationKind::Extends | RelationKind::Implements)
@@ -370,8 +386,63 @@ fn build_twins(graph: &Graph, id: &str) -> Vec<EntityId> {
 }
 
 /// What `id` calls, directly.
+///
+/// The callees of a Python function include every call written inside its definition, as
+/// pyright's outgoing calls do: its decorators' (made by the scope around it, where they run)
+/// and those of the functions and classes nested in it (made by them). Its callers are the
+/// scopes that make the calls, as in pyright's incoming calls.
 pub fn callees(graph: &Graph, id: &str) -> Vec<CallSite> {
-    group_calls(graph, graph.outgoing(id), |edge| &edge.to)
+    let written_inside = python_calls_written_inside(graph, id);
+    group_calls(
+        graph,
+        graph.outgoing(id).chain(written_inside.iter()),
+        |edge| &edge.to,
+    )
+}
+
+/// The call edges of other scopes whose call is written inside the Python function `id`: its
+/// decorators and its nested definitions, at any depth.
+fn python_calls_written_inside(graph: &Graph, id: &str) -> Vec<Edge> {
+    let Some(loc) = graph.entities.get(id) else {
+        return Vec::new();
+    };
+    let (Some(file), Some(index)) = (graph.files.get(&loc.file), loc.index) else {
+        return Vec::new();
+    };
+    let defs = &file.summary.defs;
+    let def = &defs[index as usize];
+    if file.language != crate::lang::Language::Python || !def.kind.is_callable() {
+        return Vec::new();
+    }
+    let calls = |scope: &str| {
+        graph
+            .outgoing(scope)
+            .filter(|edge| edge.kind == RelationKind::Calls)
+            .cloned()
+            .collect::<Vec<Edge>>()
+    };
+    let around = match def.parent {
+        Some(parent) => file.ids[parent as usize].clone(),
+        None => file.module_id.clone(),
+    };
+    let mut edges: Vec<Edge> = calls(&around)
+        .into_iter()
+        .filter(|edge| {
+            edge.site.is_some_and(|site| {
+                def.span.start_byte <= site.start_byte && site.start_byte < def.name_span.start_byte
+            })
+        })
+        .collect();
+    // Definitions come after their parents: one pass finds every descendant.
+    let mut inside = vec![false; defs.len()];
+    inside[index as usize] = true;
+    for (position, nested) in defs.iter().enumerate().skip(index as usize + 1) {
+        if nested.parent.is_some_and(|parent| inside[parent as usize]) {
+            inside[position] = true;
+            edges.extend(calls(&file.ids[position]));
+        }
+    }
+    edges
 }
 
 /// An entity reached through the call graph at some depth (1 = direct).
@@ -467,10 +538,15 @@ pub fn implementations_resolved(graph: &Graph, id: &str) -> Vec<(Entity, Resolut
     if entity.kind != EntityKind::Method {
         return Vec::new();
     }
+    // Object literals' functions that implement it (`const p: Provider = { now() {} }`).
+    let mut found: Vec<(Entity, Resolution)> = graph
+        .incoming(id)
+        .filter(|edge| edge.kind == RelationKind::Implements)
+        .filter_map(|edge| Some((graph.entity(&edge.from)?, edge.resolution)))
+        .collect();
     let Some(owner) = owner_type(graph, &entity) else {
-        return Vec::new();
+        return found;
     };
-    let mut found = Vec::new();
     for sub in subtypes(graph, &owner) {
         for member in members(graph, &sub) {
             if member.name == entity.name && member.kind == EntityKind::Method {
@@ -712,9 +788,110 @@ pub fn targets_at(graph: &Graph, path: &str, byte: u32) -> Vec<EntityId> {
     if targets.is_empty() {
         targets = declared_members_at(graph, file, byte);
     }
+    if targets.is_empty() {
+        targets = overloaded_function_at(file, byte);
+    }
+    if targets.is_empty() {
+        targets = assigned_function_at(file, byte);
+    }
     targets.sort();
     targets.dedup();
     targets
+}
+
+/// The implementation of a TypeScript function whose overload signature names it at `byte`
+/// (`function f(a: string): void` before `function f(a: any) {}`): overload signatures are no
+/// definitions of their own, so the name there means the function they declare, as tsserver
+/// answers there.
+fn overloaded_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
+    use crate::lang::Language;
+    if !matches!(file.language, Language::TypeScript | Language::Tsx) {
+        return Vec::new();
+    }
+    let text = &*file.text;
+    let Some((start, word)) = word_at(text, byte) else {
+        return Vec::new();
+    };
+    let before = text[..start].trim_end();
+    if !before.ends_with("function") {
+        return Vec::new();
+    }
+    let scope = file.summary.innermost_def_at(byte);
+    file.summary
+        .defs
+        .iter()
+        .enumerate()
+        .find(|(_, def)| {
+            def.parent == scope
+                && def.name == word
+                && def.kind.is_callable()
+                && def.span.start_byte as usize > start
+        })
+        .map(|(index, _)| vec![file.ids[index].clone()])
+        .unwrap_or_default()
+}
+
+/// The definition a named JavaScript or TypeScript function expression is assigned to, at the
+/// expression's name: `View.prototype.resolve = function resolve(dir, file) {` defines
+/// `View.resolve` at the first `resolve`, and tsserver's call hierarchy item is at the second,
+/// the function's own name (which may differ from the property's). Only `= function NAME`,
+/// `: Type = function NAME` or `: function NAME` (maybe `async`, maybe a generator) right after
+/// the definition's name counts: a function expression elsewhere in its body is not its value.
+fn assigned_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
+    use crate::lang::Language;
+    if !matches!(
+        file.language,
+        Language::JavaScript | Language::TypeScript | Language::Tsx
+    ) {
+        return Vec::new();
+    }
+    let text = &*file.text;
+    let Some((start, word)) = word_at(text, byte) else {
+        return Vec::new();
+    };
+    let Some(index) = file.summary.innermost_def_at(byte) else {
+        return Vec::new();
+    };
+    let def = &file.summary.defs[index as usize];
+    let name_end = def.name_span.end_byte as usize;
+    if word.is_empty() || !def.kind.is_callable() || name_end > start {
+        return Vec::new();
+    }
+    let between = text[name_end..start].trim();
+    // `const computed: IComputedFactory = function computed`: the declared type is skipped.
+    let between = match between.rsplit_once('=') {
+        Some((declared, value)) if declared.trim_start().starts_with(':') => Some(value),
+        _ => between.strip_prefix(['=', ':']),
+    };
+    let between = between
+        .map(str::trim_start)
+        .map(|rest| rest.strip_prefix("async").map_or(rest, str::trim_start));
+    if between.map(|rest| rest.trim_end_matches('*').trim_end()) == Some("function") {
+        vec![file.ids[index as usize].clone()]
+    } else {
+        Vec::new()
+    }
+}
+
+/// The identifier around `byte` and where it starts.
+fn word_at(text: &str, byte: u32) -> Option<(usize, &str)> {
+    let at = (byte as usize).min(text.len());
+    if !text.is_char_boundary(at) {
+        return None;
+    }
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let start = text[..at]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| is_word(*c))
+        .last()
+        .map_or(at, |(index, _)| index);
+    let end = text[at..]
+        .char_indices()
+        .find(|(_, c)| !is_word(*c))
+        .map_or(text.len(), |(index, _)| at + index);
+    let word = &text[start..end];
+    (!word.is_empty()).then_some((start, word))
 }
 
 /// A member declared in a type's body and defined elsewhere (a C++ method declared in its

@@ -12,6 +12,8 @@
 //! see [`mentions`].
 
 mod infer;
+mod javascript;
+mod python;
 mod rust;
 
 use std::cell::RefCell;
@@ -82,13 +84,16 @@ pub(crate) fn is_top_level(summary: &FileSummary, index: u32) -> bool {
 }
 
 /// What a module exports: top-level definitions, and members of an owner that is not a type of
-/// the same file (Lua's `function M.f()` on the module table).
+/// the same file (Lua's `function M.f()` on the module table). A JavaScript or TypeScript
+/// function owned by an object (`traps.get`, `Foo.prototype.m`, `app.render = function`) is
+/// the object's, not a name the module exports.
 pub(crate) fn is_exported(summary: &FileSummary, index: u32) -> bool {
     if !is_top_level(summary, index) {
         return false;
     }
     match &summary.defs[index as usize].owner {
         None => true,
+        Some(_) if family(summary.language) == family(crate::lang::Language::JavaScript) => false,
         Some(owner) => !summary
             .defs
             .iter()
@@ -163,10 +168,9 @@ impl<'a> Resolver<'a> {
         let mut children: FxHashMap<(Option<u32>, &'a str), Vec<u32>> = FxHashMap::default();
         let mut owned: FxHashMap<(&'a str, &'a str), Vec<u32>> = FxHashMap::default();
         for (index, def) in summary.defs.iter().enumerate() {
-            // Out-of-line members (Go receivers, Rust impls) are not visible as top-level names.
-            if def.parent.is_none()
-                && let Some(owner) = &def.owner
-            {
+            // Out-of-line members (Go receivers, Rust impls) are not visible as top-level names,
+            // nor are an object literal's functions at any depth (only they keep an owner there).
+            if let Some(owner) = &def.owner {
                 owned
                     .entry((owner.as_str(), def.name.as_str()))
                     .or_default()
@@ -612,7 +616,11 @@ impl<'a> Resolver<'a> {
         self.named(name, filter)
             .into_iter()
             .filter(|entry| {
-                if entry.file == type_file.path && entry.parent == Some(type_index) {
+                // (An object literal's function in the type's body is the object's.)
+                if entry.file == type_file.path
+                    && entry.parent == Some(type_index)
+                    && entry.owner.is_none()
+                {
                     return true;
                 }
                 // Defined outside the type's body: `impl Type`, `func (t *Type)`, `Type::m`.
@@ -646,8 +654,10 @@ impl<'a> Resolver<'a> {
             if def.kind.is_type() {
                 return Some(self.id(index));
             }
-            if def.parent.is_none()
-                && let Some(owner) = &def.owner
+            // An out-of-line member's type; an object literal's function is the object's
+            // (`this` is not the class around the object), unless it is an arrow function.
+            if let Some(owner) = &def.owner
+                && !def.arrow
             {
                 return self.resolve_owner(owner);
             }
@@ -961,42 +971,26 @@ impl<'a> Resolver<'a> {
                 }
             }
             Value::Module(files) => {
-                let found = self.exported_by_files(&files, name, any_callable, 0);
+                let mut found = self.exported_by_files(&files, name, any_callable, 0);
+                if found.is_empty() {
+                    found = self.default_object_members(&files, name);
+                }
                 return self.decide_here(found, Resolution::Import);
             }
-            Value::External => return Found::Nothing,
+            // An external value's methods are not the workspace's, unless the object is this
+            // file's own (`const traps: ProxyHandler<T> = {...}`).
+            Value::External => {
+                return self
+                    .owned_call(receiver, name, scope)
+                    .unwrap_or(Found::Nothing);
+            }
             // A collection's own methods (`len`, `iter`, `push`) are the standard library's;
             // another may come from a workspace trait (`Itertools`): the later steps decide.
             Value::Elements(_) if rust::is_collection_method(name) => return Found::Nothing,
             Value::Elements(_) | Value::Unknown => {}
         }
-        // A table or object of this file that owns members by name (Lua's `local M = {}` with
-        // `function M.f`, JavaScript's `api.get = function`): `M.f()` in that file means it.
-        // `self:m()` in `function M:n()` where `M` is a plain table: the same rule, by owner.
-        let owner_name = if self.spec.self_receivers.contains(&receiver) {
-            let mut current = scope;
-            let mut owner = None;
-            while let Some(index) = current {
-                let def = &self.summary.defs[index as usize];
-                if def.owner.is_some() {
-                    owner = def.owner.as_deref();
-                    break;
-                }
-                current = def.parent;
-            }
-            owner.unwrap_or(receiver)
-        } else {
-            receiver
-        };
-        if let Some(owned) = self.owned.get(&(owner_name, name)) {
-            let ids: Vec<EntityId> = owned
-                .iter()
-                .filter(|index| self.summary.defs[**index as usize].kind.is_callable())
-                .map(|index| self.id(*index))
-                .collect();
-            if !ids.is_empty() {
-                return self.decide_here(ids, Resolution::SameFile);
-            }
+        if let Some(found) = self.owned_call(receiver, name, scope) {
+            return found;
         }
         // A namespace or module named by the receiver: `util::f()`, `Util::Format.f`.
         let qualified = self.qualified_members(receiver, name);
@@ -1010,6 +1004,7 @@ impl<'a> Resolver<'a> {
         // A receiver of unknown type.
         if self.spec.unique_name_fallback != UniqueNameFallback::Never
             && !self.spec.is_builtin_method(name)
+            && !(self.spec.module_system == ModuleSystem::Python && python::is_special_method(name))
         {
             let ids: Vec<EntityId> = self
                 .named(name, any_method)
@@ -1029,6 +1024,44 @@ impl<'a> Resolver<'a> {
             }
         }
         Found::Nothing
+    }
+
+    /// A call of a member that a table or object of this file owns by name (Lua's `local M =
+    /// {}` with `function M.f`, JavaScript's `api.get = function`, an object literal's
+    /// functions): `M.f()` in that file means it; `self:m()` in `function M:n()` where `M` is a
+    /// plain table, and `this.m()` in an object literal's function, by the owner around.
+    fn owned_call(&self, receiver: &str, name: &str, scope: Option<u32>) -> Option<Found> {
+        let owner_name = if self.spec.self_receivers.contains(&receiver) {
+            let mut current = scope;
+            let mut owner = None;
+            while let Some(index) = current {
+                let def = &self.summary.defs[index as usize];
+                if def.owner.is_some() && !def.arrow {
+                    owner = def.owner.as_deref();
+                    break;
+                }
+                current = def.parent;
+            }
+            owner.unwrap_or(receiver)
+        } else {
+            receiver
+        };
+        if let Some(owned) = self.owned.get(&(owner_name, name)) {
+            let ids: Vec<EntityId> = owned
+                .iter()
+                .filter(|index| self.summary.defs[**index as usize].kind.is_callable())
+                .map(|index| self.id(*index))
+                .collect();
+            if !ids.is_empty() {
+                return Some(self.decide_here(ids, Resolution::SameFile));
+            }
+        }
+        // An object of another file, imported by name (`import { provider } from`).
+        let imported = self.imported_object_members(receiver, name, scope);
+        if !imported.is_empty() {
+            return Some(self.decide_here(imported, Resolution::Import));
+        }
+        None
     }
 
     /// Whether a file lives in the caller's package (its directory; a Rust crate) or in a
@@ -1312,6 +1345,7 @@ impl<'a> Resolver<'a> {
                 site: Some(*span),
             });
         }
+        resolved.edges.extend(self.object_literal_implements());
         // Imports.
         for (position, import) in summary.imports.iter().enumerate() {
             let targets: Vec<EntityId> = if self.spec.module_system == ModuleSystem::Package {

@@ -8,7 +8,11 @@
 //! - `calls: ID [kind], ID` — the call edges whose call site is on this line go exactly to these
 //!   entities (with this resolution kind, when one is given); `calls: nothing` — none does.
 //! - `callers: ID, ID` — the callers of the definition whose name is on this line are exactly
-//!   these (`callers: nothing`).
+//!   these (`callers: nothing`); on a line that defines nothing (a TypeScript overload
+//!   signature), of what a name there means, as an editor's call hierarchy asks at the cursor;
+//!   `callees: ID, ID` — its callees (`graph::query::callees`).
+//! - `target of TEXT: ID, ID` — what the last word of `TEXT`, found on this line, means to an
+//!   editor's call hierarchy asking there (`graph::query::targets_at`).
 //!
 //! Failures print as `path:line: ...` of the case file, so that an editor can jump to them.
 
@@ -137,6 +141,14 @@ fn matches(actual: &[(String, String)], expected: &[(String, Option<String>)]) -
             })
 }
 
+/// A `target of TEXT: ID, ID` assertion on a line: (TEXT, the expectation).
+fn target_assertion(line: &str) -> Option<(&str, &str)> {
+    let position = line.find("// target of ")?;
+    let rest = &line[position + "// target of ".len()..];
+    let (text, expected) = rest.split_once(": ")?;
+    Some((text.trim(), expected.trim()))
+}
+
 /// The assertion on a line: (what, the expectation).
 fn assertion(line: &str) -> Option<(&'static str, &str)> {
     for marker in ["//", "#", "--"] {
@@ -144,9 +156,13 @@ fn assertion(line: &str) -> Option<(&'static str, &str)> {
             continue;
         };
         let comment = line[position + marker.len()..].trim();
-        for what in ["calls:", "callers:"] {
+        for (what, name) in [
+            ("calls:", "calls"),
+            ("callers:", "callers"),
+            ("callees:", "callees"),
+        ] {
             if let Some(rest) = comment.strip_prefix(what) {
-                return Some((if what == "calls:" { "calls" } else { "callers" }, rest));
+                return Some((name, rest));
             }
         }
     }
@@ -165,6 +181,35 @@ fn check_case(case: &Path) -> Vec<String> {
             continue;
         };
         for (line_index, line) in source.lines().enumerate() {
+            if let Some((text, expected)) = target_assertion(line) {
+                assertions += 1;
+                let where_ = format!("{}:{}", case.display(), first_line + line_index);
+                let line_start: usize = source
+                    .split_inclusive('\n')
+                    .take(line_index)
+                    .map(str::len)
+                    .sum();
+                let Some(found) = line.find(text) else {
+                    failures.push(format!("{where_}: no `{text}` on this line"));
+                    continue;
+                };
+                let last_word = text.rfind(' ').map_or(0, |space| space + 1);
+                let byte = (line_start + found + last_word) as u32;
+                let actual: Vec<String> = query::targets_at(graph, path, byte)
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+                let expected: Vec<String> = expected_list(expected)
+                    .into_iter()
+                    .map(|(id, _)| id)
+                    .collect();
+                if actual != expected {
+                    failures.push(format!(
+                        "{where_}: target of {text}: expected {expected:?}, got {actual:?}"
+                    ));
+                }
+                continue;
+            }
             let Some((what, expected)) = assertion(line) else {
                 continue;
             };
@@ -185,17 +230,24 @@ fn check_case(case: &Path) -> Vec<String> {
                     .map(|edge| (edge.to.to_string(), edge.resolution.to_string()))
                     .collect(),
                 _ => {
-                    let Some(index) = file
+                    let named_here = file
                         .summary
                         .defs
                         .iter()
                         .position(|def| def.name_span.start.line as usize == line_index)
+                        .map(|index| file.ids[index].clone());
+                    let Some(id) =
+                        named_here.or_else(|| target_on_line(graph, path, source, line_index))
                     else {
                         failures.push(format!("{where_}: no definition named on this line"));
                         continue;
                     };
-                    let id = &file.ids[index];
-                    query::callers(graph, id)
+                    let neighbours = if what == "callers" {
+                        query::callers(graph, &id)
+                    } else {
+                        query::callees(graph, &id)
+                    };
+                    neighbours
                         .into_iter()
                         .map(|call| (call.entity.id.to_string(), call.resolution.to_string()))
                         .collect()
@@ -243,6 +295,41 @@ fn check_case(case: &Path) -> Vec<String> {
     failures
 }
 
+/// What a name on a line that defines nothing means (a TypeScript overload signature names the
+/// function it declares): the first callable target of a word there, as an editor's call
+/// hierarchy asks at the cursor.
+fn target_on_line(
+    graph: &Graph,
+    path: &str,
+    source: &str,
+    line_index: usize,
+) -> Option<codegraph::graph::EntityId> {
+    let line_start: usize = source
+        .split_inclusive('\n')
+        .take(line_index)
+        .map(str::len)
+        .sum();
+    let line = source.lines().nth(line_index)?;
+    let code = line.split("//").next().unwrap_or(line);
+    let mut previous_is_word = false;
+    for (offset, character) in code.char_indices() {
+        let is_word = character.is_alphanumeric() || character == '_';
+        if is_word && !previous_is_word {
+            let byte = (line_start + offset) as u32;
+            let found = query::targets_at(graph, path, byte).into_iter().find(|id| {
+                graph
+                    .entity(id)
+                    .is_some_and(|entity| entity.kind.is_callable())
+            });
+            if found.is_some() {
+                return found;
+            }
+        }
+        previous_is_word = is_word;
+    }
+    None
+}
+
 #[test]
 fn every_resolution_case_holds() {
     let mut failures = Vec::new();
@@ -263,6 +350,10 @@ fn assertions_are_read_from_comments() {
     assert_eq!(
         assertion("x.m()  # callers: nothing"),
         Some(("callers", " nothing"))
+    );
+    assert_eq!(
+        assertion("def f():  # callees: a.py::g"),
+        Some(("callees", " a.py::g"))
     );
     assert_eq!(assertion("f() -- just a comment"), None);
     assert_eq!(

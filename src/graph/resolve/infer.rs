@@ -348,6 +348,15 @@ fn continue_chain<'t>(mut text: &'t str, mut parts: Vec<Part<'t>>) -> Option<Vec
     }
 }
 
+/// `x as T` → (`x`, `T`). Receivers are kept with the spaces between words only, so the cast
+/// may follow a bracket directly: `this[$mobx]as Adm`.
+fn split_cast(text: &str) -> Option<(&str, &str)> {
+    let position = text.rfind("as ")?;
+    let before = text[..position].chars().next_back()?;
+    (!(before.is_alphanumeric() || before == '_' || before == '$'))
+        .then(|| (text[..position].trim_end(), &text[position + 3..]))
+}
+
 /// A type parameter's look (`T`, `K`, `TKey`): an unresolved name of that shape is not
 /// evidence that the type is external.
 fn looks_like_type_parameter(name: &str) -> bool {
@@ -368,6 +377,11 @@ impl<'a> Resolver<'a> {
     pub(super) fn value_of(&self, text: &str, scope: Option<u32>, depth: u32) -> Value {
         if depth > MAX_DEPTH {
             return Value::Unknown;
+        }
+        if self.spec.module_system == crate::lang::ModuleSystem::Python
+            && let Some(value) = self.python_alternatives_value(text, scope, depth)
+        {
+            return value;
         }
         let Some(parts) = parse_chain(text) else {
             return Value::Unknown;
@@ -425,6 +439,12 @@ impl<'a> Resolver<'a> {
                     }
                     field => field,
                 },
+                Part::Name {
+                    text: "__enter__",
+                    call: true,
+                } if self.spec.module_system == crate::lang::ModuleSystem::Python => {
+                    self.python_entered_value(value)
+                }
                 Part::Name { text, call: true } => self.method_value(value, text),
                 Part::Assert(type_text) => self.type_value(type_text, scope),
                 Part::Index => match value {
@@ -445,7 +465,7 @@ impl<'a> Resolver<'a> {
             Part::Name { text, call: false } => self.value_of_name(text, scope, depth),
             Part::Name { text, call: true } => self.value_of_call(text, scope, depth),
             Part::Construct(type_text) => self.construct_value(type_text, scope),
-            Part::Group(inner) => match inner.rsplit_once(" as ") {
+            Part::Group(inner) => match split_cast(inner) {
                 Some((_, cast)) => self.type_value(cast, scope),
                 None => self.value_of(inner, scope, depth + 1),
             },
@@ -615,12 +635,18 @@ impl<'a> Resolver<'a> {
             }
             Value::Module(files) => {
                 let types = self.exported_by_files(files, field, any_type, 0);
-                if types.is_empty() {
-                    // `app.util.REGISTRY`: a module-level value.
-                    self.module_binding_value(files, field, depth)
-                } else {
-                    Value::Static(types)
+                if !types.is_empty() {
+                    return Value::Static(types);
                 }
+                // `app.util.REGISTRY`: a module-level value.
+                let value = self.module_binding_value(files, field, depth);
+                if value == Value::Unknown
+                    && self.spec.module_system == crate::lang::ModuleSystem::Python
+                    && let Some(submodule) = self.python_submodule(files, field)
+                {
+                    return Value::Module(submodule);
+                }
+                value
             }
             Value::External => Value::External,
             Value::Static(_) | Value::Elements(_) | Value::Unknown => Value::Unknown,
@@ -628,7 +654,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// `.name(...)` on a value: the return type of the method it calls.
-    fn method_value(&self, value: Value, method: &str) -> Value {
+    pub(super) fn method_value(&self, value: Value, method: &str) -> Value {
         match &value {
             Value::Instance(types) | Value::Static(types) => {
                 let mut targets = Vec::new();
@@ -770,9 +796,9 @@ impl<'a> Resolver<'a> {
         }
         let normalized = crate::index::value_type(type_text);
         let type_text = normalized.as_str();
-        // Types that say nothing about the value.
+        // Types that say nothing about the value (`t.Any` too).
         if matches!(
-            type_text,
+            type_text.rsplit('.').next().unwrap_or(type_text),
             "any" | "unknown" | "object" | "Object" | "interface{}" | "Any" | "dynamic" | "var"
         ) {
             return Value::Unknown;
@@ -981,6 +1007,12 @@ impl<'a> Resolver<'a> {
                 match resolver.receiver_module_files(name, None) {
                     Some(files) if files.is_empty() => values.push(Value::External),
                     Some(files) => values.push(Value::Module(files)),
+                    // A name imported there from outside the workspace and imported on from
+                    // there (`from .compat import JSONDecodeError` where compat.py has `from
+                    // json import JSONDecodeError`).
+                    None if resolver.names_external_module(name, None) => {
+                        values.push(Value::External)
+                    }
                     None => {}
                 }
                 continue;
@@ -1114,6 +1146,18 @@ mod tests {
         );
         assert_eq!(parse_chain("\"text\""), None);
         assert_eq!(parse_chain("a + b"), None);
+    }
+
+    #[test]
+    fn casts_are_split_from_their_expression() {
+        assert_eq!(split_cast("x as Foo"), Some(("x", "Foo")));
+        assert_eq!(
+            split_cast("this[$mobx]as Adm"),
+            Some(("this[$mobx]", "Adm"))
+        );
+        assert_eq!(split_cast("x as any as Foo"), Some(("x as any", "Foo")));
+        assert_eq!(split_cast("has (x)"), None);
+        assert_eq!(split_cast("alias"), None);
     }
 
     #[test]

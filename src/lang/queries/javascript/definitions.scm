@@ -46,6 +46,11 @@
 (method_definition
   name: [(property_identifier) (private_property_identifier)] @name) @definition.function
 
+; A method named by a computed key, `[Symbol.iterator]() {}`: named by the key as written, as
+; tsserver names it.
+(method_definition
+  name: (computed_property_name) @name) @definition.function
+
 (field_definition
   property: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.function

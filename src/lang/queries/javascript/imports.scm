@@ -71,7 +71,7 @@
 
 ; Local aliases, recorded as imports with an empty path (a name of the same file under another
 ; name): `export default origin`, `export default function origin() {}`, `module.exports =
-; Widget` (the default export), `export const plus = add`, `export { add as plus }`. Importers
+; Widget` (the default export), `var app = module.exports = {}`, `export const plus = add`, `export { add as plus }`. Importers
 ; follow them like re-exports.
 (export_statement
   "default"
@@ -85,21 +85,41 @@
   "default"
   value: (identifier) @import.name) @import @import.default
 
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (identifier) @_module
-      property: (property_identifier) @_exports)
-    right: (identifier) @import.name)
+; (Also inside a chain: `exports = module.exports = Mocha`.)
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @_module
+    property: (property_identifier) @_exports)
+  right: (identifier) @import.name
   (#eq? @_module "module")
   (#eq? @_exports "exports")) @import @import.default
 
-(expression_statement
-  (assignment_expression
+(assignment_expression
+  left: (member_expression
+    object: (identifier) @_module
+    property: (property_identifier) @_exports)
+  right: (function_expression name: (identifier) @import.name)
+  (#eq? @_module "module")
+  (#eq? @_exports "exports")) @import @import.default
+
+; `var app = module.exports = {}`, `var app = exports = module.exports = {}`: the variable is
+; what the module exports.
+(variable_declarator
+  name: (identifier) @import.name
+  value: (assignment_expression
     left: (member_expression
       object: (identifier) @_module
-      property: (property_identifier) @_exports)
-    right: (function_expression name: (identifier) @import.name))
+      property: (property_identifier) @_exports))
+  (#eq? @_module "module")
+  (#eq? @_exports "exports")) @import @import.default
+
+(variable_declarator
+  name: (identifier) @import.name
+  value: (assignment_expression
+    right: (assignment_expression
+      left: (member_expression
+        object: (identifier) @_module
+        property: (property_identifier) @_exports)))
   (#eq? @_module "module")
   (#eq? @_exports "exports")) @import @import.default
 
