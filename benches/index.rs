@@ -306,7 +306,7 @@ fn index_pass(corpus: &Path) -> Option<Pass> {
         let figures = per_language.entry(file.language).or_default();
         figures.files += 1;
         figures.lines += u64::from(file.summary.line_count);
-        figures.bytes += file.text.len() as u64;
+        figures.bytes += file.text_len() as u64;
         figures.files_with_errors += u64::from(!file.summary.problems.is_empty());
     }
     LAST_REPORT.with(|last| *last.borrow_mut() = Some(report));
@@ -387,7 +387,7 @@ fn edit_latency(corpus: &Path) -> Option<(String, usize, Duration, Duration)> {
         .min_by_key(|file| (i64::from(file.summary.line_count) - 5000).abs())?
         .clone();
     let lines = file.summary.line_count as usize;
-    world.open_buffer(&file.path, 1, file.text.to_string());
+    world.open_buffer(&file.path, 1, file.text()?.to_string());
     let mut times = Vec::new();
     for version in 2..202 {
         // Type a character into a line in the middle of the file, then delete it again.

@@ -17,6 +17,7 @@ pub mod build;
 pub mod modules;
 pub mod query;
 mod resolve;
+pub mod text;
 
 use std::sync::Arc;
 
@@ -28,6 +29,7 @@ use crate::lang::Language;
 use crate::model::{EntityKind, RelationKind, Resolution, Span};
 
 pub use build::{FileUpdate, GraphWriter};
+pub use text::{FileText, TextSource};
 
 pub type EntityId = Arc<str>;
 pub type FilePath = Arc<str>;
@@ -58,8 +60,11 @@ pub type BaseOf = (EntityId, RelationKind, FilePath);
 pub struct FileNode {
     pub path: FilePath,
     pub language: Language,
-    /// The text the summary was extracted from: the editor's buffer or the file on disk.
-    pub text: Arc<str>,
+    /// The text the summary was extracted from: an editor's buffer stays resident, a file on
+    /// disk is read again when asked for ([`FileNode::text`]).
+    pub(crate) text: FileText,
+    /// The text holds only ASCII: byte columns are UTF-16 columns, positions convert without it.
+    pub ascii: bool,
     pub hash: [u8; 32],
     pub summary: Arc<FileSummary>,
     /// The id of each definition, index for index with `summary.defs`.
@@ -68,6 +73,24 @@ pub struct FileNode {
     /// The local name each import binds, index for index with `summary.imports`.
     pub import_bindings: Arc<[Option<SmolStr>]>,
     pub resolved: Arc<Resolved>,
+}
+
+impl FileNode {
+    /// The text the file was indexed from; `None` when it is not resident and the file changed
+    /// (or vanished) since: the world re-indexes it rather than let an answer misquote it.
+    pub fn text(&self) -> Option<Arc<str>> {
+        self.text.get(&self.path, &self.hash)
+    }
+
+    /// The text's length in bytes, without reading it.
+    pub fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Whether the text is held in memory (an open editor buffer) rather than read on demand.
+    pub fn text_is_resident(&self) -> bool {
+        self.text.is_resident()
+    }
 }
 
 /// What resolution made of a file's references.
@@ -314,7 +337,7 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
                 language: file.language,
                 span: Span {
                     start_byte: 0,
-                    end_byte: file.text.len() as u32,
+                    end_byte: file.text_len() as u32,
                     start: Default::default(),
                     end: crate::model::Position {
                         line: end_line.saturating_sub(1),

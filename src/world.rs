@@ -11,6 +11,7 @@
 pub mod buffer;
 pub mod cache;
 pub mod manifests;
+pub mod texts;
 pub mod walk;
 pub mod watch;
 
@@ -25,11 +26,12 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use crate::graph::{FilePath, FileUpdate, Graph, GraphWriter, build::FileContent};
+use crate::graph::{FilePath, FileText, FileUpdate, Graph, GraphWriter, build::FileContent};
 use crate::index::FileSummary;
 use crate::lang::Language;
 use crate::model::{EntityKind, RelationKind};
 use buffer::{Buffer, TextEdit};
+use texts::DiskTexts;
 
 /// Where the cache lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,19 +100,24 @@ pub struct World {
     /// The last walk found C++ sources and no C sources: `.h` headers are C++
     /// ([`crate::lang::header_language`]).
     cpp_headers: std::sync::atomic::AtomicBool,
+    /// Reads the texts of files on disk again when an answer needs them; the graph keeps only
+    /// open buffers' texts.
+    texts: Arc<DiskTexts>,
 }
 
 /// A file's content and whether it came from the cache, or why it was skipped.
 type LoadResult = Result<(FileContent, bool), String>;
 
 /// Reads, hashes and extracts one file from disk, reading at most `max_file_size` bytes. `Err`
-/// says why not: unreadable, binary, not a regular file, or over the cap.
+/// says why not: unreadable, binary, not a regular file, or over the cap. The text is not kept:
+/// `texts` reads it again when an answer needs it.
 fn load_file(
     absolute: &Path,
     language: Language,
     cpp_headers: bool,
     max_file_size: u64,
     cached: Option<&cache::CachedFile>,
+    texts: &Arc<DiskTexts>,
 ) -> Result<(FileContent, bool), String> {
     let (bytes, truncated) =
         walk::read_prefix(absolute, max_file_size).map_err(|refusal| refusal.to_string())?;
@@ -118,8 +125,13 @@ fn load_file(
         return Err(format!("over the {max_file_size}-byte cap"));
     }
     let hash: [u8; 32] = blake3::hash(&bytes).into();
-    let text: Arc<str> = crate::syntax::decode_lossy(bytes).into();
+    let text = crate::syntax::decode_lossy(bytes);
     let language = crate::lang::header_language(absolute, &text, cpp_headers).unwrap_or(language);
+    let elsewhere = FileText::Elsewhere {
+        len: text.len() as u32,
+        ascii: text.is_ascii(),
+        source: texts.clone(),
+    };
     if let Some(cached) = cached
         && cached.hash == hash
         && cached.summary.language == language
@@ -127,7 +139,7 @@ fn load_file(
         return Ok((
             FileContent {
                 language,
-                text,
+                text: elsewhere,
                 hash,
                 summary: Arc::new(cached.summary.clone()),
             },
@@ -138,7 +150,7 @@ fn load_file(
     Ok((
         FileContent {
             language,
-            text,
+            text: elsewhere,
             hash,
             summary: Arc::new(summary),
         },
@@ -156,9 +168,11 @@ impl World {
             anyhow::bail!("{}: not a directory", root.display());
         }
         std::fs::read_dir(&root).map_err(|error| anyhow::anyhow!("{}: {error}", root.display()))?;
+        let texts = Arc::new(DiskTexts::new(root.clone(), config.max_file_size));
         Ok(World {
             root,
             config,
+            texts,
             current: ArcSwap::from_pointee(Graph::default()),
             state: Mutex::new(WriterState {
                 writer: GraphWriter::new(),
@@ -208,7 +222,22 @@ impl World {
     }
 
     /// The current graph. Cheap; the snapshot never changes.
+    ///
+    /// Files an earlier answer found changed on disk since they were indexed (their text no
+    /// longer matches the hash) are re-indexed first, unless the writer is busy (then the next
+    /// snapshot does it).
     pub fn snapshot(&self) -> Arc<Graph> {
+        let stale = self.texts.take_stale();
+        if !stale.is_empty() {
+            match self.state.try_lock() {
+                Some(mut state) => {
+                    for relative in &stale {
+                        self.refresh_locked(&mut state, relative);
+                    }
+                }
+                None => self.texts.keep_stale(stale),
+            }
+        }
         self.current.load_full()
     }
 
@@ -284,6 +313,7 @@ impl World {
                     cpp_headers,
                     self.config.max_file_size,
                     cached.get(&file.relative),
+                    &self.texts,
                 );
                 let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 if count % 64 == 0 || count == total {
@@ -329,7 +359,7 @@ impl World {
                 let text = match contents.get(&path) {
                     Some(content) if content.hash == file.hash => content.text.clone(),
                     // Changed or gone: its old text is not needed, the update below replaces it.
-                    _ => Arc::from(""),
+                    _ => FileText::from(""),
                 };
                 let content = FileContent {
                     language: file.summary.language,
@@ -435,12 +465,16 @@ impl World {
             self.refresh_manifest(relative);
             return;
         }
+        let mut state = self.state.lock();
+        self.refresh_locked(&mut state, relative);
+    }
+
+    fn refresh_locked(&self, state: &mut WriterState, relative: &str) {
         let path = FilePath::from(relative);
         let Some(language) = Language::from_path(Path::new(relative)) else {
             return;
         };
         let absolute = self.root.join(relative);
-        let mut state = self.state.lock();
         if state.buffers.contains_key(&path) {
             return;
         }
@@ -453,6 +487,7 @@ impl World {
                 self.cpp_headers(),
                 self.config.max_file_size,
                 None,
+                &self.texts,
             )
             .ok()
             .map(|(content, _)| content),
@@ -464,7 +499,7 @@ impl World {
         if content.is_none() && state.writer.graph().file(relative).is_none() {
             return;
         }
-        self.publish(&mut state, vec![FileUpdate { path, content }]);
+        self.publish(state, vec![FileUpdate { path, content }]);
     }
 
     /// A manifest (`tsconfig.json`, `package.json`, ...) was created, changed or deleted: the
@@ -638,7 +673,7 @@ pub fn content_of(language: Language, text: String) -> FileContent {
     let (summary, _) = crate::index::extract_text(language, &text);
     FileContent {
         language,
-        text: text.into(),
+        text: FileText::from(text),
         hash,
         summary: Arc::new(summary),
     }

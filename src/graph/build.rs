@@ -44,7 +44,8 @@ pub struct FileUpdate {
 #[derive(Debug, Clone)]
 pub struct FileContent {
     pub language: Language,
-    pub text: Arc<str>,
+    /// Resident for an editor's buffer; elsewhere (read again on demand) for a file on disk.
+    pub text: super::FileText,
     pub hash: [u8; 32],
     pub summary: Arc<FileSummary>,
 }
@@ -340,6 +341,7 @@ fn new_node(path: &FilePath, content: FileContent, resolved: Resolved) -> FileNo
     FileNode {
         path: path.clone(),
         language: content.language,
+        ascii: content.text.is_ascii(),
         text: content.text,
         hash: content.hash,
         summary: content.summary,

@@ -716,7 +716,10 @@ pub fn targets_at(graph: &Graph, path: &str, byte: u32) -> Vec<EntityId> {
 /// class, defined in a `.cpp`): the name at `byte`, inside a type, names the type's members of
 /// that name that live out of line.
 fn declared_members_at(graph: &Graph, file: &super::FileNode, byte: u32) -> Vec<EntityId> {
-    let text = &*file.text;
+    let Some(text) = file.text() else {
+        return Vec::new();
+    };
+    let text = &*text;
     let at = (byte as usize).min(text.len());
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let start = text[..at]

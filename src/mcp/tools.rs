@@ -903,19 +903,22 @@ impl CodegraphMcp {
         let entity = resolve_for_tool(&graph, &params.entity_id)?;
         let source = convert::entity_source(&graph, &entity);
         let context = if params.include_context {
-            graph.file(&entity.file_path).map(|file| {
-                let around = params.context_lines.min(50);
-                let (text, start_line, end_line) = convert::line_range(
-                    &file.text,
-                    entity.start_line.saturating_sub(around),
-                    entity.end_line.saturating_add(around),
-                );
-                SnippetContext {
-                    start_line,
-                    end_line,
-                    text,
-                }
-            })
+            graph
+                .file(&entity.file_path)
+                .and_then(|file| file.text())
+                .map(|file_text| {
+                    let around = params.context_lines.min(50);
+                    let (text, start_line, end_line) = convert::line_range(
+                        &file_text,
+                        entity.start_line.saturating_sub(around),
+                        entity.end_line.saturating_add(around),
+                    );
+                    SnippetContext {
+                        start_line,
+                        end_line,
+                        text,
+                    }
+                })
         } else {
             None
         };
@@ -955,8 +958,8 @@ impl CodegraphMcp {
         // The graph holds the live text (an editor's unsaved buffer); the disk otherwise.
         let graph = self.world.snapshot();
         let mut disk_cut = false;
-        let text: String = match graph.file(&file.relative) {
-            Some(node) => node.text.to_string(),
+        let text: String = match graph.file(&file.relative).and_then(|node| node.text()) {
+            Some(text) => text.to_string(),
             None => {
                 // Bounded: the binary check reads 8 KiB, and no file costs more than the limit.
                 let (bytes, cut) = crate::world::walk::read_prefix(&file.absolute, MAX_DISK_BYTES)

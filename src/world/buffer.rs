@@ -231,7 +231,7 @@ impl Buffer {
         };
         FileContent {
             language: self.language,
-            text,
+            text: text.into(),
             hash,
             summary,
         }

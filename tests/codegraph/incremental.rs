@@ -28,7 +28,7 @@ fn fixture_texts(name: &str) -> BTreeMap<String, String> {
     drop(world);
     graph
         .files()
-        .map(|file| (file.path.to_string(), file.text.to_string()))
+        .map(|file| (file.path.to_string(), file.text().unwrap().to_string()))
         .collect()
 }
 

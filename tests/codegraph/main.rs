@@ -19,4 +19,5 @@ mod serve;
 mod shell;
 mod subscribe;
 mod support;
+mod texts;
 mod workspace;

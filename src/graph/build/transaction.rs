@@ -73,8 +73,9 @@ impl<'w> Transaction<'w> {
             && old.language == new.language
             && *old.summary == *new.summary
         {
-            // Same text: nothing to do (an editor re-sending a buffer, a touched file).
-            if old.text != new.text {
+            // Same text: nothing to do (an editor re-sending a buffer, a touched file), but keep
+            // the newest resident copy (the buffer's own) or none (a buffer closed).
+            if !old.text.same_as(&new.text) {
                 let mut node = (**old).clone();
                 node.text = new.text.clone();
                 self.next.files.insert(path.clone(), Arc::new(node));
