@@ -141,12 +141,13 @@ fn load_file(
                 language,
                 text: elsewhere,
                 hash,
-                summary: Arc::new(cached.summary.clone()),
+                summary: cached.summary.clone(),
             },
             true,
         ));
     }
-    let (summary, _) = crate::index::extract_text(language, &text);
+    let (mut summary, _) = crate::index::extract_text(language, &text);
+    shrink_summary(&mut summary);
     Ok((
         FileContent {
             language,
@@ -280,7 +281,7 @@ impl World {
                     cache::CachedFile {
                         path: file.path.to_string(),
                         hash: file.hash,
-                        summary: (*file.summary).clone(),
+                        summary: file.summary.clone(),
                         resolved: None,
                     },
                 );
@@ -365,7 +366,7 @@ impl World {
                     language: file.summary.language,
                     text,
                     hash: file.hash,
-                    summary: Arc::new(file.summary),
+                    summary: file.summary,
                 };
                 known.push((path, content, file.resolved.unwrap_or_default()));
             }
@@ -412,14 +413,14 @@ impl World {
         if let Some(directory) = self.cache_directory().filter(|_| !unchanged) {
             // Resolutions are saved only when they were computed from files on disk alone.
             let with_resolution = state.buffers.is_empty();
-            let files: Vec<cache::CachedFile> = graph
+            let files: Vec<cache::SavedFile> = graph
                 .files()
                 .filter(|file| !state.buffers.contains_key(&file.path))
-                .map(|file| cache::CachedFile {
-                    path: file.path.to_string(),
+                .map(|file| cache::SavedFile {
+                    path: &file.path,
                     hash: file.hash,
-                    summary: (*file.summary).clone(),
-                    resolved: with_resolution.then(|| (*file.resolved).clone()),
+                    summary: &file.summary,
+                    resolved: with_resolution.then_some(&*file.resolved),
                 })
                 .collect();
             cache::save(&directory, files, graph.aliases());
@@ -667,10 +668,28 @@ impl World {
     }
 }
 
+/// Gives back the spare capacity extraction left in a summary's lists and strings (vectors grown
+/// by pushing hold up to twice what they need), before the graph keeps it for good.
+pub fn shrink_summary(summary: &mut FileSummary) {
+    summary.defs.shrink_to_fit();
+    for def in &mut summary.defs {
+        def.signature.shrink_to_fit();
+        if let Some(doc) = &mut def.doc {
+            doc.shrink_to_fit();
+        }
+    }
+    summary.refs.shrink_to_fit();
+    summary.imports.shrink_to_fit();
+    summary.inherits.shrink_to_fit();
+    summary.bindings.shrink_to_fit();
+    summary.problems.shrink_to_fit();
+}
+
 /// Extracts a text into the writer's input form.
 pub fn content_of(language: Language, text: String) -> FileContent {
     let hash: [u8; 32] = blake3::hash(text.as_bytes()).into();
-    let (summary, _) = crate::index::extract_text(language, &text);
+    let (mut summary, _) = crate::index::extract_text(language, &text);
+    shrink_summary(&mut summary);
     FileContent {
         language,
         text: FileText::from(text),

@@ -206,6 +206,8 @@ impl Buffer {
                 summary
             }
         };
+        let mut summary = summary;
+        super::shrink_summary(&mut summary);
         self.summary = Some(Arc::new(summary));
     }
 

@@ -511,7 +511,11 @@ impl<'w> Transaction<'w> {
                 outgoing_add.entry(edge.from.clone()).or_default();
             }
         }
-        for (path, result) in resolved {
+        for (path, mut result) in resolved {
+            // Kept for good: without the spare capacity of vectors grown by pushing.
+            result.edges.shrink_to_fit();
+            result.ambiguous.shrink_to_fit();
+            result.external.shrink_to_fit();
             if !unchanged.contains(&path) {
                 index_edges(&path, &result, &mut incoming_add, &mut outgoing_add);
             }
