@@ -16,7 +16,14 @@
 //!
 //! The ratio index/floor is the overhead of everything that is ours. Peak RSS (VmHWM) is reported
 //! per measurement; the high-water mark is reset between measurements where the kernel allows.
+//!
+//! `CODEGRAPH_BENCH_ONLY=growth`: the growth series instead (`index/growth.rs`): index, floor,
+//! peak memory, cache, warm start and query latencies at growing sizes, each in a process of
+//! its own.
 #![allow(clippy::print_stdout)]
+
+#[path = "index/growth.rs"]
+mod growth;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -32,6 +39,9 @@ use rayon::prelude::*;
 const RUNS: usize = 3;
 
 fn main() {
+    if growth::child() {
+        return;
+    }
     let corpus = corpus_dir();
     if !corpus.is_dir() {
         eprintln!(
@@ -41,6 +51,10 @@ fn main() {
         std::process::exit(2);
     }
     println!("corpus   {}", corpus.display());
+    if std::env::var("CODEGRAPH_BENCH_ONLY").as_deref() == Ok("growth") {
+        growth::run(&corpus);
+        return;
+    }
     // `CODEGRAPH_BENCH_ONLY=edit`: the edit-path measurement alone (for profiling it).
     if std::env::var("CODEGRAPH_BENCH_ONLY").as_deref() == Ok("edit") {
         if let Some((path, lines, p50, p99)) = edit_latency(&corpus) {

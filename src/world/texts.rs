@@ -21,10 +21,13 @@ const RECENT_FILES: usize = 16;
 /// ...holding at most this many bytes together.
 const RECENT_BYTES: usize = 8 * 1024 * 1024;
 
+/// A text read recently: (path, hash, text).
+type Recent = (Arc<str>, [u8; 32], Arc<str>);
+
 pub struct DiskTexts {
     root: PathBuf,
     max_file_size: u64,
-    recent: Mutex<VecDeque<(Arc<str>, [u8; 32], Arc<str>)>>,
+    recent: Mutex<VecDeque<Recent>>,
     stale: Mutex<Vec<String>>,
     any_stale: AtomicBool,
 }
