@@ -370,8 +370,8 @@ fn moved_node(old: &FileNode, content: FileContent) -> FileNode {
 }
 
 /// Whether two summaries of one file differ only in where things are (spans, line count,
-/// syntax problems): then everything the indices and other files' resolution read of the file
-/// (ids, name entries, module keys, mentions, exports) is the same. The patterns name every
+/// syntax problems) and in documentation: then everything the indices and other files'
+/// resolution read of the file (ids, name entries, module keys, mentions, exports) is the same. The patterns name every
 /// field, so a field added to a summary type must be placed here, on one side or the other.
 pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
     let FileSummary {
@@ -403,7 +403,7 @@ pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
                 span: _,
                 name_span: _,
                 signature,
-                doc,
+                doc: _,
                 returns,
                 disabled,
             } = old;
@@ -412,7 +412,6 @@ pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
                 && *parent == new.parent
                 && *owner == new.owner
                 && *signature == new.signature
-                && *doc == new.doc
                 && *returns == new.returns
                 && *disabled == new.disabled
         })
