@@ -382,7 +382,7 @@ fn warm_start(corpus: &Path) -> Option<(Duration, usize, usize)> {
     Some((median(times.into_iter()), parsed, cached))
 }
 
-/// Re-indexing one large file after an edit, through the editor path (rope edit, incremental
+/// Re-indexing one large file after an edit, through the editor path (text edit, incremental
 /// reparse, extraction, graph transaction), on the fully indexed corpus.
 fn edit_latency(corpus: &Path) -> Option<(String, usize, Duration, Duration)> {
     let world = World::open(

@@ -1,7 +1,8 @@
 //! The workspace and its single writer.
 //!
 //! A [`World`] owns one workspace root: the files found on disk, the editor's open buffers
-//! (ropes and syntax trees, so edits reparse incrementally), the on-disk cache, and the current
+//! (texts, and syntax trees for the few edited last, so edits reparse incrementally), the on-disk
+//! cache, and the current
 //! graph. Every change goes through the writer lock, in order, as one transaction; readers call
 //! [`World::snapshot`] and get an `Arc<Graph>` that never changes under them.
 //!
@@ -78,9 +79,15 @@ pub struct IndexReport {
     pub duration_ms: f64,
 }
 
+/// How many open documents keep their syntax tree between edits (each costs about 40 times its
+/// text); a document edited before them parses in full on its next edit.
+const EDITED_TREES: usize = 8;
+
 struct WriterState {
     writer: GraphWriter,
     buffers: FxHashMap<FilePath, Buffer>,
+    /// The open documents that hold a syntax tree, the one edited last at the end.
+    edited: Vec<FilePath>,
     last_report: Option<IndexReport>,
     /// The manifests the last walk found (relative paths), kept as the watcher reports them.
     manifests: Vec<String>,
@@ -178,6 +185,7 @@ impl World {
             state: Mutex::new(WriterState {
                 writer: GraphWriter::new(),
                 buffers: FxHashMap::default(),
+                edited: Vec::new(),
                 last_report: None,
                 manifests: Vec::new(),
             }),
@@ -579,7 +587,19 @@ impl World {
             return false;
         }
         buffer.apply(version, edits);
-        if buffer.len() as u64 > self.config.max_file_size {
+        let too_large = buffer.len() as u64 > self.config.max_file_size;
+        state.edited.retain(|edited| *edited != path);
+        state.edited.push(path.clone());
+        if state.edited.len() > EDITED_TREES {
+            let oldest = state.edited.remove(0);
+            if let Some(buffer) = state.buffers.get_mut(&oldest) {
+                buffer.drop_tree();
+            }
+        }
+        let Some(buffer) = state.buffers.get(&path) else {
+            return false;
+        };
+        if too_large {
             tracing::warn!(
                 "{relative}: grew over the {}-byte cap; back to its contents on disk",
                 self.config.max_file_size
@@ -601,7 +621,11 @@ impl World {
 
     /// The editor closed a document: the file goes back to its contents on disk.
     pub fn close_buffer(&self, relative: &str) {
-        let removed = self.state.lock().buffers.remove(relative).is_some();
+        let removed = {
+            let mut state = self.state.lock();
+            state.edited.retain(|edited| &**edited != relative);
+            state.buffers.remove(relative).is_some()
+        };
         if removed {
             self.refresh_from_disk(relative);
         }
@@ -631,6 +655,19 @@ impl World {
             .collect();
         unsaved.sort();
         unsaved
+    }
+
+    /// The open editor buffers, sorted, each with whether it holds a syntax tree (only the
+    /// few edited last do), for tests and diagnostics.
+    pub fn open_documents(&self) -> Vec<(FilePath, bool)> {
+        let state = self.state.lock();
+        let mut documents: Vec<(FilePath, bool)> = state
+            .buffers
+            .iter()
+            .map(|(path, buffer)| (path.clone(), buffer.has_tree()))
+            .collect();
+        documents.sort();
+        documents
     }
 
     /// The text of an open buffer, for tests and diagnostics.

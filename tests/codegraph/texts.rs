@@ -92,3 +92,94 @@ fn a_file_removed_from_disk_has_no_text_and_leaves_the_graph() {
     assert!(graph.file("shop.py").is_none());
     assert!(graph.contains_entity("other.py::other"));
 }
+
+/// Only the documents edited last keep a syntax tree (about 40 times their text); one edited
+/// before them parses in full on its next edit, with the same result.
+#[test]
+fn only_the_documents_edited_last_keep_a_syntax_tree() {
+    use codegraph::world::buffer::{ClientPosition, ColumnEncoding, TextEdit};
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::write(repo.path().join("shop.py"), SHOP).unwrap();
+    for number in 0..10 {
+        std::fs::write(
+            repo.path().join(format!("m{number}.py")),
+            format!("from shop import charge\n\n\ndef pay{number}():\n    return 0\n"),
+        )
+        .unwrap();
+    }
+    let (world, _) = support::index(repo.path());
+    // `return 0` becomes `return charge(0)`: a new call in each module.
+    let call_charge = |path: &str, version: i32| {
+        let edit = TextEdit {
+            range: Some((
+                ClientPosition {
+                    line: 4,
+                    column: 11,
+                },
+                ClientPosition {
+                    line: 4,
+                    column: 12,
+                },
+            )),
+            text: "charge(0)".to_string(),
+            encoding: ColumnEncoding::Utf16,
+        };
+        assert!(world.edit_buffer(path, version, &[edit]));
+    };
+    for number in 0..10 {
+        let path = format!("m{number}.py");
+        let text = std::fs::read_to_string(repo.path().join(&path)).unwrap();
+        assert!(world.open_buffer(&path, 1, text));
+        call_charge(&path, 2);
+    }
+    let with_trees: Vec<String> = world
+        .open_documents()
+        .into_iter()
+        .filter(|(_, tree)| *tree)
+        .map(|(path, _)| path.to_string())
+        .collect();
+    assert_eq!(
+        with_trees,
+        [
+            "m2.py", "m3.py", "m4.py", "m5.py", "m6.py", "m7.py", "m8.py", "m9.py"
+        ]
+    );
+    // m0 lost its tree; its next edit (the call back to `0`) parses it in full.
+    let edit = TextEdit {
+        range: Some((
+            ClientPosition {
+                line: 4,
+                column: 11,
+            },
+            ClientPosition {
+                line: 4,
+                column: 20,
+            },
+        )),
+        text: "0".to_string(),
+        encoding: ColumnEncoding::Utf16,
+    };
+    assert!(world.edit_buffer("m0.py", 3, &[edit]));
+    assert_eq!(
+        world.buffer_text("m0.py").as_deref(),
+        Some("from shop import charge\n\n\ndef pay0():\n    return 0\n")
+    );
+    let graph = world.snapshot();
+    let mut callers: Vec<String> = query::callers(&graph, "shop.py::charge")
+        .into_iter()
+        .map(|call| call.entity.id.to_string())
+        .collect();
+    callers.dedup();
+    let mut expected: Vec<String> = (1..10)
+        .map(|number| format!("m{number}.py::pay{number}"))
+        .collect();
+    expected.insert(0, "shop.py::checkout".to_string());
+    expected.sort();
+    assert_eq!(callers, expected);
+    assert!(
+        world
+            .open_documents()
+            .iter()
+            .any(|(path, tree)| &**path == "m0.py" && *tree)
+    );
+}
