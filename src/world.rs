@@ -3,7 +3,8 @@
 //! A [`World`] owns one workspace root: the files found on disk, the editor's open buffers
 //! (texts, and syntax trees for the few edited last, so edits reparse incrementally), the on-disk
 //! cache, and the current graph. Every change goes through the writer lock, in order, as one
-//! transaction; readers call [`World::snapshot`] and get an `Arc<Graph>` that never changes under them.
+//! transaction; readers call [`World::snapshot`] and get an `Arc<Graph>` that never changes
+//! under them.
 //!
 //! Architecture invariant: nothing else writes the graph, and the writer lock is never held
 //! while waiting on a client.
