@@ -32,7 +32,7 @@ use crate::model::{RelationKind, Resolution, Span};
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning, or the layout
 /// (magic, format, blake3 of the body, body) changes.
-const FORMAT: u32 = 6;
+const FORMAT: u32 = 7;
 /// Magic, format, checksum.
 const HEADER: usize = 8 + 4 + 32;
 /// A cache larger than this is not read (a repository of a million small files stays far below).
@@ -81,8 +81,8 @@ struct StoredFileRef<'a> {
 type StoredId = (u32, u32);
 const MODULE: u32 = u32::MAX;
 
-/// (from, name, receiver, module, site)
-type StoredExternal = (StoredId, SmolStr, Option<SmolStr>, Option<SmolStr>, Span);
+/// (the reference's index in the summary, module)
+type StoredExternal = (u32, Option<SmolStr>);
 
 #[derive(Debug, Serialize, Deserialize)]
 struct StoredResolved {
@@ -157,16 +157,8 @@ fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
                 let external = resolved
                     .external
                     .iter()
-                    .map(|item| {
-                        Some((
-                            stored_id(&item.from)?,
-                            item.name.clone(),
-                            item.receiver.clone(),
-                            item.module.clone(),
-                            item.site,
-                        ))
-                    })
-                    .collect::<Option<Vec<_>>>()?;
+                    .map(|item| (item.reference, item.module.clone()))
+                    .collect();
                 Some(StoredResolved {
                     edges,
                     ambiguous,
@@ -243,14 +235,11 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
                     external: stored
                         .external
                         .into_iter()
-                        .map(|(from, name, receiver, module, site)| {
-                            Ok(ExternalRef {
-                                from: id_of(from)?,
-                                name,
-                                receiver,
-                                module,
-                                site,
-                            })
+                        .map(|(reference, module)| {
+                            if reference as usize >= file.summary.refs.len() {
+                                return Err(format!("reference {reference} out of range"));
+                            }
+                            Ok(ExternalRef { reference, module })
                         })
                         .collect::<Result<_, String>>()?,
                     extra_names: stored.extra_names,
