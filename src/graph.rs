@@ -76,6 +76,19 @@ pub struct FileNode {
 }
 
 impl FileNode {
+    /// The reference an external call of this file resolves: its name, receiver, site and
+    /// scope (`None` only for a resolution that does not belong to this summary).
+    pub fn external_reference(&self, external: &ExternalRef) -> Option<&crate::index::Ref> {
+        self.summary.refs.get(external.reference as usize)
+    }
+
+    /// The entity a reference of this file sits in: its scope's definition, else the module.
+    pub fn scope_entity(&self, scope: Option<u32>) -> &EntityId {
+        scope
+            .and_then(|index| self.ids.get(index as usize))
+            .unwrap_or(&self.module_id)
+    }
+
     /// The text the file was indexed from; `None` when it is not resident and the file changed
     /// (or vanished) since: the world re-indexes it rather than let an answer misquote it.
     pub fn text(&self) -> Option<Arc<str>> {
@@ -166,6 +179,10 @@ pub struct Graph {
     /// Every distinct definition name as one flat list, built by the first symbol search of a
     /// revision whose names changed (a scan of a slice, not of the persistent map).
     pub(crate) names_cache: Arc<std::sync::OnceLock<Arc<[SmolStr]>>>,
+    /// Where the references left aside are, by the entity or name they may reach: built by the
+    /// first query of a revision that needs it (`query::possible_callers`), reset by every
+    /// transaction.
+    pub(crate) left_aside: Arc<std::sync::OnceLock<Arc<query::LeftAsideIndex>>>,
     /// Where bare JavaScript/TypeScript specifiers land in the workspace (tsconfig `paths`,
     /// workspace packages); set by `world` from the manifests.
     pub(crate) aliases: Arc<aliases::ModuleAliases>,
