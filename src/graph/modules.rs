@@ -123,8 +123,13 @@ struct RustModule<'p> {
 
 /// The start of the last `src/`, `tests/`, `benches/` or `examples/` component of a path.
 fn last_component_start(path: &str, component: &str) -> Option<usize> {
-    let index = path.rfind(component)?;
-    (index == 0 || path[..index].ends_with('/')).then_some(index)
+    // A byte scan rather than `str::rfind`, whose searcher costs more to set up than these
+    // short paths take to scan (resolution asks for every candidate of a unique-name guess).
+    let (bytes, pattern) = (path.as_bytes(), component.as_bytes());
+    let index = (0..=bytes.len().checked_sub(pattern.len())?)
+        .rev()
+        .find(|&index| bytes[index..].starts_with(pattern))?;
+    (index == 0 || bytes[index - 1] == b'/').then_some(index)
 }
 
 fn rust_module_path(path: &str) -> RustModule<'_> {
