@@ -31,20 +31,31 @@ pub struct Stamp {
     pub stale_files: Vec<FilePath>,
 }
 
-/// A file's length and modification time, taken just before it was read.
+/// A file's length and modification time, taken just before it was read, and whether the path
+/// is a symbolic link (a file swapped for a link to a same-sized file written within the same
+/// timestamp tick would otherwise look unchanged).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DiskStamp {
     len: u64,
     modified: Option<SystemTime>,
+    symlink: bool,
 }
 
 impl DiskStamp {
-    /// The file's stamp now; `None` when it cannot be stat-ed.
+    /// The file's stamp now; `None` when it cannot be stat-ed. One `lstat`, and a `stat` more
+    /// only for a link.
     pub fn of(absolute: &Path) -> Option<DiskStamp> {
-        let metadata = std::fs::metadata(absolute).ok()?;
+        let link = std::fs::symlink_metadata(absolute).ok()?;
+        let symlink = link.file_type().is_symlink();
+        let metadata = if symlink {
+            std::fs::metadata(absolute).ok()?
+        } else {
+            link
+        };
         Some(DiskStamp {
             len: metadata.len(),
             modified: metadata.modified().ok(),
+            symlink,
         })
     }
 }
