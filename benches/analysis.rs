@@ -107,7 +107,10 @@ fn main() {
     // One file changes: only its postings are rebuilt.
     if let Some(file) = graph.files().max_by_key(|file| file.summary.defs.len()) {
         let path = file.path.to_string();
-        let text = format!("{}\nfn added_by_the_benchmark() {{}}\n", file.text);
+        let text = format!(
+            "{}\nfn added_by_the_benchmark() {{}}\n",
+            file.text().unwrap_or_default()
+        );
         world.apply_texts(vec![(path.clone(), Some(text))]);
         let changed = world.snapshot();
         let started = Instant::now();

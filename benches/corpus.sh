@@ -4,6 +4,11 @@
 # the npm registry via `npm pack`, crates.io via `cargo vendor`. No other hosts, no git clones.
 #
 #   benches/corpus.sh [DIR]        DIR defaults to $CODEGRAPH_BENCH_CORPUS, then <repo>/bench-corpus
+#   benches/corpus.sh --kernel [DIR]
+#                                  the Linux kernel 6.12 (Debian's linux-source-6.12, fetched with
+#                                  `apt-get download`; about 35 M lines of C, 1.5 GB unpacked) for
+#                                  the growth series of benches/index.rs; DIR defaults to
+#                                  $CODEGRAPH_BENCH_KERNEL, then <repo>/bench-kernel
 #
 # Every package version is pinned (crates transitively, through benches/corpus-crates.lock).
 # Idempotent: a package whose directory holds a `.complete` marker is skipped, so a re-run only
@@ -20,6 +25,30 @@
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# The Linux kernel: Debian's source package, as the kernel's own tree (`linux-source-6.12` ships
+# `/usr/src/linux-source-6.12.tar.xz`). Debian's packaging appends `/*` and `!/debian/` to the
+# top-level .gitignore, which would ignore the whole tree; upstream has neither, so they go.
+if [[ ${1:-} == --kernel ]]; then
+    kernel=${2:-${CODEGRAPH_BENCH_KERNEL:-$repo_root/bench-kernel}}
+    if [[ -e $kernel/.complete ]]; then printf 'have   %s\n' "$kernel" >&2; exit 0; fi
+    mkdir -p "$kernel/.cache"
+    kernel=$(cd "$kernel" && pwd)
+    package=linux-source-6.12
+    (cd "$kernel/.cache" && { compgen -G "${package}_*.deb" >/dev/null || apt-get download "$package"; })
+    deb=$(compgen -G "$kernel/.cache/${package}_*.deb" | head -n 1)
+    printf 'fetch  %s\n' "$(basename "$deb")" >&2
+    scratch=$kernel/.cache/unpacked
+    rm -rf "$scratch" && mkdir -p "$scratch"
+    dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$scratch" "./usr/src/$package.tar.xz"
+    find "$kernel" -mindepth 1 -maxdepth 1 ! -name .cache -exec rm -rf {} +
+    tar -xJf "$scratch/usr/src/$package.tar.xz" -C "$kernel" --strip-components=1
+    rm -rf "$scratch"
+    sed -i -e '/^\/\*$/d' -e '/^!\/debian\/$/d' "$kernel/.gitignore"
+    touch "$kernel/.complete"
+    printf '%s: %s files\n' "$kernel" "$(find "$kernel" -name '*.[ch]' -not -path '*/.cache/*' | wc -l)" >&2
+    exit 0
+fi
 corpus=${1:-${CODEGRAPH_BENCH_CORPUS:-$repo_root/bench-corpus}}
 cache=$corpus/.cache
 crates_lock=$repo_root/benches/corpus-crates.lock

@@ -16,7 +16,14 @@
 //!
 //! The ratio index/floor is the overhead of everything that is ours. Peak RSS (VmHWM) is reported
 //! per measurement; the high-water mark is reset between measurements where the kernel allows.
+//!
+//! `CODEGRAPH_BENCH_ONLY=growth`: the growth series instead (`index/growth.rs`): index, floor,
+//! peak memory, cache, warm start and query latencies at growing sizes, each in a process of
+//! its own.
 #![allow(clippy::print_stdout)]
+
+#[path = "index/growth.rs"]
+mod growth;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -32,6 +39,9 @@ use rayon::prelude::*;
 const RUNS: usize = 3;
 
 fn main() {
+    if growth::child() {
+        return;
+    }
     let corpus = corpus_dir();
     if !corpus.is_dir() {
         eprintln!(
@@ -41,6 +51,10 @@ fn main() {
         std::process::exit(2);
     }
     println!("corpus   {}", corpus.display());
+    if std::env::var("CODEGRAPH_BENCH_ONLY").as_deref() == Ok("growth") {
+        growth::run(&corpus);
+        return;
+    }
     // `CODEGRAPH_BENCH_ONLY=edit`: the edit-path measurement alone (for profiling it).
     if std::env::var("CODEGRAPH_BENCH_ONLY").as_deref() == Ok("edit") {
         if let Some((path, lines, p50, p99)) = edit_latency(&corpus) {
@@ -306,7 +320,7 @@ fn index_pass(corpus: &Path) -> Option<Pass> {
         let figures = per_language.entry(file.language).or_default();
         figures.files += 1;
         figures.lines += u64::from(file.summary.line_count);
-        figures.bytes += file.text.len() as u64;
+        figures.bytes += file.text_len() as u64;
         figures.files_with_errors += u64::from(!file.summary.problems.is_empty());
     }
     LAST_REPORT.with(|last| *last.borrow_mut() = Some(report));
@@ -368,7 +382,7 @@ fn warm_start(corpus: &Path) -> Option<(Duration, usize, usize)> {
     Some((median(times.into_iter()), parsed, cached))
 }
 
-/// Re-indexing one large file after an edit, through the editor path (rope edit, incremental
+/// Re-indexing one large file after an edit, through the editor path (text edit, incremental
 /// reparse, extraction, graph transaction), on the fully indexed corpus.
 fn edit_latency(corpus: &Path) -> Option<(String, usize, Duration, Duration)> {
     let world = World::open(
@@ -387,7 +401,7 @@ fn edit_latency(corpus: &Path) -> Option<(String, usize, Duration, Duration)> {
         .min_by_key(|file| (i64::from(file.summary.line_count) - 5000).abs())?
         .clone();
     let lines = file.summary.line_count as usize;
-    world.open_buffer(&file.path, 1, file.text.to_string());
+    world.open_buffer(&file.path, 1, file.text()?.to_string());
     let mut times = Vec::new();
     for version in 2..202 {
         // Type a character into a line in the middle of the file, then delete it again.

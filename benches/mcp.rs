@@ -230,7 +230,7 @@ fn print_spread(name: &str, durations: Vec<Duration>, note: &str) {
 fn touch(world: &World) {
     let graph = world.snapshot();
     let file = graph.files().next().expect("a file");
-    let text = format!("{}\n", file.text);
+    let text = format!("{}\n", file.text().expect("the corpus does not change"));
     world.apply_texts(vec![(file.path.to_string(), Some(text))]);
 }
 

@@ -17,6 +17,7 @@ pub mod build;
 pub mod modules;
 pub mod query;
 mod resolve;
+pub mod text;
 
 use std::sync::Arc;
 
@@ -28,6 +29,7 @@ use crate::lang::Language;
 use crate::model::{EntityKind, RelationKind, Resolution, Span};
 
 pub use build::{FileUpdate, GraphWriter};
+pub use text::{FileText, TextSource};
 
 pub type EntityId = Arc<str>;
 pub type FilePath = Arc<str>;
@@ -58,8 +60,11 @@ pub type BaseOf = (EntityId, RelationKind, FilePath);
 pub struct FileNode {
     pub path: FilePath,
     pub language: Language,
-    /// The text the summary was extracted from: the editor's buffer or the file on disk.
-    pub text: Arc<str>,
+    /// The text the summary was extracted from: an editor's buffer stays resident, a file on
+    /// disk is read again when asked for ([`FileNode::text`]).
+    pub(crate) text: FileText,
+    /// The text holds only ASCII: byte columns are UTF-16 columns, positions convert without it.
+    pub ascii: bool,
     pub hash: [u8; 32],
     pub summary: Arc<FileSummary>,
     /// The id of each definition, index for index with `summary.defs`.
@@ -68,6 +73,37 @@ pub struct FileNode {
     /// The local name each import binds, index for index with `summary.imports`.
     pub import_bindings: Arc<[Option<SmolStr>]>,
     pub resolved: Arc<Resolved>,
+}
+
+impl FileNode {
+    /// The reference an external call of this file resolves: its name, receiver, site and
+    /// scope (`None` only for a resolution that does not belong to this summary).
+    pub fn external_reference(&self, external: &ExternalRef) -> Option<&crate::index::Ref> {
+        self.summary.refs.get(external.reference as usize)
+    }
+
+    /// The entity a reference of this file sits in: its scope's definition, else the module.
+    pub fn scope_entity(&self, scope: Option<u32>) -> &EntityId {
+        scope
+            .and_then(|index| self.ids.get(index as usize))
+            .unwrap_or(&self.module_id)
+    }
+
+    /// The text the file was indexed from; `None` when it is not resident and the file changed
+    /// (or vanished) since: the world re-indexes it rather than let an answer misquote it.
+    pub fn text(&self) -> Option<Arc<str>> {
+        self.text.get(&self.path, &self.hash)
+    }
+
+    /// The text's length in bytes, without reading it.
+    pub fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Whether the text is held in memory (an open editor buffer) rather than read on demand.
+    pub fn text_is_resident(&self) -> bool {
+        self.text.is_resident()
+    }
 }
 
 /// What resolution made of a file's references.
@@ -102,14 +138,15 @@ pub struct AmbiguousRef {
     pub candidates: Vec<EntityId>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A call of a name defined nowhere in the workspace (a library, a builtin). Its caller, name,
+/// receiver and site are those of the reference it resolves, kept once in the file's summary
+/// (a fifth of the size of copying them: there are about as many of these as of edges).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExternalRef {
-    pub from: EntityId,
-    pub name: SmolStr,
-    pub receiver: Option<SmolStr>,
+    /// The reference's index in the file's `summary.refs`.
+    pub reference: u32,
     /// The module it comes from, when an import says so.
     pub module: Option<SmolStr>,
-    pub site: Span,
 }
 
 /// Where an entity lives: its file and its index in the file's definitions (`None` for the
@@ -318,7 +355,7 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
                 language: file.language,
                 span: Span {
                     start_byte: 0,
-                    end_byte: file.text.len() as u32,
+                    end_byte: file.text_len() as u32,
                     start: Default::default(),
                     end: crate::model::Position {
                         line: end_line.saturating_sub(1),

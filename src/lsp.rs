@@ -180,7 +180,8 @@ impl State {
     fn locate_position(&self, uri: &Uri, position: Position) -> Option<(Located, u32)> {
         let located = self.locate(uri)?;
         let file = located.graph.file(&located.path)?;
-        let byte = FileText::new(&file.text, self.encoding()).byte_of(position)?;
+        let text = file.text()?;
+        let byte = FileText::new(&text, self.encoding()).byte_of(position)?;
         Some((located, byte))
     }
 

@@ -164,6 +164,13 @@ impl LineIndex {
         Some(start..end)
     }
 
+    /// The byte offset at which a line starts (the text's end past the last line).
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts
+            .get(line)
+            .map_or(self.len as usize, |start| *start as usize)
+    }
+
     /// Zero-based line of a byte offset.
     pub fn line_of(&self, offset: usize) -> usize {
         match self.line_starts.binary_search(&(offset as u32)) {

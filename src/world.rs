@@ -1,9 +1,10 @@
 //! The workspace and its single writer.
 //!
 //! A [`World`] owns one workspace root: the files found on disk, the editor's open buffers
-//! (ropes and syntax trees, so edits reparse incrementally), the on-disk cache, and the current
-//! graph. Every change goes through the writer lock, in order, as one transaction; readers call
-//! [`World::snapshot`] and get an `Arc<Graph>` that never changes under them.
+//! (texts, and syntax trees for the few edited last, so edits reparse incrementally), the on-disk
+//! cache, and the current graph. Every change goes through the writer lock, in order, as one
+//! transaction; readers call [`World::snapshot`] and get an `Arc<Graph>` that never changes
+//! under them.
 //!
 //! Architecture invariant: nothing else writes the graph, and the writer lock is never held
 //! while waiting on a client.
@@ -12,6 +13,7 @@ pub mod buffer;
 pub mod cache;
 pub mod manifests;
 pub mod stamp;
+pub mod texts;
 pub mod walk;
 pub mod watch;
 
@@ -26,12 +28,13 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use crate::graph::{FilePath, FileUpdate, Graph, GraphWriter, build::FileContent};
+use crate::graph::{FilePath, FileText, FileUpdate, Graph, GraphWriter, build::FileContent};
 use crate::index::FileSummary;
 use crate::lang::Language;
 use crate::model::{EntityKind, RelationKind};
 use buffer::{Buffer, TextEdit};
 pub use stamp::Stamp;
+use texts::DiskTexts;
 
 /// Where the cache lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,9 +84,15 @@ pub struct IndexReport {
     pub duration_ms: f64,
 }
 
+/// How many open documents keep their syntax tree between edits (each costs about 40 times its
+/// text); a document edited before them parses in full on its next edit.
+const EDITED_TREES: usize = 8;
+
 struct WriterState {
     writer: GraphWriter,
     buffers: FxHashMap<FilePath, Buffer>,
+    /// The open documents that hold a syntax tree, the one edited last at the end.
+    edited: Vec<FilePath>,
     last_report: Option<IndexReport>,
     /// The manifests the last walk found (relative paths), kept as the watcher reports them.
     manifests: Vec<String>,
@@ -103,6 +112,9 @@ pub struct World {
     /// The last walk found C++ sources and no C sources: `.h` headers are C++
     /// ([`crate::lang::header_language`]).
     cpp_headers: std::sync::atomic::AtomicBool,
+    /// Reads the texts of files on disk again when an answer needs them; the graph keeps only
+    /// open buffers' texts.
+    texts: Arc<DiskTexts>,
     /// What each file of the graph read from disk looked like when it was read, and the files
     /// open in an editor: what [`World::stamp`] compares against, without the writer's lock.
     disk: stamp::DiskRecord,
@@ -113,13 +125,15 @@ pub struct World {
 type LoadResult = Result<(FileContent, bool, Option<stamp::DiskStamp>), String>;
 
 /// Reads, hashes and extracts one file from disk, reading at most `max_file_size` bytes. `Err`
-/// says why not: unreadable, binary, not a regular file, or over the cap.
+/// says why not: unreadable, binary, not a regular file, or over the cap. The text is not kept:
+/// `texts` reads it again when an answer needs it.
 fn load_file(
     absolute: &Path,
     language: Language,
     cpp_headers: bool,
     max_file_size: u64,
     cached: Option<&cache::CachedFile>,
+    texts: &Arc<DiskTexts>,
 ) -> LoadResult {
     // Before the read: a change during it makes the stamp compare the content, never miss it.
     let disk = stamp::DiskStamp::of(absolute);
@@ -129,8 +143,13 @@ fn load_file(
         return Err(format!("over the {max_file_size}-byte cap"));
     }
     let hash: [u8; 32] = blake3::hash(&bytes).into();
-    let text: Arc<str> = crate::syntax::decode_lossy(bytes).into();
+    let text = crate::syntax::decode_lossy(bytes);
     let language = crate::lang::header_language(absolute, &text, cpp_headers).unwrap_or(language);
+    let elsewhere = FileText::Elsewhere {
+        len: text.len() as u32,
+        ascii: text.is_ascii(),
+        source: texts.clone(),
+    };
     if let Some(cached) = cached
         && cached.hash == hash
         && cached.summary.language == language
@@ -138,19 +157,20 @@ fn load_file(
         return Ok((
             FileContent {
                 language,
-                text,
+                text: elsewhere,
                 hash,
-                summary: Arc::new(cached.summary.clone()),
+                summary: cached.summary.clone(),
             },
             true,
             disk,
         ));
     }
-    let (summary, _) = crate::index::extract_text(language, &text);
+    let (mut summary, _) = crate::index::extract_text(language, &text);
+    shrink_summary(&mut summary);
     Ok((
         FileContent {
             language,
-            text,
+            text: elsewhere,
             hash,
             summary: Arc::new(summary),
         },
@@ -169,13 +189,16 @@ impl World {
             anyhow::bail!("{}: not a directory", root.display());
         }
         std::fs::read_dir(&root).map_err(|error| anyhow::anyhow!("{}: {error}", root.display()))?;
+        let texts = Arc::new(DiskTexts::new(root.clone(), config.max_file_size));
         Ok(World {
             root,
             config,
+            texts,
             current: ArcSwap::from_pointee(Graph::default()),
             state: Mutex::new(WriterState {
                 writer: GraphWriter::new(),
                 buffers: FxHashMap::default(),
+                edited: Vec::new(),
                 last_report: None,
                 manifests: Vec::new(),
             }),
@@ -222,7 +245,22 @@ impl World {
     }
 
     /// The current graph. Cheap; the snapshot never changes.
+    ///
+    /// Files an earlier answer found changed on disk since they were indexed (their text no
+    /// longer matches the hash) are re-indexed first, unless the writer is busy (then the next
+    /// snapshot does it).
     pub fn snapshot(&self) -> Arc<Graph> {
+        let stale = self.texts.take_stale();
+        if !stale.is_empty() {
+            match self.state.try_lock() {
+                Some(mut state) => {
+                    for relative in &stale {
+                        self.refresh_locked(&mut state, relative);
+                    }
+                }
+                None => self.texts.keep_stale(stale),
+            }
+        }
         self.current.load_full()
     }
 
@@ -268,7 +306,7 @@ impl World {
                     cache::CachedFile {
                         path: file.path.to_string(),
                         hash: file.hash,
-                        summary: (*file.summary).clone(),
+                        summary: file.summary.clone(),
                         resolved: None,
                     },
                 );
@@ -301,6 +339,7 @@ impl World {
                     cpp_headers,
                     self.config.max_file_size,
                     cached.get(&file.relative),
+                    &self.texts,
                 );
                 let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 if count % 64 == 0 || count == total {
@@ -347,13 +386,13 @@ impl World {
                 let text = match contents.get(&path) {
                     Some(content) if content.hash == file.hash => content.text.clone(),
                     // Changed or gone: its old text is not needed, the update below replaces it.
-                    _ => Arc::from(""),
+                    _ => FileText::from(""),
                 };
                 let content = FileContent {
                     language: file.summary.language,
                     text,
                     hash: file.hash,
-                    summary: Arc::new(file.summary),
+                    summary: file.summary,
                 };
                 known.push((path, content, file.resolved.unwrap_or_default()));
             }
@@ -401,14 +440,14 @@ impl World {
         if let Some(directory) = self.cache_directory().filter(|_| !unchanged) {
             // Resolutions are saved only when they were computed from files on disk alone.
             let with_resolution = state.buffers.is_empty();
-            let files: Vec<cache::CachedFile> = graph
+            let files: Vec<cache::SavedFile> = graph
                 .files()
                 .filter(|file| !state.buffers.contains_key(&file.path))
-                .map(|file| cache::CachedFile {
-                    path: file.path.to_string(),
+                .map(|file| cache::SavedFile {
+                    path: &file.path,
                     hash: file.hash,
-                    summary: (*file.summary).clone(),
-                    resolved: with_resolution.then(|| (*file.resolved).clone()),
+                    summary: &file.summary,
+                    resolved: with_resolution.then_some(&*file.resolved),
                 })
                 .collect();
             cache::save(&directory, files, graph.aliases());
@@ -454,12 +493,16 @@ impl World {
             self.refresh_manifest(relative);
             return;
         }
+        let mut state = self.state.lock();
+        self.refresh_locked(&mut state, relative);
+    }
+
+    fn refresh_locked(&self, state: &mut WriterState, relative: &str) {
         let path = FilePath::from(relative);
         let Some(language) = Language::from_path(Path::new(relative)) else {
             return;
         };
         let absolute = self.root.join(relative);
-        let mut state = self.state.lock();
         if state.buffers.contains_key(&path) {
             return;
         }
@@ -472,6 +515,7 @@ impl World {
                 self.cpp_headers(),
                 self.config.max_file_size,
                 None,
+                &self.texts,
             )
             .ok()
             .map(|(content, _, disk)| {
@@ -489,7 +533,7 @@ impl World {
                 return;
             }
         }
-        self.publish(&mut state, vec![FileUpdate { path, content }]);
+        self.publish(state, vec![FileUpdate { path, content }]);
     }
 
     /// A manifest (`tsconfig.json`, `package.json`, ...) was created, changed or deleted: the
@@ -569,7 +613,19 @@ impl World {
             return false;
         }
         buffer.apply(version, edits);
-        if buffer.len() as u64 > self.config.max_file_size {
+        let too_large = buffer.len() as u64 > self.config.max_file_size;
+        state.edited.retain(|edited| *edited != path);
+        state.edited.push(path.clone());
+        if state.edited.len() > EDITED_TREES {
+            let oldest = state.edited.remove(0);
+            if let Some(buffer) = state.buffers.get_mut(&oldest) {
+                buffer.drop_tree();
+            }
+        }
+        let Some(buffer) = state.buffers.get(&path) else {
+            return false;
+        };
+        if too_large {
             tracing::warn!(
                 "{relative}: grew over the {}-byte cap; back to its contents on disk",
                 self.config.max_file_size
@@ -593,6 +649,7 @@ impl World {
     pub fn close_buffer(&self, relative: &str) {
         let removed = {
             let mut state = self.state.lock();
+            state.edited.retain(|edited| &**edited != relative);
             self.disk.close(relative);
             state.buffers.remove(relative).is_some()
         };
@@ -625,6 +682,19 @@ impl World {
             .collect();
         unsaved.sort();
         unsaved
+    }
+
+    /// The open editor buffers, sorted, each with whether it holds a syntax tree (only the
+    /// few edited last do), for tests and diagnostics.
+    pub fn open_documents(&self) -> Vec<(FilePath, bool)> {
+        let state = self.state.lock();
+        let mut documents: Vec<(FilePath, bool)> = state
+            .buffers
+            .iter()
+            .map(|(path, buffer)| (path.clone(), buffer.has_tree()))
+            .collect();
+        documents.sort();
+        documents
     }
 
     /// The text of an open buffer, for tests and diagnostics.
@@ -662,13 +732,31 @@ impl World {
     }
 }
 
+/// Gives back the spare capacity extraction left in a summary's lists and strings (vectors grown
+/// by pushing hold up to twice what they need), before the graph keeps it for good.
+pub fn shrink_summary(summary: &mut FileSummary) {
+    summary.defs.shrink_to_fit();
+    for def in &mut summary.defs {
+        def.signature.shrink_to_fit();
+        if let Some(doc) = &mut def.doc {
+            doc.shrink_to_fit();
+        }
+    }
+    summary.refs.shrink_to_fit();
+    summary.imports.shrink_to_fit();
+    summary.inherits.shrink_to_fit();
+    summary.bindings.shrink_to_fit();
+    summary.problems.shrink_to_fit();
+}
+
 /// Extracts a text into the writer's input form.
 pub fn content_of(language: Language, text: String) -> FileContent {
     let hash: [u8; 32] = blake3::hash(text.as_bytes()).into();
-    let (summary, _) = crate::index::extract_text(language, &text);
+    let (mut summary, _) = crate::index::extract_text(language, &text);
+    shrink_summary(&mut summary);
     FileContent {
         language,
-        text: text.into(),
+        text: FileText::from(text),
         hash,
         summary: Arc::new(summary),
     }

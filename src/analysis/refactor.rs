@@ -291,13 +291,21 @@ fn duplicate_bodies(graph: &Graph) -> FxHashMap<EntityId, std::sync::Arc<[Entity
     let mut by_hash: FxHashMap<blake3::Hash, Vec<EntityId>> = FxHashMap::default();
     for file in graph.files() {
         crate::cancel::checkpoint();
+        // Read (from disk, for a file no editor has open) only if some body is long enough.
+        let mut text: Option<Option<std::sync::Arc<str>>> = None;
         for (index, def) in file.summary.defs.iter().enumerate() {
-            if !matches!(def.kind, EntityKind::Function | EntityKind::Method) {
+            if !matches!(def.kind, EntityKind::Function | EntityKind::Method)
+                || def.span.end.line.saturating_sub(def.span.start.line) + 1
+                    < DUPLICATE_MIN_LINES as u32
+            {
                 continue;
             }
+            let Some(text) = text.get_or_insert_with(|| file.text()) else {
+                break;
+            };
             let start = def.name_span.end_byte.max(def.span.start_byte) as usize;
-            let end = (def.span.end_byte as usize).min(file.text.len());
-            let Some(body) = file.text.get(start..end) else {
+            let end = (def.span.end_byte as usize).min(text.len());
+            let Some(body) = text.get(start..end) else {
                 continue;
             };
             if body.lines().filter(|line| !line.trim().is_empty()).count() < DUPLICATE_MIN_LINES {
@@ -535,7 +543,10 @@ pub fn metrics(graph: &Graph, entity: &Entity) -> Metrics {
     let Some(file) = graph.file(&entity.file_path) else {
         return metrics;
     };
-    let Some(tree) = crate::syntax::parse(file.language, &file.text, None) else {
+    let Some(tree) = file
+        .text()
+        .and_then(|text| crate::syntax::parse(file.language, &text, None))
+    else {
         return metrics;
     };
     if let Some((complexity, nesting)) = syntax_figures(graph, file, tree.root_node(), entity) {
@@ -583,7 +594,10 @@ pub fn function_complexities(graph: &Graph, path: &str) -> Vec<(Entity, u32)> {
     let Some(file) = graph.file(path) else {
         return Vec::new();
     };
-    let Some(tree) = crate::syntax::parse(file.language, &file.text, None) else {
+    let Some(tree) = file
+        .text()
+        .and_then(|text| crate::syntax::parse(file.language, &text, None))
+    else {
         return Vec::new();
     };
     (0..file.summary.defs.len() as u32)
@@ -687,13 +701,14 @@ fn is_decorated(graph: &Graph, entity: &Entity) -> bool {
     let Some(file) = graph.file(&entity.file_path) else {
         return false;
     };
-    let source = file
-        .text
+    let Some(text) = file.text() else {
+        return false;
+    };
+    let source = text
         .get(entity.span.start_byte as usize..entity.span.end_byte as usize)
         .unwrap_or_default()
         .trim_start();
-    let before = file
-        .text
+    let before = text
         .get(..entity.span.start_byte as usize)
         .unwrap_or_default();
     let previous_line = before

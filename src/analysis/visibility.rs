@@ -28,7 +28,10 @@ pub fn is_published(graph: &Graph, entity: &Entity) -> bool {
     let Some(file) = graph.file(&entity.file_path) else {
         return false;
     };
-    let text = &*file.text;
+    let Some(text) = file.text() else {
+        return false;
+    };
+    let text = &*text;
     let words = head_words(text, entity);
     let has = |word: &str| words.iter().any(|written| written == word);
     let name = entity.name.as_str();

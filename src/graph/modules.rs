@@ -78,8 +78,33 @@ fn crate_key(crate_dir: &str, module: &str) -> SmolStr {
 /// The directory of the crate a Rust file belongs to (`a/b/` for `a/b/src/x.rs`, and for
 /// `a/b/tests/x.rs`, an integration test of that crate).
 pub(crate) fn rust_crate_dir(path: &str) -> &str {
-    let module = rust_module_path(path);
-    module.tested_crate.unwrap_or(module.crate_dir)
+    let (crate_dir, _, tested_crate) = rust_crate_parts(path);
+    tested_crate.unwrap_or(crate_dir)
+}
+
+/// A Rust file's crate directory, its path inside the crate, and for an integration test,
+/// bench or example the crate it tests: the part of [`rust_module_path`] that allocates
+/// nothing (resolution asks it for every candidate of a unique-name guess).
+fn rust_crate_parts(path: &str) -> (&str, &str, Option<&str>) {
+    let source = last_component_start(path, "src/");
+    let companion = ["tests/", "benches/", "examples/"]
+        .iter()
+        .filter_map(|component| {
+            last_component_start(path, component).map(|index| (index, component.len()))
+        })
+        .max();
+    match (source, companion) {
+        (Some(index), Some((other, _))) if index > other => {
+            (&path[..index], &path[index + 4..], None)
+        }
+        (Some(index), None) => (&path[..index], &path[index + 4..], None),
+        (_, Some((index, length))) => (
+            &path[..index + length],
+            &path[index + length..],
+            Some(&path[..index]),
+        ),
+        (None, None) => ("", path, None),
+    }
 }
 
 /// The crate a Rust file is compiled in, for visibility: the library's directory (`a/b/` for
@@ -115,30 +140,17 @@ struct RustModule<'p> {
 
 /// The start of the last `src/`, `tests/`, `benches/` or `examples/` component of a path.
 fn last_component_start(path: &str, component: &str) -> Option<usize> {
-    let index = path.rfind(component)?;
-    (index == 0 || path[..index].ends_with('/')).then_some(index)
+    // A byte scan rather than `str::rfind`, whose searcher costs more to set up than these
+    // short paths take to scan (resolution asks for every candidate of a unique-name guess).
+    let (bytes, pattern) = (path.as_bytes(), component.as_bytes());
+    let index = (0..=bytes.len().checked_sub(pattern.len())?)
+        .rev()
+        .find(|&index| bytes[index..].starts_with(pattern))?;
+    (index == 0 || bytes[index - 1] == b'/').then_some(index)
 }
 
 fn rust_module_path(path: &str) -> RustModule<'_> {
-    let source = last_component_start(path, "src/");
-    let companion = ["tests/", "benches/", "examples/"]
-        .iter()
-        .filter_map(|component| {
-            last_component_start(path, component).map(|index| (index, component.len()))
-        })
-        .max();
-    let (crate_dir, inside, tested_crate) = match (source, companion) {
-        (Some(index), Some((other, _))) if index > other => {
-            (&path[..index], &path[index + 4..], None)
-        }
-        (Some(index), None) => (&path[..index], &path[index + 4..], None),
-        (_, Some((index, length))) => (
-            &path[..index + length],
-            &path[index + length..],
-            Some(&path[..index]),
-        ),
-        (None, None) => ("", path, None),
-    };
+    let (crate_dir, inside, tested_crate) = rust_crate_parts(path);
     let name_dir = tested_crate.unwrap_or(crate_dir);
     let crate_name = name_dir
         .trim_end_matches('/')

@@ -808,7 +808,10 @@ fn overloaded_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
     if !matches!(file.language, Language::TypeScript | Language::Tsx) {
         return Vec::new();
     }
-    let text = &*file.text;
+    let Some(text) = file.text() else {
+        return Vec::new();
+    };
+    let text = &*text;
     let Some((start, word)) = word_at(text, byte) else {
         return Vec::new();
     };
@@ -845,7 +848,10 @@ fn assigned_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
     ) {
         return Vec::new();
     }
-    let text = &*file.text;
+    let Some(text) = file.text() else {
+        return Vec::new();
+    };
+    let text = &*text;
     let Some((start, word)) = word_at(text, byte) else {
         return Vec::new();
     };
@@ -898,7 +904,10 @@ fn word_at(text: &str, byte: u32) -> Option<(usize, &str)> {
 /// class, defined in a `.cpp`): the name at `byte`, inside a type, names the type's members of
 /// that name that live out of line.
 fn declared_members_at(graph: &Graph, file: &super::FileNode, byte: u32) -> Vec<EntityId> {
-    let text = &*file.text;
+    let Some(text) = file.text() else {
+        return Vec::new();
+    };
+    let text = &*text;
     let at = (byte as usize).min(text.len());
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let start = text[..at]

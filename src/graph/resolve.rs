@@ -1385,7 +1385,7 @@ impl<'a> Resolver<'a> {
             }
         }
         // Calls and type uses.
-        for reference in &summary.refs {
+        for (position, reference) in summary.refs.iter().enumerate() {
             let from = self.scope_id(reference.scope);
             let found = match reference.kind {
                 RefKind::Call => self.resolve_call(
@@ -1435,12 +1435,9 @@ impl<'a> Resolver<'a> {
                 Found::Nothing => {
                     if reference.kind == RefKind::Call {
                         resolved.external.push(ExternalRef {
-                            from,
-                            name: reference.name.clone(),
-                            receiver: reference.receiver.clone(),
+                            reference: position as u32,
                             module: self
                                 .module_of_receiver(reference.receiver.as_deref(), &reference.name),
-                            site: reference.span,
                         });
                     }
                 }

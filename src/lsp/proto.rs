@@ -1,8 +1,10 @@
 //! The one place where core types meet LSP types: URIs and paths, client positions and byte
 //! offsets (UTF-8 or UTF-16 columns), spans and ranges, entities and symbols.
 //!
-//! Core spans carry UTF-8 byte columns; the client counts in the negotiated encoding, so every
-//! conversion goes through the text of the file the span came from (`FileNode.text`).
+//! Core spans carry UTF-8 byte columns; the client counts in the negotiated encoding. A client
+//! counting UTF-8, or a file holding only ASCII (`FileNode::ascii`), needs no text; otherwise the
+//! conversion goes through the text of the file the span came from (`FileNode::text`, read again
+//! from disk for a file no editor has open).
 
 use std::path::{Path, PathBuf};
 
@@ -10,7 +12,7 @@ use tower_lsp_server::ls_types::{
     CallHierarchyItem, DocumentSymbol, Location, Position, Range, SymbolKind, Uri,
 };
 
-use crate::graph::{Entity, Graph};
+use crate::graph::{Entity, FileNode, Graph};
 use crate::model::{EntityKind, Span};
 use crate::syntax::{LineIndex, floor_char_boundary, utf8_to_utf16_column, utf16_to_utf8_column};
 use crate::world::buffer::{ClientPosition, ColumnEncoding};
@@ -86,6 +88,26 @@ pub fn span_range(text: &str, span: Span, encoding: ColumnEncoding) -> Range {
     }
 }
 
+/// A span of `file` as a client range. Columns are the same in both encodings when the client
+/// counts UTF-8 or the file is ASCII: then the file's text is not read. A file that changed on
+/// disk since it was indexed (no text) gets its byte columns.
+pub fn file_range(file: &FileNode, span: Span, encoding: ColumnEncoding) -> Range {
+    if encoding == ColumnEncoding::Utf8 || file.ascii {
+        return byte_columns(span);
+    }
+    match file.text() {
+        Some(text) => span_range(&text, span, encoding),
+        None => byte_columns(span),
+    }
+}
+
+fn byte_columns(span: Span) -> Range {
+    Range::new(
+        Position::new(span.start.line, span.start.column),
+        Position::new(span.end.line, span.end.column),
+    )
+}
+
 /// The client position of a core position whose byte offset is `byte`, if they agree.
 fn position_at(
     text: &str,
@@ -151,7 +173,7 @@ impl Converter<'_> {
 
     pub fn range(&self, relative: &str, span: Span) -> Option<Range> {
         let file = self.graph.file(relative)?;
-        Some(span_range(&file.text, span, self.encoding))
+        Some(file_range(file, span, self.encoding))
     }
 
     pub fn location(&self, relative: &str, span: Span) -> Option<Location> {
@@ -198,8 +220,8 @@ impl Converter<'_> {
             tags: None,
             detail: Some(self.call_hierarchy_detail(entity)),
             uri: self.uri(&entity.file_path)?,
-            range: span_range(&file.text, entity.span, self.encoding),
-            selection_range: span_range(&file.text, entity.name_span, self.encoding),
+            range: file_range(file, entity.span, self.encoding),
+            selection_range: file_range(file, entity.name_span, self.encoding),
             data: Some(serde_json::json!({
                 "root": self.client_root,
                 "id": &*entity.id,
@@ -214,10 +236,18 @@ impl Converter<'_> {
         let Some(file) = self.graph.file(relative) else {
             return Vec::new();
         };
-        let text = FileText::new(&file.text, self.encoding);
         let entities = self.graph.file_entities(relative);
         let module_id = file.module_id.clone();
-        build_symbols(&entities, &module_id, &module_id, &text)
+        let text = (self.encoding == ColumnEncoding::Utf16 && !file.ascii)
+            .then(|| file.text())
+            .flatten();
+        match &text {
+            Some(text) => {
+                let text = FileText::new(text, self.encoding);
+                build_symbols(&entities, &module_id, &module_id, &|span| text.range(span))
+            }
+            None => build_symbols(&entities, &module_id, &module_id, &byte_columns),
+        }
     }
 }
 
@@ -225,15 +255,15 @@ fn build_symbols(
     entities: &[Entity],
     parent: &str,
     file_module: &str,
-    text: &FileText<'_>,
+    range_of: &dyn Fn(Span) -> Range,
 ) -> Vec<DocumentSymbol> {
     entities
         .iter()
         .filter(|entity| &*entity.id != file_module && entity.parent.as_deref() == Some(parent))
         .map(|entity| {
-            let range = text.range(entity.span);
-            let selection = text.range(entity.name_span);
-            let children = build_symbols(entities, &entity.id, file_module, text);
+            let range = range_of(entity.span);
+            let selection = range_of(entity.name_span);
+            let children = build_symbols(entities, &entity.id, file_module, range_of);
             #[allow(deprecated)]
             DocumentSymbol {
                 name: entity.name.to_string(),

@@ -43,9 +43,12 @@ pub fn entity_source(graph: &Graph, entity: &Entity) -> String {
     let Some(file) = graph.file(&entity.file_path) else {
         return String::new();
     };
+    let Some(text) = file.text() else {
+        return String::new();
+    };
     let start = entity.span.start_byte as usize;
-    let end = (entity.span.end_byte as usize).min(file.text.len());
-    file.text.get(start..end).unwrap_or_default().to_string()
+    let end = (entity.span.end_byte as usize).min(text.len());
+    text.get(start..end).unwrap_or_default().to_string()
 }
 
 /// Lines `first..=last` (one-based) of `text`, clamped to the text; with the range actually

@@ -177,20 +177,21 @@ fn file_lines(
             Some(json!({"uri": uri, "expected": "#L<first>-L<last>, one-based, first <= last"})),
         ));
     };
-    let Some(node) = graph.file(path) else {
+    // A file changed on disk since it was indexed has no text here until it is re-indexed.
+    let Some(file_text) = graph.file(path).and_then(|node| node.text()) else {
         return Err(ErrorData::resource_not_found(
             format!("File not found: {path}"),
             Some(json!({"uri": uri})),
         ));
     };
-    let total = node.text.lines().count() as u32;
+    let total = file_text.lines().count() as u32;
     if first > total.max(1) {
         return Err(ErrorData::invalid_params(
             format!("line {first} is past the end of {path} ({total} lines)"),
             Some(json!({"uri": uri, "total_lines": total})),
         ));
     }
-    let (text, _, _) = convert::line_range(&node.text, first, last);
+    let (text, _, _) = convert::line_range(&file_text, first, last);
     Ok(ReadResourceResult::new(vec![
         ResourceContents::text(text, uri).with_mime_type("text/plain"),
     ]))

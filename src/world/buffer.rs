@@ -1,18 +1,24 @@
-//! An editor's open document: a rope for cheap edits and the syntax tree for incremental
-//! reparsing. Edits arrive in the client's coordinates and are converted here.
+//! An editor's open document: its text (shared with the graph's node of the file) with a line
+//! index, and the syntax tree for incremental reparsing. Edits arrive in the client's
+//! coordinates and are converted here.
 //!
 //! A syntax tree costs about 40 times its text (measured on 100 files of the benchmark corpus),
-//! a rope about 1.2 times; a document therefore keeps its tree only once it is edited. Opening
+//! the line index a tenth; a document therefore keeps its tree only once it is edited, and the
+//! world keeps the trees of the few documents edited last ([`Buffer::drop_tree`]). Opening
 //! parses once for the summary and drops the tree; the first edit parses in full, every later
-//! edit incrementally.
+//! edit incrementally. Each edit copies the text once into the next snapshot's string: a rope
+//! would save that copy but cost more memory than the text itself, and the graph needs the
+//! text whole.
+//!
+//! Lines end at `\n` (a `\r` before it belongs to the break), as tree-sitter counts rows.
 
 use std::sync::Arc;
 
-use ropey::Rope;
 use tree_sitter::{InputEdit, Point, Tree};
 
 use crate::graph::build::FileContent;
 use crate::lang::Language;
+use crate::syntax::{LineIndex, floor_char_boundary, utf16_to_utf8_column};
 
 /// How the client counts columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,9 +46,9 @@ pub struct TextEdit {
 pub struct Buffer {
     language: Language,
     version: i32,
-    rope: Rope,
-    /// The rope's text, shared with the graph's copy of the file.
+    /// The text, shared with the graph's node of the file.
     text: Arc<str>,
+    lines: LineIndex,
     /// `None` until the first edit (see the module doc).
     tree: Option<Tree>,
     /// What extraction captured from the current text, so that an edit re-reads only the part
@@ -52,41 +58,29 @@ pub struct Buffer {
     summary: Option<Arc<crate::index::FileSummary>>,
 }
 
-/// The byte offset of a client position in a rope, clamped to the line's end and the text's end.
-pub fn byte_offset(rope: &Rope, position: ClientPosition, encoding: ColumnEncoding) -> usize {
-    let line = position.line as usize;
-    if line >= rope.len_lines() {
-        return rope.len_bytes();
-    }
-    let line_start_char = rope.line_to_char(line);
-    let line_slice = rope.line(line);
-    // The line's length without its line break, in chars.
-    let mut line_chars = line_slice.len_chars();
-    while line_chars > 0 && matches!(line_slice.char(line_chars - 1), '\n' | '\r') {
-        line_chars -= 1;
-    }
-    let column_chars = match encoding {
-        ColumnEncoding::Utf8 => {
-            let line_start_byte = rope.char_to_byte(line_start_char);
-            let target = (line_start_byte + position.column as usize)
-                .min(rope.char_to_byte(line_start_char + line_chars));
-            rope.byte_to_char(target) - line_start_char
-        }
-        ColumnEncoding::Utf16 => {
-            let line_start_units = rope.char_to_utf16_cu(line_start_char);
-            let line_end_units = rope.char_to_utf16_cu(line_start_char + line_chars);
-            let target = (line_start_units + position.column as usize).min(line_end_units);
-            rope.utf16_cu_to_char(target) - line_start_char
-        }
+/// The byte offset of a client position in `text`, clamped to the line's end and the text's end.
+pub fn byte_offset(
+    text: &str,
+    lines: &LineIndex,
+    position: ClientPosition,
+    encoding: ColumnEncoding,
+) -> usize {
+    let Some(line) = lines.line_range(text, position.line as usize) else {
+        return text.len();
     };
-    rope.char_to_byte(line_start_char + column_chars.min(line_chars))
+    let line_text = &text[line.clone()];
+    line.start
+        + match encoding {
+            ColumnEncoding::Utf8 => floor_char_boundary(line_text, position.column as usize),
+            ColumnEncoding::Utf16 => utf16_to_utf8_column(line_text, position.column as usize),
+        }
 }
 
-fn point_of(rope: &Rope, byte: usize) -> Point {
-    let line = rope.byte_to_line(byte);
+fn point_of(lines: &LineIndex, byte: usize) -> Point {
+    let row = lines.line_of(byte);
     Point {
-        row: line,
-        column: byte - rope.line_to_byte(line),
+        row,
+        column: byte - lines.line_start(row),
     }
 }
 
@@ -95,7 +89,7 @@ impl Buffer {
         Buffer {
             language,
             version,
-            rope: Rope::from_str(&text),
+            lines: LineIndex::new(&text),
             text: Arc::from(text),
             tree: None,
             captures: None,
@@ -109,11 +103,24 @@ impl Buffer {
 
     /// The text's length in bytes.
     pub fn len(&self) -> usize {
-        self.rope.len_bytes()
+        self.text.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rope.len_bytes() == 0
+        self.text.is_empty()
+    }
+
+    /// Whether the buffer holds a syntax tree (it was edited since it was opened or since
+    /// [`Buffer::drop_tree`]).
+    pub fn has_tree(&self) -> bool {
+        self.tree.is_some()
+    }
+
+    /// Drops the syntax tree and the captures (about 40 times the text); the next edit parses
+    /// and extracts the whole text again, later ones incrementally.
+    pub fn drop_tree(&mut self) {
+        self.tree = None;
+        self.captures = None;
     }
 
     pub fn text(&self) -> String {
@@ -124,25 +131,26 @@ impl Buffer {
     pub fn apply(&mut self, version: i32, edits: &[TextEdit]) {
         // The edited bytes, in the coordinates of the text after all edits so far.
         let mut dirty: Option<(usize, usize)> = None;
+        let mut text = self.text.to_string();
         for edit in edits {
             match edit.range {
                 None => {
-                    self.rope = Rope::from_str(&edit.text);
+                    text = edit.text.clone();
+                    self.lines = LineIndex::new(&text);
                     self.tree = None;
                     self.captures = None;
                     dirty = None;
                 }
                 Some((start, end)) => {
-                    let start_byte = byte_offset(&self.rope, start, edit.encoding);
-                    let end_byte = byte_offset(&self.rope, end, edit.encoding).max(start_byte);
-                    let start_position = point_of(&self.rope, start_byte);
-                    let old_end_position = point_of(&self.rope, end_byte);
-                    let start_char = self.rope.byte_to_char(start_byte);
-                    let end_char = self.rope.byte_to_char(end_byte);
-                    self.rope.remove(start_char..end_char);
-                    self.rope.insert(start_char, &edit.text);
+                    let start_byte = byte_offset(&text, &self.lines, start, edit.encoding);
+                    let end_byte =
+                        byte_offset(&text, &self.lines, end, edit.encoding).max(start_byte);
+                    let start_position = point_of(&self.lines, start_byte);
+                    let old_end_position = point_of(&self.lines, end_byte);
+                    text.replace_range(start_byte..end_byte, &edit.text);
+                    self.lines = LineIndex::new(&text);
                     let new_end_byte = start_byte + edit.text.len();
-                    let new_end_position = point_of(&self.rope, new_end_byte);
+                    let new_end_position = point_of(&self.lines, new_end_byte);
                     let input_edit = InputEdit {
                         start_byte,
                         old_end_byte: end_byte,
@@ -176,7 +184,7 @@ impl Buffer {
             }
         }
         self.version = version;
-        self.text = Arc::from(self.rope.to_string());
+        self.text = Arc::from(text);
         let old_tree = self.tree.take();
         self.tree = crate::syntax::parse(self.language, &self.text, old_tree.as_ref());
         // Error recovery can restructure code away from the edit: re-read what the tree says
@@ -206,6 +214,8 @@ impl Buffer {
                 summary
             }
         };
+        let mut summary = summary;
+        super::shrink_summary(&mut summary);
         self.summary = Some(Arc::new(summary));
     }
 
@@ -231,7 +241,7 @@ impl Buffer {
         };
         FileContent {
             language: self.language,
-            text,
+            text: text.into(),
             hash,
             summary,
         }

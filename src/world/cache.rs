@@ -14,9 +14,10 @@
 //! - `.gitignore` is written the same way, and only when nothing (not even a dangling symlink)
 //!   is at that name.
 
-use std::io::{Read, Write};
+use std::io::{Read, Seek, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -31,26 +32,35 @@ use crate::model::{RelationKind, Resolution, Span};
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning, or the layout
 /// (magic, format, blake3 of the body, body) changes.
-const FORMAT: u32 = 7;
+const FORMAT: u32 = 8;
 /// Magic, format, checksum.
 const HEADER: usize = 8 + 4 + 32;
 /// A cache larger than this is not read (a repository of a million small files stays far below).
 pub const MAX_CACHE_BYTES: u64 = 1 << 30;
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug)]
 pub struct CachedFile {
     pub path: String,
     pub hash: [u8; 32],
-    pub summary: FileSummary,
+    pub summary: Arc<FileSummary>,
     /// The file's resolved edges, saved only when the whole graph was built from files on disk
     /// (no unsaved editor buffers), so that a warm start can skip resolution.
     pub resolved: Option<Resolved>,
 }
 
+/// A file to save, borrowed from the graph (saving copies nothing but the stored ids).
+#[derive(Debug, Clone, Copy)]
+pub struct SavedFile<'a> {
+    pub path: &'a str,
+    pub hash: [u8; 32],
+    pub summary: &'a FileSummary,
+    pub resolved: Option<&'a Resolved>,
+}
+
 /// On disk, entity ids in resolutions are stored as (file position, definition index) pairs:
 /// ids are long strings repeated in every edge, and are a pure function of the file's path and
 /// summary, so they are rebuilt on load.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Deserialize)]
 struct StoredFile {
     path: String,
     hash: [u8; 32],
@@ -58,12 +68,21 @@ struct StoredFile {
     resolved: Option<StoredResolved>,
 }
 
+/// [`StoredFile`] as written: the same encoding, borrowing the summary.
+#[derive(Debug, Serialize)]
+struct StoredFileRef<'a> {
+    path: &'a str,
+    hash: [u8; 32],
+    summary: &'a FileSummary,
+    resolved: Option<StoredResolved>,
+}
+
 /// (file position in the cache, definition index or `MODULE` for the file itself).
 type StoredId = (u32, u32);
 const MODULE: u32 = u32::MAX;
 
-/// (from, name, receiver, module, site)
-type StoredExternal = (StoredId, SmolStr, Option<SmolStr>, Option<SmolStr>, Span);
+/// (the reference's index in the summary, module)
+type StoredExternal = (u32, Option<SmolStr>);
 
 #[derive(Debug, Serialize, Deserialize)]
 struct StoredResolved {
@@ -74,7 +93,7 @@ struct StoredResolved {
     extra_modules: Vec<SmolStr>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Deserialize)]
 struct CacheBody {
     crate_version: String,
     /// The module aliases the resolutions were computed with.
@@ -82,17 +101,19 @@ struct CacheBody {
     files: Vec<StoredFile>,
 }
 
-fn compact(files: Vec<CachedFile>) -> Vec<StoredFile> {
+/// [`CacheBody`] as written.
+#[derive(Debug, Serialize)]
+struct CacheBodyRef<'a> {
+    crate_version: &'a str,
+    aliases: &'a ModuleAliases,
+    files: Vec<StoredFileRef<'a>>,
+}
+
+fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
     let mut positions: FxHashMap<EntityId, StoredId> = FxHashMap::default();
     for (position, file) in files.iter().enumerate() {
-        positions.insert(
-            EntityId::from(file.path.as_str()),
-            (position as u32, MODULE),
-        );
-        for (index, id) in assign_ids(&file.path, &file.summary)
-            .into_iter()
-            .enumerate()
-        {
+        positions.insert(EntityId::from(file.path), (position as u32, MODULE));
+        for (index, id) in assign_ids(file.path, file.summary).into_iter().enumerate() {
             positions.insert(id, (position as u32, index as u32));
         }
     }
@@ -136,16 +157,8 @@ fn compact(files: Vec<CachedFile>) -> Vec<StoredFile> {
                 let external = resolved
                     .external
                     .iter()
-                    .map(|item| {
-                        Some((
-                            stored_id(&item.from)?,
-                            item.name.clone(),
-                            item.receiver.clone(),
-                            item.module.clone(),
-                            item.site,
-                        ))
-                    })
-                    .collect::<Option<Vec<_>>>()?;
+                    .map(|item| (item.reference, item.module.clone()))
+                    .collect();
                 Some(StoredResolved {
                     edges,
                     ambiguous,
@@ -154,7 +167,7 @@ fn compact(files: Vec<CachedFile>) -> Vec<StoredFile> {
                     extra_modules: resolved.extra_modules.clone(),
                 })
             });
-            StoredFile {
+            StoredFileRef {
                 path: file.path,
                 hash: file.hash,
                 summary: file.summary,
@@ -222,14 +235,11 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
                     external: stored
                         .external
                         .into_iter()
-                        .map(|(from, name, receiver, module, site)| {
-                            Ok(ExternalRef {
-                                from: id_of(from)?,
-                                name,
-                                receiver,
-                                module,
-                                site,
-                            })
+                        .map(|(reference, module)| {
+                            if reference as usize >= file.summary.refs.len() {
+                                return Err(format!("reference {reference} out of range"));
+                            }
+                            Ok(ExternalRef { reference, module })
                         })
                         .collect::<Result<_, String>>()?,
                     extra_names: stored.extra_names,
@@ -239,7 +249,7 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
             Ok(CachedFile {
                 path: file.path,
                 hash: file.hash,
-                summary: file.summary,
+                summary: Arc::new(file.summary),
                 resolved,
             })
         })
@@ -354,7 +364,7 @@ fn decode(bytes: &[u8]) -> Result<(Vec<CachedFile>, ModuleAliases), String> {
 }
 
 /// Writes the cache atomically. Failure is logged, never fatal: the cache is an optimisation.
-pub fn save(directory: &Path, files: Vec<CachedFile>, aliases: &ModuleAliases) {
+pub fn save(directory: &Path, files: Vec<SavedFile<'_>>, aliases: &ModuleAliases) {
     if let Err(error) = try_save(directory, files, aliases) {
         tracing::warn!("cache {}: not written ({error})", directory.display());
     }
@@ -371,7 +381,7 @@ fn create_new(path: &Path) -> std::io::Result<std::fs::File> {
 
 fn try_save(
     directory: &Path,
-    files: Vec<CachedFile>,
+    files: Vec<SavedFile<'_>>,
     aliases: &ModuleAliases,
 ) -> std::io::Result<()> {
     check_directory(directory).map_err(|reason| {
@@ -396,13 +406,11 @@ fn try_save(
             Err(error) => return Err(error),
         }
     }
-    let body = CacheBody {
-        crate_version: env!("CARGO_PKG_VERSION").to_string(),
-        aliases: aliases.clone(),
+    let body = CacheBodyRef {
+        crate_version: env!("CARGO_PKG_VERSION"),
+        aliases,
         files: compact(files),
     };
-    let encoded = postcard::to_allocvec(&body).map_err(std::io::Error::other)?;
-    let checksum = blake3::hash(&encoded);
     let target = cache_file(directory);
     let temporary = directory.join(format!(
         "index.bin.{}.{}.tmp",
@@ -411,12 +419,25 @@ fn try_save(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_nanos())
     ));
-    let mut file = create_new(&temporary)?;
+    let file = create_new(&temporary)?;
+    // The body is encoded straight into the file (no copy of the whole cache in memory) through
+    // a hasher; the checksum goes into the header once the body is written.
     let written = (|| {
-        file.write_all(MAGIC)?;
-        file.write_all(&FORMAT.to_le_bytes())?;
+        let mut writer = HashingWriter {
+            inner: std::io::BufWriter::with_capacity(1 << 20, file),
+            hasher: blake3::Hasher::new(),
+        };
+        writer.inner.write_all(MAGIC)?;
+        writer.inner.write_all(&FORMAT.to_le_bytes())?;
+        writer.inner.write_all(&[0; 32])?;
+        postcard::to_io(&body, &mut writer).map_err(std::io::Error::other)?;
+        let checksum = writer.hasher.finalize();
+        let mut file = writer
+            .inner
+            .into_inner()
+            .map_err(|error| error.into_error())?;
+        file.seek(std::io::SeekFrom::Start((MAGIC.len() + 4) as u64))?;
         file.write_all(checksum.as_bytes())?;
-        file.write_all(&encoded)?;
         file.sync_all()?;
         std::fs::rename(&temporary, &target)
     })();
@@ -425,6 +446,24 @@ fn try_save(
         let _ = std::fs::remove_file(&temporary);
     }
     written
+}
+
+/// Writes through, hashing what passes.
+struct HashingWriter<W> {
+    inner: W,
+    hasher: blake3::Hasher,
+}
+
+impl<W: Write> Write for HashingWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.inner.write(bytes)?;
+        self.hasher.update(&bytes[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 #[cfg(test)]
@@ -446,10 +485,10 @@ mod tests {
         };
         save(
             directory.path(),
-            vec![CachedFile {
-                path: "a.py".into(),
+            vec![SavedFile {
+                path: "a.py",
                 hash: [7; 32],
-                summary: summary.clone(),
+                summary: &summary,
                 resolved: None,
             }],
             &aliases,
@@ -457,7 +496,7 @@ mod tests {
         let (loaded, loaded_aliases) = load(directory.path()).unwrap();
         assert_eq!(loaded_aliases, aliases);
         assert_eq!(loaded.len(), 1);
-        assert_eq!(loaded[0].summary, summary);
+        assert_eq!(*loaded[0].summary, summary);
 
         let path = cache_file(directory.path());
         let bytes = std::fs::read(&path).unwrap();

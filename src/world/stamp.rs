@@ -15,7 +15,7 @@ use dashmap::{DashMap, DashSet};
 use serde::Serialize;
 
 use super::{World, walk};
-use crate::graph::{FileNode, FilePath, Graph};
+use crate::graph::{FileNode, FilePath, FileText, Graph};
 
 /// The trust stamp of one answer.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -32,26 +32,36 @@ pub struct Stamp {
 }
 
 /// A file's identity (device and inode), length and modification time, taken just before it
-/// was read. The identity tells a file replaced by another (a rename over it, a symlink swapped
-/// in) even when length and time agree: times are only as fine as the kernel's clock tick.
+/// was read, and whether the path is a symbolic link. Identity and link tell a file replaced by
+/// another (a rename over it, a symlink swapped in) even when length and time agree: times are
+/// only as fine as the kernel's clock tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DiskStamp {
     device: u64,
     inode: u64,
     len: u64,
     modified: Option<SystemTime>,
+    symlink: bool,
 }
 
 impl DiskStamp {
-    /// The file's stamp now; `None` when it cannot be stat-ed.
+    /// The file's stamp now; `None` when it cannot be stat-ed. One `lstat`, and a `stat` more
+    /// only for a link.
     pub fn of(absolute: &Path) -> Option<DiskStamp> {
         use std::os::unix::fs::MetadataExt;
-        let metadata = std::fs::metadata(absolute).ok()?;
+        let link = std::fs::symlink_metadata(absolute).ok()?;
+        let symlink = link.file_type().is_symlink();
+        let metadata = if symlink {
+            std::fs::metadata(absolute).ok()?
+        } else {
+            link
+        };
         Some(DiskStamp {
             device: metadata.dev(),
             inode: metadata.ino(),
             len: metadata.len(),
             modified: metadata.modified().ok(),
+            symlink,
         })
     }
 }
@@ -135,7 +145,13 @@ fn differs_from_disk(absolute: &Path, node: &FileNode) -> bool {
     let limit = (node.text.len() as u64).saturating_add(1);
     match walk::read_prefix(absolute, limit) {
         Ok((bytes, false)) => {
-            bytes != node.text.as_bytes() && blake3::hash(&bytes).as_bytes() != &node.hash
+            // A resident text (an open buffer) is compared as it is; a file read from disk was
+            // hashed as bytes, before decoding.
+            let same_text = match &node.text {
+                FileText::Resident(text) => bytes == text.as_bytes(),
+                FileText::Elsewhere { .. } => false,
+            };
+            !same_text && blake3::hash(&bytes).as_bytes() != &node.hash
         }
         _ => true,
     }
@@ -249,7 +265,14 @@ mod tests {
         .unwrap();
         world.index(false, &|_, _| {});
         let graph = world.snapshot();
-        assert!(graph.file("latin.py").unwrap().text.contains('\u{fffd}'));
+        assert!(
+            graph
+                .file("latin.py")
+                .unwrap()
+                .text()
+                .unwrap()
+                .contains('\u{fffd}')
+        );
         assert!(world.stamp(&graph, ["latin.py"]).stale_files.is_empty());
     }
 }

@@ -28,7 +28,7 @@ fn fixture_texts(name: &str) -> BTreeMap<String, String> {
     drop(world);
     graph
         .files()
-        .map(|file| (file.path.to_string(), file.text.to_string()))
+        .map(|file| (file.path.to_string(), file.text().unwrap().to_string()))
         .collect()
 }
 
@@ -83,6 +83,12 @@ enum Edit {
     DeleteFile {
         file: usize,
     },
+    /// Insert an empty line: everything below moves, nothing else changes (the writer's
+    /// position-only path).
+    InsertBlankLine {
+        file: usize,
+        line: usize,
+    },
     /// Bring back a deleted file with its original text.
     RestoreFile {
         file: usize,
@@ -113,6 +119,7 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
             to
         }),
         (0..64usize).prop_map(|file| Edit::DeleteFile { file }),
+        (0..64usize, 0..400usize).prop_map(|(file, line)| Edit::InsertBlankLine { file, line }),
         (0..64usize).prop_map(|file| Edit::RestoreFile { file }),
     ]
 }
@@ -170,6 +177,16 @@ fn apply_edit(
             target.insert(at, copied);
             texts.insert(to.clone(), Some(target.join("\n") + "\n"));
             vec![to]
+        }
+        Edit::InsertBlankLine { file, line } => {
+            let Some(file) = pick(&live, *file) else {
+                return vec![];
+            };
+            let mut lines = lines_of(texts[&file].as_ref().unwrap());
+            let at = line % (lines.len() + 1);
+            lines.insert(at, String::new());
+            texts.insert(file.clone(), Some(lines.join("\n") + "\n"));
+            vec![file]
         }
         Edit::DeleteLines { file, line, count } => {
             let Some(file) = pick(&live, *file) else {
@@ -608,6 +625,26 @@ fn deleting_any_line_of_a_resolution_case_equals_a_full_rebuild() {
                     panic!("{error}");
                 }
             }
+        }
+    }
+}
+
+/// Edits that only move text (an empty line at the top, in the middle, at the end of every file
+/// of every fixture and resolution case, one after the other) take the writer's position-only
+/// path; the graph still equals a full rebuild, positions included.
+#[test]
+fn edits_that_only_move_text_equal_a_full_rebuild() {
+    for name in fixture_and_case_names() {
+        let texts = fixture_texts(&name);
+        let mut edits = Vec::new();
+        for (file, text) in texts.values().enumerate() {
+            let lines = text.lines().count();
+            for line in [0, lines / 2, lines] {
+                edits.push(Edit::InsertBlankLine { file, line });
+            }
+        }
+        if let Err(error) = check_sequence(&name, &edits) {
+            panic!("{error}");
         }
     }
 }

@@ -22,5 +22,6 @@ mod serve;
 mod shell;
 mod subscribe;
 mod support;
+mod texts;
 mod trust;
 mod workspace;

@@ -76,7 +76,12 @@ fn bad_files_are_skipped_with_a_reason_and_good_code_in_them_still_indexes() {
     assert_eq!(files, ["broken.py", "latin.py"]);
     assert!(graph.contains_entity("latin.py::latin_function"));
     assert!(
-        graph.file("latin.py").unwrap().text.contains("caf\u{fffd}"),
+        graph
+            .file("latin.py")
+            .unwrap()
+            .text()
+            .unwrap()
+            .contains("caf\u{fffd}"),
         "decoded lossily"
     );
     // What parses in a broken file is indexed, and its problems are reported.

@@ -11,8 +11,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use smol_str::SmolStr;
 
 use super::{
-    ApplyReport, FileContent, GraphWriter, exports, index_edges, module_signature, name_entry,
-    new_node, reindex,
+    ApplyReport, FileContent, GraphWriter, exports, index_edges, module_signature, moved_node,
+    name_entry, new_node, reindex, same_but_positions,
 };
 use crate::graph::modules::{module_keys, package_key};
 use crate::graph::resolve::{BaseEdge, Resolver, mentions};
@@ -73,12 +73,28 @@ impl<'w> Transaction<'w> {
             && old.language == new.language
             && *old.summary == *new.summary
         {
-            // Same text: nothing to do (an editor re-sending a buffer, a touched file).
-            if old.text != new.text {
+            // Same text: nothing to do (an editor re-sending a buffer, a touched file), but keep
+            // the newest resident copy (the buffer's own) or none (a buffer closed).
+            if !old.text.same_as(&new.text) {
                 let mut node = (**old).clone();
                 node.text = new.text.clone();
                 self.next.files.insert(path.clone(), Arc::new(node));
             }
+            return;
+        }
+        // An edit that moved text but changed no name, definition, import, binding or base
+        // (most keystrokes inside a body): the file's ids, name entries, module keys, mentions
+        // and exports are what they were, so the indices stay; only its node and its own
+        // resolution change.
+        if let (Some(old), Some(new)) = (&old, &content)
+            && old.language == new.language
+            && same_but_positions(&old.summary, &new.summary)
+        {
+            let node = moved_node(old, content.expect("matched as Some"));
+            self.removed_edges
+                .push((path.clone(), old.resolved.clone()));
+            self.next.files.insert(path.clone(), Arc::new(node));
+            self.affected.insert(path);
             return;
         }
         let old_exports = old.as_ref().map(|node| exports(node)).unwrap_or_default();
@@ -510,7 +526,11 @@ impl<'w> Transaction<'w> {
                 outgoing_add.entry(edge.from.clone()).or_default();
             }
         }
-        for (path, result) in resolved {
+        for (path, mut result) in resolved {
+            // Kept for good: without the spare capacity of vectors grown by pushing.
+            result.edges.shrink_to_fit();
+            result.ambiguous.shrink_to_fit();
+            result.external.shrink_to_fit();
             if !unchanged.contains(&path) {
                 index_edges(&path, &result, &mut incoming_add, &mut outgoing_add);
             }

@@ -89,12 +89,13 @@ fn unresolved_call(
     if external.module.is_some() || candidates.is_empty() {
         return None;
     }
+    let reference = file.external_reference(external)?;
     Some(PossibleCall {
-        from: external.from.clone(),
+        from: file.scope_entity(reference.scope).clone(),
         file: file.path.clone(),
-        name: external.name.clone(),
-        receiver: external.receiver.clone(),
-        line: external.site.start.line + 1,
+        name: reference.name.clone(),
+        receiver: reference.receiver.clone(),
+        line: reference.span.start.line + 1,
         candidates: candidates.to_vec(),
         reason: LeftAside::Unresolved,
     })
@@ -125,10 +126,13 @@ impl LeftAsideIndex {
                 }
             }
             for (position, external) in file.resolved.external.iter().enumerate() {
-                if external.module.is_none() && !graph.named(&external.name).is_empty() {
+                let Some(reference) = file.external_reference(external) else {
+                    continue;
+                };
+                if external.module.is_none() && !graph.named(&reference.name).is_empty() {
                     index
                         .unresolved
-                        .entry(external.name.clone())
+                        .entry(reference.name.clone())
                         .or_default()
                         .push((file.path.clone(), position as u32));
                 }
@@ -195,18 +199,17 @@ pub fn possible_callees(graph: &Graph, id: &str) -> Vec<PossibleCall> {
         .iter()
         .filter(|ambiguous| &*ambiguous.from == id)
         .map(|ambiguous| ambiguous_call(file, ambiguous));
-    let unresolved = file
-        .resolved
-        .external
-        .iter()
-        .filter(|external| &*external.from == id)
-        .filter_map(|external| {
-            unresolved_call(
-                file,
-                external,
-                &unresolved_candidates(graph, &external.name),
-            )
-        });
+    let unresolved = file.resolved.external.iter().filter_map(|external| {
+        let reference = file.external_reference(external)?;
+        if &**file.scope_entity(reference.scope) != id {
+            return None;
+        }
+        unresolved_call(
+            file,
+            external,
+            &unresolved_candidates(graph, &reference.name),
+        )
+    });
     ambiguous.chain(unresolved).collect()
 }
 

@@ -120,19 +120,22 @@ impl CodegraphMcp {
             }
             result.source = Some(source);
             if params.include_context {
-                result.context = graph.file(&entity.file_path).map(|file| {
-                    let around = params.context_lines.min(50);
-                    let (text, start_line, end_line) = convert::line_range(
-                        &file.text,
-                        entity.start_line.saturating_sub(around),
-                        entity.end_line.saturating_add(around),
-                    );
-                    SnippetContext {
-                        start_line,
-                        end_line,
-                        text,
-                    }
-                });
+                result.context = graph
+                    .file(&entity.file_path)
+                    .and_then(|file| file.text())
+                    .map(|file_text| {
+                        let around = params.context_lines.min(50);
+                        let (text, start_line, end_line) = convert::line_range(
+                            &file_text,
+                            entity.start_line.saturating_sub(around),
+                            entity.end_line.saturating_add(around),
+                        );
+                        SnippetContext {
+                            start_line,
+                            end_line,
+                            text,
+                        }
+                    });
             }
             Ok(Json(result))
         })

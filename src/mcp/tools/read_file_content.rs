@@ -85,8 +85,8 @@ impl CodegraphMcp {
             // The graph holds the live text (an editor's unsaved buffer); the disk otherwise.
             let graph = world.snapshot();
             let mut disk_cut = false;
-            let text: String = match graph.file(&file.relative) {
-                Some(node) => node.text.to_string(),
+            let text: String = match graph.file(&file.relative).and_then(|node| node.text()) {
+                Some(text) => text.to_string(),
                 None => {
                     // Bounded: the binary check reads 8 KiB, and no file costs more than the limit.
                     let (bytes, cut) =
