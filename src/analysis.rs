@@ -1,5 +1,6 @@
 //! Analysis over a graph snapshot, protocol-agnostic: ranked search, communities (Leiden),
-//! GraphRAG-style global and local search, refactoring suggestions, module-level views.
+//! GraphRAG-style global and local search, refactoring suggestions, module-level views,
+//! architecture rules (`rules`).
 //!
 //! Every function here is pure over a `&Graph`; [`Cache`] keeps the derived structures (the
 //! search index, the communities, repository-wide facts) of the latest snapshot a reader asked
@@ -10,6 +11,7 @@ pub mod leiden;
 pub mod modules;
 pub mod rag;
 pub mod refactor;
+pub mod rules;
 pub mod search;
 pub mod text;
 pub mod visibility;
@@ -30,11 +32,18 @@ pub struct Cache {
     search: Mutex<Option<Arc<search::SearchIndex>>>,
     communities: Mutex<Option<Arc<communities::Communities>>>,
     facts: Mutex<Option<Arc<refactor::RepoFacts>>>,
+    /// The architecture rules of the workspace and their incremental checker.
+    rules: rules::Live,
 }
 
 impl Cache {
     pub fn new() -> Cache {
         Cache::default()
+    }
+
+    /// The architecture rules (`.codegraph/rules.toml`) and their checker, kept current.
+    pub fn rules(&self) -> &rules::Live {
+        &self.rules
     }
 
     /// The search index of `graph`.

@@ -15,6 +15,7 @@ mod lsp;
 mod mcp;
 mod python;
 mod resolution;
+mod rules;
 mod serve;
 mod shell;
 mod subscribe;
