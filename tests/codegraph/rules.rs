@@ -323,3 +323,162 @@ fn a_shared_module_goes_to_the_lowest_common_ancestor_then_down_the_layers() {
     let web_only = placement::place(Some(&checker), &users(&["app/web/views.py"]), "ids");
     assert_eq!(web_only.suggested_path, "app/web/shared/ids.py");
 }
+
+fn codegraph(args: &[&str]) -> (i32, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_codegraph"))
+        .args(args)
+        .output()
+        .expect("binary runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn codegraph_check_fails_on_new_errors_only_once_a_baseline_freezes_the_old_ones() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().canonicalize().unwrap();
+    crate::cache::copy_tree(&support::fixture("architecture"), &root);
+    let repo = root.to_str().unwrap();
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", "--no-cache", "-r", repo];
+        args.extend_from_slice(extra);
+        codegraph(&args)
+    };
+
+    // Every violation of the fixture, as `path:line:col: severity rule: message`.
+    let (code, stdout, stderr) = check(&[]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let expected: Vec<String> = std::fs::read_to_string(root.join("violations.txt"))
+        .unwrap()
+        .lines()
+        .map(|line| line.split("  <").next().unwrap().to_string())
+        .collect();
+    let mut lines: Vec<&str> = stdout.lines().collect();
+    let summary = lines.pop().unwrap();
+    assert_eq!(lines, expected);
+    assert_eq!(
+        summary,
+        "20 violations of 5 rules (17 errors, 2 warnings, 1 info)"
+    );
+
+    // Frozen: the same code passes.
+    let (code, stdout, stderr) = check(&["--write-baseline"]);
+    assert_eq!(
+        (code, stdout.trim()),
+        (0, "wrote 20 violations to .codegraph/rules-baseline.json"),
+        "{stderr}"
+    );
+    let (code, stdout, _) = check(&[]);
+    assert_eq!(code, 0, "{stdout}");
+    assert_eq!(
+        stdout.trim(),
+        "20 violations of 5 rules (17 errors, 2 warnings, 1 info); 0 new, 20 known, 0 fixed against .codegraph/rules-baseline.json"
+    );
+
+    // A new warning is shown and passes; a new error fails, and only it is listed.
+    // (A new file: making session.ts import billing would also close a cycle, an error.)
+    let login = "import { invoiceTotal } from \"../billing/invoice\";\n\nexport function login(): string {\n  return \"someone\" + invoiceTotal(1);\n}\n";
+    std::fs::write(root.join("ts/src/features/auth/login.ts"), login).unwrap();
+    let (code, stdout, _) = check(&[]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.starts_with("ts/src/features/auth/login.ts:1:1: warning features: imports ts/src/features/billing/invoice.ts::invoiceTotal: `ts/src/features/auth/**` and `ts/src/features/billing/**` must stay independent of each other\n"), "{stdout}");
+    let user = std::fs::read_to_string(root.join("go/domain/user.go"))
+        .unwrap()
+        .replace("import (\n", "import (\n\t\"net/http/httputil\"\n");
+    std::fs::write(root.join("go/domain/user.go"), user).unwrap();
+    let (code, stdout, _) = check(&[]);
+    assert_eq!(code, 1, "{stdout}");
+    let errors: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.contains(": error "))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "go/domain/user.go:4:2: error domain-is-pure: imports net/http/httputil: `go/domain/**` must not depend on `net/http`. Domain code must not know about infrastructure."
+        ]
+    );
+
+    // Drift: the rule's edges by module pair, the new one marked.
+    let (code, stdout, _) = check(&["--explain", "domain-is-pure"]);
+    assert_eq!(code, 0);
+    let explained: Vec<&str> = stdout
+        .lines()
+        .filter(|line| !line.starts_with("  ") || line.contains("[new]"))
+        .collect();
+    assert_eq!(
+        explained,
+        [
+            "rule domain-is-pure (forbid, error): 11 violations now, 10 in the baseline (1 new, 0 fixed)",
+            "",
+            "py/domain/ -> py/infra/  3 edges (call 1, extends 1, import 1), 0 new",
+            "",
+            "rs/src/domain/ -> rs/src/infra/  3 edges (call 1, implements 1, import 1), 0 new",
+            "",
+            "go/domain/ -> go/infra/  2 edges (call 1, import 1), 0 new",
+            "",
+            "go/domain/ -> net/http  1 edges (import 1), 0 new",
+            "",
+            "go/domain/ -> net/http/httputil  1 edges (import 1), 1 new",
+            "  go/domain/user.go:4:2: import `\"net/http/httputil\"` -> net/http/httputil  [new]",
+            "",
+            "py/domain/ -> requests  1 edges (import 1), 0 new",
+        ]
+    );
+    let (code, _, stderr) = check(&["--explain", "nonsense"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no rule named `nonsense`; the rules are: py-layers, domain-is-pure, features, no-axios, cycles"), "{stderr}");
+
+    // JSON says which violations are new.
+    let (code, stdout, _) = check(&["--json"]);
+    assert_eq!(code, 1);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let new: Vec<&str> = report["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|violation| violation["new"] == true)
+        .map(|violation| violation["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        new,
+        [
+            "net/http/httputil",
+            "ts/src/features/billing/invoice.ts::invoiceTotal",
+            "ts/src/features/billing/invoice.ts::invoiceTotal"
+        ]
+    );
+    assert_eq!(report["new_errors"], 1);
+
+    // A rules file naming a path that does not exist fails with its line; none at all cannot check.
+    let rules = std::fs::read_to_string(root.join(".codegraph/rules.toml")).unwrap();
+    std::fs::write(
+        root.join(".codegraph/rules.toml"),
+        format!(
+            "{rules}\n[[forbid]]\nname = \"legacy\"\nfrom = \"py/legacy/**\"\nto = \"py/infra\"\n"
+        ),
+    )
+    .unwrap();
+    // (The Go domain back as it was: only the rules file's problem fails the check.)
+    std::fs::copy(
+        support::fixture("architecture").join("go/domain/user.go"),
+        root.join("go/domain/user.go"),
+    )
+    .unwrap();
+    let (code, stdout, _) = check(&[]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.starts_with(".codegraph/rules.toml:39:8: error rules-file: `py/legacy/**` (rule `legacy`) matches no file of the workspace\n"),
+        "{stdout}"
+    );
+    std::fs::remove_file(root.join(".codegraph/rules.toml")).unwrap();
+    let (code, stdout, stderr) = check(&[]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(
+        stderr.contains("no rules to check: .codegraph/rules.toml"),
+        "{stderr}"
+    );
+}
