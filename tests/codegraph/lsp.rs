@@ -239,6 +239,23 @@ impl LspClient {
         }
     }
 
+    /// The next notification `method` whose params satisfy `wanted` (stashed ones first);
+    /// the others are kept.
+    pub(crate) fn notification(&mut self, method: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        let matches = |message: &Value| message["method"] == method && wanted(&message["params"]);
+        if let Some(position) = self.stash.iter().position(matches) {
+            return self.stash.remove(position).unwrap()["params"].clone();
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let message = self.next_message(deadline);
+            if matches(&message) {
+                return message["params"].clone();
+            }
+            self.stash.push_back(message);
+        }
+    }
+
     pub(crate) fn open(&mut self, path: &Path, text: &str) {
         self.notify(
             "textDocument/didOpen",

@@ -16,6 +16,7 @@ mod mcp;
 mod python;
 mod resolution;
 mod rules;
+mod rules_lsp;
 mod serve;
 mod shell;
 mod subscribe;
