@@ -14,6 +14,7 @@ pub mod lines;
 pub mod paths;
 pub mod prompts;
 pub mod resources;
+pub mod rules;
 pub mod serve;
 pub mod shell;
 pub mod subscriptions;
@@ -55,7 +56,9 @@ around one entity, `local_search`. Then use `find_callers` / `find_callees` / `f
 `get_code_snippet` or `read_file_content` to read code, and `suggest_refactoring` for metrics and \
 suggestions. `analyze_module_structure` tells what a \
 file defines and imports, its exported API and who uses it, its dependents and metrics. Call `reindex_repository` after large changes on \
-disk. The resource `codegraph://guide` repeats this guide; `codegraph://stats` summarises the \
+disk. Before proposing an import across modules, `check_architecture` (with `proposed` \
+contents) says whether it would break the repository's architecture rules; \
+`codegraph://rules` lists them. The resource `codegraph://guide` repeats this guide; `codegraph://stats` summarises the \
 graph. Results only contain edges codegraph could resolve; ambiguous references are never \
 guessed, so an empty result means 'no resolved edge', not proof of absence.";
 
@@ -79,7 +82,7 @@ impl CodegraphMcp {
             subscriptions: Arc::default(),
             shell: None,
             tool_router: tools::router(),
-            prompt_router: CodegraphMcp::prompt_router(),
+            prompt_router: CodegraphMcp::prompt_router() + CodegraphMcp::rules_prompt_router(),
         }
     }
 
@@ -284,6 +287,21 @@ impl ServerHandler for CodegraphMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let graph = self.world.snapshot();
+        if request.uri == rules::RULES_URI {
+            // The first check after a change evaluates what changed: off the runtime.
+            let world = self.world.clone();
+            let value = tokio::task::spawn_blocking(move || rules::read(&world, &graph))
+                .await
+                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            return Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(
+                    serde_json::to_string_pretty(&value).unwrap_or_default(),
+                    request.uri.clone(),
+                )
+                .with_mime_type("application/json"),
+            ])
+            .into());
+        }
         if let Some(rest) = request.uri.strip_prefix(resources::COMMUNITY_PREFIX) {
             let Ok(id) = rest.trim().parse::<u32>() else {
                 return Err(ErrorData::resource_not_found(

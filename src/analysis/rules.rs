@@ -16,6 +16,8 @@
 //!   drift of a rule grouped by module pair.
 //! - `rules/placement.rs` where a new shared module should live (lowest common ancestor of its
 //!   users, moved down the layers until every user may depend on it).
+//! - `rules/proposal.rs`  "would this change break a rule?": proposed contents against now.
+//! - `rules/report.rs`    the rules with their status (counts now and against the baseline).
 //!
 //! Architecture invariant: no protocol types here; the doors convert [`Violation`]s.
 
@@ -24,6 +26,8 @@ pub mod checker;
 pub mod config;
 pub mod deps;
 pub mod placement;
+pub mod proposal;
+pub mod report;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

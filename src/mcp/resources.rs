@@ -46,12 +46,19 @@ or a plain name (`login`); an ambiguous name fails and lists the candidate ids.
 - `get_code_snippet` — an entity's exact source, with context lines.
 - `read_file_content` — a file (or a line range) inside the repository.
 - `reindex_repository` — refresh the graph after changes on disk.
+- `check_architecture` — the architecture rules' violations (`.codegraph/rules.toml`), of the
+  repository, of some files, or of proposed contents written nowhere (would this break a rule?).
 
 ## Resources
 - `codegraph://stats` — counts by entity and relation type, languages.
 - `codegraph://entities/{entity_id}` — one entity with its source, callers and callees.
 - `codegraph://files/{file_path}` — a file's entities and edges.
 - `codegraph://communities/{community_id}` — a community: name, summary, members, top entities.
+- `codegraph://rules` — the architecture rules with their violations now and against the
+  baseline; subscribe to hear when the violations change.
+
+## Prompts
+- `place_shared_module` — where a new module shared by some files should live.
 
 ## Caveats
 Only resolved edges are shown: a call codegraph could not attribute to one definition is left out,
@@ -68,6 +75,9 @@ pub fn list() -> Vec<Resource> {
         Resource::new(GUIDE_URI, "guide")
             .with_description("How to use codegraph's tools and entity ids (read this first)")
             .with_mime_type("text/markdown"),
+        Resource::new(super::rules::RULES_URI, "rules")
+            .with_description("The architecture rules of .codegraph/rules.toml with their status: violations per rule now and against the baseline, problems of the rules file, the violations; notifies subscribers when the violations change")
+            .with_mime_type("application/json"),
     ]
 }
 

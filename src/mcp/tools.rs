@@ -16,6 +16,7 @@ use crate::graph::{FilePath, Graph};
 pub type ToolResult<T> = Result<Json<T>, CallToolResult>;
 
 pub mod analyze_module_structure;
+pub mod check_architecture;
 pub mod execute_shell_command;
 pub mod find_callees;
 pub mod find_callers;
@@ -46,6 +47,7 @@ pub(crate) fn router() -> ToolRouter<CodegraphMcp> {
         + CodegraphMcp::suggest_refactoring_router()
         + CodegraphMcp::reindex_repository_router()
         + CodegraphMcp::execute_shell_command_router()
+        + CodegraphMcp::check_architecture_router()
 }
 
 fn default_depth() -> u32 {

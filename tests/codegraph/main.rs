@@ -17,6 +17,7 @@ mod python;
 mod resolution;
 mod rules;
 mod rules_lsp;
+mod rules_mcp;
 mod serve;
 mod shell;
 mod subscribe;
