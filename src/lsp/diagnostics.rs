@@ -115,6 +115,10 @@ impl Diagnostics {
         .unwrap_or_default();
         let mut changed = Vec::new();
         for (uri, diagnostics) in computed {
+            // A pull client is asked again only about what it pulled.
+            if pull && !sent.contains_key(&uri) {
+                continue;
+            }
             if sent.get(&uri) != Some(&diagnostics) {
                 changed.push((uri, diagnostics));
             }

@@ -71,6 +71,17 @@ impl LspClient {
         offer_utf8: bool,
         arguments: &[&str],
     ) -> (LspClient, Value) {
+        LspClient::start_announcing(roots, offer_utf8, arguments, json!({}))
+    }
+
+    /// [`LspClient::start_with`] announcing more client capabilities (`textDocument`, more
+    /// `workspace` keys).
+    pub(crate) fn start_announcing(
+        roots: &[&Path],
+        offer_utf8: bool,
+        arguments: &[&str],
+        capabilities: Value,
+    ) -> (LspClient, Value) {
         let runtime_dir = tempfile::tempdir().unwrap();
         // No cache unless the test chooses where it goes.
         let cache = if arguments.contains(&"--cache-dir") {
@@ -123,19 +134,28 @@ impl LspClient {
             .iter()
             .map(|root| json!({"uri": uri(root), "name": root.file_name().unwrap().to_string_lossy()}))
             .collect();
+        let mut announced = json!({
+            "general": {"positionEncodings": encodings},
+            "window": {"workDoneProgress": true},
+            "workspace": {
+                "workspaceFolders": true,
+                "didChangeWatchedFiles": {"dynamicRegistration": true}
+            }
+        });
+        for (key, value) in capabilities.as_object().into_iter().flatten() {
+            match (announced.get_mut(key), value) {
+                (Some(Value::Object(existing)), Value::Object(more)) => {
+                    existing.extend(more.clone());
+                }
+                _ => announced[key] = value.clone(),
+            }
+        }
         let initialize = client.request(
             "initialize",
             json!({
                 "processId": null,
                 "rootUri": null,
-                "capabilities": {
-                    "general": {"positionEncodings": encodings},
-                    "window": {"workDoneProgress": true},
-                    "workspace": {
-                        "workspaceFolders": true,
-                        "didChangeWatchedFiles": {"dynamicRegistration": true}
-                    }
-                },
+                "capabilities": announced,
                 "workspaceFolders": folders,
             }),
         );

@@ -166,3 +166,49 @@ fn an_unsaved_forbidden_import_shows_its_diagnostics_offers_a_fix_and_clears_whe
     assert!(plain.shutdown().success());
     assert!(client.shutdown().success());
 }
+
+/// A client that pulls (and accepts refreshes) is not sent publications; when an edit changes
+/// the diagnostics of another open document, it is asked to pull again.
+#[test]
+fn a_pull_client_is_asked_to_pull_again_when_an_edit_changes_another_document() {
+    let root = support::fixture("architecture");
+    let (mut client, _) = LspClient::start_announcing(
+        &[&root],
+        false,
+        &[],
+        json!({"textDocument": {"diagnostic": {"dynamicRegistration": false}},
+               "workspace": {"diagnostics": {"refreshSupport": true}}}),
+    );
+    let session = root.join("ts/src/features/auth/session.ts");
+    let invoice = root.join("ts/src/features/billing/invoice.ts");
+    client.open(&session, &std::fs::read_to_string(&session).unwrap());
+    client.open(&invoice, &std::fs::read_to_string(&invoice).unwrap());
+    assert_eq!(pull(&mut client, &session), Vec::<String>::new());
+    let invoice_before = pull(&mut client, &invoice);
+    assert_eq!(invoice_before.len(), 3, "{invoice_before:?}");
+
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&session), "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
+                                             "end": {"line": 0, "character": 0}},
+                                   "text": "import { invoiceTotal } from \"../billing/invoice\";\n"}]}),
+    );
+    // invoice.ts is now in a cycle: the server asks for a new pull.
+    client.notification("workspace/diagnostic/refresh", |_| true);
+    let invoice_after = pull(&mut client, &invoice);
+    assert_eq!(invoice_after.len(), 4, "{invoice_after:?}");
+    assert!(invoice_after[0].contains("error cycles"), "{invoice_after:?}");
+
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&session), "version": 3},
+               "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
+                                             "end": {"line": 1, "character": 0}},
+                                   "text": ""}]}),
+    );
+    client.notification("workspace/diagnostic/refresh", |_| true);
+    assert_eq!(pull(&mut client, &invoice), invoice_before);
+    assert_eq!(pull(&mut client, &session), Vec::<String>::new());
+    assert!(client.shutdown().success());
+}
