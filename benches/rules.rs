@@ -202,7 +202,10 @@ fn cli_check(corpus: &Path, scratch: &Path, rules: &Path) {
     for problem in &problems {
         println!("    {problem}");
     }
-    println!("    first run (builds the cache): {:.2} s", cold.as_secs_f64());
+    println!(
+        "    first run (builds the cache): {:.2} s",
+        cold.as_secs_f64()
+    );
     let mut checks = Vec::new();
     let mut floors = Vec::new();
     for _ in 0..5 {

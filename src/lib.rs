@@ -12,8 +12,8 @@
 //!   constructors, return types, field chains), the single writer's transaction
 //!   (`graph/build.rs`, `graph/build/transaction.rs`), and the queries every door shares
 //!   (callers, callees, implementations, symbols, ...; Go's implicit interfaces by method sets
-//!   and the ambiguous references left aside, `possible_callers`, are computed there at query
-//!   time, never stored as edges). `lang/go_build.rs` says which Go files are in the chosen
+//!   and the references left aside, ambiguous or unresolved (`graph/query/possible.rs`), are
+//!   computed there at query time, never stored as edges). `lang/go_build.rs` says which Go files are in the chosen
 //!   build. `graph/aliases.rs` is where bare JavaScript/TypeScript specifiers land (tsconfig
 //!   `paths`, workspace packages): a table `world` reads from the manifests
 //!   (`world/manifests.rs`) and hands to the writer (`GraphWriter::set_aliases`, which
@@ -28,10 +28,15 @@
 //!   shared module, proposed contents checked against now), the one checker behind the LSP
 //!   diagnostics, `check_architecture` and `codegraph check`; a per-revision cache computed by
 //!   readers on demand (the rules checker lives there too, `analysis::Cache::rules`).
+//! - `cancel`   stopping a request's work: a flag the door sets (client cancelled or gone,
+//!   deadline passed) and checkpoints in long loops (`analysis`, `graph::query`) that unwind to
+//!   the door's `cancel::run`; no-ops outside one (the CLI).
 //! - `world`    the single writer: the workspace walk, change application, the on-disk cache,
-//!   the file watcher of the headless server (`world/watch.rs`), and a revision counter
-//!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes;
-//!   `World::proposed` builds the graph proposed contents would give, without storing it.
+//!   the file watcher of the headless server (`world/watch.rs`), a revision counter
+//!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes,
+//!   the trust stamp every door puts on its answers (`world/stamp.rs`: the revision, and
+//!   which files of the answer have unsaved editor edits or changed on disk since indexing),
+//!   and `World::proposed`, the graph proposed contents would give, never stored.
 //! - `cli`      the command-line door (`codegraph index`, `callers`, `deps`, `module`, ...): flags
 //!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out;
 //!   one file per command under `cli/`, the shared flags and the dispatch in `cli.rs`.
@@ -44,11 +49,20 @@
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), both
 //!   through `mcp/lines.rs` (-32700 for a line that is not JSON, -32602 for bad params), HTTP
 //!   and legacy SSE (`mcp/http.rs`), the headless server (`mcp/serve.rs`), the shell tool's
-//!   guard (`mcp/shell.rs`), resource subscriptions (`mcp/subscriptions.rs`, woken by
-//!   `World::changes`), the architecture rules' resource and prompt (`mcp/rules.rs`).
+//!   guard (`mcp/shell.rs`; `shell/run.rs` runs a command, `shell/supervisor.rs` is the
+//!   `codegraph` process that contains one as a child subreaper), resource subscriptions
+//!   (`mcp/subscriptions.rs`, woken by `World::changes`), the typed result sent once per
+//!   protocol version (`mcp/envelope.rs`: `structuredContent` and a one-line summary, or JSON
+//!   text for pre-2025-06-18 clients), completions of prompt arguments and resource-template
+//!   variables (`mcp/completions.rs`), where every request's work runs (`mcp/work.rs`:
+//!   blocking threads, a deadline, cancellation, a bounded pool for heavy work), and the
+//!   architecture rules' resource and prompt (`mcp/rules.rs`).
 //!
 //! Architecture invariants:
 //! - `analysis` reads snapshots only; nothing on the edit path waits for it.
+//! - A `cancel::checkpoint` never runs inside the writer's transaction: a stopped request must
+//!   not leave a half-applied change (the writer runs outside any `cancel::run`, or under a
+//!   flag nobody sets).
 //! - `index` knows nothing of other files; `graph` knows nothing of files on disk or of protocols.
 //! - Only `world` writes. A change (a file's new text, or its deletion) is applied as one
 //!   transaction that produces a new immutable `graph::Graph`; readers clone an `Arc` and never see
@@ -64,6 +78,7 @@
 //!   inferred types across files.
 
 pub mod analysis;
+pub mod cancel;
 pub mod cli;
 pub mod graph;
 pub mod index;

@@ -28,7 +28,7 @@
 //! with a quick fix that removes a forbidden import (`lsp/diagnostics.rs`).
 
 mod diagnostics;
-mod framing;
+pub mod framing;
 mod proto;
 
 use std::path::{Path, PathBuf};

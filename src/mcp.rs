@@ -8,7 +8,9 @@
 //! through `World::index` like every other writer; handlers work on one snapshot each.
 
 pub mod attach;
+pub mod completions;
 pub mod convert;
+pub mod envelope;
 pub mod http;
 pub mod lines;
 pub mod paths;
@@ -19,15 +21,17 @@ pub mod serve;
 pub mod shell;
 pub mod subscriptions;
 pub mod tools;
+pub mod work;
 
 use std::sync::Arc;
 
 use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult, ListResourcesResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResourceContents, ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+    CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
     UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
@@ -40,27 +44,34 @@ use crate::world::World;
 /// What the server tells an AI client about itself when it connects.
 pub const INSTRUCTIONS: &str = "\
 codegraph serves a live code graph of one repository (definitions, calls, imports, inheritance), \
-built with tree-sitter.
+built with tree-sitter; it follows the editor's unsaved edits when attached to one.
 
-Entity ids look like `path/to/file.py::Class.method` (a file path, `::`, then the nested name); a \
-module's id is its file path. Every tool that takes an entity accepts an id, a qualified name \
-(`pkg.module.Class.method`) or a plain name (`method`). When a name is ambiguous the tool fails \
-and lists the candidate ids: call it again with one of them. When nothing matches, the closest \
-names are listed.
+Ids: `path/to/file.py::Class.method` (a module's id is its file path). Every tool that takes an \
+entity accepts an id, a qualified name or a plain name; an ambiguous name fails and lists the \
+candidate ids (call again with one), an unknown one lists the closest names.
 
-Start with `query_codebase` (search by plain words or names) or `get_file_structure` to find ids; \
-for big-picture questions use `global_search` (answers from communities of connected code; \
-`community_level: 1` for a subsystem such as \"how does authentication work\", level 0 for a \
-narrow area) and, \
-around one entity, `local_search`. Then use `find_callers` / `find_callees` / `find_dependencies` / `find_implementations` to navigate, and \
-`get_code_snippet` or `read_file_content` to read code, and `suggest_refactoring` for metrics and \
-suggestions. `analyze_module_structure` tells what a \
-file defines and imports, its exported API and who uses it, its dependents and metrics. Call `reindex_repository` after large changes on \
-disk. Before proposing an import across modules, `check_architecture` (with `proposed` \
-contents) says whether it would break the repository's architecture rules; \
-`codegraph://rules` lists them. The resource `codegraph://guide` repeats this guide; `codegraph://stats` summarises the \
-graph. Results only contain edges codegraph could resolve; ambiguous references are never \
-guessed, so an empty result means 'no resolved edge', not proof of absence.";
+Which tool when:
+- find an entity from words or a name: `query_codebase`; a file's outline and ids: \
+`get_file_structure`.
+- who calls it / what it calls: `find_callers` / `find_callees`; what implements or overrides \
+it: `find_implementations`; impact of a change over every relation: `find_dependencies`.
+- how a file fits in (exports and their users, dependents, metrics): \
+`analyze_module_structure`.
+- big-picture question (\"how does authentication work?\"): `global_search` \
+(`community_level: 1` for a subsystem); a question around one entity: `local_search`.
+- read code: `get_code_snippet` for an entity, `read_file_content` for lines of a file.
+- metrics and suggestions: `suggest_refactoring`. After large changes on disk: \
+`reindex_repository`.
+- before proposing an import across modules: `check_architecture` with `proposed` contents \
+says whether it would break the repository's architecture rules (`codegraph://rules` lists them).
+
+Every result carries `provenance`: the graph `revision`, `unsaved_files` (answer follows the \
+editor's unsaved text) and `stale_files` (changed on disk since indexing: reindex). Edges carry \
+their `resolution` (`unique_name` is a guess). Callers, callees and implementations add \
+`possible`: references left aside as ambiguous or unresolved, so an empty list with possible \
+ones means 'none proven', not 'none'. Lists are paged: `limit`, `offset`; a result says `total`, \
+`truncated` and `next_offset`. Large bodies come back as `codegraph://files/...#Lstart-Lend` \
+links unless `full: true`. The resource `codegraph://guide` repeats this guide.";
 
 /// The MCP server: one world, shared by every session. Each transport serves every new session
 /// with [`CodegraphMcp::session`], so that resource subscriptions stay per session.
@@ -71,6 +82,9 @@ pub struct CodegraphMcp {
     subscriptions: Arc<subscriptions::Session>,
     /// `execute_shell_command` runs only when this is set (`--allow-shell`).
     shell: Option<Arc<shell::ShellPolicy>>,
+    /// Where tools do their work: deadlines, and the bounded pool of heavy work, shared by all
+    /// sessions of this server.
+    pool: Arc<work::Pool>,
     tool_router: ToolRouter<CodegraphMcp>,
     prompt_router: PromptRouter<CodegraphMcp>,
 }
@@ -81,6 +95,7 @@ impl CodegraphMcp {
             world,
             subscriptions: Arc::default(),
             shell: None,
+            pool: Arc::new(work::Pool::new(work::Limits::default())),
             tool_router: tools::router(),
             prompt_router: CodegraphMcp::prompt_router() + CodegraphMcp::rules_prompt_router(),
         }
@@ -90,6 +105,45 @@ impl CodegraphMcp {
     pub fn with_shell(mut self, policy: shell::ShellPolicy) -> CodegraphMcp {
         self.shell = Some(Arc::new(policy));
         self
+    }
+
+    /// Other bounds for the work of requests (how many heavy ones at once, the deadline).
+    pub fn with_limits(mut self, limits: work::Limits) -> CodegraphMcp {
+        self.pool = Arc::new(work::Pool::new(limits));
+        self
+    }
+
+    /// The bounds of this server's work, and its heavy turns now free.
+    pub fn pool(&self) -> &work::Pool {
+        &self.pool
+    }
+
+    /// Runs a tool's work through the pool ([`work::Pool::run`]); a request that was stopped
+    /// becomes an `isError` result.
+    pub(crate) async fn work<T: Send + 'static>(
+        &self,
+        weight: work::Weight,
+        cancel: &tokio_util::sync::CancellationToken,
+        run: impl FnOnce() -> Result<T, CallToolResult> + Send + 'static,
+    ) -> Result<T, CallToolResult> {
+        self.pool
+            .run(weight, cancel, run)
+            .await
+            .unwrap_or_else(|stopped| Err(tool_error(stopped.to_json())))
+    }
+
+    /// A search is cheap once the index of the current revision is built (and, for
+    /// `global_search`, the communities); building them is heavy.
+    pub(crate) fn weight_of_search(&self, with_communities: bool) -> work::Weight {
+        let graph = self.world.snapshot();
+        let analysis = self.world.analysis();
+        if analysis.has_search_index(&graph)
+            && (!with_communities || analysis.has_communities(&graph))
+        {
+            work::Weight::Cheap
+        } else {
+            work::Weight::Heavy
+        }
     }
 
     /// The server for a new session: the same world and settings, no subscriptions yet.
@@ -183,14 +237,16 @@ impl ServerHandler for CodegraphMcp {
                 .enable_resources()
                 .enable_resources_subscribe()
                 .enable_prompts()
+                .enable_completions()
                 .build(),
         )
         .with_server_info(Implementation::new("codegraph", env!("CARGO_PKG_VERSION")))
         .with_instructions(INSTRUCTIONS)
     }
 
-    /// The tool router's dispatch, after one normalisation every tool shares: an argument
-    /// given under two of its names ([`tools::merge_spellings`]).
+    /// The tool router's dispatch, after one normalisation every tool shares (an argument
+    /// given under two of its names, [`tools::merge_spellings`]), and with the typed result sent
+    /// once ([`envelope::send_once`]).
     async fn call_tool(
         &self,
         mut request: rmcp::model::CallToolRequestParams,
@@ -206,8 +262,47 @@ impl ServerHandler for CodegraphMcp {
             }))
             .into());
         }
+        let tool = request.name.to_string();
+        let version = context.protocol_version();
         let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
-        self.tool_router.call(call).await
+        let response = self.tool_router.call(call).await?;
+        Ok(envelope::send_once(&tool, version.as_ref(), response))
+    }
+
+    /// Entity ids, file paths and community ids for prompt arguments and resource templates.
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let world = self.world.clone();
+        // A community id needs the communities, seconds on a large repository the first time:
+        // heavy work then; the rest is a lookup.
+        let weight = match completions::completes(&request.r#ref, &request.argument.name) {
+            completions::Completes::CommunityId
+                if !world.analysis().has_communities(&world.snapshot()) =>
+            {
+                work::Weight::Heavy
+            }
+            _ => work::Weight::Cheap,
+        };
+        let completion = self
+            .pool
+            .run(weight, &context.ct, move || {
+                let graph = world.snapshot();
+                completions::complete(&graph, &request.r#ref, &request.argument, || {
+                    world.analysis().communities(&graph)
+                })
+            })
+            .await
+            .map_err(|stopped| {
+                let details = stopped.to_json();
+                ErrorData::internal_error(
+                    details["error"].as_str().unwrap_or_default().to_string(),
+                    Some(details),
+                )
+            })?;
+        Ok(CompleteResult::new(completion))
     }
 
     async fn list_resources(
@@ -284,15 +379,29 @@ impl ServerHandler for CodegraphMcp {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let graph = self.world.snapshot();
+        let stopped = |stopped: work::Stopped| {
+            ErrorData::internal_error(
+                stopped.to_json()["error"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                Some(stopped.to_json()),
+            )
+        };
         if request.uri == rules::RULES_URI {
-            // The first check after a change evaluates what changed: off the runtime.
+            // The first check after a change evaluates what changed (every file, the first
+            // time): off the runtime, with the request's cancellation.
             let world = self.world.clone();
-            let value = tokio::task::spawn_blocking(move || rules::read(&world, &graph))
+            let value = self
+                .pool
+                .run(work::Weight::Cheap, &context.ct, move || {
+                    rules::read(&world, &graph)
+                })
                 .await
-                .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+                .map_err(stopped)?;
             return Ok(ReadResourceResult::new(vec![
                 ResourceContents::text(
                     serde_json::to_string_pretty(&value).unwrap_or_default(),
@@ -311,14 +420,21 @@ impl ServerHandler for CodegraphMcp {
                     ),
                 ));
             };
-            // Communities take seconds on a large repository the first time: off the runtime.
+            // Communities take seconds on a large repository the first time: heavy work.
             let world = self.world.clone();
-            let found = tokio::task::spawn_blocking(move || {
-                let communities = world.analysis().communities(&graph);
-                resources::community(&graph, &communities, id)
-            })
-            .await
-            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            let weight = if world.analysis().has_communities(&graph) {
+                work::Weight::Cheap
+            } else {
+                work::Weight::Heavy
+            };
+            let found = self
+                .pool
+                .run(weight, &context.ct, move || {
+                    let communities = world.analysis().communities(&graph);
+                    resources::community(&graph, &communities, id)
+                })
+                .await
+                .map_err(stopped)?;
             return match found {
                 Some(value) => Ok(ReadResourceResult::new(vec![
                     ResourceContents::text(
@@ -334,6 +450,13 @@ impl ServerHandler for CodegraphMcp {
                 )),
             };
         }
-        resources::read(&graph, &request.uri).map(Into::into)
+        let uri = request.uri.clone();
+        self.pool
+            .run(work::Weight::Cheap, &context.ct, move || {
+                resources::read(&graph, &uri)
+            })
+            .await
+            .map_err(stopped)?
+            .map(Into::into)
     }
 }

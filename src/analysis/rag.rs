@@ -42,6 +42,8 @@ pub struct GlobalAnswer {
     pub confidence: f64,
     pub relevant_communities: Vec<RelevantCommunity>,
     pub supporting_entities: Vec<SupportingEntity>,
+    /// How many entities of the chosen communities matched, before the limit.
+    pub supporting_total: usize,
 }
 
 fn round(value: f64) -> f64 {
@@ -76,6 +78,9 @@ fn cite(entity: &Entity) -> String {
     )
 }
 
+/// Supporting entities a global answer lists by default.
+pub const DEFAULT_SUPPORTING: usize = 10;
+
 /// Ranks the communities of `level` for `query` and answers from the best ones.
 pub fn global_search(
     graph: &Graph,
@@ -83,6 +88,18 @@ pub fn global_search(
     communities: &Communities,
     query: &str,
     level: usize,
+) -> GlobalAnswer {
+    global_search_with_limit(graph, index, communities, query, level, DEFAULT_SUPPORTING)
+}
+
+/// [`global_search`] listing at most `limit` supporting entities.
+pub fn global_search_with_limit(
+    graph: &Graph,
+    index: &SearchIndex,
+    communities: &Communities,
+    query: &str,
+    level: usize,
+    limit: usize,
 ) -> GlobalAnswer {
     let level = level.min(LEVELS - 1);
     let communities_searched = communities.at_level(level).count();
@@ -138,7 +155,7 @@ pub fn global_search(
         })
         .collect();
     let chosen: FxHashSet<u32> = relevant_communities.iter().take(3).map(|c| c.id).collect();
-    let supporting_entities: Vec<SupportingEntity> = results
+    let mut supporting_entities: Vec<SupportingEntity> = results
         .hits
         .iter()
         .filter_map(|hit| {
@@ -152,8 +169,9 @@ pub fn global_search(
                 relevance: round(hit.relevance),
             })
         })
-        .take(10)
         .collect();
+    let supporting_total = supporting_entities.len();
+    supporting_entities.truncate(limit);
     let confidence = relevant_communities.first().map_or(0.0, |c| c.relevance);
     let answer = global_answer(
         communities,
@@ -169,6 +187,7 @@ pub fn global_search(
         confidence,
         relevant_communities,
         supporting_entities,
+        supporting_total,
     }
 }
 
@@ -299,6 +318,7 @@ pub fn local_search(
     for hop in 1..=depth.max(1) {
         let mut next = Vec::new();
         for current in &frontier {
+            crate::cancel::checkpoint();
             let mut steps: Vec<(EntityId, RelationKind, bool)> = graph
                 .outgoing(current)
                 .map(|edge| (edge.to.clone(), edge.kind, true))

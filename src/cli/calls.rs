@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::{WorkspaceArgs, find, load, location, print, print_json};
+use super::{WorkspaceArgs, find, load, location, print, print_stamped};
 use crate::graph::query;
 
 #[derive(Args, Debug)]
@@ -19,7 +19,7 @@ pub struct CallsArgs {
 /// Callers when `incoming`, callees otherwise.
 pub fn run(arguments: &CallsArgs, incoming: bool) -> anyhow::Result<()> {
     let (name, depth, workspace) = (&arguments.name, arguments.depth, &arguments.workspace);
-    let (_world, graph) = load(workspace)?;
+    let (world, graph) = load(workspace)?;
     let entity = find(&graph, name)?;
     let reached = query::call_closure(&graph, &entity.id, incoming, depth.max(1));
     let label = if incoming { "callers" } else { "callees" };
@@ -30,12 +30,19 @@ pub fn run(arguments: &CallsArgs, incoming: bool) -> anyhow::Result<()> {
         query::possible_callees(&graph, &entity.id)
     };
     if workspace.json {
-        return print_json(&serde_json::json!({
+        let files: Vec<&str> = reached
+            .iter()
+            .map(|item| &*item.entity.file_path)
+            .chain(possible.iter().map(|call| &*call.file))
+            .chain([&*entity.file_path])
+            .collect();
+        let value = serde_json::json!({
             "entity": entity,
             label: reached,
             "possible": possible,
             "revision": graph.revision(),
-        }));
+        });
+        return print_stamped(&world, &graph, files, value);
     }
     if reached.is_empty() {
         let proven = if possible.is_empty() { "" } else { " proven" };
@@ -51,15 +58,16 @@ pub fn run(arguments: &CallsArgs, incoming: bool) -> anyhow::Result<()> {
         ))?;
     }
     if !possible.is_empty() {
-        print("possible (ambiguous references, not edges):")?;
+        print("possible (references left aside, not edges):")?;
         for call in possible {
             let candidates: Vec<&str> = call.candidates.iter().map(|id| &**id).collect();
             print(&format!(
-                "  {}  {} at {}:{} could be {}",
+                "  {}  {} at {}:{} ({}) could be {}",
                 call.from,
                 call.name,
                 call.file,
                 call.line,
+                call.reason.as_str(),
                 candidates.join(" | ")
             ))?;
         }

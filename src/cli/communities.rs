@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::{WorkspaceArgs, load, print, print_json};
+use super::{WorkspaceArgs, load, print, print_stamped};
 
 #[derive(Args, Debug)]
 pub struct CommunitiesArgs {
@@ -32,7 +32,11 @@ pub fn run(arguments: &CommunitiesArgs) -> anyhow::Result<()> {
         let index = world.analysis().search_index(&graph);
         let answer = crate::analysis::rag::global_search(&graph, &index, &found, question, level);
         if workspace.json {
-            return print_json(&answer);
+            let files = answer
+                .supporting_entities
+                .iter()
+                .map(|support| &*support.entity.file_path);
+            return print_stamped(&world, &graph, files, serde_json::to_value(&answer)?);
         }
         print(&answer.answer)?;
         print(&format!(
@@ -46,11 +50,12 @@ pub fn run(arguments: &CommunitiesArgs) -> anyhow::Result<()> {
         .filter(|community| all || community.member_count > 1)
         .collect();
     if workspace.json {
-        return print_json(&serde_json::json!({
+        let value = serde_json::json!({
             "levels": found.levels,
             "duration_ms": found.duration_ms,
             "communities": listed,
-        }));
+        });
+        return print_stamped(&world, &graph, [], value);
     }
     for info in &found.levels {
         print(&format!(

@@ -2,7 +2,7 @@
 
 use clap::{Args, ValueEnum};
 
-use super::{WorkspaceArgs, find, load, location, print, print_json};
+use super::{WorkspaceArgs, find, load, location, print, print_stamped};
 use crate::analysis::modules::{self, Direction};
 
 #[derive(Args, Debug)]
@@ -45,11 +45,16 @@ impl From<DirectionArg> for Direction {
 pub fn run(arguments: &DepsArgs) -> anyhow::Result<()> {
     let (name, depth, workspace) = (&arguments.name, arguments.depth, &arguments.workspace);
     let direction = Direction::from(arguments.direction);
-    let (_world, graph) = load(workspace)?;
+    let (world, graph) = load(workspace)?;
     let entity = find(&graph, name)?;
     let found = modules::find_dependencies(&graph, &entity, direction, depth);
     if workspace.json {
-        return print_json(&serde_json::json!({ "entity": entity, "dependencies": found }));
+        let files = found
+            .iter()
+            .map(|item| &*item.entity.file_path)
+            .chain([&*entity.file_path]);
+        let value = serde_json::json!({ "entity": entity, "dependencies": found });
+        return print_stamped(&world, &graph, files, value);
     }
     if found.is_empty() {
         return print(&format!(

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{WorkspaceArgs, index_world, open_world, print, print_json};
+use super::{WorkspaceArgs, index_world, open_world, print, print_stamped};
 use crate::world::IndexReport;
 
 #[derive(Args, Debug)]
@@ -36,7 +36,12 @@ pub fn run(arguments: IndexArgs) -> anyhow::Result<()> {
     let world = open_world(&workspace)?;
     let report = index_world(&world, full);
     if workspace.json {
-        print_json(&report)?;
+        print_stamped(
+            &world,
+            &world.snapshot(),
+            [],
+            serde_json::to_value(&report)?,
+        )?;
     } else {
         print(&format_report(&report))?;
     }
@@ -48,7 +53,12 @@ pub fn stats(arguments: &StatsArgs) -> anyhow::Result<()> {
     let world = open_world(workspace)?;
     let report = index_world(&world, false);
     if workspace.json {
-        print_json(&report)?;
+        print_stamped(
+            &world,
+            &world.snapshot(),
+            [],
+            serde_json::to_value(&report)?,
+        )?;
     } else {
         print(&format_report(&report))?;
     }

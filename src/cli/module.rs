@@ -3,7 +3,7 @@
 use anyhow::Context;
 use clap::Args;
 
-use super::{WorkspaceArgs, load, print, print_json};
+use super::{WorkspaceArgs, load, print, print_stamped};
 
 #[derive(Args, Debug)]
 pub struct ModuleArgs {
@@ -15,7 +15,7 @@ pub struct ModuleArgs {
 pub fn run(arguments: &ModuleArgs) -> anyhow::Result<()> {
     let (file, workspace) = (&arguments.file, &arguments.workspace);
     use crate::analysis::modules;
-    let (_world, graph) = load(workspace)?;
+    let (world, graph) = load(workspace)?;
     let path = modules::find_file(&graph, file).map_err(|closest| {
         if closest.is_empty() {
             anyhow::anyhow!("'{file}' is not an indexed file")
@@ -29,7 +29,10 @@ pub fn run(arguments: &ModuleArgs) -> anyhow::Result<()> {
     let module = modules::analyze_module_structure(&graph, &path)
         .context("the file left the graph while it was read")?;
     if workspace.json {
-        return print_json(&module);
+        let mut files: Vec<&str> = vec![&*module.file];
+        files.extend(module.dependencies.iter().map(|file| &**file));
+        files.extend(module.dependents.iter().map(|file| &**file));
+        return print_stamped(&world, &graph, files, serde_json::to_value(&module)?);
     }
     let metrics = &module.metrics;
     let mut out = format!(

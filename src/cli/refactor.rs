@@ -4,7 +4,7 @@
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 
-use super::{WorkspaceArgs, find, load, location, print, print_json};
+use super::{WorkspaceArgs, find, load, location, print, print_stamped};
 use crate::analysis::refactor::{self, SuggestionKind};
 
 #[derive(Args, Debug)]
@@ -63,7 +63,12 @@ pub fn run(arguments: &RefactorArgs) -> anyhow::Result<()> {
     let facts = world.analysis().repo_facts(&graph);
     if cycles {
         if workspace.json {
-            return print_json(&facts.import_cycles);
+            let files = facts
+                .import_cycles
+                .iter()
+                .flat_map(|cycle| cycle.files.iter().map(|file| &**file));
+            let value = serde_json::json!({ "import_cycles": facts.import_cycles });
+            return print_stamped(&world, &graph, files, value);
         }
         if facts.import_cycles.is_empty() {
             print("no import cycles")?;
@@ -85,7 +90,13 @@ pub fn run(arguments: &RefactorArgs) -> anyhow::Result<()> {
                 .iter()
                 .map(|(entity, confidence, reason)| serde_json::json!({ "entity": entity, "confidence": confidence, "reason": reason }))
                 .collect();
-            return print_json(&list);
+            let files = found.iter().map(|(entity, _, _)| &*entity.file_path);
+            return print_stamped(
+                &world,
+                &graph,
+                files,
+                serde_json::json!({ "dead_code": list }),
+            );
         }
         for (entity, confidence, reason) in found {
             print(&format!(
@@ -102,7 +113,12 @@ pub fn run(arguments: &RefactorArgs) -> anyhow::Result<()> {
     let entity = find(&graph, name)?;
     let report = refactor::suggest(&graph, &facts, &entity, only);
     if workspace.json {
-        return print_json(&report);
+        let files = report
+            .suggestions
+            .iter()
+            .map(|suggestion| &*suggestion.location.file)
+            .chain([&*entity.file_path]);
+        return print_stamped(&world, &graph, files, serde_json::to_value(&report)?);
     }
     let metrics = &report.metrics;
     let optional = |value: Option<u32>| value.map_or("-".to_string(), |value| value.to_string());

@@ -2,7 +2,7 @@
 
 use clap::{Args, ValueEnum};
 
-use super::{WorkspaceArgs, load, location, print, print_json};
+use super::{WorkspaceArgs, load, location, print, print_stamped};
 use crate::analysis::search::SearchScope;
 use crate::graph::Entity;
 
@@ -56,11 +56,17 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
             .iter()
             .map(|(relevance, entity)| serde_json::json!({ "entity": entity, "relevance": relevance }))
             .collect();
-        return print_json(&serde_json::json!({
-            "terms": results.terms,
-            "entities": entities,
-            "total_count": results.total_count,
-        }));
+        let files = found.iter().map(|(_, entity)| &*entity.file_path);
+        return print_stamped(
+            &world,
+            &graph,
+            files,
+            serde_json::json!({
+                "terms": results.terms,
+                "entities": entities,
+                "total_count": results.total_count,
+            }),
+        );
     }
     if found.is_empty() {
         return print(&format!("nothing matches {:?}", results.terms));

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::{WorkspaceArgs, find, load, location, print, print_json};
+use super::{WorkspaceArgs, find, load, location, print, print_stamped};
 use crate::graph::query;
 
 #[derive(Args, Debug)]
@@ -14,7 +14,7 @@ pub struct ShowArgs {
 
 pub fn run(arguments: &ShowArgs) -> anyhow::Result<()> {
     let (name, workspace) = (&arguments.name, &arguments.workspace);
-    let (_world, graph) = load(workspace)?;
+    let (world, graph) = load(workspace)?;
     let entity = find(&graph, name)?;
     let callers = query::callers(&graph, &entity.id);
     let callees = query::callees(&graph, &entity.id);
@@ -24,9 +24,14 @@ pub fn run(arguments: &ShowArgs) -> anyhow::Result<()> {
             .iter()
             .map(|(base, kind)| serde_json::json!({ "id": base.id, "relation": kind }))
             .collect();
-        print_json(
-            &serde_json::json!({ "entity": entity, "callers": callers, "callees": callees, "bases": bases }),
-        )?;
+        let files: Vec<&str> = callers
+            .iter()
+            .chain(callees.iter())
+            .map(|call| &*call.entity.file_path)
+            .chain([&*entity.file_path])
+            .collect();
+        let value = serde_json::json!({ "entity": entity, "callers": callers, "callees": callees, "bases": bases });
+        print_stamped(&world, &graph, files, value)?;
     } else {
         print(&format!(
             "{} ({}) {}-{}",

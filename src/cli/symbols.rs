@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::{WorkspaceArgs, load, location, print, print_json};
+use super::{WorkspaceArgs, load, location, print, print_stamped};
 use crate::graph::query;
 
 #[derive(Args, Debug)]
@@ -16,10 +16,16 @@ pub struct SymbolsArgs {
 
 pub fn run(arguments: &SymbolsArgs) -> anyhow::Result<()> {
     let (text, limit, workspace) = (&arguments.query, arguments.limit, &arguments.workspace);
-    let (_world, graph) = load(workspace)?;
+    let (world, graph) = load(workspace)?;
     let found = query::symbols(&graph, text, limit);
     if workspace.json {
-        print_json(&found)?;
+        let files = found.iter().map(|item| &*item.entity.file_path);
+        print_stamped(
+            &world,
+            &graph,
+            files,
+            serde_json::json!({ "symbols": found }),
+        )?;
     } else {
         for item in found {
             print(&format!(

@@ -318,8 +318,14 @@ fn check_fixture(name: &str) -> Vec<String> {
             .arg(&root)
             .output()
             .expect("codegraph callers runs");
-        let text = String::from_utf8_lossy(&output.stdout);
-        if !text.contains(&format!("\"{}\"", expectation.from)) {
+        // The `callers` list, not the references left aside (`possible`) that name ids too.
+        let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+        let listed = answer["callers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|caller| caller["id"] == expectation.from.as_str());
+        if !listed {
             failures.push(format!(
                 "{name}: codegraph callers {} does not list {}",
                 expectation.to, expectation.from

@@ -82,16 +82,41 @@ impl LspClient {
         arguments: &[&str],
         capabilities: Value,
     ) -> (LspClient, Value) {
-        let runtime_dir = tempfile::tempdir().unwrap();
+        let mut command = vec!["lsp", "--stdio"];
         // No cache unless the test chooses where it goes.
-        let cache = if arguments.contains(&"--cache-dir") {
-            None
-        } else {
-            Some("--no-cache")
-        };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_codegraph"))
-            .args(["lsp", "--stdio"])
-            .args(cache)
+        if !arguments.contains(&"--cache-dir") {
+            command.push("--no-cache");
+        }
+        command.extend(arguments);
+        LspClient::start_command_announcing(
+            env!("CARGO_BIN_EXE_codegraph"),
+            &command,
+            roots,
+            offer_utf8,
+            capabilities,
+        )
+    }
+
+    /// [`LspClient::start`] with the server's whole command line given (as an editor's or a
+    /// plugin's configuration names it).
+    pub(crate) fn start_command(
+        program: &str,
+        arguments: &[&str],
+        roots: &[&Path],
+        offer_utf8: bool,
+    ) -> (LspClient, Value) {
+        LspClient::start_command_announcing(program, arguments, roots, offer_utf8, json!({}))
+    }
+
+    fn start_command_announcing(
+        program: &str,
+        arguments: &[&str],
+        roots: &[&Path],
+        offer_utf8: bool,
+        capabilities: Value,
+    ) -> (LspClient, Value) {
+        let runtime_dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(program)
             .args(arguments)
             .env("XDG_RUNTIME_DIR", runtime_dir.path())
             .stdin(Stdio::piped())
@@ -291,7 +316,7 @@ impl LspClient {
     }
 
     /// Prepares the call hierarchy at a position and returns the one item there.
-    fn call_item(&mut self, path: &Path, line: u32, character: u32) -> Value {
+    pub(crate) fn call_item(&mut self, path: &Path, line: u32, character: u32) -> Value {
         let items = self.at("textDocument/prepareCallHierarchy", path, line, character);
         let items = items.as_array().expect("call hierarchy items");
         assert_eq!(items.len(), 1, "{items:?}");

@@ -3,6 +3,7 @@
 
 mod analysis;
 mod attach;
+mod bounded;
 mod cache;
 mod cli;
 mod conformance;
@@ -10,9 +11,11 @@ mod e2e_lsp;
 mod e2e_mcp;
 mod e2e_nvim;
 mod fixtures;
+mod fuzz;
 mod incremental;
 mod lsp;
 mod mcp;
+mod plugin;
 mod python;
 mod resolution;
 mod rules;
@@ -22,4 +25,5 @@ mod serve;
 mod shell;
 mod subscribe;
 mod support;
+mod trust;
 mod workspace;

@@ -198,7 +198,10 @@ fn a_pull_client_is_asked_to_pull_again_when_an_edit_changes_another_document() 
     client.notification("workspace/diagnostic/refresh", |_| true);
     let invoice_after = pull(&mut client, &invoice);
     assert_eq!(invoice_after.len(), 4, "{invoice_after:?}");
-    assert!(invoice_after[0].contains("error cycles"), "{invoice_after:?}");
+    assert!(
+        invoice_after[0].contains("error cycles"),
+        "{invoice_after:?}"
+    );
 
     client.notify(
         "textDocument/didChange",

@@ -1,18 +1,47 @@
 //! How a module fits in the codebase: `analyze_module_structure`.
 
 use std::collections::BTreeMap;
+use tokio_util::sync::CancellationToken;
 
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::get_file_structure::{FileParams, StructureEntry, structure_entries};
-use super::{ToolResult, blocking, resolve_file};
+use rmcp::model::CallToolResult;
+use serde::Deserialize;
+
+use super::get_file_structure::{StructureEntry, structure_entries};
+use super::{MAX_LIST_LIMIT, Provenance, ToolResult, provenance, resolve_file};
 use crate::analysis::modules;
 use crate::graph::FilePath;
 use crate::mcp::CodegraphMcp;
 use crate::mcp::convert::EntitySummary;
+use crate::mcp::work::Weight;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ModuleParams {
+    /// A path relative to the repository root, as in entity ids. Also accepted as
+    /// `module_path`; a module's id or dotted name works too.
+    #[serde(alias = "module_path", alias = "path")]
+    pub file_path: String,
+    /// At most this many items in each list (definitions, imports, exported API and its users,
+    /// unused exports, dependencies, dependents). Default 50, at most 1000. Also accepted as
+    /// `max_results`.
+    #[serde(default = "super::default_list_limit", alias = "max_results")]
+    pub limit: usize,
+}
+
+/// How many items each list has in all.
+#[derive(Debug, Default, Serialize, JsonSchema)]
+pub struct ModuleTotals {
+    pub entities: usize,
+    pub imports: usize,
+    pub exported_api: usize,
+    pub unused_exports: usize,
+    pub dependencies: usize,
+    pub dependents: usize,
+}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ImportEntry {
@@ -43,6 +72,14 @@ pub struct ModuleStructureResult {
     /// Files that depend on this one.
     pub dependents: Vec<String>,
     pub metrics: ModuleMetricsEntry,
+    /// The length of each list before `limit` cut it.
+    pub totals: ModuleTotals,
+    /// True when a list (or an export's `used_by`) was cut at `limit`.
+    pub truncated: bool,
+    /// How to get the rest, when anything was left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    pub provenance: Provenance,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -51,7 +88,7 @@ pub struct ExportEntry {
     pub entity: EntitySummary,
     /// Resolved references from other files to it or to anything inside it.
     pub references: usize,
-    /// The files those references come from.
+    /// The files those references come from (at most `limit`).
     pub used_by: Vec<String>,
 }
 
@@ -79,6 +116,52 @@ pub struct ModuleMetricsEntry {
 
 fn paths(files: &[FilePath]) -> Vec<String> {
     files.iter().map(|file| file.to_string()).collect()
+}
+
+impl ModuleStructureResult {
+    /// Cuts every list at `limit`, saying how long each was.
+    fn limit(&mut self, limit: usize) {
+        self.totals = ModuleTotals {
+            entities: self.entities.len(),
+            imports: self.imports.len(),
+            exported_api: self.exported_api.len(),
+            unused_exports: self.unused_exports.len(),
+            dependencies: self.dependencies.len(),
+            dependents: self.dependents.len(),
+        };
+        let mut cut = false;
+        let mut keep = |length: usize| {
+            cut |= length > limit;
+            length.min(limit)
+        };
+        self.entities.truncate(keep(self.entities.len()));
+        self.imports.truncate(keep(self.imports.len()));
+        self.exported_api.truncate(keep(self.exported_api.len()));
+        for export in &mut self.exported_api {
+            export.used_by.truncate(keep(export.used_by.len()));
+        }
+        self.unused_exports
+            .truncate(keep(self.unused_exports.len()));
+        self.dependencies.truncate(keep(self.dependencies.len()));
+        self.dependents.truncate(keep(self.dependents.len()));
+        self.truncated = cut;
+        self.hint = cut.then(|| {
+            format!(
+                "lists were cut at {limit} (see totals): call again with a larger limit (at most {MAX_LIST_LIMIT}), page the definitions with get_file_structure, or follow dependents with find_dependencies"
+            )
+        });
+    }
+
+    /// The files this answer names.
+    fn files(&self) -> Vec<&str> {
+        let mut files = vec![self.file.as_str()];
+        files.extend(self.dependencies.iter().map(String::as_str));
+        files.extend(self.dependents.iter().map(String::as_str));
+        for export in &self.exported_api {
+            files.extend(export.used_by.iter().map(String::as_str));
+        }
+        files
+    }
 }
 
 impl From<modules::ModuleStructure> for ModuleStructureResult {
@@ -127,6 +210,10 @@ impl From<modules::ModuleStructure> for ModuleStructureResult {
                 in_import_cycle: metrics.in_import_cycle,
                 import_cycle: paths(&metrics.import_cycle),
             },
+            totals: ModuleTotals::default(),
+            truncated: false,
+            hint: None,
+            provenance: Provenance::default(),
         }
     }
 }
@@ -134,21 +221,25 @@ impl From<modules::ModuleStructure> for ModuleStructureResult {
 #[tool_router(router = analyze_module_structure_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "How a module (file) fits in the codebase: what it defines (with lines), what it imports, its exported API (top-level definitions other files use, with reference counts and the using files; `unused_exports` lists public ones nobody outside uses), which files it depends on and which depend on it (resolved calls, imports, uses, inheritance), and metrics (lines, definitions by kind, total and maximum cyclomatic complexity, file fan-in and fan-out, whether it is in an import cycle). Use it before changing a module's interface.",
+        description = "How a module (file) fits in the codebase: what it defines (with lines), what it imports, its exported API (top-level definitions other files use, with reference counts and the using files; `unused_exports` lists public ones nobody outside uses), which files it depends on and which depend on it (resolved calls, imports, uses, inheritance), and metrics (lines, definitions by kind, total and maximum cyclomatic complexity, file fan-in and fan-out, whether it is in an import cycle). Use it before changing a module's interface. Each list holds at most `limit` (default 50) items; `totals` gives their full lengths.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn analyze_module_structure(
         &self,
-        Parameters(params): Parameters<FileParams>,
-    ) -> ToolResult<ModuleStructureResult> {
+        Parameters(params): Parameters<ModuleParams>,
+        cancel: CancellationToken,
+    ) -> Result<Json<ModuleStructureResult>, CallToolResult> {
         let world = self.world.clone();
-        blocking(move || {
+        let work = move || -> ToolResult<ModuleStructureResult> {
             let graph = world.snapshot();
             let path = resolve_file(&graph, &params.file_path)?;
             let module =
                 modules::analyze_module_structure(&graph, &path).expect("resolved file exists");
-            Ok(Json(ModuleStructureResult::from(module)))
-        })
-        .await
+            let mut result = ModuleStructureResult::from(module);
+            result.limit(params.limit.clamp(1, MAX_LIST_LIMIT));
+            result.provenance = provenance(&world, &graph, result.files());
+            Ok(Json(result))
+        };
+        self.work(Weight::Cheap, &cancel, work).await
     }
 }

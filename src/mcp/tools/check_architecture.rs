@@ -2,14 +2,17 @@
 //! some files, or of proposed contents that are written nowhere: `check_architecture`.
 
 use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
-use super::{ToolResult, blocking, resolve_file};
+use super::{Provenance, ToolResult, provenance, resolve_file};
 use crate::analysis::rules::baseline::Entry;
 use crate::analysis::rules::{Status, Violation, display_path, proposal, report};
 use crate::graph::FilePath;
+use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, tool_error};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -147,6 +150,7 @@ pub struct CheckArchitectureResult {
     /// What the proposed contents would do, when some were given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proposal: Option<ProposalResult>,
+    pub provenance: Provenance,
 }
 
 #[tool_router(router = check_architecture_router, vis = "pub(super)")]
@@ -158,9 +162,17 @@ impl CodegraphMcp {
     async fn check_architecture(
         &self,
         Parameters(params): Parameters<CheckArchitectureParams>,
-    ) -> ToolResult<CheckArchitectureResult> {
+        cancel: CancellationToken,
+    ) -> Result<Json<CheckArchitectureResult>, CallToolResult> {
+        // Proposed contents are extracted and resolved on a copy of the writer's indices.
+        let weight = if params.proposed.is_empty() {
+            Weight::Cheap
+        } else {
+            Weight::Heavy
+        };
         let world = self.world.clone();
-        blocking(move || check(&world, params)).await
+        self.work(weight, &cancel, move || check(&world, params))
+            .await
     }
 }
 
@@ -239,6 +251,11 @@ fn check(
                 Status::Ready { path, checker } => (path, checker),
             };
             let summary = report::report(checker, root, &path, 0);
+            let stamp = provenance(
+                world,
+                &graph,
+                violations_files(checker, &files).iter().map(|file| &**file),
+            );
             let violations: Vec<Violation> = if files.is_empty() {
                 checker.violations()
             } else {
@@ -283,6 +300,24 @@ fn check(
                 truncated: violations.len() > limit,
                 violations: entries(&violations),
                 proposal,
+                provenance: stamp,
             }))
         })
+}
+
+/// The files an answer rests on: the given ones, else every file with a violation.
+fn violations_files(
+    checker: &crate::analysis::rules::Checker,
+    files: &[FilePath],
+) -> Vec<FilePath> {
+    if !files.is_empty() {
+        return files.to_vec();
+    }
+    let mut found: Vec<FilePath> = checker
+        .violations()
+        .into_iter()
+        .map(|violation| violation.file)
+        .collect();
+    found.dedup();
+    found
 }

@@ -5,8 +5,11 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
-use super::ToolResult;
+use rmcp::model::CallToolResult;
+
+use super::{Provenance, provenance};
 use crate::mcp::paths::{self};
 use crate::mcp::{CodegraphMcp, tool_error};
 
@@ -34,6 +37,9 @@ pub struct ShellResult {
     pub timed_out: bool,
     /// stdout or stderr was cut at 64 KiB.
     pub truncated: bool,
+    /// The graph revision when the command ended; `unsaved_files`: files open in an editor
+    /// with edits not on disk, which the command did not see.
+    pub provenance: Provenance,
 }
 
 #[tool_router(router = execute_shell_command_router, vis = "pub(super)")]
@@ -51,7 +57,8 @@ impl CodegraphMcp {
         &self,
         Parameters(params): Parameters<ShellParams>,
         extensions: rmcp::model::Extensions,
-    ) -> ToolResult<ShellResult> {
+        cancel: CancellationToken,
+    ) -> Result<Json<ShellResult>, CallToolResult> {
         let refuse = |error: &str, message: String| {
             tool_error(serde_json::json!({
                 "error": error,
@@ -97,9 +104,12 @@ impl CodegraphMcp {
             .map(|seconds| std::time::Duration::from_secs(seconds.max(1) as u64))
             .unwrap_or(crate::mcp::shell::DEFAULT_TIMEOUT)
             .min(crate::mcp::shell::MAX_TIMEOUT);
-        let outcome = crate::mcp::shell::run(argv, &directory.absolute, timeout)
+        let outcome = crate::mcp::shell::run(policy, argv, &directory.absolute, timeout, &cancel)
             .await
             .map_err(|message| refuse("Command failed to start", message))?;
+        let graph = self.world.snapshot();
+        let unsaved = self.world.unsaved_files();
+        let provenance = provenance(&self.world, &graph, unsaved.iter().map(|path| &**path));
         Ok(Json(ShellResult {
             exit_code: outcome.exit_code.unwrap_or(-1),
             stdout: outcome.stdout,
@@ -107,6 +117,7 @@ impl CodegraphMcp {
             argv: outcome.argv,
             timed_out: outcome.timed_out,
             truncated: outcome.truncated,
+            provenance,
         }))
     }
 }

@@ -2,18 +2,31 @@
 //! and the call-walk helpers `find_callees` shares.
 
 use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
+use rustc_hash::FxHashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
-use super::ToolResult;
+use super::{CallProvenance, Page, call_provenance, paginate};
 use crate::graph::query;
-use crate::graph::{Entity, Graph};
+use crate::graph::{Entity, EntityId, Graph};
 use crate::mcp::convert::EntitySummary;
+use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, resolve_for_tool};
+
+/// Callers or callees returned when no `limit` is given: a hub with thousands of callers
+/// still answers in a few thousand tokens, and says how to page.
+pub const DEFAULT_CALLS_LIMIT: usize = 25;
+pub const MAX_CALLS_LIMIT: usize = 500;
 
 fn default_one() -> u32 {
     1
+}
+
+fn default_calls_limit() -> usize {
+    DEFAULT_CALLS_LIMIT
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -22,9 +35,17 @@ pub struct CallsParams {
     /// plain name. Also accepted as `function_name` or `entity_name`.
     #[serde(alias = "function_name", alias = "entity_name", alias = "name")]
     pub entity_id: String,
-    /// How many hops to follow (1 = direct only). Default 1, at most 10.
-    #[serde(default = "default_one")]
+    /// How many hops to follow (1 = direct only). Default 1, at most 10. Also accepted as
+    /// `depth`.
+    #[serde(default = "default_one", alias = "depth")]
     pub max_depth: u32,
+    /// How many to return (nearest first). Default 25, at most 500. Also accepted as
+    /// `max_results`.
+    #[serde(default = "default_calls_limit", alias = "max_results")]
+    pub limit: usize,
+    /// How many to skip: the `next_offset` of the previous page. Default 0.
+    #[serde(default)]
+    pub offset: usize,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -43,105 +64,47 @@ pub struct CallNeighbour {
     pub resolution: String,
 }
 
-/// What an answer rests on: the graph revision, the files with unsaved editor edits among
-/// those it reads, and the references left aside because their target is ambiguous.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Provenance {
-    /// The graph revision the answer was read from (it grows with every change).
-    pub revision: u64,
-    /// Files of this answer open in the editor with unsaved edits: the answer follows the
-    /// editor's text, not the disk's.
-    pub unsaved_files: Vec<String>,
-    /// References that may be calls but are no edges (several definitions fit the name): an
-    /// empty list of calls with possible ones here means "none proven", not "none".
-    pub possible: Vec<PossibleCallEntry>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct PossibleCallEntry {
-    /// The entity the reference is in.
-    pub from: String,
-    pub file_path: String,
-    pub line: u32,
-    /// The name as written.
-    pub name: String,
-    /// Every definition the name could mean.
-    pub candidates: Vec<String>,
-}
-
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct CallersResult {
     pub entity: EntitySummary,
     pub callers: Vec<CallNeighbour>,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub page: Page,
+    pub provenance: CallProvenance,
 }
 
-/// The call lines and resolution between a reached entity and the one it was reached from,
-/// as `query::callers`/`callees` of the latter report them (dispatch and build twins included).
-fn call_between(graph: &Graph, reached: &str, via: &str, incoming: bool) -> (Vec<u32>, String) {
-    let calls = if incoming {
-        query::callers(graph, via)
-    } else {
-        query::callees(graph, via)
-    };
-    calls
-        .into_iter()
-        .find(|call| &*call.entity.id == reached)
-        .map(|call| (call.call_lines, call.resolution.to_string()))
-        .unwrap_or_default()
-}
-
-/// The provenance of a callers (`incoming`) or callees answer.
-pub(super) fn provenance(
+/// One page of the callers (`incoming`) or callees of `entity`, up to `depth` hops, nearest
+/// first, with the stamp over every file it names.
+pub(super) fn call_page(
     world: &crate::world::World,
     graph: &Graph,
     entity: &Entity,
-    neighbours: &[CallNeighbour],
     incoming: bool,
-) -> Provenance {
-    let possible = if incoming {
-        query::possible_callers(graph, &entity.id)
-    } else {
-        query::possible_callees(graph, &entity.id)
-    };
-    let mut files: std::collections::BTreeSet<&str> = neighbours
-        .iter()
-        .map(|neighbour| neighbour.entity.file_path.as_str())
-        .collect();
-    files.insert(&entity.file_path);
-    let unsaved_files = world
-        .unsaved_files()
-        .into_iter()
-        .filter(|path| files.contains(&**path))
-        .map(|path| path.to_string())
-        .collect();
-    Provenance {
-        revision: graph.revision(),
-        unsaved_files,
-        possible: possible
-            .into_iter()
-            .map(|call| PossibleCallEntry {
-                from: call.from.to_string(),
-                file_path: call.file.to_string(),
-                line: call.line,
-                name: call.name.to_string(),
-                candidates: call.candidates.iter().map(ToString::to_string).collect(),
-            })
-            .collect(),
-    }
-}
-
-pub(super) fn call_neighbours(
-    graph: &Graph,
-    entity: &Entity,
-    incoming: bool,
-    depth: u32,
-) -> Vec<CallNeighbour> {
-    query::call_closure(graph, &entity.id, incoming, depth.clamp(1, 10))
+    params: &CallsParams,
+) -> (Vec<CallNeighbour>, Page, CallProvenance) {
+    let limit = params.limit.clamp(1, MAX_CALLS_LIMIT);
+    let reached = query::call_closure(graph, &entity.id, incoming, params.max_depth.clamp(1, 10));
+    let noun = if incoming { "callers" } else { "callees" };
+    let (reached, page) = paginate(reached, params.offset, limit, MAX_CALLS_LIMIT, noun);
+    // The call lines and resolution of each listed edge, from the calls of the entity it was
+    // reached from: one query per distinct `via`, for the page only (a hub's thousands of
+    // callers are walked once, not once each).
+    let mut calls_of: FxHashMap<EntityId, Vec<query::CallSite>> = FxHashMap::default();
+    let neighbours: Vec<CallNeighbour> = reached
         .into_iter()
         .map(|reached| {
-            let (call_lines, resolution) =
-                call_between(graph, &reached.entity.id, &reached.via, incoming);
+            let calls = calls_of.entry(reached.via.clone()).or_insert_with(|| {
+                if incoming {
+                    query::callers(graph, &reached.via)
+                } else {
+                    query::callees(graph, &reached.via)
+                }
+            });
+            let (call_lines, resolution) = calls
+                .iter()
+                .find(|call| call.entity.id == reached.entity.id)
+                .map(|call| (call.call_lines.clone(), call.resolution.to_string()))
+                .unwrap_or_default();
             CallNeighbour {
                 entity: EntitySummary::from(&reached.entity),
                 depth: reached.depth,
@@ -150,27 +113,44 @@ pub(super) fn call_neighbours(
                 resolution,
             }
         })
-        .collect()
+        .collect();
+    let possible = if incoming {
+        query::possible_callers(graph, &entity.id)
+    } else {
+        query::possible_callees(graph, &entity.id)
+    };
+    let files = neighbours
+        .iter()
+        .map(|neighbour| neighbour.entity.file_path.as_str())
+        .chain([&*entity.file_path]);
+    let provenance = call_provenance(world, graph, files, possible, params.offset, limit);
+    (neighbours, page, provenance)
 }
 
 #[tool_router(router = find_callers_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Who calls a function or method. Use it to see how something is used, or what a change to it would affect. Accepts an entity id (`path/file.py::Class.method`), a qualified name or a plain name; an ambiguous name fails and lists candidate ids. `max_depth` > 1 follows callers of callers (default 1: direct callers only). Each caller comes with the lines of its calls.",
+        description = "Who calls a function or method. Use it to see how something is used, or what a change to it would affect. Accepts an entity id (`path/file.py::Class.method`), a qualified name or a plain name; an ambiguous name fails and lists candidate ids. `max_depth` > 1 follows callers of callers (default 1: direct callers only). Each caller comes with the lines of its calls and how the call was resolved. Returns at most `limit` (default 25) with `total`; page with `offset`. `provenance` gives the graph revision, files with unsaved or on-disk changes, and the `possible` calls left aside (ambiguous or unresolved): no callers with possible ones means \"none proven\", not \"none\".",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn find_callers(
         &self,
         Parameters(params): Parameters<CallsParams>,
-    ) -> ToolResult<CallersResult> {
-        let graph = self.world.snapshot();
-        let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let callers = call_neighbours(&graph, &entity, true, params.max_depth);
-        let provenance = provenance(&self.world, &graph, &entity, &callers, true);
-        Ok(Json(CallersResult {
-            entity: EntitySummary::from(&entity),
-            callers,
-            provenance,
-        }))
+        cancel: CancellationToken,
+    ) -> Result<Json<CallersResult>, CallToolResult> {
+        let weight = Weight::of_depth(params.max_depth);
+        let world = self.world.clone();
+        self.work(weight, &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let (callers, page, provenance) = call_page(&world, &graph, &entity, true, &params);
+            Ok(Json(CallersResult {
+                entity: EntitySummary::from(&entity),
+                callers,
+                page,
+                provenance,
+            }))
+        })
+        .await
     }
 }

@@ -5,11 +5,15 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
-use super::{ToolResult, resolve_file};
+use rmcp::model::CallToolResult;
+
+use super::{MAX_LIST_LIMIT, Page, Provenance, paginate, provenance, resolve_file};
 use crate::analysis::modules;
 use crate::mcp::CodegraphMcp;
 use crate::mcp::convert::{self};
+use crate::mcp::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FileParams {
@@ -17,6 +21,17 @@ pub struct FileParams {
     /// `module_path`; a module's id or dotted name works too.
     #[serde(alias = "module_path", alias = "path")]
     pub file_path: String,
+    /// How many definitions to return, in file order. Default 200, at most 1000. Also accepted
+    /// as `max_results`.
+    #[serde(default = "default_outline_limit", alias = "max_results")]
+    pub limit: usize,
+    /// How many to skip: the `next_offset` of the previous page. Default 0.
+    #[serde(default)]
+    pub offset: usize,
+}
+
+fn default_outline_limit() -> usize {
+    200
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -39,6 +54,9 @@ pub struct FileStructureResult {
     pub language: String,
     pub line_count: u32,
     pub entities: Vec<StructureEntry>,
+    #[serde(flatten)]
+    pub page: Page,
+    pub provenance: Provenance,
 }
 
 pub(super) fn structure_entries(outline: &[modules::OutlineEntry]) -> Vec<StructureEntry> {
@@ -62,21 +80,35 @@ pub(super) fn structure_entries(outline: &[modules::OutlineEntry]) -> Vec<Struct
 #[tool_router(router = get_file_structure_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "An outline of one file: every class, function and method with its id, kind, line range, nesting depth and signature. Use it to get ids for the other tools and to see a file's shape without reading it.",
+        description = "An outline of one file: every class, function and method with its id, kind, line range, nesting depth and signature. Use it to get ids for the other tools and to see a file's shape without reading it. At most `limit` (default 200) definitions with `total`; page with `offset`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn get_file_structure(
         &self,
         Parameters(params): Parameters<FileParams>,
-    ) -> ToolResult<FileStructureResult> {
-        let graph = self.world.snapshot();
-        let path = resolve_file(&graph, &params.file_path)?;
-        let node = graph.file(&path).expect("resolved file exists");
-        Ok(Json(FileStructureResult {
-            file: path.to_string(),
-            language: node.language.name().to_string(),
-            line_count: node.summary.line_count,
-            entities: structure_entries(&modules::outline(&graph, &path)),
-        }))
+        cancel: CancellationToken,
+    ) -> Result<Json<FileStructureResult>, CallToolResult> {
+        let world = self.world.clone();
+        self.work(Weight::Cheap, &cancel, move || {
+            let graph = world.snapshot();
+            let path = resolve_file(&graph, &params.file_path)?;
+            let node = graph.file(&path).expect("resolved file exists");
+            let (outline, page) = paginate(
+                modules::outline(&graph, &path),
+                params.offset,
+                params.limit.clamp(1, MAX_LIST_LIMIT),
+                MAX_LIST_LIMIT,
+                "definitions",
+            );
+            Ok(Json(FileStructureResult {
+                file: path.to_string(),
+                language: node.language.name().to_string(),
+                line_count: node.summary.line_count,
+                entities: structure_entries(&outline),
+                page,
+                provenance: provenance(&world, &graph, [&*path]),
+            }))
+        })
+        .await
     }
 }

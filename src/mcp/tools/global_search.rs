@@ -4,8 +4,11 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
-use super::{ToolResult, blocking};
+use rmcp::model::CallToolResult;
+
+use super::{Provenance, ToolResult, provenance};
 use crate::analysis;
 use crate::mcp::CodegraphMcp;
 
@@ -21,6 +24,14 @@ pub struct GlobalSearchParams {
     /// ("how does authentication work"), 2 = coarsest.
     #[serde(default = "default_level", alias = "level")]
     pub community_level: u8,
+    /// At most this many supporting entities. Default 10, at most 100. Also accepted as
+    /// `max_results`.
+    #[serde(default = "default_supporting", alias = "max_results")]
+    pub limit: usize,
+}
+
+fn default_supporting() -> usize {
+    analysis::rag::DEFAULT_SUPPORTING
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -58,10 +69,16 @@ pub struct GlobalSearchResult {
     pub confidence: f64,
     pub relevant_communities: Vec<CommunityMatch>,
     pub supporting_entities: Vec<SupportingEntry>,
+    /// How many entities of the chosen communities matched in all.
+    pub total: usize,
+    /// True when `limit` left supporting entities out.
+    pub truncated: bool,
+    pub provenance: Provenance,
 }
 
 impl From<analysis::rag::GlobalAnswer> for GlobalSearchResult {
     fn from(answer: analysis::rag::GlobalAnswer) -> GlobalSearchResult {
+        let truncated = answer.supporting_total > answer.supporting_entities.len();
         GlobalSearchResult {
             query: answer.query,
             answer: answer.answer,
@@ -93,6 +110,9 @@ impl From<analysis::rag::GlobalAnswer> for GlobalSearchResult {
                     relevance: support.relevance,
                 })
                 .collect(),
+            total: answer.supporting_total,
+            truncated,
+            provenance: Provenance::default(),
         }
     }
 }
@@ -100,27 +120,39 @@ impl From<analysis::rag::GlobalAnswer> for GlobalSearchResult {
 #[tool_router(router = global_search_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default: a narrow area, often one file), 1 = subsystems (use it for \"how does X work\" questions spanning several files), 2 = coarsest. Read `codegraph://communities/{id}` for a community's members.",
+        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default: a narrow area, often one file), 1 = subsystems (use it for \"how does X work\" questions spanning several files), 2 = coarsest. Read `codegraph://communities/{id}` for a community's members. At most `limit` (default 10) supporting entities, with `total`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn global_search(
+    pub async fn global_search(
         &self,
         Parameters(params): Parameters<GlobalSearchParams>,
-    ) -> ToolResult<GlobalSearchResult> {
+        cancel: CancellationToken,
+    ) -> Result<Json<GlobalSearchResult>, CallToolResult> {
+        let weight = self.weight_of_search(true);
         let world = self.world.clone();
-        blocking(move || {
+        let work = move || -> ToolResult<GlobalSearchResult> {
             let graph = world.snapshot();
             let index = world.analysis().search_index(&graph);
             let communities = world.analysis().communities(&graph);
-            let answer = analysis::rag::global_search(
+            let answer = analysis::rag::global_search_with_limit(
                 &graph,
                 &index,
                 &communities,
                 &params.query,
                 params.community_level.min(2) as usize,
+                params.limit.clamp(1, 100),
             );
-            Ok(Json(GlobalSearchResult::from(answer)))
-        })
-        .await
+            let mut result = GlobalSearchResult::from(answer);
+            result.provenance = provenance(
+                &world,
+                &graph,
+                result
+                    .supporting_entities
+                    .iter()
+                    .map(|entry| entry.file.as_str()),
+            );
+            Ok(Json(result))
+        };
+        self.work(weight, &cancel, work).await
     }
 }

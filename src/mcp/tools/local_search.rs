@@ -4,10 +4,14 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
-use super::{ToolResult, blocking};
+use rmcp::model::CallToolResult;
+
+use super::{Provenance, ToolResult, provenance};
 use crate::analysis;
 use crate::graph::Entity;
+use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, resolve_for_tool, tool_error};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -64,10 +68,19 @@ pub struct LocalSearchResult {
     pub confidence: f64,
     pub relevant_entities: Vec<LocalEntry>,
     pub relationships: Vec<RelationshipEntry>,
+    /// How many entities the walk reached (start entities aside): the candidates ranked.
+    pub total: usize,
+    /// True when `limit` left reached entities out.
+    pub truncated: bool,
+    pub provenance: Provenance,
 }
 
 impl From<analysis::rag::LocalAnswer> for LocalSearchResult {
     fn from(answer: analysis::rag::LocalAnswer) -> LocalSearchResult {
+        let total = answer
+            .entities_searched
+            .saturating_sub(answer.context_entities.len());
+        let truncated = total > answer.relevant_entities.len();
         LocalSearchResult {
             query: answer.query,
             answer: answer.answer,
@@ -102,6 +115,9 @@ impl From<analysis::rag::LocalAnswer> for LocalSearchResult {
                     kind: relationship.kind.to_string(),
                 })
                 .collect(),
+            total,
+            truncated,
+            provenance: Provenance::default(),
         }
     }
 }
@@ -109,15 +125,19 @@ impl From<analysis::rag::LocalAnswer> for LocalSearchResult {
 #[tool_router(router = local_search_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Answer a question about one entity's surroundings (\"how is this class used?\", \"what does this touch in the database?\"): walks `depth` hops (default 2) from `entity_id` (or from several `context_entities`) over calls both ways, containment, imports, uses and inheritance, and ranks what it reaches by relevance to the query and closeness. Returns an extractive answer, the relevant entities with how each was reached, and the relationships among them.",
+        description = "Answer a question about one entity's surroundings (\"how is this class used?\", \"what does this touch in the database?\"): walks `depth` hops (default 2) from `entity_id` (or from several `context_entities`) over calls both ways, containment, imports, uses and inheritance, and ranks what it reaches by relevance to the query and closeness. Returns an extractive answer, the relevant entities with how each was reached, and the relationships among them. At most `limit` (default 20) relevant entities, with `total` reached.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn local_search(
         &self,
         Parameters(params): Parameters<LocalSearchParams>,
-    ) -> ToolResult<LocalSearchResult> {
+        cancel: CancellationToken,
+    ) -> Result<Json<LocalSearchResult>, CallToolResult> {
+        let weight = self
+            .weight_of_search(false)
+            .max(Weight::of_depth(params.depth.clamp(1, 4)));
         let world = self.world.clone();
-        blocking(move || {
+        let work = move || -> ToolResult<LocalSearchResult> {
             let graph = world.snapshot();
             let mut names: Vec<String> = params.entity_id.clone().into_iter().collect();
             names.extend(params.context_entities.iter().cloned());
@@ -143,8 +163,15 @@ impl CodegraphMcp {
                 params.depth.clamp(1, 4),
                 params.limit.clamp(1, 100),
             );
-            Ok(Json(LocalSearchResult::from(answer)))
-        })
-        .await
+            let mut result = LocalSearchResult::from(answer);
+            let files = result
+                .relevant_entities
+                .iter()
+                .map(|entry| entry.file.as_str())
+                .chain(starts.iter().map(|start| &*start.file_path));
+            result.provenance = provenance(&world, &graph, files);
+            Ok(Json(result))
+        };
+        self.work(weight, &cancel, work).await
     }
 }

@@ -4,8 +4,11 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
-use super::{ToolResult, blocking, round2};
+use rmcp::model::CallToolResult;
+
+use super::{Page, Provenance, ToolResult, provenance, round2};
 use crate::analysis;
 use crate::mcp::CodegraphMcp;
 use crate::mcp::convert::EntitySummary;
@@ -29,10 +32,16 @@ pub struct QueryParams {
     /// all, functions (functions and methods), classes (types) or files (modules).
     #[serde(default)]
     pub scope: Scope,
-    /// Maximum number of results. Default 20, at most 100.
+    /// Maximum number of results. Default 20, at most 100. Also accepted as `max_results`.
     #[serde(default = "super::default_limit", alias = "max_results")]
     pub limit: usize,
+    /// How many of the best matches to skip: the `next_offset` of the previous page. Default 0.
+    #[serde(default)]
+    pub offset: usize,
 }
+
+/// The most results one call returns.
+const MAX_QUERY_LIMIT: usize = 100;
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct QueryMatch {
@@ -45,7 +54,11 @@ pub struct QueryMatch {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct QueryResult {
     pub entities: Vec<QueryMatch>,
+    /// How many entities match at all (the same as `total`).
     pub total_count: usize,
+    #[serde(flatten)]
+    pub page: Page,
+    pub provenance: Provenance,
 }
 
 fn search_scope(scope: Scope) -> analysis::search::SearchScope {
@@ -60,22 +73,29 @@ fn search_scope(scope: Scope) -> analysis::search::SearchScope {
 #[tool_router(router = query_codebase_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first. `scope` narrows to functions, classes or files. Relevance is 0..1.",
+        description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first. `scope` narrows to functions, classes or files. Relevance is 0..1. At most `limit` (default 20) with `total`; page with `offset`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn query_codebase(
         &self,
         Parameters(params): Parameters<QueryParams>,
-    ) -> ToolResult<QueryResult> {
+        cancel: CancellationToken,
+    ) -> Result<Json<QueryResult>, CallToolResult> {
+        let weight = self.weight_of_search(false);
         let world = self.world.clone();
-        let limit = params.limit.clamp(1, 100);
-        blocking(move || {
+        let limit = params.limit.clamp(1, MAX_QUERY_LIMIT);
+        let work = move || -> ToolResult<QueryResult> {
             let graph = world.snapshot();
             let index = world.analysis().search_index(&graph);
-            let results = index.search(&params.query, search_scope(params.scope), limit);
-            let entities = results
+            let results = index.search(
+                &params.query,
+                search_scope(params.scope),
+                params.offset.saturating_add(limit),
+            );
+            let entities: Vec<QueryMatch> = results
                 .hits
                 .iter()
+                .skip(params.offset)
                 .filter_map(|hit| {
                     Some(QueryMatch {
                         entity: EntitySummary::from(&graph.entity(&hit.id)?),
@@ -83,11 +103,26 @@ impl CodegraphMcp {
                     })
                 })
                 .collect();
+            let page = Page::of(
+                results.total_count,
+                params.offset,
+                entities.len(),
+                limit,
+                MAX_QUERY_LIMIT,
+                "matches",
+            );
+            let provenance = provenance(
+                &world,
+                &graph,
+                entities.iter().map(|found| found.entity.file_path.as_str()),
+            );
             Ok(Json(QueryResult {
                 entities,
                 total_count: results.total_count,
+                page,
+                provenance,
             }))
-        })
-        .await
+        };
+        self.work(weight, &cancel, work).await
     }
 }

@@ -4,10 +4,14 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
-use super::{ToolResult, blocking};
+use rmcp::model::CallToolResult;
+
+use super::{Page, Provenance, ToolResult, paginate, provenance};
 use crate::analysis;
 use crate::mcp::convert::{self};
+use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, resolve_for_tool, tool_error};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -20,6 +24,13 @@ pub struct RefactoringParams {
     /// general / omitted for all). Also accepted as `refactoring_type`.
     #[serde(default, rename = "type", alias = "refactoring_type")]
     pub kind: Option<String>,
+    /// At most this many suggestions, most confident first as the analysis orders them.
+    /// Default 20, at most 100. Also accepted as `max_results`.
+    #[serde(default = "super::default_limit", alias = "max_results")]
+    pub limit: usize,
+    /// How many to skip: the `next_offset` of the previous page. Default 0.
+    #[serde(default)]
+    pub offset: usize,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -51,6 +62,9 @@ pub struct RefactoringResult {
     /// lines, cyclomatic_complexity, max_nesting, parameters, fan_in, fan_out, members.
     pub metrics: serde_json::Value,
     pub suggestions: Vec<SuggestionEntry>,
+    #[serde(flatten)]
+    pub page: Page,
+    pub provenance: Provenance,
 }
 
 #[tool_router(router = suggest_refactoring_router, vis = "pub(super)")]
@@ -62,9 +76,15 @@ impl CodegraphMcp {
     async fn suggest_refactoring(
         &self,
         Parameters(params): Parameters<RefactoringParams>,
-    ) -> ToolResult<RefactoringResult> {
+        cancel: CancellationToken,
+    ) -> Result<Json<RefactoringResult>, CallToolResult> {
+        let weight = if self.world.analysis().has_repo_facts(&self.world.snapshot()) {
+            Weight::Cheap
+        } else {
+            Weight::Heavy
+        };
         let world = self.world.clone();
-        blocking(move || {
+        let work = move || -> ToolResult<RefactoringResult> {
             let graph = world.snapshot();
             let entity = resolve_for_tool(&graph, &params.entity_id)?;
             let only = match params.kind.as_deref() {
@@ -79,14 +99,25 @@ impl CodegraphMcp {
             };
             let facts = world.analysis().repo_facts(&graph);
             let report = analysis::refactor::suggest(&graph, &facts, &entity, only);
+            let (suggestions, page) = paginate(
+                report.suggestions,
+                params.offset,
+                params.limit.clamp(1, 100),
+                100,
+                "suggestions",
+            );
+            let files = suggestions
+                .iter()
+                .map(|suggestion| &*suggestion.location.file)
+                .chain([&*report.entity.file_path]);
+            let provenance = provenance(&world, &graph, files);
             Ok(Json(RefactoringResult {
                 entity: report.entity.id.to_string(),
                 name: report.entity.name.to_string(),
                 kind: report.entity.kind.to_string(),
                 file_path: report.entity.file_path.to_string(),
                 metrics: serde_json::to_value(&report.metrics).unwrap_or_default(),
-                suggestions: report
-                    .suggestions
+                suggestions: suggestions
                     .iter()
                     .map(|suggestion| SuggestionEntry {
                         kind: serde_json::to_value(suggestion.kind)
@@ -104,8 +135,10 @@ impl CodegraphMcp {
                         related: suggestion.related.clone(),
                     })
                     .collect(),
+                page,
+                provenance,
             }))
-        })
-        .await
+        };
+        self.work(weight, &cancel, work).await
     }
 }
