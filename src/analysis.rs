@@ -1,5 +1,6 @@
 //! Analysis over a graph snapshot, protocol-agnostic: ranked search, communities (Leiden),
-//! GraphRAG-style global and local search, refactoring suggestions, module-level views.
+//! GraphRAG-style global and local search, refactoring suggestions, module-level views,
+//! architecture rules (`rules`).
 //!
 //! Every function here is pure over a `&Graph`; [`Cache`] keeps the derived structures (the
 //! search index, the communities, repository-wide facts) of the latest snapshot a reader asked
@@ -12,6 +13,7 @@ pub mod leiden;
 pub mod modules;
 pub mod rag;
 pub mod refactor;
+pub mod rules;
 pub mod search;
 pub mod text;
 pub mod visibility;
@@ -34,6 +36,8 @@ pub struct Cache {
     search: Slot<search::SearchIndex>,
     communities: Slot<communities::Communities>,
     facts: Slot<refactor::RepoFacts>,
+    /// The architecture rules of the workspace and their incremental checker.
+    rules: rules::Live,
 }
 
 /// One derived structure: the latest value computed, and (readable without the lock, so that
@@ -87,6 +91,11 @@ impl<T> Slot<T> {
 impl Cache {
     pub fn new() -> Cache {
         Cache::default()
+    }
+
+    /// The architecture rules (`.codegraph/rules.toml`) and their checker, kept current.
+    pub fn rules(&self) -> &rules::Live {
+        &self.rules
     }
 
     /// Whether the search index of `graph`'s revision is built, so a search costs milliseconds.

@@ -6,6 +6,7 @@
 //! helpers that load a workspace, find an entity and print are here.
 
 pub mod calls;
+pub mod check;
 pub mod communities;
 pub mod debug;
 pub mod deps;
@@ -128,6 +129,10 @@ pub enum Command {
     Module(module::ModuleArgs),
     /// One entity: where it is, its signature, its relations.
     Show(show::ShowArgs),
+    /// Check the architecture rules of `.codegraph/rules.toml` (layers, forbidden dependencies,
+    /// independent modules, cycles): prints `path:line:col: severity rule: message` and exits 1
+    /// when an error is new against the baseline.
+    Check(check::CheckArgs),
     /// Statistics of the index.
     Stats(index::StatsArgs),
     /// Serve editors over the Language Server Protocol on stdin/stdout. The workspace folders
@@ -302,6 +307,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
     match command {
         Command::Serve(arguments) => serve::run(arguments)?,
         Command::Lsp(arguments) => return lsp::run(arguments),
+        Command::Check(arguments) => return check::run(&arguments),
         Command::Index(arguments) => index::run(arguments)?,
         Command::Callers(arguments) => calls::run(&arguments, true)?,
         Command::Callees(arguments) => calls::run(&arguments, false)?,

@@ -26,21 +26,27 @@
 //!   refactoring metrics and suggestions, module-level views (`analysis/modules.rs`: an
 //!   entity's dependencies both ways, a file's outline, exported API, dependents and metrics),
 //!   each language's visibility rules (`analysis/visibility.rs`: what "exported" means);
-//!   a per-revision cache computed by readers on demand.
+//!   architecture rules (`analysis/rules.rs` + `analysis/rules/`: `.codegraph/rules.toml`
+//!   parsed with its problems, an incremental checker, baselines and drift, placement of a
+//!   shared module, proposed contents checked against now), the one checker behind the LSP
+//!   diagnostics, `check_architecture` and `codegraph check`; a per-revision cache computed by
+//!   readers on demand (the rules checker lives there too, `analysis::Cache::rules`).
 //! - `cancel`   stopping a request's work: a flag the door sets (client cancelled or gone,
 //!   deadline passed) and checkpoints in long loops (`analysis`, `graph::query`) that unwind to
 //!   the door's `cancel::run`; no-ops outside one (the CLI).
 //! - `world`    the single writer: the workspace walk, change application, the on-disk cache,
 //!   the file watcher of the headless server (`world/watch.rs`), a revision counter
 //!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes,
-//!   and the trust stamp every door puts on its answers (`world/stamp.rs`: the revision, and
-//!   which files of the answer have unsaved editor edits or changed on disk since indexing).
+//!   the trust stamp every door puts on its answers (`world/stamp.rs`: the revision, and
+//!   which files of the answer have unsaved editor edits or changed on disk since indexing),
+//!   and `World::proposed`, the graph proposed contents would give, never stored.
 //! - `cli`      the command-line door (`codegraph index`, `callers`, `deps`, `module`, ...): flags
 //!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out;
 //!   one file per command under `cli/`, the shared flags and the dispatch in `cli.rs`.
 //! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`; the only
 //!   module that imports LSP types, converted in `lsp/proto.rs`; `lsp/framing.rs` answers
-//!   malformed input before tower-lsp-server sees it.
+//!   malformed input before tower-lsp-server sees it; `lsp/diagnostics.rs` turns the rules'
+//!   violations into diagnostics (pulled or published after every change) and quick fixes.
 //! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here; one file
 //!   per tool under `mcp/tools/`, registered in one table in `mcp/tools.rs`) and its
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), both
@@ -51,8 +57,9 @@
 //!   (`mcp/subscriptions.rs`, woken by `World::changes`), the typed result sent once per
 //!   protocol version (`mcp/envelope.rs`: `structuredContent` and a one-line summary, or JSON
 //!   text for pre-2025-06-18 clients), completions of prompt arguments and resource-template
-//!   variables (`mcp/completions.rs`), and where every request's work runs (`mcp/work.rs`:
-//!   blocking threads, a deadline, cancellation, a bounded pool for heavy work).
+//!   variables (`mcp/completions.rs`), where every request's work runs (`mcp/work.rs`:
+//!   blocking threads, a deadline, cancellation, a bounded pool for heavy work), and the
+//!   architecture rules' resource and prompt (`mcp/rules.rs`).
 //!
 //! Architecture invariants:
 //! - `analysis` reads snapshots only; nothing on the edit path waits for it.

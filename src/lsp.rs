@@ -24,7 +24,10 @@
 //! `codegraph/bufferText` (`{uri}` → the server's text of an open document). The command
 //! `codegraph.reindex` (`workspace/executeCommand`) re-reads every folder from disk and answers
 //! once done, with one line per folder.
+//! The architecture rules (`.codegraph/rules.toml`) show as diagnostics, pulled or published,
+//! with a quick fix that removes a forbidden import (`lsp/diagnostics.rs`).
 
+mod diagnostics;
 pub mod framing;
 mod proto;
 
@@ -77,6 +80,8 @@ pub struct State {
     progress_tokens: AtomicUsize,
     /// The client sent `shutdown`; the exit status after `exit` is 0 only then.
     shutdown_requested: std::sync::atomic::AtomicBool,
+    /// Architecture-rule diagnostics: open documents, what was sent (see `lsp/diagnostics.rs`).
+    diagnostics: diagnostics::Diagnostics,
 }
 
 /// A file of a workspace folder, in a snapshot.
@@ -103,6 +108,7 @@ impl State {
             watch_registration: Default::default(),
             shutdown_requested: Default::default(),
             progress_tokens: AtomicUsize::new(0),
+            diagnostics: Default::default(),
         }
     }
 
@@ -266,6 +272,8 @@ impl State {
             return;
         };
         if let Some((root, relative)) = self.root_of(&path) {
+            self.diagnostics
+                .opened(document.uri, root.client_root.clone(), relative.clone());
             root.world
                 .open_buffer(&relative, document.version, document.text);
         }
@@ -298,6 +306,7 @@ impl State {
     }
 
     fn did_close(&self, params: DidCloseTextDocumentParams) {
+        self.diagnostics.closed(&params.text_document.uri);
         let Some(path) = proto::path_of(&params.text_document.uri) else {
             return;
         };
@@ -507,6 +516,7 @@ impl Backend {
             };
             tracing::info!("{}: {message}", root.client_root.display());
             state.indexing.fetch_sub(1, Ordering::SeqCst);
+            refresh_diagnostics(&client, &state, None);
             if let Some(progress) = progress {
                 progress.finish_with_message(message.clone()).await;
             }
@@ -552,6 +562,20 @@ impl Backend {
     }
 }
 
+/// Brings the open documents' diagnostics up to date after a change, aside (see
+/// `lsp/diagnostics.rs`).
+fn refresh_diagnostics(client: &Client, state: &Arc<State>, edited: Option<Uri>) {
+    let client = client.clone();
+    let state = state.clone();
+    tokio::spawn(async move {
+        let roots = state.roots.read().clone();
+        state
+            .diagnostics
+            .refresh(&client, roots, state.encoding(), edited.as_ref())
+            .await;
+    });
+}
+
 fn folder_path(folder: &WorkspaceFolder) -> Option<PathBuf> {
     proto::path_of(&folder.uri)
 }
@@ -570,6 +594,7 @@ impl LanguageServer for Backend {
             ColumnEncoding::Utf16
         };
         *self.state.encoding.write() = encoding;
+        self.state.diagnostics.configure(&params.capabilities);
         self.state.work_done_progress.store(
             params
                 .capabilities
@@ -631,6 +656,21 @@ impl LanguageServer for Backend {
                 code_lens_provider: Some(CodeLensOptions {
                     resolve_provider: Some(false),
                 }),
+                diagnostic_provider: Some(DiagnosticServerCapabilities::Options(
+                    DiagnosticOptions {
+                        identifier: Some(diagnostics::SOURCE.to_string()),
+                        // A cycle closed in one file shows in the others.
+                        inter_file_dependencies: true,
+                        workspace_diagnostics: false,
+                        ..DiagnosticOptions::default()
+                    },
+                )),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                        ..CodeActionOptions::default()
+                    },
+                )),
                 execute_command_provider: Some(ExecuteCommandOptions {
                     commands: vec![REINDEX_COMMAND.to_string()],
                     ..ExecuteCommandOptions::default()
@@ -699,6 +739,7 @@ impl LanguageServer for Backend {
         // `Ordered` applied it; a document over the size cap was left out, and the user hears
         // why (as `window/showMessage`, since nothing else would show it).
         let document = params.text_document;
+        refresh_diagnostics(&self.client, &self.state, Some(document.uri.clone()));
         let Some(path) = proto::path_of(&document.uri) else {
             return;
         };
@@ -718,8 +759,67 @@ impl LanguageServer for Backend {
             }
         }
     }
-    async fn did_change(&self, _: DidChangeTextDocumentParams) {}
-    async fn did_close(&self, _: DidCloseTextDocumentParams) {}
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        refresh_diagnostics(&self.client, &self.state, Some(params.text_document.uri));
+    }
+    async fn did_close(&self, _: DidCloseTextDocumentParams) {
+        refresh_diagnostics(&self.client, &self.state, None);
+    }
+
+    /// The architecture rules' violations of a document, for the text the client last sent.
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        let uri = params.text_document.uri;
+        let items = match self.state.locate(&uri) {
+            Some(located) => {
+                let encoding = self.state.encoding();
+                tokio::task::spawn_blocking(move || {
+                    let Located { root, graph, path } = located;
+                    diagnostics::file_diagnostics(&root, &graph, &path, encoding)
+                })
+                .await
+                .ok()
+                .flatten()
+                .unwrap_or_default()
+            }
+            None => Vec::new(),
+        };
+        self.state.diagnostics.pulled(uri, items.clone()).await;
+        Ok(DocumentDiagnosticReportResult::Report(
+            DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+                related_documents: None,
+                full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                    result_id: None,
+                    items,
+                },
+            }),
+        ))
+    }
+
+    /// Quick fixes for the rules' violations under the range: remove the import.
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        if let Some(only) = &params.context.only
+            && !only
+                .iter()
+                .any(|kind| CodeActionKind::QUICKFIX.as_str().starts_with(kind.as_str()))
+        {
+            return Ok(None);
+        }
+        let Some(located) = self.state.locate(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let actions = diagnostics::quick_fixes(
+            &located.root,
+            &located.graph,
+            &params.text_document.uri,
+            &located.path,
+            params.range,
+            self.state.encoding(),
+        );
+        Ok((!actions.is_empty()).then_some(actions))
+    }
 
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
         for removed in &params.event.removed {
@@ -770,6 +870,8 @@ impl LanguageServer for Backend {
         if let Err(error) = tokio::task::spawn_blocking(work).await {
             tracing::error!("refreshing watched files failed: {error}");
         }
+        // The rules file may be among them (it is read again when it changed).
+        refresh_diagnostics(&self.client, &self.state, None);
     }
 
     async fn goto_definition(

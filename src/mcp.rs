@@ -16,6 +16,7 @@ pub mod lines;
 pub mod paths;
 pub mod prompts;
 pub mod resources;
+pub mod rules;
 pub mod serve;
 pub mod shell;
 pub mod subscriptions;
@@ -61,6 +62,8 @@ it: `find_implementations`; impact of a change over every relation: `find_depend
 - read code: `get_code_snippet` for an entity, `read_file_content` for lines of a file.
 - metrics and suggestions: `suggest_refactoring`. After large changes on disk: \
 `reindex_repository`.
+- before proposing an import across modules: `check_architecture` with `proposed` contents \
+says whether it would break the repository's architecture rules (`codegraph://rules` lists them).
 
 Every result carries `provenance`: the graph `revision`, `unsaved_files` (answer follows the \
 editor's unsaved text) and `stale_files` (changed on disk since indexing: reindex). Edges carry \
@@ -94,7 +97,7 @@ impl CodegraphMcp {
             shell: None,
             pool: Arc::new(work::Pool::new(work::Limits::default())),
             tool_router: tools::router(),
-            prompt_router: CodegraphMcp::prompt_router(),
+            prompt_router: CodegraphMcp::prompt_router() + CodegraphMcp::rules_prompt_router(),
         }
     }
 
@@ -388,6 +391,26 @@ impl ServerHandler for CodegraphMcp {
                 Some(stopped.to_json()),
             )
         };
+        if request.uri == rules::RULES_URI {
+            // The first check after a change evaluates what changed (every file, the first
+            // time): off the runtime, with the request's cancellation.
+            let world = self.world.clone();
+            let value = self
+                .pool
+                .run(work::Weight::Cheap, &context.ct, move || {
+                    rules::read(&world, &graph)
+                })
+                .await
+                .map_err(stopped)?;
+            return Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(
+                    serde_json::to_string_pretty(&value).unwrap_or_default(),
+                    request.uri.clone(),
+                )
+                .with_mime_type("application/json"),
+            ])
+            .into());
+        }
         if let Some(rest) = request.uri.strip_prefix(resources::COMMUNITY_PREFIX) {
             let Ok(id) = rest.trim().parse::<u32>() else {
                 return Err(ErrorData::resource_not_found(

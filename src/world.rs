@@ -708,7 +708,25 @@ impl World {
 
     /// Applies raw updates (used by tests and benchmarks to drive the writer directly).
     pub fn apply_texts(&self, changes: Vec<(String, Option<String>)>) {
-        let updates = changes
+        let updates = self.updates_of(changes);
+        let mut state = self.state.lock();
+        self.publish(&mut state, updates);
+    }
+
+    /// The graph as it would be with `changes` (relative path, new text or `None` for a
+    /// deletion) applied on top of the current one: nothing is stored, written or published.
+    /// Paths of languages codegraph does not parse are left out. The writer lock is held only to
+    /// copy the writer's indices (proportional to the repository's names); the extraction and
+    /// the resolution run outside it.
+    pub fn proposed(&self, changes: Vec<(String, Option<String>)>) -> Graph {
+        let updates = self.updates_of(changes);
+        let mut writer = self.state.lock().writer.clone();
+        writer.apply(updates);
+        writer.graph().clone()
+    }
+
+    fn updates_of(&self, changes: Vec<(String, Option<String>)>) -> Vec<FileUpdate> {
+        changes
             .into_iter()
             .filter_map(|(relative, text)| {
                 let language = Language::from_path(Path::new(&relative))?;
@@ -726,9 +744,7 @@ impl World {
                     content,
                 })
             })
-            .collect();
-        let mut state = self.state.lock();
-        self.publish(&mut state, updates);
+            .collect()
     }
 }
 

@@ -197,7 +197,7 @@ pub fn import_cycles(graph: &Graph) -> Vec<ImportCycle> {
 }
 
 /// Strongly connected components, iteratively (deep import chains must not overflow the stack).
-fn tarjan(successors: &[Vec<usize>]) -> Vec<Vec<usize>> {
+pub(crate) fn tarjan(successors: &[Vec<usize>]) -> Vec<Vec<usize>> {
     let count = successors.len();
     let mut index = vec![usize::MAX; count];
     let mut low = vec![0usize; count];

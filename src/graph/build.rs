@@ -57,8 +57,9 @@ pub struct ApplyReport {
     pub resolved_files: usize,
 }
 
-/// Owns the current graph and the indices only the writer needs.
-#[derive(Default)]
+/// Owns the current graph and the indices only the writer needs. Cloned to see what proposed
+/// contents would make of the graph without storing it (`World::proposed`).
+#[derive(Default, Clone)]
 pub struct GraphWriter {
     graph: Graph,
     file_numbers: FxHashMap<FilePath, u32>,

@@ -46,6 +46,8 @@ or a plain name (`login`); an ambiguous name fails and lists the candidate ids.
 - `get_code_snippet` — an entity's exact source, with context lines.
 - `read_file_content` — a file (or a line range) inside the repository.
 - `reindex_repository` — refresh the graph after changes on disk.
+- `check_architecture` — the architecture rules' violations (`.codegraph/rules.toml`), of the
+  repository, of some files, or of proposed contents written nowhere (would this break a rule?).
 
 ## What every answer says about itself
 - `provenance.revision` — the graph revision the answer was read from.
@@ -71,6 +73,11 @@ returns 1,000 lines unless `end_line` asks for more, with `rest_uri` for the res
 - `codegraph://entities/{entity_id}` — one entity with its source, callers and callees.
 - `codegraph://files/{file_path}` — a file's entities and edges; `#L12-L40` after it: those lines.
 - `codegraph://communities/{community_id}` — a community: name, summary, members, top entities.
+- `codegraph://rules` — the architecture rules with their violations now and against the
+  baseline; subscribe to hear when the violations change.
+
+## Prompts
+- `place_shared_module` — where a new module shared by some files should live.
 
 ## Caveats
 Only resolved edges are listed as callers, callees or implementations; what codegraph could not
@@ -88,6 +95,9 @@ pub fn list() -> Vec<Resource> {
         Resource::new(GUIDE_URI, "guide")
             .with_description("How to use codegraph's tools and entity ids (read this first)")
             .with_mime_type("text/markdown"),
+        Resource::new(super::rules::RULES_URI, "rules")
+            .with_description("The architecture rules of .codegraph/rules.toml with their status: violations per rule now and against the baseline, problems of the rules file, the violations; notifies subscribers when the violations change")
+            .with_mime_type("application/json"),
     ]
 }
 

@@ -40,6 +40,7 @@ type Fingerprints = Arc<Mutex<BTreeMap<String, u64>>>;
 pub fn subscribable(uri: &str) -> bool {
     uri == STATS_URI
         || uri == GUIDE_URI
+        || uri == super::rules::RULES_URI
         || uri
             .strip_prefix(ENTITY_PREFIX)
             .is_some_and(|rest| !rest.is_empty())
@@ -53,7 +54,7 @@ pub fn subscribable(uri: &str) -> bool {
 
 /// What a resource looks like in `graph` (at `revision`), reduced to a number that changes when
 /// the resource does.
-fn fingerprint(graph: &Graph, revision: u64, uri: &str) -> u64 {
+fn fingerprint(world: &World, graph: &Graph, revision: u64, uri: &str) -> u64 {
     // Communities are recomputed lazily per revision; comparing them would force that work on
     // every change, so a subscribed community is notified whenever the graph changes.
     if uri == STATS_URI || uri.starts_with(COMMUNITY_PREFIX) {
@@ -63,6 +64,13 @@ fn fingerprint(graph: &Graph, revision: u64, uri: &str) -> u64 {
         return 0;
     }
     let mut hasher = rustc_hash::FxHasher::default();
+    if uri == super::rules::RULES_URI {
+        // The rules' status: changes when a violation (or a count, or the rules) does.
+        super::rules::read(world, graph)
+            .to_string()
+            .hash(&mut hasher);
+        return hasher.finish();
+    }
     match resources::read(graph, uri) {
         Ok(result) => serde_json::to_string(&result)
             .unwrap_or_default()
@@ -125,7 +133,7 @@ async fn follow(
             let mut subscribed = subscribed_for_check.lock();
             let mut updated = Vec::new();
             for (uri, last) in subscribed.iter_mut() {
-                let now = fingerprint(&graph, revision, uri);
+                let now = fingerprint(&world_for_check, &graph, revision, uri);
                 if now != *last {
                     *last = now;
                     updated.push(uri.clone());
@@ -172,7 +180,7 @@ impl Session {
         let (revision, graph) = current(world);
         self.subscribed
             .lock()
-            .insert(uri.to_string(), fingerprint(&graph, revision, uri));
+            .insert(uri.to_string(), fingerprint(world, &graph, revision, uri));
         if follower.is_none() {
             let stop = CancellationToken::new();
             let stopped = stop.clone();
@@ -216,7 +224,7 @@ pub async fn listen(
     let subscribed: BTreeMap<String, u64> = uris
         .into_iter()
         .map(|uri| {
-            let now = fingerprint(&graph, revision, &uri);
+            let now = fingerprint(&world, &graph, revision, &uri);
             (uri, now)
         })
         .collect();

@@ -21,6 +21,7 @@ use crate::world::{Stamp, World};
 pub type ToolResult<T> = Result<Json<T>, CallToolResult>;
 
 pub mod analyze_module_structure;
+pub mod check_architecture;
 pub mod execute_shell_command;
 pub mod find_callees;
 pub mod find_callers;
@@ -51,6 +52,7 @@ pub(crate) fn router() -> ToolRouter<CodegraphMcp> {
         + CodegraphMcp::suggest_refactoring_router()
         + CodegraphMcp::reindex_repository_router()
         + CodegraphMcp::execute_shell_command_router()
+        + CodegraphMcp::check_architecture_router()
 }
 
 /// What an answer rests on, on every tool result.

@@ -398,10 +398,13 @@ fn try_save(
     // Checked again: it may have been swapped for a symlink since.
     check_directory(directory)
         .map_err(|reason| std::io::Error::other(format!("the directory {reason}")))?;
+    // The cache is not versioned; the architecture rules and their baseline, which live beside
+    // it, are.
+    const GITIGNORE: &str = "# codegraph's cache; safe to delete (but keep the rules)\n*\n!rules.toml\n!rules-baseline.json\n";
     let ignore = directory.join(".gitignore");
     if ignore.symlink_metadata().is_err() {
         match create_new(&ignore) {
-            Ok(mut file) => file.write_all(b"# codegraph's cache; safe to delete\n*\n")?,
+            Ok(mut file) => file.write_all(GITIGNORE.as_bytes())?,
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(error) => return Err(error),
         }

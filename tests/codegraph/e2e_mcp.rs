@@ -97,8 +97,9 @@ fn published_url(runtime_dir: &Path) -> String {
     }
 }
 
-const TOOLS: [&str; 14] = [
+const TOOLS: [&str; 15] = [
     "analyze_module_structure",
+    "check_architecture",
     "execute_shell_command",
     "find_callees",
     "find_callers",
@@ -121,7 +122,7 @@ fn assert_common(report: &Value) {
     assert_eq!(report["tools"], json!(TOOLS));
     assert_eq!(report["escape_refused"], "Access denied");
     let trust = &report["trust"];
-    assert_eq!(trust["annotated_tools_with_output_schema"], 14);
+    assert_eq!(trust["annotated_tools_with_output_schema"], 15);
     assert_eq!(
         trust["hub"],
         json!({"total": 300, "truncated": true, "next_offset": 25, "returned": 25})
@@ -171,6 +172,11 @@ fn add_trust_fixtures(repo: &Path) {
         "class B:\n    def process(self):\n        pass\n",
     );
     write("shop/left/run.py", "def run(thing):\n    thing.process()\n");
+    // Architecture rules for `check_architecture`: utilities know nothing of authentication.
+    write(
+        ".codegraph/rules.toml",
+        "[[forbid]]\nname = \"util-is-a-leaf\"\nfrom = \"shop/util/**\"\nto = \"shop/auth/**\"\n",
+    );
 }
 
 /// The editor's unsaved text of `shop/left/run.py`: one call proven, one still ambiguous.

@@ -71,13 +71,30 @@ impl LspClient {
         offer_utf8: bool,
         arguments: &[&str],
     ) -> (LspClient, Value) {
+        LspClient::start_announcing(roots, offer_utf8, arguments, json!({}))
+    }
+
+    /// [`LspClient::start_with`] announcing more client capabilities (`textDocument`, more
+    /// `workspace` keys).
+    pub(crate) fn start_announcing(
+        roots: &[&Path],
+        offer_utf8: bool,
+        arguments: &[&str],
+        capabilities: Value,
+    ) -> (LspClient, Value) {
         let mut command = vec!["lsp", "--stdio"];
         // No cache unless the test chooses where it goes.
         if !arguments.contains(&"--cache-dir") {
             command.push("--no-cache");
         }
         command.extend(arguments);
-        LspClient::start_command(env!("CARGO_BIN_EXE_codegraph"), &command, roots, offer_utf8)
+        LspClient::start_command_announcing(
+            env!("CARGO_BIN_EXE_codegraph"),
+            &command,
+            roots,
+            offer_utf8,
+            capabilities,
+        )
     }
 
     /// [`LspClient::start`] with the server's whole command line given (as an editor's or a
@@ -87,6 +104,16 @@ impl LspClient {
         arguments: &[&str],
         roots: &[&Path],
         offer_utf8: bool,
+    ) -> (LspClient, Value) {
+        LspClient::start_command_announcing(program, arguments, roots, offer_utf8, json!({}))
+    }
+
+    fn start_command_announcing(
+        program: &str,
+        arguments: &[&str],
+        roots: &[&Path],
+        offer_utf8: bool,
+        capabilities: Value,
     ) -> (LspClient, Value) {
         let runtime_dir = tempfile::tempdir().unwrap();
         let mut child = Command::new(program)
@@ -132,19 +159,28 @@ impl LspClient {
             .iter()
             .map(|root| json!({"uri": uri(root), "name": root.file_name().unwrap().to_string_lossy()}))
             .collect();
+        let mut announced = json!({
+            "general": {"positionEncodings": encodings},
+            "window": {"workDoneProgress": true},
+            "workspace": {
+                "workspaceFolders": true,
+                "didChangeWatchedFiles": {"dynamicRegistration": true}
+            }
+        });
+        for (key, value) in capabilities.as_object().into_iter().flatten() {
+            match (announced.get_mut(key), value) {
+                (Some(Value::Object(existing)), Value::Object(more)) => {
+                    existing.extend(more.clone());
+                }
+                _ => announced[key] = value.clone(),
+            }
+        }
         let initialize = client.request(
             "initialize",
             json!({
                 "processId": null,
                 "rootUri": null,
-                "capabilities": {
-                    "general": {"positionEncodings": encodings},
-                    "window": {"workDoneProgress": true},
-                    "workspace": {
-                        "workspaceFolders": true,
-                        "didChangeWatchedFiles": {"dynamicRegistration": true}
-                    }
-                },
+                "capabilities": announced,
                 "workspaceFolders": folders,
             }),
         );
@@ -245,6 +281,23 @@ impl LspClient {
             } else {
                 self.stash.push_back(message);
             }
+        }
+    }
+
+    /// The next notification `method` whose params satisfy `wanted` (stashed ones first);
+    /// the others are kept.
+    pub(crate) fn notification(&mut self, method: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        let matches = |message: &Value| message["method"] == method && wanted(&message["params"]);
+        if let Some(position) = self.stash.iter().position(matches) {
+            return self.stash.remove(position).unwrap()["params"].clone();
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let message = self.next_message(deadline);
+            if matches(&message) {
+                return message["params"].clone();
+            }
+            self.stash.push_back(message);
         }
     }
 

@@ -466,7 +466,14 @@ async fn resources_list_and_read() {
         .into_iter()
         .map(|resource| resource.uri.clone())
         .collect();
-    assert_eq!(listed, ["codegraph://stats", "codegraph://guide"]);
+    assert_eq!(
+        listed,
+        [
+            "codegraph://stats",
+            "codegraph://guide",
+            "codegraph://rules"
+        ]
+    );
     let templates: Vec<String> = session
         .client
         .list_all_resource_templates()

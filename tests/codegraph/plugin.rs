@@ -217,7 +217,7 @@ fn the_manifest_commands_start_and_answer() {
             .serve(TokioChildProcess::new(command).unwrap())
             .await
             .expect("MCP handshake");
-        assert_eq!(client.list_all_tools().await.unwrap().len(), 14);
+        assert_eq!(client.list_all_tools().await.unwrap().len(), 15);
         let answer = client
             .call_tool(
                 CallToolRequestParams::new("find_callers").with_arguments(

@@ -174,6 +174,11 @@ fn every_tool() -> Vec<(&'static str, Value, Option<bool>)> {
             Some(true),
         ),
         (
+            "check_architecture",
+            json!({"files": [SERVICE]}),
+            Some(true),
+        ),
+        (
             "execute_shell_command",
             json!({"command": "echo hi"}),
             Some(true),
@@ -270,7 +275,10 @@ fn output_schema(tool: &Tool) -> Value {
 
 #[tokio::test]
 async fn every_tool_answers_with_the_stamp_in_the_shape_its_output_schema_declares() {
-    let session = start(&[], None).await;
+    // Architecture rules, so that `check_architecture` has something to check.
+    let rules =
+        "[[forbid]]\nname = \"util-is-a-leaf\"\nfrom = \"shop/util/**\"\nto = \"shop/auth/**\"\n";
+    let session = start(&[(".codegraph/rules.toml", rules.to_string())], None).await;
     // An edit in the editor, not saved: every answer that reads the file says so.
     let service = session.repo().join(SERVICE);
     let on_disk = std::fs::read_to_string(&service).unwrap();

@@ -144,6 +144,13 @@ async def check_trust(client: Client, attached: bool) -> dict:
     await checked.ok("local_search", {"query": "token", "entity_id": AUTHENTICATE})
     await checked.ok("suggest_refactoring", {"entity_id": AUTHENTICATE})
     await checked.ok("read_file_content", {"file_path": "shop/util/math.py", "start_line": 1, "end_line": 2})
+    # Would a utility importing authentication break a rule? (Proposed, never written.)
+    proposal = await checked.ok(
+        "check_architecture",
+        {"proposed": [{"file_path": "shop/util/tokens.py", "content": "from shop.auth.service import AuthService\n"}]},
+    )
+    assert proposal["proposal"]["breaks_rules"] is True, proposal
+    assert [entry["rule"] for entry in proposal["proposal"]["new_violations"]] == ["util-is-a-leaf"], proposal
 
     # The argument fixes.
     both = await checked.ok("query_codebase", {"query": "authenticate", "max_results": 2, "limit": 2})

@@ -1,0 +1,685 @@
+//! The evaluation of a [`RuleSet`] on a graph, kept per file and redone only where a change can
+//! have changed it.
+//!
+//! A file's violations of the layer, forbid and independence rules are a function of its node in
+//! the graph (its edges name their targets, and a target's file is part of its id) and of the
+//! rules: [`Checker::update`] re-evaluates exactly the files whose `FileNode` is not the one it
+//! saw last time (the writer shares unchanged nodes between snapshots). Cycles need the whole
+//! dependency graph between files (or directories): it is rebuilt, in linear time, only when a
+//! changed file's set of dependency targets changed; otherwise the components are reused and
+//! only the changed files' cycle violations are derived again.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use smol_str::SmolStr;
+
+use super::config::{CycleUnit, PathClass, RuleBody, RuleSet, has_glob};
+use super::deps::{self, Dependency, Target};
+use super::{DependencyKind, RuleProblem, Violation};
+use crate::graph::{EntityId, FileNode, FilePath, Graph};
+use crate::model::Span;
+
+/// Above this many files to evaluate, the work is spread over threads.
+const PARALLEL_FROM: usize = 64;
+
+/// The rules evaluated on a graph. Cheap to clone (per-file verdicts are shared), so a proposed
+/// change can be checked on a copy.
+#[derive(Clone)]
+pub struct Checker {
+    rules: Arc<RuleSet>,
+    files: FxHashMap<FilePath, Arc<FileCheck>>,
+    classes: FxHashMap<FilePath, Arc<PathClass>>,
+    /// One per cycles rule, in rule order.
+    cycles: Vec<Arc<Cycles>>,
+    /// The rules file's problems: as written, and patterns that match no file.
+    problems: Arc<Vec<RuleProblem>>,
+    /// How many files the last update evaluated again.
+    last_evaluated: usize,
+}
+
+/// One file's verdict.
+struct FileCheck {
+    node: Arc<FileNode>,
+    violations: Vec<Violation>,
+    /// Per cycles rule: the dependencies that count for it, onto other files.
+    cycle_deps: Vec<Vec<CycleDep>>,
+}
+
+#[derive(Clone)]
+struct CycleDep {
+    kind: DependencyKind,
+    site: Span,
+    file: FilePath,
+    entity: EntityId,
+}
+
+/// The cycles of one cycles rule: the strongly connected components of the dependency graph
+/// between its nodes (files or directories) that have more than one node.
+struct Cycles {
+    rule: usize,
+    unit: CycleUnit,
+    component: FxHashMap<SmolStr, u32>,
+    successors: FxHashMap<SmolStr, Vec<SmolStr>>,
+}
+
+/// What a dependency lands on, as rule evaluation sees it.
+pub enum TargetRef<'a> {
+    File {
+        path: &'a str,
+        class: &'a PathClass,
+    },
+    External {
+        module: &'a str,
+        name: Option<&'a str>,
+    },
+}
+
+fn node_of(unit: CycleUnit, path: &str) -> SmolStr {
+    match unit {
+        CycleUnit::Files => SmolStr::new(path),
+        CycleUnit::Directories => SmolStr::new(path.rsplit_once('/').map_or("", |(dir, _)| dir)),
+    }
+}
+
+fn node_display(unit: CycleUnit, node: &str) -> String {
+    match (unit, node) {
+        (CycleUnit::Directories, "") => "(root)".to_string(),
+        (CycleUnit::Directories, _) => format!("{node}/"),
+        _ => node.to_string(),
+    }
+}
+
+impl Checker {
+    pub fn new(rules: Arc<RuleSet>) -> Checker {
+        let cycles = rules
+            .rules
+            .iter()
+            .enumerate()
+            .filter_map(|(index, rule)| match rule.body {
+                RuleBody::Cycles { between } => Some(Arc::new(Cycles {
+                    rule: index,
+                    unit: between,
+                    component: FxHashMap::default(),
+                    successors: FxHashMap::default(),
+                })),
+                _ => None,
+            })
+            .collect();
+        let problems = Arc::new(rules.problems.clone());
+        Checker {
+            rules,
+            files: FxHashMap::default(),
+            classes: FxHashMap::default(),
+            cycles,
+            problems,
+            last_evaluated: 0,
+        }
+    }
+
+    pub fn rules(&self) -> &Arc<RuleSet> {
+        &self.rules
+    }
+
+    /// The problems of the rules file: as written, and patterns that match no file.
+    pub fn problems(&self) -> &[RuleProblem] {
+        &self.problems
+    }
+
+    /// How many files the last [`Checker::update`] evaluated again (for tests and benchmarks).
+    pub fn last_evaluated(&self) -> usize {
+        self.last_evaluated
+    }
+
+    /// Brings the verdicts in line with `graph`, evaluating again only the files whose node
+    /// changed, and the cycles only when the dependency graph changed shape.
+    pub fn update(&mut self, graph: &Graph) {
+        let mut changed: Vec<Arc<FileNode>> = Vec::new();
+        let mut added = false;
+        for node in graph.files() {
+            match self.files.get(&node.path) {
+                Some(check) if Arc::ptr_eq(&check.node, node) => {}
+                Some(_) => changed.push(node.clone()),
+                None => {
+                    added = true;
+                    changed.push(node.clone());
+                }
+            }
+        }
+        let mut removed = false;
+        if self.files.len()
+            + changed
+                .iter()
+                .filter(|node| !self.files.contains_key(&node.path))
+                .count()
+            != graph.file_count()
+        {
+            removed = true;
+            self.files.retain(|path, _| graph.file(path).is_some());
+            self.classes.retain(|path, _| graph.file(path).is_some());
+        }
+        self.last_evaluated = changed.len();
+        if changed.is_empty() && !removed {
+            return;
+        }
+        if added {
+            let new: Vec<FilePath> = changed
+                .iter()
+                .filter(|node| !self.classes.contains_key(&node.path))
+                .map(|node| node.path.clone())
+                .collect();
+            let rules = &self.rules;
+            let classes: Vec<(FilePath, Arc<PathClass>)> = if new.len() >= PARALLEL_FROM {
+                new.into_par_iter()
+                    .map(|path| {
+                        let class = Arc::new(rules.classify(&path));
+                        (path, class)
+                    })
+                    .collect()
+            } else {
+                new.into_iter()
+                    .map(|path| {
+                        let class = Arc::new(rules.classify(&path));
+                        (path, class)
+                    })
+                    .collect()
+            };
+            self.classes.extend(classes);
+        }
+        let evaluate = |node: &Arc<FileNode>| -> Arc<FileCheck> {
+            Arc::new(evaluate_file(
+                &self.rules,
+                &self.cycles,
+                &self.classes,
+                graph,
+                node,
+            ))
+        };
+        let checks: Vec<Arc<FileCheck>> = if changed.len() >= PARALLEL_FROM {
+            changed.par_iter().map(evaluate).collect()
+        } else {
+            changed.iter().map(evaluate).collect()
+        };
+        // Which cycles rules must be recomputed: a file came or went, or a changed file now
+        // depends on a different set of nodes.
+        let mut reshaped = vec![added || removed; self.cycles.len()];
+        for check in &checks {
+            let old = self.files.get(&check.node.path);
+            for (index, cycles) in self.cycles.iter().enumerate() {
+                if reshaped[index] {
+                    continue;
+                }
+                let shape = |check: &FileCheck| -> Vec<SmolStr> {
+                    let mut nodes: Vec<SmolStr> = check.cycle_deps[index]
+                        .iter()
+                        .map(|dep| node_of(cycles.unit, &dep.file))
+                        .collect();
+                    nodes.sort();
+                    nodes.dedup();
+                    nodes
+                };
+                if old.is_none_or(|old| shape(old) != shape(check)) {
+                    reshaped[index] = true;
+                }
+            }
+        }
+        for check in checks {
+            self.files.insert(check.node.path.clone(), check);
+        }
+        for (index, reshape) in reshaped.into_iter().enumerate() {
+            if reshape {
+                let (rule, unit) = (self.cycles[index].rule, self.cycles[index].unit);
+                self.cycles[index] = Arc::new(compute_cycles(rule, unit, index, &self.files));
+            }
+        }
+        if added || removed {
+            self.problems = Arc::new(self.pattern_problems());
+        }
+    }
+
+    /// The rules file's problems as written, plus every pattern that matches no file.
+    fn pattern_problems(&self) -> Vec<RuleProblem> {
+        let rules = &self.rules;
+        let mut hits = vec![false; rules.patterns.len()];
+        let mut top_level: FxHashSet<&str> = FxHashSet::default();
+        for (path, class) in &self.classes {
+            top_level.insert(path.split('/').next().unwrap_or_default());
+            for (index, hit) in hits.iter_mut().enumerate() {
+                if !*hit && class.has(index) {
+                    *hit = true;
+                }
+            }
+        }
+        let mut problems = rules.problems.clone();
+        for (index, pattern) in rules.patterns.iter().enumerate() {
+            if hits[index] || pattern.rule == usize::MAX {
+                continue;
+            }
+            // A `to` entry that is no path may name an external module (`requests`,
+            // `net/http`): only one that looks like a workspace path is a problem.
+            let path_like = has_glob(&pattern.text)
+                || top_level.contains(pattern.text.split('/').next().unwrap_or_default());
+            if pattern.module.is_some() && !path_like {
+                continue;
+            }
+            problems.push(RuleProblem {
+                line: pattern.line,
+                column: pattern.column,
+                rule: Some(rules.rules[pattern.rule].name.to_string()),
+                message: format!(
+                    "`{}` (rule `{}`) matches no file of the workspace",
+                    pattern.text, rules.rules[pattern.rule].name
+                ),
+            });
+        }
+        problems.sort_by_key(|problem| (problem.line, problem.column));
+        problems
+    }
+
+    /// The violations of one file, sorted.
+    pub fn file_violations(&self, path: &str) -> Vec<Violation> {
+        let Some(check) = self.files.get(path) else {
+            return Vec::new();
+        };
+        let mut found = check.violations.clone();
+        for cycles in &self.cycles {
+            found.extend(self.cycle_violations(cycles, check));
+        }
+        super::sort(&mut found);
+        found
+    }
+
+    /// Every violation, sorted by file and position.
+    pub fn violations(&self) -> Vec<Violation> {
+        let mut found: Vec<Violation> = Vec::new();
+        for check in self.files.values() {
+            found.extend(check.violations.iter().cloned());
+            for cycles in &self.cycles {
+                if !cycles.component.is_empty() {
+                    found.extend(self.cycle_violations(cycles, check));
+                }
+            }
+        }
+        super::sort(&mut found);
+        found
+    }
+
+    fn cycle_violations(&self, cycles: &Cycles, check: &FileCheck) -> Vec<Violation> {
+        if cycles.component.is_empty() {
+            return Vec::new();
+        }
+        let index = self
+            .cycles
+            .iter()
+            .position(|other| other.rule == cycles.rule)
+            .unwrap_or(0);
+        let rule = &self.rules.rules[cycles.rule];
+        let from = node_of(cycles.unit, &check.node.path);
+        let Some(&component) = cycles.component.get(&from) else {
+            return Vec::new();
+        };
+        let mut seen: FxHashSet<(u32, u32)> = FxHashSet::default();
+        let mut found = Vec::new();
+        for dep in &check.cycle_deps[index] {
+            let to = node_of(cycles.unit, &dep.file);
+            if to == from || cycles.component.get(&to) != Some(&component) {
+                continue;
+            }
+            if !seen.insert((dep.site.start_byte, dep.site.end_byte)) {
+                continue;
+            }
+            let path = cycles.path_back(&to, &from);
+            let mut shown: Vec<String> = vec![node_display(cycles.unit, &from)];
+            shown.extend(path.iter().map(|node| node_display(cycles.unit, node)));
+            let explanation = format!(
+                "dependency cycle between {}: {}",
+                cycles.unit.as_str(),
+                shown.join(" → ")
+            );
+            found.push(violation(
+                rule,
+                &self.rules,
+                &check.node,
+                dep.kind,
+                dep.site,
+                dep.entity.to_string(),
+                Some(dep.file.clone()),
+                explanation,
+            ));
+        }
+        found
+    }
+
+    /// Which rules a dependency of `from` (a workspace path, existing or not) onto `target` would
+    /// break, with each one's explanation. Used for placing a module that does not exist yet.
+    pub fn breaks(
+        &self,
+        from: &str,
+        target: &TargetRef<'_>,
+        kind: DependencyKind,
+    ) -> Vec<(Arc<str>, String)> {
+        let class = self.rules.classify(from);
+        (0..self.rules.rules.len())
+            .filter(|&index| self.rules.rules[index].kinds.contains(kind))
+            .filter_map(|index| {
+                explain(&self.rules, index, &class, target)
+                    .map(|text| (self.rules.rules[index].name.clone(), text))
+            })
+            .collect()
+    }
+}
+
+impl Cycles {
+    /// A shortest path from `start` to `goal` inside their component (both included).
+    fn path_back(&self, start: &SmolStr, goal: &SmolStr) -> Vec<SmolStr> {
+        let component = self.component.get(start);
+        let mut previous: FxHashMap<&SmolStr, &SmolStr> = FxHashMap::default();
+        let mut queue = VecDeque::from([start]);
+        let mut seen: FxHashSet<&SmolStr> = FxHashSet::from_iter([start]);
+        while let Some(node) = queue.pop_front() {
+            if node == goal {
+                let mut path = vec![node.clone()];
+                let mut current = node;
+                while let Some(&before) = previous.get(current) {
+                    path.push(before.clone());
+                    current = before;
+                }
+                path.reverse();
+                return path;
+            }
+            for next in self.successors.get(node).into_iter().flatten() {
+                if self.component.get(next) == component && seen.insert(next) {
+                    previous.insert(next, node);
+                    queue.push_back(next);
+                }
+            }
+        }
+        vec![start.clone(), goal.clone()]
+    }
+}
+
+/// The strongly connected components of one cycles rule's dependency graph.
+fn compute_cycles(
+    rule: usize,
+    unit: CycleUnit,
+    index: usize,
+    files: &FxHashMap<FilePath, Arc<FileCheck>>,
+) -> Cycles {
+    let mut numbers: FxHashMap<SmolStr, usize> = FxHashMap::default();
+    let mut names: Vec<SmolStr> = Vec::new();
+    let mut number = |node: SmolStr, names: &mut Vec<SmolStr>| -> usize {
+        *numbers.entry(node.clone()).or_insert_with(|| {
+            names.push(node);
+            names.len() - 1
+        })
+    };
+    let mut edges: Vec<(usize, usize)> = Vec::new();
+    let mut paths: Vec<&FilePath> = files.keys().collect();
+    // Deterministic numbering, so that the cycle shown is the same from run to run.
+    paths.sort();
+    for path in paths {
+        let check = &files[path];
+        let from = number(node_of(unit, path), &mut names);
+        for dep in &check.cycle_deps[index] {
+            let to = number(node_of(unit, &dep.file), &mut names);
+            if to != from {
+                edges.push((from, to));
+            }
+        }
+    }
+    edges.sort_unstable();
+    edges.dedup();
+    let mut successors: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+    for &(from, to) in &edges {
+        successors[from].push(to);
+    }
+    let components = crate::analysis::refactor::tarjan(&successors);
+    let mut component: FxHashMap<SmolStr, u32> = FxHashMap::default();
+    for (id, members) in components
+        .into_iter()
+        .filter(|members| members.len() > 1)
+        .enumerate()
+    {
+        for member in members {
+            component.insert(names[member].clone(), id as u32);
+        }
+    }
+    let successors = successors
+        .into_iter()
+        .enumerate()
+        .filter(|(node, _)| component.contains_key(&names[*node]))
+        .map(|(node, next)| {
+            (
+                names[node].clone(),
+                next.into_iter().map(|to| names[to].clone()).collect(),
+            )
+        })
+        .collect();
+    Cycles {
+        rule,
+        unit,
+        component,
+        successors,
+    }
+}
+
+/// Why the dependency of a file of class `from` onto `target` breaks rule `index`, if it does.
+fn explain(
+    rules: &RuleSet,
+    index: usize,
+    from: &PathClass,
+    target: &TargetRef<'_>,
+) -> Option<String> {
+    let rule = &rules.rules[index];
+    let text = |group: &[usize]| -> String {
+        group
+            .iter()
+            .map(|&pattern| format!("`{}`", rules.patterns[pattern].text))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    match &rule.body {
+        RuleBody::Layers { layers } => {
+            let TargetRef::File { class, .. } = target else {
+                return None;
+            };
+            let from_layer = from.group(layers, &rules.patterns)?;
+            let to_layer = class.group(layers, &rules.patterns)?;
+            (to_layer < from_layer).then(|| {
+                format!(
+                    "layer {} ({} of {}) must not depend on the higher layer {} ({}); higher layers may depend on lower ones, never the reverse",
+                    text(&layers[from_layer]),
+                    from_layer + 1,
+                    layers.len(),
+                    text(&layers[to_layer]),
+                    to_layer + 1,
+                )
+            })
+        }
+        RuleBody::Forbid { from: sources, to } => {
+            let source = sources.iter().find(|&&pattern| from.has(pattern))?;
+            let forbidden = to.iter().find(|&&pattern| match target {
+                TargetRef::File { class, .. } => class.has(pattern),
+                TargetRef::External { module, name } => rules.patterns[pattern]
+                    .module
+                    .as_ref()
+                    .is_some_and(|matcher| matcher.matches(module, *name)),
+            })?;
+            Some(format!(
+                "`{}` must not depend on `{}`",
+                rules.patterns[*source].text, rules.patterns[*forbidden].text
+            ))
+        }
+        RuleBody::Independent { modules } => {
+            let TargetRef::File { class, .. } = target else {
+                return None;
+            };
+            let from_module = from.group(modules, &rules.patterns)?;
+            let to_module = class.group(modules, &rules.patterns)?;
+            (to_module != from_module).then(|| {
+                format!(
+                    "{} and {} must stay independent of each other",
+                    text(&modules[from_module]),
+                    text(&modules[to_module])
+                )
+            })
+        }
+        RuleBody::Cycles { .. } => None,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn violation(
+    rule: &super::Rule,
+    _rules: &RuleSet,
+    node: &FileNode,
+    kind: DependencyKind,
+    site: Span,
+    target: String,
+    target_file: Option<FilePath>,
+    explanation: String,
+) -> Violation {
+    let mut message = format!("{} {target}: {explanation}", kind.verb());
+    if let Some(reason) = &rule.reason {
+        message.push_str(". ");
+        message.push_str(reason);
+    }
+    // The text as indexed (read again from disk when no editor holds it; none when it changed
+    // since, and then the file is being re-indexed).
+    let text = node.text().unwrap_or_default();
+    let fix = if kind == DependencyKind::Import {
+        deps::remove_import(&text, site)
+    } else {
+        None
+    };
+    Violation {
+        rule: rule.name.clone(),
+        severity: rule.severity,
+        file: node.path.clone(),
+        line: site.start.line + 1,
+        column: site.start.column + 1,
+        span: site,
+        kind,
+        reference: deps::reference_text(&text, site),
+        target,
+        target_file,
+        message,
+        fix,
+    }
+}
+
+fn precedence(kind: DependencyKind) -> u8 {
+    match kind {
+        DependencyKind::Import => 0,
+        DependencyKind::Extends => 1,
+        DependencyKind::Implements => 2,
+        DependencyKind::Call => 3,
+        DependencyKind::TypeUse => 4,
+    }
+}
+
+/// The layer, forbid and independence violations of one file, and its dependencies for cycles.
+fn evaluate_file(
+    rules: &RuleSet,
+    cycles: &[Arc<Cycles>],
+    classes: &FxHashMap<FilePath, Arc<PathClass>>,
+    graph: &Graph,
+    node: &Arc<FileNode>,
+) -> FileCheck {
+    let mut dependencies: Vec<Dependency> = deps::dependencies(graph, node);
+    // One violation per rule and site: at a site that is several dependencies at once
+    // (`impl Store for Account` implements and uses the type), the most telling kind speaks.
+    dependencies.sort_by_key(|dependency| {
+        (
+            dependency.site.start_byte,
+            dependency.site.end_byte,
+            precedence(dependency.kind),
+        )
+    });
+    let own = classes
+        .get(&node.path)
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rules.classify(&node.path)));
+    let mut violations = Vec::new();
+    // Each distinct target is judged once per rule: a file calls into another many times.
+    let mut verdicts: FxHashMap<&Target, Vec<(usize, String)>> = FxHashMap::default();
+    let mut seen: FxHashSet<(usize, u32, u32)> = FxHashSet::default();
+    let has_path_rules = rules
+        .rules
+        .iter()
+        .any(|rule| !matches!(rule.body, RuleBody::Cycles { .. }));
+    if has_path_rules {
+        for dependency in &dependencies {
+            let verdict = verdicts.entry(&dependency.target).or_insert_with(|| {
+                let class;
+                let target = match &dependency.target {
+                    Target::Entity { file, .. } => {
+                        class = classes
+                            .get(file)
+                            .cloned()
+                            .unwrap_or_else(|| Arc::new(rules.classify(file)));
+                        TargetRef::File {
+                            path: file,
+                            class: &class,
+                        }
+                    }
+                    Target::External { module, name } => TargetRef::External {
+                        module,
+                        name: name.as_deref(),
+                    },
+                };
+                (0..rules.rules.len())
+                    .filter_map(|index| {
+                        explain(rules, index, &own, &target).map(|text| (index, text))
+                    })
+                    .collect()
+            });
+            for (index, explanation) in verdict.iter() {
+                let rule = &rules.rules[*index];
+                if !rule.kinds.contains(dependency.kind) {
+                    continue;
+                }
+                let key = (*index, dependency.site.start_byte, dependency.site.end_byte);
+                if !seen.insert(key) {
+                    continue;
+                }
+                violations.push(violation(
+                    rule,
+                    rules,
+                    node,
+                    dependency.kind,
+                    dependency.site,
+                    dependency.target.display(),
+                    dependency.target.file().cloned(),
+                    explanation.clone(),
+                ));
+            }
+        }
+    }
+    let cycle_deps = cycles
+        .iter()
+        .map(|cycles| {
+            let kinds = rules.rules[cycles.rule].kinds;
+            dependencies
+                .iter()
+                .filter(|dependency| kinds.contains(dependency.kind))
+                .filter_map(|dependency| match &dependency.target {
+                    Target::Entity { file, entity } => Some(CycleDep {
+                        kind: dependency.kind,
+                        site: dependency.site,
+                        file: file.clone(),
+                        entity: entity.clone(),
+                    }),
+                    Target::External { .. } => None,
+                })
+                .collect()
+        })
+        .collect();
+    FileCheck {
+        node: node.clone(),
+        violations,
+        cycle_deps,
+    }
+}

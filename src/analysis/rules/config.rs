@@ -1,0 +1,859 @@
+//! The rules file, `.codegraph/rules.toml`, parsed into a [`RuleSet`].
+//!
+//! The vocabulary is borrowed from the tools people already use: import-linter's `layers` and
+//! `independence`, dependency-cruiser's `forbidden`, and a ban on cycles:
+//!
+//! ```toml
+//! [[layers]]
+//! name = "app"
+//! layers = ["src/ui/**", "src/services/**", "src/domain/**"]   # top to bottom
+//!
+//! [[forbid]]
+//! name = "domain-is-pure"
+//! from = "src/domain/**"
+//! to = ["src/infra/**", "requests", "sqlalchemy"]   # paths or external modules
+//! severity = "error"                                  # error | warning | info
+//! reason = "Domain code must not know about infrastructure."
+//!
+//! [[independent]]
+//! name = "features"
+//! modules = ["src/features/billing/**", "src/features/auth/**"]
+//!
+//! [cycles]
+//! forbid = true          # between = "files" (default) or "directories"
+//! ```
+//!
+//! Every rule also takes `severity`, `reason` and `kinds` (which dependencies count: `import`,
+//! `call`, `extends`, `implements`, `type_use`; all of them by default, imports only for cycles).
+//!
+//! The file is read through `toml`'s spanned document tree rather than serde structs, so that
+//! every problem (a syntax error, an unknown key, a misspelt severity, a bad glob) names its
+//! line; problems never stop the other rules from being checked.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::{DependencyKind, KindSet, RuleProblem, Severity};
+
+/// A parsed rules file.
+#[derive(Debug, Clone)]
+pub struct RuleSet {
+    pub rules: Vec<Rule>,
+    /// What is wrong with the file as written (patterns that match no file are found later,
+    /// against the graph, by the checker).
+    pub problems: Vec<RuleProblem>,
+    /// Every path pattern of every rule; rules refer to them by index.
+    pub patterns: Vec<Pattern>,
+    /// All patterns' globs, for classifying a path with one pass.
+    pub(crate) globs: GlobSet,
+    /// The pattern each glob of `globs` belongs to.
+    pub(crate) glob_owner: Vec<u32>,
+}
+
+/// One path pattern as written, with where it is written.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    pub text: String,
+    pub line: u32,
+    pub column: u32,
+    /// The rule it belongs to (index in [`RuleSet::rules`]).
+    pub rule: usize,
+    /// For a `to` entry of a `forbid` rule: it also names an external module, as the language
+    /// writes it (`requests`, `net/http`, `@scope/pkg`, `reqwest::Client`).
+    pub module: Option<ModuleMatcher>,
+}
+
+/// Matches external module names: `requests` matches `requests` and `requests.adapters`,
+/// `net/http` matches `net/http` and `net/http/httptest`, `fs` matches `node:fs`; a glob
+/// (`@aws-sdk/*`) matches the whole name.
+#[derive(Debug, Clone)]
+pub struct ModuleMatcher {
+    pub text: String,
+    glob: Option<GlobMatcher>,
+}
+
+impl ModuleMatcher {
+    fn new(text: &str) -> ModuleMatcher {
+        let text = text.strip_prefix("node:").unwrap_or(text).to_string();
+        let glob = has_glob(&text)
+            .then(|| Glob::new(&text).ok().map(|glob| glob.compile_matcher()))
+            .flatten();
+        ModuleMatcher { text, glob }
+    }
+
+    /// Whether an import of `path` (binding `name`, if it names one) is of this module.
+    pub fn matches(&self, path: &str, name: Option<&str>) -> bool {
+        let path = path.strip_prefix("node:").unwrap_or(path);
+        if let Some(glob) = &self.glob {
+            return glob.is_match(path);
+        }
+        let prefix_of = |candidate: &str| {
+            candidate == self.text
+                || candidate
+                    .strip_prefix(self.text.as_str())
+                    .is_some_and(|rest| {
+                        rest.starts_with('.') || rest.starts_with('/') || rest.starts_with("::")
+                    })
+        };
+        if prefix_of(path) {
+            return true;
+        }
+        // `reqwest::Client` or `os.path` written as the module and the name it imports.
+        name.is_some_and(|name| {
+            prefix_of(&format!("{path}::{name}")) || prefix_of(&format!("{path}.{name}"))
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub name: Arc<str>,
+    pub severity: Severity,
+    pub reason: Option<String>,
+    /// One-based line of the rule's table.
+    pub line: u32,
+    /// Which dependencies the rule counts.
+    pub kinds: KindSet,
+    pub body: RuleBody,
+}
+
+impl Rule {
+    /// `layers`, `forbid`, `independent` or `cycles`.
+    pub fn kind_name(&self) -> &'static str {
+        match self.body {
+            RuleBody::Layers { .. } => "layers",
+            RuleBody::Forbid { .. } => "forbid",
+            RuleBody::Independent { .. } => "independent",
+            RuleBody::Cycles { .. } => "cycles",
+        }
+    }
+}
+
+/// What a rule says. Pattern lists are indices into [`RuleSet::patterns`]; a layer or an
+/// independent module is a group of patterns (a string or a list of strings in the file).
+#[derive(Debug, Clone)]
+pub enum RuleBody {
+    /// Higher layers (earlier) may depend on lower ones, never the reverse.
+    Layers { layers: Vec<Vec<usize>> },
+    /// Files matching `from` must not depend on anything matching `to`.
+    Forbid { from: Vec<usize>, to: Vec<usize> },
+    /// No module of the list may depend on another.
+    Independent { modules: Vec<Vec<usize>> },
+    /// No dependency cycles between files, or between directories.
+    Cycles { between: CycleUnit },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CycleUnit {
+    Files,
+    Directories,
+}
+
+impl CycleUnit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CycleUnit::Files => "files",
+            CycleUnit::Directories => "directories",
+        }
+    }
+}
+
+pub(crate) fn has_glob(text: &str) -> bool {
+    text.contains(['*', '?', '[', '{'])
+}
+
+/// One-based line and column of byte offsets in a text.
+struct Lines {
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    fn new(text: &str) -> Lines {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(index, _)| index + 1));
+        Lines { starts }
+    }
+
+    fn at(&self, byte: usize) -> (u32, u32) {
+        let line = self.starts.partition_point(|&start| start <= byte) - 1;
+        (line as u32 + 1, (byte - self.starts[line]) as u32 + 1)
+    }
+}
+
+/// The parser's working state: the problems so far, and the patterns and globs collected.
+struct Builder {
+    lines: Lines,
+    problems: Vec<RuleProblem>,
+    patterns: Vec<Pattern>,
+    globs: GlobSetBuilder,
+    glob_owner: Vec<u32>,
+    rules: Vec<Rule>,
+}
+
+type Entry<'i> = Spanned<DeValue<'i>>;
+
+impl Builder {
+    fn problem(&mut self, span: Range<usize>, rule: Option<&str>, message: String) {
+        let (line, column) = self.lines.at(span.start);
+        self.problems.push(RuleProblem {
+            line,
+            column,
+            rule: rule.map(str::to_string),
+            message,
+        });
+    }
+
+    /// The strings of a value that is a string or an array of strings, with their spans.
+    fn strings(&mut self, value: &Entry<'_>, rule: &str, key: &str) -> Vec<(String, Range<usize>)> {
+        match value.get_ref() {
+            DeValue::String(text) => vec![(text.to_string(), value.span())],
+            DeValue::Array(items) => {
+                let mut found = Vec::new();
+                for item in items.iter() {
+                    match item.get_ref() {
+                        DeValue::String(text) => found.push((text.to_string(), item.span())),
+                        other => self.problem(
+                            item.span(),
+                            Some(rule),
+                            format!("`{key}` lists strings, not a {}", other.type_str()),
+                        ),
+                    }
+                }
+                found
+            }
+            other => {
+                self.problem(
+                    value.span(),
+                    Some(rule),
+                    format!(
+                        "`{key}` is a string or a list of strings, not a {}",
+                        other.type_str()
+                    ),
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// Groups: a list whose items are a pattern or a list of patterns (layers, modules).
+    fn groups(&mut self, value: &Entry<'_>, rule: &str, key: &str) -> Vec<Vec<usize>> {
+        let DeValue::Array(items) = value.get_ref() else {
+            self.problem(
+                value.span(),
+                Some(rule),
+                format!(
+                    "`{key}` is a list (of patterns, or of lists of patterns), not a {}",
+                    value.get_ref().type_str()
+                ),
+            );
+            return Vec::new();
+        };
+        let mut groups = Vec::new();
+        for item in items.iter() {
+            let texts = self.strings(item, rule, key);
+            let group: Vec<usize> = texts
+                .into_iter()
+                .filter_map(|(text, span)| self.pattern(&text, span, false, rule))
+                .collect();
+            if !group.is_empty() {
+                groups.push(group);
+            }
+        }
+        groups
+    }
+
+    /// Compiles one path pattern (a literal path also matches everything under it); `None`
+    /// (and a problem) when it is not a valid glob.
+    fn pattern(
+        &mut self,
+        text: &str,
+        span: Range<usize>,
+        module: bool,
+        rule_name: &str,
+    ) -> Option<usize> {
+        let rule = self.rules.len();
+        let trimmed = text.trim();
+        let normalized = trimmed.strip_prefix("./").unwrap_or(trimmed);
+        let normalized = normalized.trim_end_matches('/');
+        if normalized.is_empty() || normalized.starts_with('/') || normalized.contains("..") {
+            self.problem(
+                span,
+                Some(rule_name),
+                format!(
+                    "`{text}` is not a pattern of workspace-relative paths (no leading `/`, no `..`)"
+                ),
+            );
+            return None;
+        }
+        let mut globs = vec![normalized.to_string()];
+        if !has_glob(normalized) {
+            globs.push(format!("{normalized}/**"));
+        }
+        let mut compiled = Vec::new();
+        for glob in &globs {
+            match GlobBuilder::new(glob).literal_separator(true).build() {
+                Ok(glob) => compiled.push(glob),
+                Err(error) => {
+                    self.problem(
+                        span,
+                        Some(rule_name),
+                        format!("`{text}` is not a valid glob: {}", error.kind()),
+                    );
+                    return None;
+                }
+            }
+        }
+        let id = self.patterns.len();
+        for glob in compiled {
+            self.globs.add(glob);
+            self.glob_owner.push(id as u32);
+        }
+        let (line, column) = self.lines.at(span.start);
+        self.patterns.push(Pattern {
+            text: normalized.to_string(),
+            line,
+            column,
+            rule,
+            module: module.then(|| ModuleMatcher::new(normalized)),
+        });
+        Some(id)
+    }
+
+    /// Reads one rule table of `kind` and adds the rule (unless it is unusable).
+    fn rule(&mut self, kind: &str, table: &Spanned<DeValue<'_>>, position: usize) {
+        let DeValue::Table(fields) = table.get_ref() else {
+            self.problem(
+                table.span(),
+                None,
+                format!(
+                    "`{kind}` holds tables (`[[{kind}]]`), not a {}",
+                    table.get_ref().type_str()
+                ),
+            );
+            return;
+        };
+        let allowed: &[&str] = match kind {
+            "layers" => &["name", "layers", "severity", "reason", "kinds"],
+            "forbid" => &["name", "from", "to", "severity", "reason", "kinds"],
+            "independent" => &["name", "modules", "severity", "reason", "kinds"],
+            _ => &["name", "forbid", "between", "severity", "reason", "kinds"],
+        };
+        let default_name = match (kind, position) {
+            ("cycles", 0) => "cycles".to_string(),
+            (_, 0) if kind != "forbid" => kind.to_string(),
+            _ => format!("{kind}-{}", position + 1),
+        };
+        let name = match fields.get("name") {
+            Some(value) => match value.get_ref() {
+                DeValue::String(text) if !text.trim().is_empty() => text.trim().to_string(),
+                other => {
+                    self.problem(
+                        value.span(),
+                        None,
+                        format!("`name` is a non-empty string, not {}", describe(other)),
+                    );
+                    default_name
+                }
+            },
+            None => default_name,
+        };
+        for (key, _) in fields.iter() {
+            if !allowed.contains(&key.get_ref().as_ref()) {
+                self.problem(
+                    key.span(),
+                    Some(&name),
+                    format!(
+                        "unknown key `{}` in a `{kind}` rule (known: {})",
+                        key.get_ref(),
+                        allowed.join(", ")
+                    ),
+                );
+            }
+        }
+        if self.rules.iter().any(|rule| *rule.name == *name) {
+            self.problem(
+                table.span(),
+                Some(&name),
+                format!("two rules are named `{name}`; names must be unique (they are the diagnostic codes)"),
+            );
+        }
+        let severity = match fields.get("severity") {
+            None => Severity::Error,
+            Some(value) => match value.get_ref().as_str().and_then(Severity::parse) {
+                Some(severity) => severity,
+                None => {
+                    self.problem(
+                        value.span(),
+                        Some(&name),
+                        format!(
+                            "severity is `error`, `warning` or `info`, not {}",
+                            describe(value.get_ref())
+                        ),
+                    );
+                    Severity::Error
+                }
+            },
+        };
+        let reason = match fields.get("reason") {
+            None => None,
+            Some(value) => match value.get_ref().as_str() {
+                Some(text) => Some(text.trim().to_string()).filter(|text| !text.is_empty()),
+                None => {
+                    self.problem(
+                        value.span(),
+                        Some(&name),
+                        format!("`reason` is a string, not {}", describe(value.get_ref())),
+                    );
+                    None
+                }
+            },
+        };
+        let default_kinds = if kind == "cycles" {
+            KindSet::IMPORTS
+        } else {
+            KindSet::ALL
+        };
+        let kinds = match fields.get("kinds") {
+            None => default_kinds,
+            Some(value) => {
+                let mut kinds = Vec::new();
+                for (text, span) in self.strings(value, &name, "kinds") {
+                    match DependencyKind::parse(&text) {
+                        Some(kind) => kinds.push(kind),
+                        None => self.problem(
+                            span,
+                            Some(&name),
+                            format!("unknown dependency kind `{text}` (known: import, call, extends, implements, type_use)"),
+                        ),
+                    }
+                }
+                if kinds.is_empty() {
+                    default_kinds
+                } else {
+                    KindSet::of(kinds)
+                }
+            }
+        };
+        let required = |builder: &mut Builder, key: &str| -> Option<&Entry<'_>> {
+            let found = fields.get(key);
+            if found.is_none() {
+                builder.problem(
+                    table.span(),
+                    Some(&name),
+                    format!("a `{kind}` rule needs `{key}`"),
+                );
+            }
+            found
+        };
+        let body = match kind {
+            "layers" => {
+                let Some(value) = required(self, "layers") else {
+                    return;
+                };
+                let layers = self.groups(value, &name, "layers");
+                if layers.len() < 2 {
+                    self.problem(
+                        value.span(),
+                        Some(&name),
+                        "`layers` needs at least two layers, top to bottom".to_string(),
+                    );
+                    return;
+                }
+                RuleBody::Layers { layers }
+            }
+            "forbid" => {
+                let (Some(from), Some(to)) = (required(self, "from"), required(self, "to")) else {
+                    return;
+                };
+                let from_texts = self.strings(from, &name, "from");
+                let from: Vec<usize> = from_texts
+                    .into_iter()
+                    .filter_map(|(text, span)| self.pattern(&text, span, false, &name))
+                    .collect();
+                let to_texts = self.strings(to, &name, "to");
+                let to: Vec<usize> = to_texts
+                    .into_iter()
+                    .filter_map(|(text, span)| self.pattern(&text, span, true, &name))
+                    .collect();
+                if from.is_empty() || to.is_empty() {
+                    return;
+                }
+                RuleBody::Forbid { from, to }
+            }
+            "independent" => {
+                let Some(value) = required(self, "modules") else {
+                    return;
+                };
+                let modules = self.groups(value, &name, "modules");
+                if modules.len() < 2 {
+                    self.problem(
+                        value.span(),
+                        Some(&name),
+                        "`modules` needs at least two modules".to_string(),
+                    );
+                    return;
+                }
+                RuleBody::Independent { modules }
+            }
+            _ => {
+                match fields
+                    .get("forbid")
+                    .map(|value| (value.get_ref().as_bool(), value))
+                {
+                    Some((Some(true), _)) => {}
+                    Some((Some(false), _)) => return,
+                    Some((None, value)) => {
+                        self.problem(
+                            value.span(),
+                            Some(&name),
+                            format!(
+                                "`forbid` is true or false, not {}",
+                                describe(value.get_ref())
+                            ),
+                        );
+                        return;
+                    }
+                    None => {
+                        self.problem(
+                            table.span(),
+                            Some(&name),
+                            "`[cycles]` needs `forbid = true` to forbid cycles".to_string(),
+                        );
+                        return;
+                    }
+                }
+                let between = match fields.get("between") {
+                    None => CycleUnit::Files,
+                    Some(value) => match value.get_ref().as_str() {
+                        Some("files" | "file") => CycleUnit::Files,
+                        Some("directories" | "directory" | "dirs") => CycleUnit::Directories,
+                        _ => {
+                            self.problem(
+                                value.span(),
+                                Some(&name),
+                                format!(
+                                    "`between` is \"files\" or \"directories\", not {}",
+                                    describe(value.get_ref())
+                                ),
+                            );
+                            CycleUnit::Files
+                        }
+                    },
+                };
+                RuleBody::Cycles { between }
+            }
+        };
+        let (line, _) = self.lines.at(table.span().start);
+        self.rules.push(Rule {
+            name: Arc::from(name.as_str()),
+            severity,
+            reason,
+            line,
+            kinds,
+            body,
+        });
+        // Patterns took the rule's future index; a rule dropped above leaves its patterns
+        // unreferenced, which is harmless.
+    }
+}
+
+fn describe(value: &DeValue<'_>) -> String {
+    match value {
+        DeValue::String(text) => format!("\"{text}\""),
+        DeValue::Boolean(value) => value.to_string(),
+        DeValue::Integer(value) => value.as_str().to_string(),
+        other => format!("a {}", other.type_str()),
+    }
+}
+
+impl RuleSet {
+    /// Parses the text of a rules file. Never fails: what is wrong is in `problems`, with its
+    /// line, and the rules that could be read are kept.
+    pub fn parse(text: &str) -> RuleSet {
+        let mut builder = Builder {
+            lines: Lines::new(text),
+            problems: Vec::new(),
+            patterns: Vec::new(),
+            globs: GlobSetBuilder::new(),
+            glob_owner: Vec::new(),
+            rules: Vec::new(),
+        };
+        match DeTable::parse(text) {
+            Err(error) => {
+                let span = error.span().unwrap_or(0..0);
+                builder.problem(
+                    span,
+                    None,
+                    format!("not valid TOML: {}", error.message().trim()),
+                );
+            }
+            Ok(document) => {
+                for (key, value) in document.get_ref().iter() {
+                    let kind = key.get_ref().as_ref();
+                    match kind {
+                        "layers" | "forbid" | "independent" | "cycles" => {
+                            let tables: Vec<&Entry<'_>> = match value.get_ref() {
+                                DeValue::Array(items) => items.iter().collect(),
+                                _ => vec![value],
+                            };
+                            for (position, table) in tables.into_iter().enumerate() {
+                                builder.rule(kind, table, position);
+                            }
+                        }
+                        _ => builder.problem(
+                            key.span(),
+                            None,
+                            format!(
+                                "unknown section `{kind}` (known: [[layers]], [[forbid]], [[independent]], [cycles])"
+                            ),
+                        ),
+                    }
+                }
+            }
+        }
+        // Keep the rules in file order, whatever order the table iterated in.
+        builder.rules.sort_by_key(|rule| rule.line);
+        builder
+            .problems
+            .sort_by_key(|problem| (problem.line, problem.column));
+        let globs = builder.globs.build().unwrap_or_else(|error| {
+            builder.problems.push(RuleProblem {
+                line: 1,
+                column: 1,
+                rule: None,
+                message: format!("the patterns do not compile together: {error}"),
+            });
+            GlobSet::empty()
+        });
+        let mut rules = builder.rules;
+        // Patterns recorded the index their rule would get while it was read; sorting by line
+        // moved rules, so point the patterns at their rule by line again.
+        let mut patterns = builder.patterns;
+        remap_pattern_rules(&mut rules, &mut patterns);
+        RuleSet {
+            rules,
+            problems: builder.problems,
+            patterns,
+            globs,
+            glob_owner: builder.glob_owner,
+        }
+    }
+
+    /// A rule set with no rules and one problem: the file could not be read.
+    pub fn unreadable(reason: &str) -> RuleSet {
+        RuleSet {
+            rules: Vec::new(),
+            problems: vec![RuleProblem {
+                line: 1,
+                column: 1,
+                rule: None,
+                message: format!("cannot read the rules file: {reason}"),
+            }],
+            patterns: Vec::new(),
+            globs: GlobSet::empty(),
+            glob_owner: Vec::new(),
+        }
+    }
+
+    pub fn rule(&self, name: &str) -> Option<&Rule> {
+        self.rules.iter().find(|rule| &*rule.name == name)
+    }
+
+    /// The patterns a workspace-relative path matches, as a bit set over [`RuleSet::patterns`].
+    pub fn classify(&self, path: &str) -> PathClass {
+        let mut bits = vec![0u64; self.patterns.len().div_ceil(64)];
+        for glob in self.globs.matches(path) {
+            let pattern = self.glob_owner[glob] as usize;
+            bits[pattern / 64] |= 1 << (pattern % 64);
+        }
+        PathClass {
+            bits: bits.into_boxed_slice(),
+        }
+    }
+}
+
+/// Points every pattern at the index of the rule that lists it (rules were sorted by line).
+fn remap_pattern_rules(rules: &mut [Rule], patterns: &mut [Pattern]) {
+    let mut owner = vec![usize::MAX; patterns.len()];
+    for (index, rule) in rules.iter().enumerate() {
+        let ids: Vec<usize> = match &rule.body {
+            RuleBody::Layers { layers } => layers.iter().flatten().copied().collect(),
+            RuleBody::Forbid { from, to } => from.iter().chain(to).copied().collect(),
+            RuleBody::Independent { modules } => modules.iter().flatten().copied().collect(),
+            RuleBody::Cycles { .. } => Vec::new(),
+        };
+        for id in ids {
+            owner[id] = index;
+        }
+    }
+    for (pattern, owner) in patterns.iter_mut().zip(owner) {
+        pattern.rule = owner;
+    }
+}
+
+/// Which patterns one path matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathClass {
+    bits: Box<[u64]>,
+}
+
+impl PathClass {
+    pub fn has(&self, pattern: usize) -> bool {
+        self.bits
+            .get(pattern / 64)
+            .is_some_and(|word| word & (1 << (pattern % 64)) != 0)
+    }
+
+    pub fn any(&self, patterns: &[usize]) -> bool {
+        patterns.iter().any(|&pattern| self.has(pattern))
+    }
+
+    /// The group (layer, module) this path belongs to: the one with the most specific
+    /// matching pattern (the longest), so that a lower layer nested in a higher one's directory
+    /// (`app/**` over `app/core/**`) holds its files; the earlier group on a tie.
+    pub fn group(&self, groups: &[Vec<usize>], patterns: &[Pattern]) -> Option<usize> {
+        let mut best: Option<(usize, usize)> = None;
+        for (index, group) in groups.iter().enumerate() {
+            for &pattern in group {
+                if self.has(pattern) {
+                    let length = patterns[pattern].text.len();
+                    if best.is_none_or(|(_, longest)| length > longest) {
+                        best = Some((index, length));
+                    }
+                }
+            }
+        }
+        best.map(|(index, _)| index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems(text: &str) -> Vec<String> {
+        RuleSet::parse(text)
+            .problems
+            .iter()
+            .map(|problem| format!("{}:{} {}", problem.line, problem.column, problem.message))
+            .collect()
+    }
+
+    #[test]
+    fn the_example_of_the_issue_parses_into_four_rules() {
+        let rules = RuleSet::parse(
+            r#"
+[[layers]]
+name = "app"
+layers = ["src/ui/**", "src/services/**", "src/domain/**"]
+
+[[forbid]]
+name = "domain-is-pure"
+from = "src/domain/**"
+to = ["src/infra/**", "requests", "sqlalchemy"]
+severity = "error"
+reason = "Domain code must not know about infrastructure."
+
+[[independent]]
+name = "features"
+modules = ["src/features/billing/**", "src/features/auth/**"]
+
+[cycles]
+forbid = true
+"#,
+        );
+        assert_eq!(rules.problems, []);
+        let summary: Vec<String> = rules
+            .rules
+            .iter()
+            .map(|rule| format!("{} {} line {}", rule.kind_name(), rule.name, rule.line))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                "layers app line 2",
+                "forbid domain-is-pure line 6",
+                "independent features line 13",
+                "cycles cycles line 17"
+            ]
+        );
+        let class = rules.classify("src/domain/order.py");
+        let RuleBody::Layers { layers } = &rules.rules[0].body else {
+            panic!("layers first")
+        };
+        assert_eq!(class.group(layers, &rules.patterns), Some(2));
+        assert_eq!(
+            rules
+                .classify("src/ui/deep/view.ts")
+                .group(layers, &rules.patterns),
+            Some(0)
+        );
+        assert_eq!(
+            rules.classify("lib/x.py").group(layers, &rules.patterns),
+            None
+        );
+    }
+
+    #[test]
+    fn problems_name_their_line_and_column() {
+        assert_eq!(
+            problems(
+                "[[forbid]]\nname = \"a\"\nform = \"src/**\"\nto = \"x\"\nseverity = \"fatal\"\n\n[[layers]]\nlayers = [\"src/a/**\"]\n[misc]\n"
+            ),
+            [
+                "1:1 a `forbid` rule needs `from`",
+                "3:1 unknown key `form` in a `forbid` rule (known: name, from, to, severity, reason, kinds)",
+                "5:12 severity is `error`, `warning` or `info`, not \"fatal\"",
+                "8:10 `layers` needs at least two layers, top to bottom",
+                "9:2 unknown section `misc` (known: [[layers]], [[forbid]], [[independent]], [cycles])",
+            ]
+        );
+        assert_eq!(
+            problems("[[forbid]]\nfrom = \"src/[a\"\nto = [\"../x\"]\n"),
+            [
+                "2:8 `src/[a` is not a valid glob: unclosed character class; missing ']'",
+                "3:7 `../x` is not a pattern of workspace-relative paths (no leading `/`, no `..`)",
+            ]
+        );
+        let broken = problems("[[forbid]\nfrom = 1\n");
+        assert_eq!(broken.len(), 1);
+        assert!(broken[0].starts_with("1:"), "{broken:?}");
+        assert!(broken[0].contains("not valid TOML"), "{broken:?}");
+    }
+
+    #[test]
+    fn literal_paths_match_what_is_under_them_and_globs_do_not_cross_slashes() {
+        let rules = RuleSet::parse(
+            "[[independent]]\nmodules = [\"src/a\", \"src/b/*.py\", [\"x\", \"y/**\"]]\n",
+        );
+        assert_eq!(rules.problems, []);
+        let RuleBody::Independent { modules } = &rules.rules[0].body else {
+            panic!("independent")
+        };
+        let group = |path: &str| rules.classify(path).group(modules, &rules.patterns);
+        assert_eq!(group("src/a/deep/f.py"), Some(0));
+        assert_eq!(group("src/a"), Some(0));
+        assert_eq!(group("src/ab/f.py"), None);
+        assert_eq!(group("src/b/f.py"), Some(1));
+        assert_eq!(group("src/b/deep/f.py"), None);
+        assert_eq!(group("y/z/f.go"), Some(2));
+    }
+
+    #[test]
+    fn external_modules_match_as_languages_write_them() {
+        let matcher = ModuleMatcher::new("requests");
+        assert!(matcher.matches("requests", None));
+        assert!(matcher.matches("requests.adapters", None));
+        assert!(!matcher.matches("requests_oauthlib", None));
+        assert!(ModuleMatcher::new("net/http").matches("net/http/httptest", None));
+        assert!(!ModuleMatcher::new("net/http").matches("net/httpx", None));
+        assert!(ModuleMatcher::new("fs").matches("node:fs", None));
+        assert!(ModuleMatcher::new("reqwest::Client").matches("reqwest", Some("Client")));
+        assert!(!ModuleMatcher::new("reqwest::Client").matches("reqwest", Some("Url")));
+        assert!(ModuleMatcher::new("@aws-sdk/*").matches("@aws-sdk/client-s3", None));
+    }
+}
