@@ -25,7 +25,7 @@ use smol_str::SmolStr;
 
 use crate::index::FileSummary;
 use crate::lang::Language;
-use crate::model::{EntityKind, RelationKind, Resolution, Span};
+use crate::model::{EntityKind, FileClass, RelationKind, Resolution, Span};
 
 pub use build::{FileUpdate, GraphWriter};
 
@@ -58,6 +58,9 @@ pub type BaseOf = (EntityId, RelationKind, FilePath);
 pub struct FileNode {
     pub path: FilePath,
     pub language: Language,
+    /// What the file is for (production, test, ...), from its path and first lines
+    /// (`lang::file_class`).
+    pub class: FileClass,
     /// The text the summary was extracted from: the editor's buffer or the file on disk.
     pub text: Arc<str>,
     pub hash: [u8; 32],
@@ -225,6 +228,14 @@ impl Graph {
             None => Some(EntityKind::Module),
             Some(index) => Some(self.files.get(&loc.file)?.summary.defs[index as usize].kind),
         }
+    }
+
+    /// The class of the file an entity lives in (production for an unknown id).
+    pub fn class_of(&self, id: &str) -> FileClass {
+        self.entities
+            .get(id)
+            .and_then(|loc| self.files.get(&loc.file))
+            .map_or(FileClass::Production, |file| file.class)
     }
 
     pub fn location(&self, id: &str) -> Option<&EntityLoc> {

@@ -69,6 +69,9 @@ pub struct IndexReport {
     pub entities_by_type: BTreeMap<String, usize>,
     pub relations_by_type: BTreeMap<String, usize>,
     pub languages: BTreeMap<String, usize>,
+    /// Files by what they are for: production, test, fixture, example, generated, vendored
+    /// (`lang::file_class`).
+    pub files_by_class: BTreeMap<String, usize>,
     pub ambiguous_references: usize,
     pub external_references: usize,
     pub files_with_problems: usize,
@@ -657,6 +660,7 @@ pub fn fill_counts(report: &mut IndexReport, graph: &Graph) {
         relations_by_type.insert(kind.as_str().to_string(), 0);
     }
     let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+    let mut files_by_class: BTreeMap<String, usize> = BTreeMap::new();
     report.lines = 0;
     report.files_with_problems = 0;
     report.ambiguous_references = 0;
@@ -665,6 +669,9 @@ pub fn fill_counts(report: &mut IndexReport, graph: &Graph) {
         let summary: &FileSummary = &file.summary;
         *languages
             .entry(file.language.name().to_string())
+            .or_default() += 1;
+        *files_by_class
+            .entry(file.class.as_str().to_string())
             .or_default() += 1;
         report.lines += u64::from(summary.line_count);
         *entities_by_type.entry("module".to_string()).or_default() += 1;
@@ -688,6 +695,7 @@ pub fn fill_counts(report: &mut IndexReport, graph: &Graph) {
     report.entities_by_type = entities_by_type;
     report.relations_by_type = relations_by_type;
     report.languages = languages;
+    report.files_by_class = files_by_class;
 }
 
 /// A duration for humans.

@@ -340,6 +340,7 @@ fn new_node(path: &FilePath, content: FileContent, resolved: Resolved) -> FileNo
     FileNode {
         path: path.clone(),
         language: content.language,
+        class: crate::lang::file_class::classify(path, content.language, &content.text),
         text: content.text,
         hash: content.hash,
         summary: content.summary,

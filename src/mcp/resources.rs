@@ -48,7 +48,7 @@ or a plain name (`login`); an ambiguous name fails and lists the candidate ids.
 - `reindex_repository` — refresh the graph after changes on disk.
 
 ## Resources
-- `codegraph://stats` — counts by entity and relation type, languages.
+- `codegraph://stats` — counts by entity and relation type, languages, files by class (production, test, ...).
 - `codegraph://entities/{entity_id}` — one entity with its source, callers and callees.
 - `codegraph://files/{file_path}` — a file's entities and edges.
 - `codegraph://communities/{community_id}` — a community: name, summary, members, top entities.
@@ -119,10 +119,12 @@ pub fn stats(graph: &Graph) -> serde_json::Value {
         .map(|kind| (kind.to_string(), 0))
         .collect();
     let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+    let mut classes: BTreeMap<String, usize> = BTreeMap::new();
     for file in graph.files() {
         *languages
             .entry(file.language.name().to_string())
             .or_default() += 1;
+        *classes.entry(file.class.to_string()).or_default() += 1;
         for entity in graph.file_entities(&file.path) {
             *entities_by_type.entry(entity.kind.to_string()).or_default() += 1;
         }
@@ -144,6 +146,7 @@ pub fn stats(graph: &Graph) -> serde_json::Value {
             "languages": languages.keys().collect::<Vec<_>>(),
         },
         "files_by_language": languages,
+        "files_by_class": classes,
         "entities_by_type": entities_by_type,
         "relations_by_type": relations_by_type,
     })
