@@ -4,17 +4,19 @@
 //!
 //! Indexes the corpus (no cache), then measures on that one snapshot:
 //! - the search index: full build, memory, and the update after one file changes;
-//! - `query_codebase` (a search for 20 hits): p50 and p99 over a fixed list of queries, each run
-//!   several times;
+//! - `query_codebase` (a search for 20 hits, default ranking and filter: production first,
+//!   every signal): p50 and p99 over a fixed list of queries, each run several times;
 //! - communities (Leiden at three levels, names, summaries, PageRank): median of 3 runs;
-//! - `global_search`: median and max over the queries, with the index and communities built;
+//! - `global_search` (level chosen from each question): median and max over the queries, with
+//!   the index and communities built;
 //! - one real answer, printed in full.
 #![allow(clippy::print_stdout)]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use codegraph::analysis::search::{SearchIndex, SearchScope};
+use codegraph::analysis::rag::GlobalOptions;
+use codegraph::analysis::search::{SearchIndex, SearchOptions, SearchScope};
 use codegraph::analysis::{communities, rag, refactor};
 use codegraph::world::{CacheLocation, World, WorldConfig};
 
@@ -124,7 +126,8 @@ fn main() {
     for _ in 0..8 {
         for query in QUERIES {
             let started = Instant::now();
-            let results = index.search(query, SearchScope::All, 20);
+            let options = SearchOptions::new(&graph, SearchScope::All, 20);
+            let results = index.search_with(query, &options);
             times.push(started.elapsed());
             std::hint::black_box(results);
         }
@@ -160,18 +163,21 @@ fn main() {
         );
     }
     let mut global: Vec<Duration> = Vec::new();
+    let mut chosen_levels = [0usize; communities::LEVELS];
     for query in QUERIES {
         let started = Instant::now();
-        let answer = rag::global_search(&graph, &index, &found, query, 0);
+        let answer = rag::global_search(&graph, &index, &found, query, &GlobalOptions::default());
         global.push(started.elapsed());
+        chosen_levels[answer.community_level as usize] += 1;
         std::hint::black_box(answer);
     }
     global.sort();
     println!(
-        "  global_search      median {}, max {} ({} questions, level 0)\n",
+        "  global_search      median {}, max {} ({} questions, level chosen from each: {:?})\n",
         ms(percentile(&global, 0.5)),
         ms(*global.last().unwrap()),
-        global.len()
+        global.len(),
+        chosen_levels
     );
 
     let started = Instant::now();
@@ -185,8 +191,11 @@ fn main() {
     );
 
     let question = "parse command line arguments";
-    let answer = rag::global_search(&graph, &index, &found, question, 1);
-    println!("ANSWER global_search {{query: {question:?}, community_level: 1}}");
+    let answer = rag::global_search(&graph, &index, &found, question, &GlobalOptions::default());
+    println!(
+        "ANSWER global_search {{query: {question:?}}} (level {} chosen)",
+        answer.community_level
+    );
     println!("{}", answer.answer);
     println!(
         "confidence {:.2}, {} communities searched",

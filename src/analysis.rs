@@ -6,6 +6,7 @@
 //! for, so they are computed lazily, off the edit path, and at most once per revision.
 
 pub mod communities;
+pub mod filter;
 pub mod leiden;
 pub mod modules;
 pub mod rag;

@@ -156,19 +156,29 @@ pub enum Command {
         scope: String,
         #[arg(long, default_value_t = 20)]
         limit: usize,
+        /// Which code: production_first (default), all, or classes, comma-separated
+        /// (production, test, fixture, example, generated, vendored).
+        #[arg(long, default_value = "production_first")]
+        filter: String,
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
-    /// Communities of connected code (Leiden): level 0 fine, 1 and 2 coarser.
+    /// Communities of connected code (Leiden over production code, tests attached to what they
+    /// exercise): level 0 fine, 1 and 2 coarser.
     Communities {
-        #[arg(long, default_value_t = 0)]
-        level: u8,
+        /// The level to list (default 0) or to answer from (default: chosen from the question).
+        #[arg(long)]
+        level: Option<u8>,
         /// Also list single-entity communities.
         #[arg(long)]
         all: bool,
         /// Answer this question from the communities (global search) instead of listing them.
         #[arg(long)]
         ask: Option<String>,
+        /// Which code: production_first (default), all, or classes, comma-separated
+        /// (production, test, fixture, example, generated, vendored).
+        #[arg(long, default_value = "production_first")]
+        filter: String,
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
@@ -505,14 +515,16 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             query: text,
             scope,
             limit,
+            filter,
             workspace,
-        } => search(&text, &scope, limit, &workspace)?,
+        } => search(&text, &scope, limit, &filter, &workspace)?,
         Command::Communities {
             level,
             all,
             ask,
+            filter,
             workspace,
-        } => communities(level, all, ask.as_deref(), &workspace)?,
+        } => communities(level, all, ask.as_deref(), &filter, &workspace)?,
         Command::Refactor {
             name,
             kind,
@@ -840,7 +852,13 @@ fn section(out: &mut String, header: &str, items: impl Iterator<Item = impl std:
     }
 }
 
-fn search(text: &str, scope: &str, limit: usize, workspace: &WorkspaceArgs) -> anyhow::Result<()> {
+fn search(
+    text: &str,
+    scope: &str,
+    limit: usize,
+    filter: &str,
+    workspace: &WorkspaceArgs,
+) -> anyhow::Result<()> {
     use crate::analysis::search::SearchScope;
     let scope = match scope {
         "all" => SearchScope::All,
@@ -849,9 +867,11 @@ fn search(text: &str, scope: &str, limit: usize, workspace: &WorkspaceArgs) -> a
         "files" => SearchScope::Files,
         other => bail!("unknown scope '{other}': use all, functions, classes or files"),
     };
+    let filter = crate::analysis::filter::FileFilter::parse(filter).map_err(anyhow::Error::msg)?;
     let (world, graph) = load(workspace)?;
     let index = world.analysis().search_index(&graph);
-    let results = index.search(text, scope, limit);
+    let options = crate::analysis::search::SearchOptions::new(&graph, scope, limit);
+    let results = index.search_with(text, &options.with_filter(filter));
     let found: Vec<(f64, Entity)> = results
         .hits
         .iter()
@@ -872,28 +892,42 @@ fn search(text: &str, scope: &str, limit: usize, workspace: &WorkspaceArgs) -> a
         return print(&format!("nothing matches {:?}", results.terms));
     }
     for (relevance, entity) in found {
+        let class = graph.class_of(&entity.id);
         print(&format!(
-            "{relevance:.2}  {}  {} {}",
+            "{relevance:.2}  {}  {} {}{}",
             entity.id,
             entity.kind,
-            location(&entity)
+            location(&entity),
+            if class == crate::model::FileClass::Production {
+                String::new()
+            } else {
+                format!("  [{class}]")
+            }
         ))?;
     }
     Ok(())
 }
 
 fn communities(
-    level: u8,
+    level: Option<u8>,
     all: bool,
     ask: Option<&str>,
+    filter: &str,
     workspace: &WorkspaceArgs,
 ) -> anyhow::Result<()> {
+    let filter = crate::analysis::filter::FileFilter::parse(filter).map_err(anyhow::Error::msg)?;
     let (world, graph) = load(workspace)?;
     let found = world.analysis().communities(&graph);
-    let level = (level as usize).min(crate::analysis::communities::LEVELS - 1);
+    let chosen = level.map(|level| (level as usize).min(crate::analysis::communities::LEVELS - 1));
+    let level = chosen.unwrap_or(0);
     if let Some(question) = ask {
         let index = world.analysis().search_index(&graph);
-        let answer = crate::analysis::rag::global_search(&graph, &index, &found, question, level);
+        let options = crate::analysis::rag::GlobalOptions {
+            level: chosen,
+            filter,
+        };
+        let answer =
+            crate::analysis::rag::global_search(&graph, &index, &found, question, &options);
         if workspace.json {
             return print_json(&answer);
         }

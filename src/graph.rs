@@ -230,12 +230,26 @@ impl Graph {
         }
     }
 
-    /// The class of the file an entity lives in (production for an unknown id).
+    /// What an entity's code is for: its file's class, or test inside a test module
+    /// (`lang::file_class::definition_class`); production for an unknown id.
     pub fn class_of(&self, id: &str) -> FileClass {
-        self.entities
-            .get(id)
-            .and_then(|loc| self.files.get(&loc.file))
-            .map_or(FileClass::Production, |file| file.class)
+        let Some(loc) = self.entities.get(id) else {
+            return FileClass::Production;
+        };
+        let Some(file) = self.files.get(&loc.file) else {
+            return FileClass::Production;
+        };
+        match loc.index {
+            None => file.class,
+            Some(index) => {
+                crate::lang::file_class::definition_class(file.class, &file.summary, index)
+            }
+        }
+    }
+
+    /// The edges that point at an entity, as references into their files (cheap to count).
+    pub fn incoming_refs(&self, id: &str) -> &[EdgeRef] {
+        self.incoming.get(id).map_or(&[], |refs| refs)
     }
 
     pub fn location(&self, id: &str) -> Option<&EntityLoc> {

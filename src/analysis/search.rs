@@ -1,19 +1,26 @@
 //! Ranked search over entities: BM25 over identifier sub-words, qualified names, paths,
-//! signatures and docstrings, with boosts for exact and prefix name matches.
+//! signatures and docstrings, with boosts for exact and prefix name matches; then the best
+//! candidates are re-ranked by the signals of [`rank`] (name match, exact phrase, graph prior)
+//! and by what their file is for (production first, `analysis::filter`).
 //!
 //! The index keeps one postings list per file, so a new snapshot only rebuilds the files whose
 //! text changed ([`SearchIndex::update`]); the document frequencies are adjusted by subtracting the
 //! old file's terms and adding the new ones. Terms are interned in a persistent ordered map, which
 //! also answers prefix expansion (`auth` → `authentic`).
 
+pub mod rank;
+
 use std::sync::Arc;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use super::filter::{ClassesAsked, FileFilter};
 use super::text;
 use crate::graph::{EntityId, FileNode, FilePath, Graph, materialize};
-use crate::model::EntityKind;
+use crate::lang::file_class::definition_class;
+use crate::model::{EntityKind, FileClass};
+pub use rank::Ranking;
 
 /// Which entities a search may return.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -39,15 +46,40 @@ impl SearchScope {
     }
 }
 
-/// Field weights: a word in the name counts most, a word in a docstring least.
-const NAME_WEIGHT: f32 = 3.0;
-const PARENT_WEIGHT: f32 = 1.0;
-const PATH_WEIGHT: f32 = 0.5;
-const MODULE_PATH_WEIGHT: f32 = 1.5;
-const SIGNATURE_WEIGHT: f32 = 0.5;
-const DOC_WEIGHT: f32 = 0.5;
+/// How much a word counts in each field of a document: a word in the name counts most, a
+/// word in a docstring least. Fixed when the index is built.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldWeights {
+    pub name: f32,
+    /// The enclosing definitions' names (`EmailMessage` for `EmailMessage.send`).
+    pub parent: f32,
+    /// The directory and file name of a definition.
+    pub path: f32,
+    /// The path of a module (file) entity.
+    pub module_path: f32,
+    pub signature: f32,
+    /// The first [`DOC_WORDS`] words of the docstring.
+    pub doc: f32,
+}
+
+impl Default for FieldWeights {
+    fn default() -> FieldWeights {
+        FieldWeights {
+            name: 3.0,
+            parent: 1.0,
+            path: 0.5,
+            module_path: 1.5,
+            signature: 0.5,
+            doc: 0.5,
+        }
+    }
+}
+
 /// Only the start of a docstring is indexed; the rest is examples and parameter lists.
 const DOC_WORDS: usize = 60;
+
+/// How many of the best BM25 candidates the signals of [`rank`] re-rank.
+const RERANKED: usize = 300;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.5;
@@ -57,6 +89,8 @@ const B: f64 = 0.5;
 struct Doc {
     id: EntityId,
     kind: EntityKind,
+    /// What its code is for: its file's class, or test inside a test module.
+    class: FileClass,
     /// The name, lowercased, without `_` and `-`, for exact and prefix boosts.
     plain_name: Box<str>,
     length: f32,
@@ -69,6 +103,8 @@ type TermPostings = (Arc<str>, Box<[(u32, f32)]>);
 #[derive(Debug)]
 struct FilePostings {
     hash: [u8; 32],
+    /// The file's class; its definitions share it, except those in a test module.
+    class: FileClass,
     docs: Vec<Doc>,
     /// The hash of each term, sorted; `terms` is in the same order. Looking a term up is a
     /// binary search over integers, which matters: a query probes every file.
@@ -95,6 +131,7 @@ struct Scratch {
 #[derive(Clone, Default)]
 pub struct SearchIndex {
     revision: u64,
+    weights: FieldWeights,
     files: FxHashMap<FilePath, Arc<FilePostings>>,
     /// Term → how many documents hold it. Persistent, so cloning the index is cheap.
     document_frequency: imbl::OrdMap<Arc<str>, u32>,
@@ -102,11 +139,41 @@ pub struct SearchIndex {
     total_length: f64,
 }
 
+/// What to search and how to rank.
+#[derive(Clone, Copy)]
+pub struct SearchOptions<'a> {
+    pub scope: SearchScope,
+    pub limit: usize,
+    pub filter: FileFilter,
+    pub ranking: Ranking,
+    /// The snapshot the index was built from: the graph prior and docstring phrases need it;
+    /// without it those two signals are off.
+    pub graph: Option<&'a Graph>,
+}
+
+impl<'a> SearchOptions<'a> {
+    /// The default ranking and filter (production first) over `graph`.
+    pub fn new(graph: &'a Graph, scope: SearchScope, limit: usize) -> SearchOptions<'a> {
+        SearchOptions {
+            scope,
+            limit,
+            filter: FileFilter::default(),
+            ranking: Ranking::default(),
+            graph: Some(graph),
+        }
+    }
+
+    pub fn with_filter(self, filter: FileFilter) -> SearchOptions<'a> {
+        SearchOptions { filter, ..self }
+    }
+}
+
 /// One hit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchHit {
     pub id: EntityId,
     pub kind: EntityKind,
+    pub class: FileClass,
     /// 0..1: the best hit gets the share of the query it covers; the others are scaled to it.
     pub relevance: f64,
     /// The raw BM25 score with boosts.
@@ -131,6 +198,9 @@ fn plain(text: &str) -> String {
 
 fn add_terms(counts: &mut FxHashMap<String, f32>, text: &str, weight: f32) -> f32 {
     let mut added = 0.0;
+    if weight == 0.0 {
+        return added;
+    }
     for term in text::code_terms(text) {
         *counts.entry(term).or_default() += weight;
         added += weight;
@@ -138,7 +208,7 @@ fn add_terms(counts: &mut FxHashMap<String, f32>, text: &str, weight: f32) -> f3
     added
 }
 
-fn file_postings(file: &FileNode) -> FilePostings {
+fn file_postings(file: &FileNode, weights: &FieldWeights) -> FilePostings {
     let mut docs = Vec::with_capacity(file.summary.defs.len() + 1);
     let mut postings: FxHashMap<String, Vec<(u32, f32)>> = FxHashMap::default();
     let directory = file
@@ -150,24 +220,24 @@ fn file_postings(file: &FileNode) -> FilePostings {
         let mut counts: FxHashMap<String, f32> = FxHashMap::default();
         let mut length = 0.0;
         if index.is_none() {
-            length += add_terms(&mut counts, &file.path, MODULE_PATH_WEIGHT);
+            length += add_terms(&mut counts, &file.path, weights.module_path);
         } else {
-            length += add_terms(&mut counts, &entity.name, NAME_WEIGHT);
+            length += add_terms(&mut counts, &entity.name, weights.name);
             let nested = file.summary.nested_name(index.unwrap_or_default());
             if let Some((parents, _)) = nested.rsplit_once('.') {
-                length += add_terms(&mut counts, parents, PARENT_WEIGHT);
+                length += add_terms(&mut counts, parents, weights.parent);
             }
-            length += add_terms(&mut counts, directory, PATH_WEIGHT);
+            length += add_terms(&mut counts, directory, weights.path);
             let stem = file.path.rsplit('/').next().unwrap_or_default();
             let stem = stem.rsplit_once('.').map_or(stem, |(stem, _)| stem);
-            length += add_terms(&mut counts, stem, PATH_WEIGHT);
+            length += add_terms(&mut counts, stem, weights.path);
             if let Some(signature) = &entity.signature {
-                length += add_terms(&mut counts, signature, SIGNATURE_WEIGHT);
+                length += add_terms(&mut counts, signature, weights.signature);
             }
         }
         if let Some(doc) = &entity.docstring {
             let start: Vec<&str> = doc.split_whitespace().take(DOC_WORDS).collect();
-            length += add_terms(&mut counts, &start.join(" "), DOC_WEIGHT);
+            length += add_terms(&mut counts, &start.join(" "), weights.doc);
         }
         let doc_index = docs.len() as u32;
         for (term, count) in counts {
@@ -176,6 +246,10 @@ fn file_postings(file: &FileNode) -> FilePostings {
         docs.push(Doc {
             id: entity.id.clone(),
             kind: entity.kind,
+            class: match index {
+                None => file.class,
+                Some(index) => definition_class(file.class, &file.summary, index),
+            },
             plain_name: plain(&entity.name).into(),
             length,
         });
@@ -188,6 +262,7 @@ fn file_postings(file: &FileNode) -> FilePostings {
     let hashes = terms.iter().map(|(term, _)| term_hash(term)).collect();
     FilePostings {
         hash: file.hash,
+        class: file.class,
         docs,
         hashes,
         terms,
@@ -208,7 +283,16 @@ struct Expansion {
 impl SearchIndex {
     /// Builds the index of a snapshot from scratch (in parallel over files).
     pub fn build(graph: &Graph) -> SearchIndex {
-        SearchIndex::default().update(graph)
+        SearchIndex::build_with(graph, FieldWeights::default())
+    }
+
+    /// [`SearchIndex::build`] with other field weights (the question benchmark measures them).
+    pub fn build_with(graph: &Graph, weights: FieldWeights) -> SearchIndex {
+        SearchIndex {
+            weights,
+            ..SearchIndex::default()
+        }
+        .update(graph)
     }
 
     /// The index of `graph`, reusing this index's postings for every file whose text is the
@@ -237,7 +321,7 @@ impl SearchIndex {
             .collect();
         let built: Vec<(FilePath, FilePostings)> = changed
             .par_iter()
-            .map(|file| (file.path.clone(), file_postings(file)))
+            .map(|file| (file.path.clone(), file_postings(file, &next.weights)))
             .collect();
         for (path, mut postings) in built {
             if let Some(old) = next.files.remove(&path) {
@@ -429,18 +513,25 @@ impl SearchIndex {
         }
     }
 
-    /// Entities matching `query`, best first, at most `limit`.
+    /// Entities matching `query`, best first, at most `limit`, with the default filter
+    /// (production first) and ranking; without a graph, so no graph prior or docstring phrases
+    /// (see [`SearchIndex::search_with`]).
     pub fn search(&self, query: &str, scope: SearchScope, limit: usize) -> SearchResults {
-        self.search_filtered(query, limit, &|kind, _| scope.admits(kind))
+        self.search_with(
+            query,
+            &SearchOptions {
+                scope,
+                limit,
+                filter: FileFilter::default(),
+                ranking: Ranking::default(),
+                graph: None,
+            },
+        )
     }
 
-    /// [`SearchIndex::search`] with any filter on the kind and id.
-    pub fn search_filtered(
-        &self,
-        query: &str,
-        limit: usize,
-        admit: &dyn Fn(EntityKind, &str) -> bool,
-    ) -> SearchResults {
+    /// Entities matching `query`, best first: BM25 with exact-name boosts and the file class
+    /// weight picks the best [`RERANKED`] candidates, which the signals of [`rank`] re-rank.
+    pub fn search_with(&self, query: &str, options: &SearchOptions) -> SearchResults {
         let terms = text::query_terms(query);
         let expansions = self.expand(&terms);
         if expansions.is_empty() || self.document_count == 0 {
@@ -459,25 +550,35 @@ impl SearchIndex {
             })
             .collect();
         let plain_query = plain(query);
+        let asked = ClassesAsked::from_query(query);
+        let filter = options.filter;
         let average_length = self.total_length / self.document_count as f64;
         let mut scored: Vec<(f64, u64, &Doc)> = Vec::new();
         let mut scratch = Scratch::default();
         for postings in self.files.values() {
+            // A file's definitions are of its class, or tests (in a test module).
+            if !filter.admits(postings.class)
+                && !(postings.class == FileClass::Production && filter.admits(FileClass::Test))
+            {
+                continue;
+            }
             self.score_file(postings, &expansions, average_length, &mut scratch);
             for &doc in &scratch.touched {
                 let (score, mask) = scratch.scores[doc as usize];
                 let doc = &postings.docs[doc as usize];
-                if !admit(doc.kind, &doc.id) {
+                if !options.scope.admits(doc.kind) || !filter.admits(doc.class) {
                     continue;
                 }
-                let boost = if *doc.plain_name == *plain_query {
+                let boost = if !options.ranking.exact_name {
+                    1.0
+                } else if *doc.plain_name == *plain_query {
                     2.0
                 } else if !plain_query.is_empty() && doc.plain_name.starts_with(&plain_query) {
                     1.3
                 } else {
                     1.0
                 };
-                scored.push((score * boost, mask, doc));
+                scored.push((score * boost * filter.weight(doc.class, asked), mask, doc));
             }
         }
         let total_count = scored.len();
@@ -487,7 +588,18 @@ impl SearchIndex {
                 .total_cmp(&left.0)
                 .then_with(|| left.2.id.cmp(&right.2.id))
         };
-        if limit > 0 && scored.len() > limit {
+        let pool = RERANKED.max(options.limit);
+        if scored.len() > pool {
+            scored.select_nth_unstable_by(pool - 1, order);
+            scored.truncate(pool);
+        }
+        self.rerank(query, &terms, options, &mut scored);
+        let limit = if options.limit == 0 {
+            scored.len()
+        } else {
+            options.limit
+        };
+        if scored.len() > limit {
             scored.select_nth_unstable_by(limit - 1, order);
             scored.truncate(limit);
         }
@@ -510,6 +622,7 @@ impl SearchIndex {
             .map(|(score, _, doc)| SearchHit {
                 id: doc.id.clone(),
                 kind: doc.kind,
+                class: doc.class,
                 relevance: (score * scale).clamp(0.0, 1.0),
                 score,
             })
@@ -518,6 +631,45 @@ impl SearchIndex {
             hits,
             total_count,
             terms,
+        }
+    }
+
+    /// Multiplies each candidate's score by the factors of the name match, exact phrase and
+    /// graph prior signals.
+    fn rerank(
+        &self,
+        query: &str,
+        terms: &[String],
+        options: &SearchOptions,
+        scored: &mut [(f64, u64, &Doc)],
+    ) {
+        let ranking = options.ranking;
+        if ranking.name_match == 0.0 && ranking.phrase == 0.0 && ranking.graph_prior == 0.0 {
+            return;
+        }
+        const FAN_IN_CAP: usize = 64;
+        let shape = rank::QueryShape::new(query, terms);
+        for (score, _, doc) in scored.iter_mut() {
+            let name = rank::name_terms(&doc.id);
+            let mut factor = 1.0;
+            if ranking.name_match > 0.0 {
+                factor *= 1.0 + ranking.name_match * rank::name_match(&shape, &name).powi(2);
+            }
+            if ranking.phrase > 0.0 && !shape.pairs.is_empty() {
+                let docstring = options
+                    .graph
+                    .and_then(|graph| graph.entity(&doc.id))
+                    .and_then(|entity| entity.docstring);
+                factor *=
+                    1.0 + ranking.phrase * rank::phrase_match(&shape, &name, docstring.as_deref());
+            }
+            if ranking.graph_prior > 0.0
+                && let Some(graph) = options.graph
+            {
+                let fan_in = rank::production_fan_in(graph, &doc.id, FAN_IN_CAP);
+                factor *= 1.0 + ranking.graph_prior * rank::prior(fan_in, FAN_IN_CAP);
+            }
+            *score *= factor;
         }
     }
 

@@ -12,8 +12,9 @@
 //! usually a testing library the package ships (`django/test/`, with `TestCase` and the test
 //! client), so for Python only `tests/` and test file names count.
 
+use crate::index::FileSummary;
 use crate::lang::Language;
-use crate::model::FileClass;
+use crate::model::{EntityKind, FileClass};
 
 /// Directories whose contents are someone else's code.
 const VENDORED_DIRECTORIES: &[&str] = &[
@@ -157,6 +158,25 @@ pub fn classify(path: &str, language: Language, text: &str) -> FileClass {
         return FileClass::Example;
     }
     FileClass::Production
+}
+
+/// The class of a file's definition `index`: the file's class, except that a definition inside
+/// a test module (Rust's `#[cfg(test)] mod tests { ... }`) is a test.
+pub fn definition_class(file_class: FileClass, summary: &FileSummary, index: u32) -> FileClass {
+    if file_class != FileClass::Production {
+        return file_class;
+    }
+    let mut current = Some(index);
+    while let Some(position) = current {
+        let Some(def) = summary.defs.get(position as usize) else {
+            break;
+        };
+        if def.kind == EntityKind::Module && matches!(def.name.as_str(), "tests" | "test") {
+            return FileClass::Test;
+        }
+        current = def.parent;
+    }
+    file_class
 }
 
 fn is_generated(directories: &[&str], file_name: &str, language: Language, text: &str) -> bool {

@@ -352,6 +352,12 @@ pub struct QueryParams {
     /// Maximum number of results. Default 20, at most 100.
     #[serde(default = "default_limit", alias = "max_results")]
     pub limit: usize,
+    /// Which code: `production_first` (default: everything, production code ranked above tests,
+    /// examples, fixtures, generated and vendored code of similar relevance), `all` (relevance
+    /// alone), or classes, comma-separated: production, test, fixture, example, generated,
+    /// vendored.
+    #[serde(default)]
+    pub filter: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -360,6 +366,8 @@ pub struct QueryMatch {
     pub entity: EntitySummary,
     /// 0..1, higher is better.
     pub relevance: f64,
+    /// What its code is for: production, test, fixture, example, generated or vendored.
+    pub class: String,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -601,18 +609,20 @@ async fn blocking<T: Send + 'static>(
         })
 }
 
-fn default_level() -> u8 {
-    0
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GlobalSearchParams {
     /// The question, in plain words.
     pub query: String,
-    /// 0 = fine-grained communities (default; a narrow area, often one file), 1 = subsystems
-    /// ("how does authentication work"), 2 = coarsest.
-    #[serde(default = "default_level", alias = "level")]
-    pub community_level: u8,
+    /// 0 = fine-grained communities (a narrow area, often one file), 1 = subsystems ("how does
+    /// authentication work"), 2 = coarsest. Default: chosen from the question.
+    #[serde(default, alias = "level")]
+    pub community_level: Option<u8>,
+    /// Which code: `production_first` (default: everything, production code ranked above tests,
+    /// examples, fixtures, generated and vendored code of similar relevance), `all` (relevance
+    /// alone), or classes, comma-separated: production, test, fixture, example, generated,
+    /// vendored.
+    #[serde(default)]
+    pub filter: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -706,6 +716,12 @@ pub struct LocalSearchParams {
     /// Maximum relevant entities. Default 20, at most 100.
     #[serde(default = "default_limit", alias = "max_results")]
     pub limit: usize,
+    /// Which code: `production_first` (default: everything, production code ranked above tests,
+    /// examples, fixtures, generated and vendored code of similar relevance), `all` (relevance
+    /// alone), or classes, comma-separated: production, test, fixture, example, generated,
+    /// vendored.
+    #[serde(default)]
+    pub filter: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -1097,7 +1113,7 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first. `scope` narrows to functions, classes or files. Relevance is 0..1.",
+        description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first, then names that say what the question says, adjacent words as a phrase, and code much depended on. Production code ranks above tests, examples, fixtures, generated and vendored code (each result has its `class`); `filter` changes that (`all`, or classes such as `test`). `scope` narrows to functions, classes or files. Relevance is 0..1.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn query_codebase(
@@ -1108,8 +1124,11 @@ impl CodegraphMcp {
         let limit = params.limit.clamp(1, 100);
         blocking(move || {
             let graph = world.snapshot();
+            let filter = convert::file_filter(params.filter.as_deref())?;
             let index = world.analysis().search_index(&graph);
-            let results = index.search(&params.query, search_scope(params.scope), limit);
+            let options =
+                analysis::search::SearchOptions::new(&graph, search_scope(params.scope), limit);
+            let results = index.search_with(&params.query, &options.with_filter(filter));
             let entities = results
                 .hits
                 .iter()
@@ -1117,6 +1136,7 @@ impl CodegraphMcp {
                     Some(QueryMatch {
                         entity: EntitySummary::from(&graph.entity(&hit.id)?),
                         relevance: round2(hit.relevance),
+                        class: hit.class.to_string(),
                     })
                 })
                 .collect();
@@ -1129,7 +1149,7 @@ impl CodegraphMcp {
     }
 
     #[tool(
-        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default: a narrow area, often one file), 1 = subsystems (use it for \"how does X work\" questions spanning several files), 2 = coarsest. Read `codegraph://communities/{id}` for a community's members.",
+        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. Communities are found over production code, with tests and other code attached to what they exercise, and named after their directory and central entities. community_level 0 = fine-grained (a narrow area, often one file), 1 = subsystems, 2 = coarsest; by default the level is chosen from the question (the finest at which one community holds most of the best matches). `filter` as in query_codebase. Read `codegraph://communities/{id}` for a community's members.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn global_search(
@@ -1141,20 +1161,19 @@ impl CodegraphMcp {
             let graph = world.snapshot();
             let index = world.analysis().search_index(&graph);
             let communities = world.analysis().communities(&graph);
-            let answer = analysis::rag::global_search(
-                &graph,
-                &index,
-                &communities,
-                &params.query,
-                params.community_level.min(2) as usize,
-            );
+            let options = analysis::rag::GlobalOptions {
+                level: params.community_level.map(|level| level.min(2) as usize),
+                filter: convert::file_filter(params.filter.as_deref())?,
+            };
+            let answer =
+                analysis::rag::global_search(&graph, &index, &communities, &params.query, &options);
             Ok(Json(GlobalSearchResult::from(answer)))
         })
         .await
     }
 
     #[tool(
-        description = "Answer a question about one entity's surroundings (\"how is this class used?\", \"what does this touch in the database?\"): walks `depth` hops (default 2) from `entity_id` (or from several `context_entities`) over calls both ways, containment, imports, uses and inheritance, and ranks what it reaches by relevance to the query and closeness. Returns an extractive answer, the relevant entities with how each was reached, and the relationships among them.",
+        description = "Answer a question about one entity's surroundings (\"how is this class used?\", \"what does this touch in the database?\"): follows what `entity_id` (or several `context_entities`) uses first — what its methods call, its fields' and parameters' types, bases and implementations — up to `depth` hops (default 2), then who uses it, and ranks what it reaches by relevance to the query and by how it was reached, production code first (`filter` as in query_codebase). Returns an extractive answer, the relevant entities with how each was reached, and the relationships among them.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn local_search(
@@ -1180,14 +1199,13 @@ impl CodegraphMcp {
                 }
             }
             let index = world.analysis().search_index(&graph);
-            let answer = analysis::rag::local_search(
-                &graph,
-                &index,
-                &params.query,
-                &starts,
-                params.depth.clamp(1, 4),
-                params.limit.clamp(1, 100),
-            );
+            let options = analysis::rag::LocalOptions {
+                depth: params.depth.clamp(1, 4),
+                limit: params.limit.clamp(1, 100),
+                filter: convert::file_filter(params.filter.as_deref())?,
+            };
+            let answer =
+                analysis::rag::local_search(&graph, &index, &params.query, &starts, &options);
             Ok(Json(LocalSearchResult::from(answer)))
         })
         .await

@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use codegraph::analysis::modules::{self, Direction};
+use codegraph::analysis::rag::{GlobalOptions, LocalOptions};
 use codegraph::analysis::refactor::{self, SuggestionKind};
 use codegraph::analysis::search::{SearchIndex, SearchScope};
 use codegraph::analysis::{Cache, communities, rag};
@@ -189,7 +190,16 @@ fn auth_files_share_a_community_that_global_search_ranks_first() {
     }
 
     let index = SearchIndex::build(&graph);
-    let answer = rag::global_search(&graph, &index, &found, "how does authentication work", 1);
+    let answer = rag::global_search(
+        &graph,
+        &index,
+        &found,
+        "how does authentication work",
+        &GlobalOptions {
+            level: Some(1),
+            ..GlobalOptions::default()
+        },
+    );
     assert_eq!(answer.relevant_communities[0].id, auth.id);
     assert_eq!(answer.confidence, 1.0);
     assert_eq!(answer.communities_searched, found.at_level(1).count());
@@ -218,7 +228,16 @@ fn auth_files_share_a_community_that_global_search_ranks_first() {
     assert_eq!(auth_at_level_0.len(), 3, "{auth_at_level_0:?}");
     assert!(found.levels[0].modularity > found.levels[1].modularity);
     // The same question at the finest level still lands in auth code.
-    let fine = rag::global_search(&graph, &index, &found, "how does authentication work", 0);
+    let fine = rag::global_search(
+        &graph,
+        &index,
+        &found,
+        "how does authentication work",
+        &GlobalOptions {
+            level: Some(0),
+            ..GlobalOptions::default()
+        },
+    );
     let best = found.get(fine.relevant_communities[0].id).unwrap();
     assert!(
         best.members
@@ -253,7 +272,16 @@ fn local_search_ranks_the_neighbourhood() {
     let (_world, graph) = support::index(&support::fixture("analysis"));
     let index = SearchIndex::build(&graph);
     let start = entity(&graph, "app/auth/login.py::LoginHandler");
-    let answer = rag::local_search(&graph, &index, "password", &[start], 2, 5);
+    let answer = rag::local_search(
+        &graph,
+        &index,
+        "password",
+        &[start],
+        &LocalOptions {
+            limit: 5,
+            ..LocalOptions::default()
+        },
+    );
     let ids: Vec<&str> = answer
         .relevant_entities
         .iter()
