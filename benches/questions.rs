@@ -106,6 +106,8 @@ struct Score {
     answered: usize,
     reciprocal_rank: f64,
     misses: Vec<String>,
+    /// Each question (`repository:line`) and whether it was answered.
+    outcomes: Vec<(String, bool)>,
 }
 
 impl Score {
@@ -115,7 +117,12 @@ impl Score {
         if let Some(rank) = rank {
             self.reciprocal_rank += 1.0 / rank as f64;
         }
-        if rank.is_some_and(|rank| rank <= 5) {
+        let answered = rank.is_some_and(|rank| rank <= 5);
+        self.outcomes.push((
+            format!("{}:{}", question.repository, question.line),
+            answered,
+        ));
+        if answered {
             self.answered += 1;
         } else {
             let got: Vec<&str> = results.iter().take(3).map(|id| &**id).collect();
@@ -136,6 +143,21 @@ impl Score {
         self.answered += other.answered;
         self.reciprocal_rank += other.reciprocal_rank;
         self.misses.extend(other.misses);
+    }
+
+    /// The questions this score answers and `reference` does not (`+`), and the reverse (`-`).
+    fn flips(&self, reference: &Score) -> String {
+        let mut flips = Vec::new();
+        for ((question, answered), (_, reference_answered)) in
+            self.outcomes.iter().zip(&reference.outcomes)
+        {
+            match (answered, reference_answered) {
+                (true, false) => flips.push(format!("+{question}")),
+                (false, true) => flips.push(format!("-{question}")),
+                _ => {}
+            }
+        }
+        flips.join(" ")
     }
 
     fn line(&self) -> String {
@@ -296,6 +318,14 @@ fn ranking_variants() -> Vec<(&'static str, Ranking, FileFilter)> {
             FileFilter::default(),
         ),
         (
+            "without coverage",
+            Ranking {
+                coverage: 0.0,
+                ..full
+            },
+            FileFilter::default(),
+        ),
+        (
             "without exact-name boost",
             Ranking {
                 exact_name: false,
@@ -375,6 +405,7 @@ fn main() {
         field_variants().iter().map(|_| Score::default()).collect();
     let mut global_fixed: [Score; 2] = Default::default();
     let mut search_times: Vec<Duration> = Vec::new();
+    let mut floor_times: Vec<Duration> = Vec::new();
     let mut global_times: Vec<Duration> = Vec::new();
 
     for repository in &repositories {
@@ -413,12 +444,21 @@ fn main() {
                 );
                 score.record(question, &found);
             }
-            // Latencies: each question five times.
+            // Latencies: each question five times, with every signal and with BM25 alone (the
+            // floor: the same index, no re-ranking, no filter).
             for _ in 0..5 {
                 let started = Instant::now();
                 let options = SearchOptions::new(&repository.graph, SearchScope::All, 20);
                 std::hint::black_box(repository.index.search_with(&question.text, &options));
                 search_times.push(started.elapsed());
+                let started = Instant::now();
+                let options = SearchOptions {
+                    ranking: Ranking::BM25_ONLY,
+                    filter: FileFilter::ALL,
+                    ..options
+                };
+                std::hint::black_box(repository.index.search_with(&question.text, &options));
+                floor_times.push(started.elapsed());
             }
             let started = Instant::now();
             std::hint::black_box(global_ids(
@@ -481,12 +521,22 @@ fn main() {
             println!("{miss}");
         }
     }
-    println!("\nSIGNALS (query_codebase with one signal off)");
+    println!(
+        "\nSIGNALS (query_codebase with one signal off; +q answered only without it, -q only with it)"
+    );
     for ((name, _, _), score) in ranking_variants().iter().zip(&ablations) {
-        println!("  {name:<38} {}", score.line());
+        println!(
+            "  {name:<38} {}  {}",
+            score.line(),
+            score.flips(&ablations[0])
+        );
     }
     for ((name, _), score) in field_variants().iter().zip(&field_ablations) {
-        println!("  {name:<38} {}", score.line());
+        println!(
+            "  {name:<38} {}  {}",
+            score.line(),
+            score.flips(&ablations[0])
+        );
     }
     println!("\nGLOBAL SEARCH LEVEL");
     println!("  chosen from the question (default)     {}", global.line());
@@ -497,14 +547,19 @@ fn main() {
         );
     }
     search_times.sort();
+    floor_times.sort();
     global_times.sort();
-    println!("\nLATENCY (release build; all repositories together)");
+    println!("\nLATENCY (all repositories together)");
     println!(
-        "  query_codebase     p50 {}, p99 {}, max {} ({} searches)",
+        "  query_codebase     p50 {}, p99 {}, max {} ({} searches); {:.2}× the BM25-only floor \
+         (p50 {}, p99 {})",
         ms(percentile(&search_times, 0.5)),
         ms(percentile(&search_times, 0.99)),
         ms(*search_times.last().unwrap()),
-        search_times.len()
+        search_times.len(),
+        percentile(&search_times, 0.5).as_secs_f64() / percentile(&floor_times, 0.5).as_secs_f64(),
+        ms(percentile(&floor_times, 0.5)),
+        ms(percentile(&floor_times, 0.99)),
     );
     println!(
         "  global_search      median {}, max {} ({} questions)",

@@ -206,6 +206,10 @@ pub enum Command {
         /// Hops to follow (at most 10).
         #[arg(long, default_value_t = 2)]
         depth: u32,
+        /// Which code: production_first (default), all, or classes, comma-separated
+        /// (production, test, fixture, example, generated, vendored).
+        #[arg(long, default_value = "production_first")]
+        filter: String,
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
@@ -536,8 +540,9 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             name,
             direction,
             depth,
+            filter,
             workspace,
-        } => dependencies(&name, &direction, depth, &workspace)?,
+        } => dependencies(&name, &direction, depth, &filter, &workspace)?,
         Command::Module { file, workspace } => module(&file, &workspace)?,
         Command::Show { name, workspace } => {
             let (_world, graph) = load(&workspace)?;
@@ -713,6 +718,7 @@ fn dependencies(
     name: &str,
     direction: &str,
     depth: u32,
+    filter: &str,
     workspace: &WorkspaceArgs,
 ) -> anyhow::Result<()> {
     use crate::analysis::modules::{self, Direction};
@@ -721,7 +727,8 @@ fn dependencies(
     })?;
     let (_world, graph) = load(workspace)?;
     let entity = find(&graph, name)?;
-    let found = modules::find_dependencies(&graph, &entity, direction, depth);
+    let filter = crate::analysis::filter::FileFilter::parse(filter).map_err(anyhow::Error::msg)?;
+    let found = modules::find_dependencies_filtered(&graph, &entity, direction, depth, filter);
     if workspace.json {
         return print_json(&serde_json::json!({ "entity": entity, "dependencies": found }));
     }

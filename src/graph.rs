@@ -247,6 +247,15 @@ impl Graph {
         }
     }
 
+    /// An entity's docstring, without building the entity.
+    pub fn docstring_of(&self, id: &str) -> Option<&str> {
+        let loc = self.entities.get(id)?;
+        let index = loc.index?;
+        self.files.get(&loc.file)?.summary.defs[index as usize]
+            .doc
+            .as_deref()
+    }
+
     /// The edges that point at an entity, as references into their files (cheap to count).
     pub fn incoming_refs(&self, id: &str) -> &[EdgeRef] {
         self.incoming.get(id).map_or(&[], |refs| refs)

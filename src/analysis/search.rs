@@ -196,6 +196,33 @@ fn plain(text: &str) -> String {
         .collect()
 }
 
+/// The idf of the query terms a document matched (`mask`, one bit per term).
+fn covered_idf(term_idf: &[f64], mask: u64) -> f64 {
+    term_idf
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| mask & (1u64 << (*index).min(63)) != 0)
+        .map(|(_, idf)| idf)
+        .sum()
+}
+
+/// Whether the question writes `doc`'s name as code (`prefetch_related`, `select!`): its name,
+/// or a module's file name without extension.
+fn names_one(doc: &Doc, named: &[String]) -> bool {
+    if named.is_empty() {
+        return false;
+    }
+    if named.iter().any(|name| **name == *doc.plain_name) {
+        return true;
+    }
+    if doc.kind != EntityKind::Module {
+        return false;
+    }
+    let file = doc.id.rsplit('/').next().unwrap_or(&doc.id);
+    let stem = plain(file.split('.').next().unwrap_or(file));
+    named.contains(&stem)
+}
+
 fn add_terms(counts: &mut FxHashMap<String, f32>, text: &str, weight: f32) -> f32 {
     let mut added = 0.0;
     if weight == 0.0 {
@@ -423,6 +450,97 @@ impl SearchIndex {
         ((total - frequency + 0.5) / (frequency + 0.5) + 1.0).ln()
     }
 
+    /// The terms of a question and how each reaches the index. Beyond [`text::query_terms`]: a
+    /// name with odd capitals (`glTF`) is one term when the index knows it, its parts matching at
+    /// half weight, and its parts are terms of their own when the index does not know it
+    /// (`HTTPServer`); two adjacent words whose concatenation the index knows reach it too
+    /// ("logged in" reaches `login`, "shut down" `shutdown`).
+    fn plan(&self, query: &str) -> (Vec<String>, Vec<Expansion>) {
+        let words = text::raw_words(query);
+        let keep_stop_words = words.iter().all(|word| text::is_stop_word(&word.whole));
+        let known = |term: &str| self.document_frequency.contains_key(term);
+        let mut terms: Vec<String> = Vec::new();
+        let mut parts_of: Vec<Vec<String>> = Vec::new();
+        // The query term of each word (the last, for a word split into parts).
+        let mut term_of_word: Vec<Option<usize>> = Vec::with_capacity(words.len());
+        let mut add = |term: String, parts: Vec<String>, terms: &mut Vec<String>| -> usize {
+            match terms.iter().position(|known| *known == term) {
+                Some(position) => position,
+                None => {
+                    terms.push(term);
+                    parts_of.push(parts);
+                    terms.len() - 1
+                }
+            }
+        };
+        for word in &words {
+            if !keep_stop_words && text::is_stop_word(&word.whole) {
+                term_of_word.push(None);
+                continue;
+            }
+            let whole = text::stem(&word.whole);
+            if word.parts.is_empty() || known(&whole) {
+                let parts = word.parts.iter().map(|part| text::stem(part)).collect();
+                term_of_word.push(Some(add(whole, parts, &mut terms)));
+            } else {
+                let mut last = None;
+                for part in &word.parts {
+                    last = Some(add(text::stem(part), Vec::new(), &mut terms));
+                }
+                term_of_word.push(last);
+            }
+        }
+        let mut expansions = self.expand(&terms);
+        for (query_term, parts) in parts_of.iter().enumerate() {
+            for part in parts {
+                if let Some((interned, frequency)) =
+                    self.document_frequency.get_key_value(part.as_str())
+                {
+                    expansions.push(Expansion {
+                        hash: term_hash(interned),
+                        term: interned.clone(),
+                        query_term,
+                        weight: 0.5,
+                        idf: self.idf(*frequency),
+                    });
+                }
+            }
+        }
+        for (index, pair) in words.windows(2).enumerate() {
+            if !pair[0].parts.is_empty() || !pair[1].parts.is_empty() {
+                continue;
+            }
+            let (first, second) = (&pair[0].whole, &pair[1].whole);
+            let candidates = [
+                format!("{first}{second}"),
+                format!("{}{second}", text::stem(first)),
+                text::stem(&format!("{first}{second}")),
+            ];
+            let Some((interned, frequency)) = candidates
+                .iter()
+                .filter(|candidate| candidate.len() >= 5)
+                .find_map(|candidate| self.document_frequency.get_key_value(candidate.as_str()))
+            else {
+                continue;
+            };
+            let spanned: Vec<usize> = [term_of_word[index], term_of_word[index + 1]]
+                .into_iter()
+                .flatten()
+                .filter(|&query_term| *terms[query_term] != **interned)
+                .collect();
+            for &query_term in &spanned {
+                expansions.push(Expansion {
+                    hash: term_hash(interned),
+                    term: interned.clone(),
+                    query_term,
+                    weight: 1.0 / spanned.len() as f64,
+                    idf: self.idf(*frequency),
+                });
+            }
+        }
+        (terms, expansions)
+    }
+
     fn expand(&self, terms: &[String]) -> Vec<Expansion> {
         let mut expansions: Vec<Expansion> = Vec::new();
         for (query_term, term) in terms.iter().enumerate() {
@@ -532,8 +650,7 @@ impl SearchIndex {
     /// Entities matching `query`, best first: BM25 with exact-name boosts and the file class
     /// weight picks the best [`RERANKED`] candidates, which the signals of [`rank`] re-rank.
     pub fn search_with(&self, query: &str, options: &SearchOptions) -> SearchResults {
-        let terms = text::query_terms(query);
-        let expansions = self.expand(&terms);
+        let (terms, expansions) = self.plan(query);
         if expansions.is_empty() || self.document_count == 0 {
             return SearchResults {
                 terms,
@@ -549,7 +666,9 @@ impl SearchIndex {
                     .fold(0.0, f64::max)
             })
             .collect();
+        let idf_total: f64 = term_idf.iter().sum();
         let plain_query = plain(query);
+        let named = text::named_in(query);
         let asked = ClassesAsked::from_query(query);
         let filter = options.filter;
         let average_length = self.total_length / self.document_count as f64;
@@ -571,14 +690,23 @@ impl SearchIndex {
                 }
                 let boost = if !options.ranking.exact_name {
                     1.0
-                } else if *doc.plain_name == *plain_query {
+                } else if *doc.plain_name == *plain_query || names_one(doc, &named) {
                     2.0
                 } else if !plain_query.is_empty() && doc.plain_name.starts_with(&plain_query) {
                     1.3
                 } else {
                     1.0
                 };
-                scored.push((score * boost * filter.weight(doc.class, asked), mask, doc));
+                let coverage = if options.ranking.coverage > 0.0 && idf_total > 0.0 {
+                    (covered_idf(&term_idf, mask) / idf_total).powf(options.ranking.coverage)
+                } else {
+                    1.0
+                };
+                scored.push((
+                    score * boost * coverage * filter.weight(doc.class, asked),
+                    mask,
+                    doc,
+                ));
             }
         }
         let total_count = scored.len();
@@ -604,16 +732,9 @@ impl SearchIndex {
             scored.truncate(limit);
         }
         scored.sort_by(order);
-        let idf_total: f64 = term_idf.iter().sum();
         let scale = match scored.first() {
             Some(&(top, mask, _)) if top > 0.0 && idf_total > 0.0 => {
-                let covered: f64 = term_idf
-                    .iter()
-                    .enumerate()
-                    .filter(|(index, _)| mask & (1u64 << (*index).min(63)) != 0)
-                    .map(|(_, idf)| idf)
-                    .sum();
-                (covered / idf_total) / top
+                (covered_idf(&term_idf, mask) / idf_total) / top
             }
             _ => 0.0,
         };
@@ -656,12 +777,8 @@ impl SearchIndex {
                 factor *= 1.0 + ranking.name_match * rank::name_match(&shape, &name).powi(2);
             }
             if ranking.phrase > 0.0 && !shape.pairs.is_empty() {
-                let docstring = options
-                    .graph
-                    .and_then(|graph| graph.entity(&doc.id))
-                    .and_then(|entity| entity.docstring);
-                factor *=
-                    1.0 + ranking.phrase * rank::phrase_match(&shape, &name, docstring.as_deref());
+                let docstring = options.graph.and_then(|graph| graph.docstring_of(&doc.id));
+                factor *= 1.0 + ranking.phrase * rank::phrase_match(&shape, &name, docstring);
             }
             if ranking.graph_prior > 0.0
                 && let Some(graph) = options.graph
@@ -676,8 +793,7 @@ impl SearchIndex {
     /// The raw scores of the given entities for `query` (0 for those that do not match);
     /// `local_search` ranks a neighbourhood with it.
     pub fn score_entities(&self, query: &str, ids: &[EntityId]) -> FxHashMap<EntityId, f64> {
-        let terms = text::query_terms(query);
-        let expansions = self.expand(&terms);
+        let (_, expansions) = self.plan(query);
         let mut result: FxHashMap<EntityId, f64> = FxHashMap::default();
         if expansions.is_empty() || self.document_count == 0 {
             return result;

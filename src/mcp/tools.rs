@@ -309,6 +309,11 @@ pub struct DependenciesParams {
     /// How many hops to follow. Default 2, at most 10.
     #[serde(default = "default_depth", alias = "max_depth")]
     pub depth: u32,
+    /// Which code to list and walk through: `production_first` (default: everything, production
+    /// code first at each depth), `all`, or classes, comma-separated (`production` leaves the
+    /// tests out): production, test, fixture, example, generated, vendored.
+    #[serde(default)]
+    pub filter: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -1094,8 +1099,9 @@ impl CodegraphMcp {
             Direction::Downstream => modules::Direction::Downstream,
             Direction::Both => modules::Direction::Both,
         };
+        let filter = convert::file_filter(params.filter.as_deref())?;
         let entries: Vec<DependencyEntry> =
-            modules::find_dependencies(&graph, &entity, direction, params.depth)
+            modules::find_dependencies_filtered(&graph, &entity, direction, params.depth, filter)
                 .into_iter()
                 .map(|dependency| DependencyEntry {
                     entity: EntitySummary::from(&dependency.entity),

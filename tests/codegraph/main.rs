@@ -14,6 +14,7 @@ mod incremental;
 mod lsp;
 mod mcp;
 mod python;
+mod questions;
 mod resolution;
 mod serve;
 mod shell;

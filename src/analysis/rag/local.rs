@@ -8,7 +8,7 @@ use crate::analysis::filter::{ClassesAsked, FileFilter};
 use crate::analysis::search::SearchIndex;
 use crate::graph::{Entity, EntityId, Graph};
 use crate::index::BindingKind;
-use crate::model::RelationKind;
+use crate::model::{EntityKind, RelationKind};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RelevantEntity {
@@ -83,6 +83,9 @@ const TEXT_SHARE: f64 = 0.6;
 /// implementations), then each further hop.
 const USES_PRIOR: f64 = 1.0;
 const MEMBER_PRIOR: f64 = 0.8;
+/// What the start's file imports: what the code around it uses (a Python import inside a
+/// method is the file's, and `return Session` is no edge).
+const FILE_IMPORT_PRIOR: f64 = 0.7;
 const USES_DECAY: f64 = 0.6;
 /// Who uses the start, one hop away, then each further hop.
 const CALLER_PRIOR: f64 = 0.45;
@@ -312,6 +315,28 @@ pub fn local_search(
         let mut next = Vec::new();
         for current in &frontier {
             next.extend(walk.uses_of(current, hop, prior));
+        }
+        if hop == 1 {
+            for start in starts
+                .iter()
+                .filter(|start| start.kind != EntityKind::Module)
+            {
+                let module = EntityId::from(&*start.file_path);
+                for edge in graph.outgoing(&module) {
+                    if edge.kind != RelationKind::Imports {
+                        continue;
+                    }
+                    walk.relate(&edge.from, &edge.to, edge.kind);
+                    if walk.reach(
+                        &edge.to,
+                        1,
+                        "imported_by_its_file",
+                        USES_PRIOR * FILE_IMPORT_PRIOR,
+                    ) {
+                        next.push(edge.to.clone());
+                    }
+                }
+            }
         }
         frontier = next;
     }

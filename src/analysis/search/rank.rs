@@ -8,13 +8,15 @@
 //! - **graph prior**: how much production code depends on the entity (fan-in over calls,
 //!   imports, uses and inheritance from production files), so the `authenticate` everyone
 //!   calls ranks above a helper of the same words;
+//! - **coverage**: the share of the question's words an entity matches (idf-weighted), applied
+//!   to every BM25 match before the candidates are chosen;
 //! - **file class**: production code first (`analysis::filter`).
 //!
 //! Each signal has a weight in [`Ranking`]; 0 turns it off. The question benchmark
 //! (`benches/questions.rs`) prints the effect of turning each one off.
 
 use crate::analysis::text;
-use crate::graph::{EntityId, Graph};
+use crate::graph::{EntityId, FileNode, Graph};
 use crate::model::{FileClass, RelationKind};
 
 /// The weights of the signals.
@@ -26,8 +28,12 @@ pub struct Ranking {
     pub phrase: f64,
     /// Graph prior: `1 + graph_prior × log fan-in`, saturating at 64 production dependents.
     pub graph_prior: f64,
-    /// Exact name (`2×`) and name-prefix (`1.3×`) boosts when the whole query is a name.
+    /// Exact name (`2×`) and name-prefix (`1.3×`) boosts when the whole query is a name, or
+    /// when the question writes the entity's name as code (`prefetch_related`, `select!`).
     pub exact_name: bool,
+    /// Coverage: `(share of the question's words matched, weighted by idf) ^ coverage`, so an
+    /// entity that answers three words of four beats one that repeats two.
+    pub coverage: f64,
 }
 
 impl Default for Ranking {
@@ -37,6 +43,7 @@ impl Default for Ranking {
             phrase: 0.3,
             graph_prior: 0.3,
             exact_name: true,
+            coverage: 1.0,
         }
     }
 }
@@ -48,6 +55,7 @@ impl Ranking {
         phrase: 0.0,
         graph_prior: 0.0,
         exact_name: true,
+        coverage: 0.0,
     };
 }
 
@@ -55,18 +63,19 @@ impl Ranking {
 pub(super) struct QueryShape {
     /// Stemmed query terms (deduplicated).
     pub terms: Vec<String>,
-    /// Stemmed adjacent pairs of non-stop words, as the question says them.
+    /// Stemmed pairs of words adjacent in the question once its stop words are dropped.
     pub pairs: Vec<(String, String)>,
 }
 
 impl QueryShape {
     pub fn new(query: &str, terms: &[String]) -> QueryShape {
-        let words = text::split_words(query);
+        // Adjacent once the stop words are gone: "load a template" pairs `load` with `template`.
+        let words: Vec<String> = text::split_words(query)
+            .into_iter()
+            .filter(|word| !text::is_stop_word(word))
+            .collect();
         let mut pairs = Vec::new();
         for window in words.windows(2) {
-            if text::is_stop_word(&window[0]) || text::is_stop_word(&window[1]) {
-                continue;
-            }
             let pair = (text::stem(&window[0]), text::stem(&window[1]));
             if pair.0 != pair.1 && !pairs.contains(&pair) {
                 pairs.push(pair);
@@ -157,7 +166,9 @@ pub(super) fn phrase_match(query: &QueryShape, name: &[String], docstring: Optio
         .map(|doc| {
             doc.split_whitespace()
                 .take(super::DOC_WORDS)
-                .flat_map(text::code_terms)
+                .flat_map(text::split_words)
+                .filter(|word| !text::is_stop_word(word))
+                .map(|word| text::stem(&word))
                 .collect()
         })
         .unwrap_or_default();
@@ -177,25 +188,26 @@ pub(super) fn phrase_match(query: &QueryShape, name: &[String], docstring: Optio
     found / query.pairs.len() as f64
 }
 
-/// How many dependency edges from production code point at `id`, counting at most `cap`.
+/// How many dependency edges from production code point at `id`, counting at most `cap` and
+/// reading at most `4 × cap` edges. The edges are grouped by file, so each file is looked up
+/// once.
 pub(super) fn production_fan_in(graph: &Graph, id: &EntityId, cap: usize) -> usize {
     let mut count = 0;
-    let mut last_file: Option<(&str, bool)> = None;
+    let mut current: Option<(&str, Option<&FileNode>)> = None;
     for edge_ref in graph.incoming_refs(id).iter().take(cap * 4) {
-        let production = match last_file {
-            Some((path, production)) if path == &*edge_ref.file => production,
+        let file = match current {
+            Some((path, file)) if path == &*edge_ref.file => file,
             _ => {
-                let production = graph
+                let file = graph
                     .file(&edge_ref.file)
-                    .is_some_and(|file| file.class == FileClass::Production);
-                last_file = Some((&edge_ref.file, production));
-                production
+                    .map(|file| &**file)
+                    .filter(|file| file.class == FileClass::Production);
+                current = Some((&edge_ref.file, file));
+                file
             }
         };
-        if !production {
-            continue;
-        }
-        let Some(edge) = graph.edge(edge_ref) else {
+        let Some(edge) = file.and_then(|file| file.resolved.edges.get(edge_ref.index as usize))
+        else {
             continue;
         };
         if matches!(edge.kind, RelationKind::Contains | RelationKind::Defines) || edge.from == *id {
