@@ -15,6 +15,8 @@ pub struct FileFilter {
     /// One bit per class, in `FileClass::ALL` order.
     admitted: u8,
     production_first: bool,
+    /// Under production first, each class's weight in percent, in `FileClass::ALL` order.
+    weights: [u8; 6],
 }
 
 impl Default for FileFilter {
@@ -24,14 +26,19 @@ impl Default for FileFilter {
 }
 
 fn bit(class: FileClass) -> u8 {
-    1 << FileClass::ALL
+    1 << position(class)
+}
+
+/// The weight of each class under "production first", in percent, in `FileClass::ALL` order:
+/// production, test, fixture, example, generated, vendored.
+const PRODUCTION_FIRST_WEIGHTS: [u8; 6] = [100, 45, 35, 60, 30, 30];
+
+fn position(class: FileClass) -> usize {
+    FileClass::ALL
         .iter()
         .position(|candidate| *candidate == class)
         .unwrap_or(0)
 }
-
-/// The weight of each class under "production first", in `FileClass::ALL` order.
-const PRODUCTION_FIRST_WEIGHTS: [f64; 6] = [1.0, 0.45, 0.35, 0.6, 0.3, 0.3];
 
 /// Query words that ask for a class: with one of them, that class ranks like production code.
 const CLASS_WORDS: &[(&str, FileClass)] = &[
@@ -60,12 +67,14 @@ impl FileFilter {
     pub const PRODUCTION_FIRST: FileFilter = FileFilter {
         admitted: 0b11_1111,
         production_first: true,
+        weights: PRODUCTION_FIRST_WEIGHTS,
     };
 
     /// Every class, ranked by relevance alone.
     pub const ALL: FileFilter = FileFilter {
         admitted: 0b11_1111,
         production_first: false,
+        weights: PRODUCTION_FIRST_WEIGHTS,
     };
 
     /// Only these classes, ranked by relevance alone.
@@ -73,7 +82,16 @@ impl FileFilter {
         FileFilter {
             admitted: classes.iter().fold(0, |bits, class| bits | bit(*class)),
             production_first: false,
+            weights: PRODUCTION_FIRST_WEIGHTS,
         }
+    }
+
+    /// This filter with another weight (0..=1) for one class under production first (the
+    /// question benchmark measures the weights with it).
+    pub fn with_weight(self, class: FileClass, weight: f64) -> FileFilter {
+        let mut weights = self.weights;
+        weights[position(class)] = (weight.clamp(0.0, 1.0) * 100.0).round() as u8;
+        FileFilter { weights, ..self }
     }
 
     /// `production_first` (or empty), `all`, or a comma-separated list of classes
@@ -118,17 +136,13 @@ impl FileFilter {
         self.admitted == 0b11_1111
     }
 
-    /// What a hit in a file of `class` is worth for a question whose words are `query_words`
-    /// (lowercase, unstemmed): 1 unless ranking production first.
+    /// What a hit in code of `class` is worth for a question that asks for the classes
+    /// `asked`: 1 unless ranking production first.
     pub fn weight(self, class: FileClass, asked: ClassesAsked) -> f64 {
         if !self.production_first || asked.contains(class) {
             return 1.0;
         }
-        let position = FileClass::ALL
-            .iter()
-            .position(|candidate| *candidate == class)
-            .unwrap_or(0);
-        PRODUCTION_FIRST_WEIGHTS[position]
+        f64::from(self.weights[position(class)]) / 100.0
     }
 }
 

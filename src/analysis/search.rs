@@ -60,6 +60,9 @@ pub struct FieldWeights {
     pub signature: f32,
     /// The first [`DOC_WORDS`] words of the docstring.
     pub doc: f32,
+    /// The names a definition's own code calls and refers to as types, each once: what it
+    /// does, in its callees' words (`render`, `set_render_target`).
+    pub body: f32,
 }
 
 impl Default for FieldWeights {
@@ -71,6 +74,7 @@ impl Default for FieldWeights {
             module_path: 1.5,
             signature: 0.5,
             doc: 0.5,
+            body: 0.25,
         }
     }
 }
@@ -78,8 +82,10 @@ impl Default for FieldWeights {
 /// Only the start of a docstring is indexed; the rest is examples and parameter lists.
 const DOC_WORDS: usize = 60;
 
-/// How many of the best BM25 candidates the signals of [`rank`] re-rank.
+/// How many of the best BM25 candidates the name match re-ranks.
 const RERANKED: usize = 300;
+/// How many of those the exact phrase and the graph prior re-rank.
+const FINALISTS: usize = 60;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.5;
@@ -242,6 +248,18 @@ fn file_postings(file: &FileNode, weights: &FieldWeights) -> FilePostings {
         .path
         .rsplit_once('/')
         .map_or("", |(directory, _)| directory);
+    // The distinct names each definition's own code refers to (the module's: its top level).
+    let mut body_names: Vec<Vec<&str>> = vec![Vec::new(); file.summary.defs.len() + 1];
+    if weights.body > 0.0 {
+        for reference in &file.summary.refs {
+            let slot = reference.scope.map_or(0, |scope| scope as usize + 1);
+            if let Some(names) = body_names.get_mut(slot)
+                && !names.contains(&reference.name.as_str())
+            {
+                names.push(&reference.name);
+            }
+        }
+    }
     for index in std::iter::once(None).chain((0..file.summary.defs.len() as u32).map(Some)) {
         let entity = materialize(file, index);
         let mut counts: FxHashMap<String, f32> = FxHashMap::default();
@@ -265,6 +283,10 @@ fn file_postings(file: &FileNode, weights: &FieldWeights) -> FilePostings {
         if let Some(doc) = &entity.docstring {
             let start: Vec<&str> = doc.split_whitespace().take(DOC_WORDS).collect();
             length += add_terms(&mut counts, &start.join(" "), weights.doc);
+        }
+        let slot = index.map_or(0, |index| index as usize + 1);
+        for name in &body_names[slot] {
+            length += add_terms(&mut counts, name, weights.body);
         }
         let doc_index = docs.len() as u32;
         for (term, count) in counts {
@@ -770,19 +792,38 @@ impl SearchIndex {
         }
         const FAN_IN_CAP: usize = 64;
         let shape = rank::QueryShape::new(query, terms);
-        for (score, _, doc) in scored.iter_mut() {
-            let name = rank::name_terms(&doc.id);
-            let mut factor = 1.0;
-            if ranking.name_match > 0.0 {
-                factor *= 1.0 + ranking.name_match * rank::name_match(&shape, &name).powi(2);
+        if ranking.name_match > 0.0 {
+            for (score, _, doc) in scored.iter_mut() {
+                let name = rank::name_terms(&doc.id);
+                *score *= 1.0 + ranking.name_match * rank::name_match(&shape, &name).powi(2);
             }
+        }
+        // The phrase and the prior move an entity by a third at most: only the best candidates
+        // after the name match can still reach the first results.
+        let Some(graph) = options.graph else {
+            return;
+        };
+        if ranking.phrase == 0.0 && ranking.graph_prior == 0.0 {
+            return;
+        }
+        let order = |left: &(f64, u64, &Doc), right: &(f64, u64, &Doc)| {
+            right
+                .0
+                .total_cmp(&left.0)
+                .then_with(|| left.2.id.cmp(&right.2.id))
+        };
+        let finalists = FINALISTS.max(options.limit).min(scored.len());
+        if finalists < scored.len() {
+            scored.select_nth_unstable_by(finalists, order);
+        }
+        for (score, _, doc) in scored[..finalists].iter_mut() {
+            let mut factor = 1.0;
             if ranking.phrase > 0.0 && !shape.pairs.is_empty() {
-                let docstring = options.graph.and_then(|graph| graph.docstring_of(&doc.id));
+                let name = rank::name_terms(&doc.id);
+                let docstring = graph.docstring_of(&doc.id);
                 factor *= 1.0 + ranking.phrase * rank::phrase_match(&shape, &name, docstring);
             }
-            if ranking.graph_prior > 0.0
-                && let Some(graph) = options.graph
-            {
+            if ranking.graph_prior > 0.0 {
                 let fan_in = rank::production_fan_in(graph, &doc.id, FAN_IN_CAP);
                 factor *= 1.0 + ranking.graph_prior * rank::prior(fan_in, FAN_IN_CAP);
             }
