@@ -316,6 +316,30 @@ fn ranking_variants() -> Vec<(&'static str, Ranking, FileFilter)> {
             FileFilter::default(),
         ),
         (
+            "name match weight 2 (not 1)",
+            Ranking {
+                name_match: 2.0,
+                ..full
+            },
+            FileFilter::default(),
+        ),
+        (
+            "phrase weight 0.6",
+            Ranking {
+                phrase: 0.6,
+                ..full
+            },
+            FileFilter::default(),
+        ),
+        (
+            "graph prior weight 0.6",
+            Ranking {
+                graph_prior: 0.6,
+                ..full
+            },
+            FileFilter::default(),
+        ),
+        (
             "with coverage (off by default)",
             Ranking {
                 coverage: 1.0,
@@ -380,7 +404,10 @@ fn field_variants() -> Vec<(&'static str, FieldWeights)> {
                 ..full
             },
         ),
-        ("without body words", FieldWeights { body: 0.0, ..full }),
+        (
+            "with body words (off by default)",
+            FieldWeights { body: 0.25, ..full },
+        ),
     ]
 }
 

@@ -20,7 +20,7 @@ use crate::graph::{Entity, Graph};
 use crate::model::EntityKind;
 
 /// How many search hits feed the community ranking.
-const GLOBAL_HITS: usize = 400;
+const GLOBAL_HITS: usize = 200;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RelevantCommunity {

@@ -112,7 +112,8 @@ impl Walk<'_> {
     /// Records `id` as reached; a better prior replaces a worse one.
     fn reach(&mut self, id: &EntityId, distance: u32, relation: &str, prior: f64) -> bool {
         if let Some(known) = self.reached.get_mut(id) {
-            if known.prior < prior {
+            // A start stays a start.
+            if known.distance > 0 && known.prior < prior {
                 *known = Reached {
                     distance,
                     relation: relation.to_string(),

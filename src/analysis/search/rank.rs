@@ -165,6 +165,16 @@ pub(super) fn phrase_match(query: &QueryShape, name: &[String], docstring: Optio
             .windows(2)
             .any(|window| window[0] == pair.0 && window[1] == pair.1)
     };
+    // Most docstrings hold neither word of a pair: skip tokenising them. A stem's first four
+    // letters are in every word it comes from (`query` from `queries`: `quer`).
+    let head = |stem: &str| -> String { stem.chars().take(4).collect() };
+    let docstring = docstring.filter(|doc| {
+        let start: String = doc.chars().take(600).collect::<String>().to_lowercase();
+        query
+            .pairs
+            .iter()
+            .any(|(first, second)| start.contains(&head(first)) && start.contains(&head(second)))
+    });
     let doc_terms: Vec<String> = docstring
         .map(|doc| {
             doc.split_whitespace()
