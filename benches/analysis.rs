@@ -130,8 +130,7 @@ fn main() {
     for _ in 0..8 {
         for query in QUERIES {
             let options = SearchOptions::new(&graph, SearchScope::All, 20);
-            let (results, wall, cpu) =
-                cpu_time::measure(|| index.search_with(query, &options));
+            let (results, wall, cpu) = cpu_time::measure(|| index.search_with(query, &options));
             times.push(wall);
             cpu_times.extend(cpu);
             std::hint::black_box(results);

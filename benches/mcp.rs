@@ -8,8 +8,12 @@
 //! - SERVER-SIDE latency of the tools `find_callers` and `find_callees` (on entities that have
 //!   callers, a deterministic sample) and `query_codebase` (names, prefixes, camelCase humps,
 //!   word pairs, misspellings, misses), timed around the tool functions themselves: the snapshot,
-//!   the lookup, the graph walk and the result structs, not JSON-RPC framing. p50, p99, max.
+//!   the lookup, the graph walk, the references left aside, the trust stamp (which reads the
+//!   answer's files from disk) and the result structs, not JSON-RPC framing. p50, p99, max, and
+//!   for callers/callees the floor of the same run: the graph query alone.
 //!   The targets: p99 at most 2 ms for callers/callees, 20 ms for query_codebase.
+//! - HUBS: for the five entities with the most callers, the bytes of the default (paged) answer
+//!   against every caller listed, as the tool answered before it paged.
 //! - HTTP LOAD: 50 concurrent MCP clients (rmcp's Streamable HTTP client, one reqwest client
 //!   each) against `/mcp` on 127.0.0.1, each making 200 `tools/call`s in turn over the same
 //!   three tools, after their handshakes. Errors (transport failures, JSON-RPC errors, `isError`
@@ -149,10 +153,22 @@ fn parameters<T: serde::de::DeserializeOwned>(value: Value) -> Parameters<T> {
 
 async fn server_side(server: &CodegraphMcp, sample: &[String], queries: &[String]) {
     println!("\nSERVER-SIDE (around the tool functions, one at a time)");
+    let graph = server.world().snapshot();
     for tool in ["find_callers", "find_callees"] {
         let mut durations = Vec::with_capacity(sample.len());
+        let mut floor = Vec::with_capacity(sample.len());
         let mut failures = 0;
         for id in sample {
+            // The floor: the graph query alone, without lookup, paging, references left aside,
+            // the stamp (which reads the answer's files from disk) and the result structs.
+            let started = Instant::now();
+            let calls = if tool == "find_callers" {
+                query::callers(&graph, id)
+            } else {
+                query::callees(&graph, id)
+            };
+            floor.push(started.elapsed());
+            std::hint::black_box(calls);
             let arguments = parameters(json!({ "entity_id": id }));
             let started = Instant::now();
             let ok = if tool == "find_callers" {
@@ -163,8 +179,18 @@ async fn server_side(server: &CodegraphMcp, sample: &[String], queries: &[String
             durations.push(started.elapsed());
             failures += usize::from(!ok);
         }
+        let (floor_p50, floor_p99, _) = percentiles(floor);
+        let (p50, p99, _) = percentiles(durations.clone());
         print_latencies(tool, durations, failures, 2.0);
+        println!(
+            "{:<16} floor (query::{} alone) p50 {floor_p50:.3} ms  p99 {floor_p99:.3} ms; tool/floor p50 {:.1}x  p99 {:.1}x",
+            "",
+            &tool[5..],
+            p50 / floor_p50.max(1e-6),
+            p99 / floor_p99.max(1e-6)
+        );
     }
+    hubs(server, &graph).await;
     let mut durations = Vec::with_capacity(queries.len());
     let mut failures = 0;
     for text in queries {
@@ -175,6 +201,53 @@ async fn server_side(server: &CodegraphMcp, sample: &[String], queries: &[String
         failures += usize::from(!ok);
     }
     print_latencies("query_codebase", durations, failures, 20.0);
+}
+
+/// The answer sizes of the five entities with the most direct callers: the default answer
+/// (a page of 25 with `total` and a hint) against every caller listed, as the tool answered
+/// before it paged (the sum of the `callers` lists of all pages of 500).
+async fn hubs(server: &CodegraphMcp, graph: &codegraph::graph::Graph) {
+    let mut counts: Vec<(usize, String)> = Vec::new();
+    for file in graph.files() {
+        for entity in graph.file_entities(&file.path) {
+            if entity.kind.is_callable() {
+                let count = graph
+                    .incoming(&entity.id)
+                    .filter(|edge| edge.kind == codegraph::model::RelationKind::Calls)
+                    .count();
+                counts.push((count, entity.id.to_string()));
+            }
+        }
+    }
+    counts.sort_by(|left, right| right.0.cmp(&left.0).then_with(|| left.1.cmp(&right.1)));
+    println!("\nHUBS (answer bytes of find_callers: the default page vs every caller listed)");
+    for (_, id) in counts.into_iter().take(5) {
+        let answer = |value: Value| async move {
+            let Ok(result) = server.find_callers(parameters(value)).await else {
+                panic!("find_callers failed");
+            };
+            serde_json::to_value(&result.0).expect("serialises")
+        };
+        let started = Instant::now();
+        let first = answer(json!({ "entity_id": id })).await;
+        let elapsed = started.elapsed().as_secs_f64() * 1000.0;
+        let default_bytes = first.to_string().len();
+        let total = first["total"].as_u64().unwrap_or_default();
+        let mut all_bytes = 0;
+        let mut offset = 0;
+        loop {
+            let page = answer(json!({ "entity_id": id, "limit": 500, "offset": offset })).await;
+            all_bytes += page["callers"].to_string().len();
+            match page["next_offset"].as_u64() {
+                Some(next) => offset = next,
+                None => break,
+            }
+        }
+        println!(
+            "{id}: {total} callers; default answer {default_bytes} bytes ({elapsed:.2} ms), all callers {all_bytes} bytes ({:.0}x)",
+            all_bytes as f64 / default_bytes as f64
+        );
+    }
 }
 
 /// The arguments of the `call`th call of a client.

@@ -145,6 +145,10 @@ pub struct Graph {
     /// Every distinct definition name as one flat list, built by the first symbol search of a
     /// revision whose names changed (a scan of a slice, not of the persistent map).
     pub(crate) names_cache: Arc<std::sync::OnceLock<Arc<[SmolStr]>>>,
+    /// Where the references left aside are, by the entity or name they may reach: built by the
+    /// first query of a revision that needs it (`query::possible_callers`), reset by every
+    /// transaction.
+    pub(crate) left_aside: Arc<std::sync::OnceLock<Arc<query::LeftAsideIndex>>>,
     /// Where bare JavaScript/TypeScript specifiers land in the workspace (tsconfig `paths`,
     /// workspace packages); set by `world` from the manifests.
     pub(crate) aliases: Arc<aliases::ModuleAliases>,

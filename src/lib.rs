@@ -14,8 +14,8 @@
 //!   constructors, return types, field chains), the single writer's transaction
 //!   (`graph/build.rs`, `graph/build/transaction.rs`), and the queries every door shares
 //!   (callers, callees, implementations, symbols, ...; Go's implicit interfaces by method sets
-//!   and the ambiguous references left aside, `possible_callers`, are computed there at query
-//!   time, never stored as edges). `lang/go_build.rs` says which Go files are in the chosen
+//!   and the references left aside, ambiguous or unresolved (`graph/query/possible.rs`), are
+//!   computed there at query time, never stored as edges). `lang/go_build.rs` says which Go files are in the chosen
 //!   build. `graph/aliases.rs` is where bare JavaScript/TypeScript specifiers land (tsconfig
 //!   `paths`, workspace packages): a table `world` reads from the manifests
 //!   (`world/manifests.rs`) and hands to the writer (`GraphWriter::set_aliases`, which
@@ -32,19 +32,25 @@
 //!   each language's visibility rules (`analysis/visibility.rs`: what "exported" means);
 //!   a per-revision cache computed by readers on demand.
 //! - `world`    the single writer: the workspace walk, change application, the on-disk cache,
-//!   the file watcher of the headless server (`world/watch.rs`), and a revision counter
-//!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes.
+//!   the file watcher of the headless server (`world/watch.rs`), a revision counter
+//!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes,
+//!   and the trust stamp every door puts on its answers (`world/stamp.rs`: the revision, and
+//!   which files of the answer have unsaved editor edits or changed on disk since indexing).
 //! - `cli`      the command-line door (`codegraph index`, `callers`, `deps`, `module`, ...): flags
-//!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out.
+//!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out;
+//!   one file per command under `cli/`, the shared flags and the dispatch in `cli.rs`.
 //! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`; the only
 //!   module that imports LSP types, converted in `lsp/proto.rs`; `lsp/framing.rs` answers
 //!   malformed input before tower-lsp-server sees it.
-//! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here) and its
+//! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here; one file
+//!   per tool under `mcp/tools/`, registered in one table in `mcp/tools.rs`) and its
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), both
 //!   through `mcp/lines.rs` (-32700 for a line that is not JSON, -32602 for bad params), HTTP
 //!   and legacy SSE (`mcp/http.rs`), the headless server (`mcp/serve.rs`), the shell tool's
 //!   guard (`mcp/shell.rs`), resource subscriptions (`mcp/subscriptions.rs`, woken by
-//!   `World::changes`).
+//!   `World::changes`), the typed result sent once per protocol version (`mcp/envelope.rs`:
+//!   `structuredContent` and a one-line summary, or JSON text for pre-2025-06-18 clients), and
+//!   completions of prompt arguments and resource-template variables (`mcp/completions.rs`).
 //!
 //! Architecture invariants:
 //! - `analysis` reads snapshots only; nothing on the edit path waits for it.

@@ -8,7 +8,9 @@
 //! through `World::index` like every other writer; handlers work on one snapshot each.
 
 pub mod attach;
+pub mod completions;
 pub mod convert;
+pub mod envelope;
 pub mod http;
 pub mod lines;
 pub mod paths;
@@ -24,9 +26,10 @@ use std::sync::Arc;
 use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult, ListResourcesResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResourceContents, ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+    CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
     UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
@@ -39,25 +42,32 @@ use crate::world::World;
 /// What the server tells an AI client about itself when it connects.
 pub const INSTRUCTIONS: &str = "\
 codegraph serves a live code graph of one repository (definitions, calls, imports, inheritance), \
-built with tree-sitter.
+built with tree-sitter; it follows the editor's unsaved edits when attached to one.
 
-Entity ids look like `path/to/file.py::Class.method` (a file path, `::`, then the nested name); a \
-module's id is its file path. Every tool that takes an entity accepts an id, a qualified name \
-(`pkg.module.Class.method`) or a plain name (`method`). When a name is ambiguous the tool fails \
-and lists the candidate ids: call it again with one of them. When nothing matches, the closest \
-names are listed.
+Ids: `path/to/file.py::Class.method` (a module's id is its file path). Every tool that takes an \
+entity accepts an id, a qualified name or a plain name; an ambiguous name fails and lists the \
+candidate ids (call again with one), an unknown one lists the closest names.
 
-Start with `query_codebase` (search by plain words or names) or `get_file_structure` to find ids; \
-for big-picture questions use `global_search` (answers from communities of connected code; \
-`community_level: 1` for a subsystem such as \"how does authentication work\", level 0 for a \
-narrow area) and, \
-around one entity, `local_search`. Then use `find_callers` / `find_callees` / `find_dependencies` / `find_implementations` to navigate, and \
-`get_code_snippet` or `read_file_content` to read code, and `suggest_refactoring` for metrics and \
-suggestions. `analyze_module_structure` tells what a \
-file defines and imports, its exported API and who uses it, its dependents and metrics. Call `reindex_repository` after large changes on \
-disk. The resource `codegraph://guide` repeats this guide; `codegraph://stats` summarises the \
-graph. Results only contain edges codegraph could resolve; ambiguous references are never \
-guessed, so an empty result means 'no resolved edge', not proof of absence.";
+Which tool when:
+- find an entity from words or a name: `query_codebase`; a file's outline and ids: \
+`get_file_structure`.
+- who calls it / what it calls: `find_callers` / `find_callees`; what implements or overrides \
+it: `find_implementations`; impact of a change over every relation: `find_dependencies`.
+- how a file fits in (exports and their users, dependents, metrics): \
+`analyze_module_structure`.
+- big-picture question (\"how does authentication work?\"): `global_search` \
+(`community_level: 1` for a subsystem); a question around one entity: `local_search`.
+- read code: `get_code_snippet` for an entity, `read_file_content` for lines of a file.
+- metrics and suggestions: `suggest_refactoring`. After large changes on disk: \
+`reindex_repository`.
+
+Every result carries `provenance`: the graph `revision`, `unsaved_files` (answer follows the \
+editor's unsaved text) and `stale_files` (changed on disk since indexing: reindex). Edges carry \
+their `resolution` (`unique_name` is a guess). Callers, callees and implementations add \
+`possible`: references left aside as ambiguous or unresolved, so an empty list with possible \
+ones means 'none proven', not 'none'. Lists are paged: `limit`, `offset`; a result says `total`, \
+`truncated` and `next_offset`. Large bodies come back as `codegraph://files/...#Lstart-Lend` \
+links unless `full: true`. The resource `codegraph://guide` repeats this guide.";
 
 /// The MCP server: one world, shared by every session. Each transport serves every new session
 /// with [`CodegraphMcp::session`], so that resource subscriptions stay per session.
@@ -78,7 +88,7 @@ impl CodegraphMcp {
             world,
             subscriptions: Arc::default(),
             shell: None,
-            tool_router: CodegraphMcp::tool_router(),
+            tool_router: tools::router(),
             prompt_router: CodegraphMcp::prompt_router(),
         }
     }
@@ -180,14 +190,16 @@ impl ServerHandler for CodegraphMcp {
                 .enable_resources()
                 .enable_resources_subscribe()
                 .enable_prompts()
+                .enable_completions()
                 .build(),
         )
         .with_server_info(Implementation::new("codegraph", env!("CARGO_PKG_VERSION")))
         .with_instructions(INSTRUCTIONS)
     }
 
-    /// The tool router's dispatch, after one normalisation every tool shares: an argument
-    /// given under two of its names ([`tools::merge_spellings`]).
+    /// The tool router's dispatch, after one normalisation every tool shares (an argument
+    /// given under two of its names, [`tools::merge_spellings`]), and with the typed result sent
+    /// once ([`envelope::send_once`]).
     async fn call_tool(
         &self,
         mut request: rmcp::model::CallToolRequestParams,
@@ -203,8 +215,30 @@ impl ServerHandler for CodegraphMcp {
             }))
             .into());
         }
+        let tool = request.name.to_string();
+        let version = context.protocol_version();
         let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
-        self.tool_router.call(call).await
+        let response = self.tool_router.call(call).await?;
+        Ok(envelope::send_once(&tool, version.as_ref(), response))
+    }
+
+    /// Entity ids, file paths and community ids for prompt arguments and resource templates.
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let world = self.world.clone();
+        // A community id needs the communities, seconds on a large repository: off the runtime.
+        let completion = tokio::task::spawn_blocking(move || {
+            let graph = world.snapshot();
+            completions::complete(&graph, &request.r#ref, &request.argument, || {
+                world.analysis().communities(&graph)
+            })
+        })
+        .await
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        Ok(CompleteResult::new(completion))
     }
 
     async fn list_resources(

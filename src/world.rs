@@ -11,6 +11,7 @@
 pub mod buffer;
 pub mod cache;
 pub mod manifests;
+pub mod stamp;
 pub mod walk;
 pub mod watch;
 
@@ -30,6 +31,7 @@ use crate::index::FileSummary;
 use crate::lang::Language;
 use crate::model::{EntityKind, RelationKind};
 use buffer::{Buffer, TextEdit};
+pub use stamp::Stamp;
 
 /// Where the cache lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +39,9 @@ pub enum CacheLocation {
     /// `<root>/.codegraph/`.
     InWorkspace,
     Directory(PathBuf),
+    /// `<directory>/<folder name>-<hash of the folder's path>/`: one cache per workspace folder
+    /// under a directory of the user's choosing (`codegraph lsp --cache-dir`).
+    PerFolderUnder(PathBuf),
     Disabled,
 }
 
@@ -101,10 +106,14 @@ pub struct World {
     /// The last walk found C++ sources and no C sources: `.h` headers are C++
     /// ([`crate::lang::header_language`]).
     cpp_headers: std::sync::atomic::AtomicBool,
+    /// What each file of the graph read from disk looked like when it was read, and the files
+    /// open in an editor: what [`World::stamp`] compares against, without the writer's lock.
+    disk: stamp::DiskRecord,
 }
 
-/// A file's content and whether it came from the cache, or why it was skipped.
-type LoadResult = Result<(FileContent, bool), String>;
+/// A file's content, whether it came from the cache and what the file looked like when read,
+/// or why it was skipped.
+type LoadResult = Result<(FileContent, bool, Option<stamp::DiskStamp>), String>;
 
 /// Reads, hashes and extracts one file from disk, reading at most `max_file_size` bytes. `Err`
 /// says why not: unreadable, binary, not a regular file, or over the cap.
@@ -114,7 +123,9 @@ fn load_file(
     cpp_headers: bool,
     max_file_size: u64,
     cached: Option<&cache::CachedFile>,
-) -> Result<(FileContent, bool), String> {
+) -> LoadResult {
+    // Before the read: a change during it makes the stamp compare the content, never miss it.
+    let disk = stamp::DiskStamp::of(absolute);
     let (bytes, truncated) =
         walk::read_prefix(absolute, max_file_size).map_err(|refusal| refusal.to_string())?;
     if truncated {
@@ -135,6 +146,7 @@ fn load_file(
                 summary: Arc::new(cached.summary.clone()),
             },
             true,
+            disk,
         ));
     }
     let (summary, _) = crate::index::extract_text(language, &text);
@@ -146,6 +158,7 @@ fn load_file(
             summary: Arc::new(summary),
         },
         false,
+        disk,
     ))
 }
 
@@ -172,6 +185,7 @@ impl World {
             analysis: crate::analysis::Cache::new(),
             revision: tokio::sync::watch::Sender::new(0),
             cpp_headers: std::sync::atomic::AtomicBool::new(false),
+            disk: stamp::DiskRecord::default(),
         })
     }
 
@@ -223,6 +237,9 @@ impl World {
         match &self.config.cache {
             CacheLocation::InWorkspace => Some(self.root.join(".codegraph")),
             CacheLocation::Directory(directory) => Some(directory.clone()),
+            CacheLocation::PerFolderUnder(directory) => {
+                Some(directory.join(per_folder_cache_name(&self.root)))
+            }
             CacheLocation::Disabled => None,
         }
     }
@@ -305,12 +322,13 @@ impl World {
         let mut contents: FxHashMap<FilePath, FileContent> = FxHashMap::default();
         for (path, result) in loaded {
             match result {
-                Ok((content, from_cache)) => {
+                Ok((content, from_cache, disk)) => {
                     if from_cache {
                         report.from_cache += 1;
                     } else {
                         report.parsed += 1;
                     }
+                    self.disk.read(&path, disk);
                     contents.insert(path, content);
                 }
                 Err(reason) => report.skipped.push(walk::Skipped {
@@ -351,6 +369,7 @@ impl World {
         let current = state.writer.graph().clone();
         for file in current.files() {
             if !contents.contains_key(&file.path) && !state.buffers.contains_key(&file.path) {
+                self.disk.forget(&file.path);
                 updates.push(FileUpdate {
                     path: file.path.clone(),
                     content: None,
@@ -458,14 +477,20 @@ impl World {
                 None,
             )
             .ok()
-            .map(|(content, _)| content),
+            .map(|(content, _, disk)| {
+                self.disk.read(&path, disk);
+                content
+            }),
             Err(reason) => {
                 tracing::warn!("{relative}: not read ({reason})");
                 None
             }
         };
-        if content.is_none() && state.writer.graph().file(relative).is_none() {
-            return;
+        if content.is_none() {
+            self.disk.forget(&path);
+            if state.writer.graph().file(relative).is_none() {
+                return;
+            }
         }
         self.publish(&mut state, vec![FileUpdate { path, content }]);
     }
@@ -518,6 +543,7 @@ impl World {
         let buffer = Buffer::new(language, version, text);
         let content = buffer.content();
         let mut state = self.state.lock();
+        self.disk.open(&path);
         state.buffers.insert(path.clone(), buffer);
         self.publish(
             &mut state,
@@ -568,7 +594,11 @@ impl World {
 
     /// The editor closed a document: the file goes back to its contents on disk.
     pub fn close_buffer(&self, relative: &str) {
-        let removed = self.state.lock().buffers.remove(relative).is_some();
+        let removed = {
+            let mut state = self.state.lock();
+            self.disk.close(relative);
+            state.buffers.remove(relative).is_some()
+        };
         if removed {
             self.refresh_from_disk(relative);
         }
@@ -706,4 +736,26 @@ pub fn human_duration(duration: Duration) -> String {
     } else {
         format!("{:.2} s", millis / 1000.0)
     }
+}
+
+/// The name of a workspace folder's cache under `codegraph lsp --cache-dir`: the folder's name
+/// (for people looking in the directory) and a hash of its whole path (two folders of one name
+/// never share a cache).
+pub fn per_folder_cache_name(root: &Path) -> String {
+    let name: String = root
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|character| {
+            if character.is_alphanumeric() || "-_.".contains(character) {
+                character
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    let hash = blake3::hash(root.as_os_str().as_encoded_bytes());
+    format!("{name}-{}", &hash.to_hex()[..16])
 }

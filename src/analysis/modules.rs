@@ -18,7 +18,7 @@ use super::refactor;
 use crate::graph::query::{self, Lookup};
 use crate::graph::{Entity, EntityId, FilePath, Graph, materialize};
 use crate::lang::Language;
-use crate::model::{EntityKind, FileClass, RelationKind};
+use crate::model::{EntityKind, FileClass, RelationKind, Resolution};
 
 /// The deepest walk [`find_dependencies`] makes.
 pub const MAX_DEPTH: u32 = 10;
@@ -63,6 +63,8 @@ pub struct Dependency {
     pub direction: Direction,
     /// The edge that reached it: calls, imports, uses, extends or implements.
     pub relation: RelationKind,
+    /// How that edge was resolved.
+    pub resolution: Resolution,
     /// The entity it was reached from.
     pub via: EntityId,
 }
@@ -132,21 +134,21 @@ fn walk(
     for hop in 1..=depth {
         let mut next = Vec::new();
         for current in &frontier {
-            let mut neighbours: Vec<(EntityId, RelationKind)> = if downstream {
+            let mut neighbours: Vec<(EntityId, RelationKind, Resolution)> = if downstream {
                 graph
                     .outgoing(current)
                     .filter(|edge| is_dependency(edge.kind))
-                    .map(|edge| (edge.to.clone(), edge.kind))
+                    .map(|edge| (edge.to.clone(), edge.kind, edge.resolution))
                     .collect()
             } else {
                 graph
                     .incoming(current)
                     .filter(|edge| is_dependency(edge.kind))
-                    .map(|edge| (edge.from.clone(), edge.kind))
+                    .map(|edge| (edge.from.clone(), edge.kind, edge.resolution))
                     .collect()
             };
             neighbours.sort();
-            for (neighbour, relation) in neighbours {
+            for (neighbour, relation, resolution) in neighbours {
                 if filter.admits(graph.class_of(&neighbour))
                     && seen.insert(neighbour.clone())
                     && let Some(entity) = graph.entity(&neighbour)
@@ -157,6 +159,7 @@ fn walk(
                         depth: hop,
                         direction,
                         relation,
+                        resolution,
                         via: current.clone(),
                     });
                 }

@@ -48,6 +48,8 @@ pub struct GlobalAnswer {
     pub confidence: f64,
     pub relevant_communities: Vec<RelevantCommunity>,
     pub supporting_entities: Vec<SupportingEntity>,
+    /// How many entities of the chosen communities matched, before the limit.
+    pub supporting_total: usize,
 }
 
 fn round(value: f64) -> f64 {
@@ -82,6 +84,9 @@ fn cite(entity: &Entity) -> String {
     )
 }
 
+/// Supporting entities a global answer lists by default.
+pub const DEFAULT_SUPPORTING: usize = 10;
+
 /// How `global_search` runs.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobalOptions {
@@ -90,6 +95,8 @@ pub struct GlobalOptions {
     pub level: Option<usize>,
     /// Which code's matches count (production first by default).
     pub filter: FileFilter,
+    /// At most this many supporting entities (`None`: [`DEFAULT_SUPPORTING`]).
+    pub limit: Option<usize>,
 }
 
 /// The communities of `level` that hold `hits`, best first: a community scores by its five
@@ -201,7 +208,7 @@ pub fn global_search(
         })
         .collect();
     let chosen: FxHashSet<u32> = relevant_communities.iter().take(3).map(|c| c.id).collect();
-    let supporting_entities: Vec<SupportingEntity> = results
+    let mut supporting_entities: Vec<SupportingEntity> = results
         .hits
         .iter()
         .filter_map(|hit| {
@@ -215,8 +222,9 @@ pub fn global_search(
                 relevance: round(hit.relevance),
             })
         })
-        .take(10)
         .collect();
+    let supporting_total = supporting_entities.len();
+    supporting_entities.truncate(options.limit.unwrap_or(DEFAULT_SUPPORTING));
     let confidence = relevant_communities.first().map_or(0.0, |c| c.relevance);
     let mut answer = global_answer(
         communities,
@@ -242,6 +250,7 @@ pub fn global_search(
         confidence,
         relevant_communities,
         supporting_entities,
+        supporting_total,
     }
 }
 

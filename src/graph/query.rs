@@ -8,6 +8,12 @@ use smol_str::SmolStr;
 use super::{Edge, Entity, EntityId, Graph};
 use crate::model::{EntityKind, RelationKind, Resolution, Span};
 
+mod possible;
+pub use possible::{
+    LeftAside, LeftAsideIndex, PossibleCall, possible_callees, possible_caller_counts,
+    possible_callers, possible_implementations,
+};
+
 /// The outcome of looking an entity up by id, qualified name or plain name.
 #[derive(Debug, Clone)]
 pub enum Lookup {
@@ -196,82 +202,8 @@ pub fn callers(graph: &Graph, id: &str) -> Vec<CallSite> {
     group_calls(graph, edges, |edge| &edge.from)
 }
 
-/// A reference that may be a call of an entity but was left aside: several definitions fit its
-/// name and nothing said which, so it is no edge. "No callers" and "none proven" differ by these.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PossibleCall {
-    /// The entity the reference is in.
-    pub from: EntityId,
-    pub file: super::FilePath,
-    /// The name as written.
-    pub name: SmolStr,
-    /// One-based.
-    pub line: u32,
-    pub candidates: Vec<EntityId>,
-}
-
-fn possible_call(file: &super::FileNode, ambiguous: &super::AmbiguousRef) -> PossibleCall {
-    PossibleCall {
-        from: ambiguous.from.clone(),
-        file: file.path.clone(),
-        name: ambiguous.name.clone(),
-        line: ambiguous.site.start.line + 1,
-        candidates: ambiguous.candidates.clone(),
-    }
-}
-
-/// The ambiguous references anywhere that name `id` among their candidates.
-pub fn possible_callers(graph: &Graph, id: &str) -> Vec<PossibleCall> {
-    let mut found = Vec::new();
-    for file in graph.files() {
-        for ambiguous in &file.resolved.ambiguous {
-            if ambiguous
-                .candidates
-                .iter()
-                .any(|candidate| &**candidate == id)
-            {
-                found.push(possible_call(file, ambiguous));
-            }
-        }
-    }
-    found
-}
-
-/// The ambiguous references made inside `id`: calls it may make, not proven.
-pub fn possible_callees(graph: &Graph, id: &str) -> Vec<PossibleCall> {
-    let Some(location) = graph.location(id) else {
-        return Vec::new();
-    };
-    let Some(file) = graph.file(&location.file) else {
-        return Vec::new();
-    };
-    file.resolved
-        .ambiguous
-        .iter()
-        .filter(|ambiguous| &*ambiguous.from == id)
-        .map(|ambiguous| possible_call(file, ambiguous))
-        .collect()
-}
-
-/// For every definition of file `path`, how many ambiguous references anywhere name it among
-/// their candidates (one pass over the graph, for code lenses).
-pub fn possible_caller_counts(graph: &Graph, path: &str) -> FxHashMap<EntityId, usize> {
-    let prefix = format!("{path}::");
-    let mut counts: FxHashMap<EntityId, usize> = FxHashMap::default();
-    for file in graph.files() {
-        for ambiguous in &file.resolved.ambiguous {
-            for candidate in &ambiguous.candidates {
-                if candidate.starts_with(&prefix) {
-                    *counts.entry(candidate.clone()).or_default() += 1;
-                }
-            }
-        }
-    }
-    counts
-}
-
 /// The type a method belongs to: its lexical parent, or the type that defines it out of line.
-fn owner_type(graph: &Graph, entity: &Entity) -> Option<EntityId> {
+pub(crate) fn owner_type(graph: &Graph, entity: &Entity) -> Option<EntityId> {
     entity
         .parent
         .clone()

@@ -172,15 +172,31 @@ impl Converter<'_> {
         self.location(&entity.file_path, span)
     }
 
+    /// What VS Code shows after a call hierarchy item's name: where it is, `path:line`, after
+    /// the entity that contains it (`AuthService · shop/auth/service.py:24`) unless that is the
+    /// file itself, as the languages' own servers show a container and a place (the signature
+    /// is in hover).
+    pub fn call_hierarchy_detail(&self, entity: &Entity) -> String {
+        let place = format!("{}:{}", entity.file_path, entity.start_line);
+        let container = entity
+            .parent
+            .as_deref()
+            .and_then(|parent| self.graph.entity(parent))
+            // The file's own module (no parent of its own) is already said by the path.
+            .filter(|parent| parent.kind != EntityKind::Module || parent.parent.is_some());
+        match container {
+            Some(container) => format!("{} · {place}", container.name),
+            None => place,
+        }
+    }
+
     pub fn call_hierarchy_item(&self, entity: &Entity) -> Option<CallHierarchyItem> {
         let file = self.graph.file(&entity.file_path)?;
         Some(CallHierarchyItem {
             name: entity.name.to_string(),
             kind: symbol_kind(entity.kind),
             tags: None,
-            // Where it is, as the languages' own servers show it next to a caller's name (the
-            // signature is in hover).
-            detail: Some(format!("{}:{}", entity.file_path, entity.start_line)),
+            detail: Some(self.call_hierarchy_detail(entity)),
             uri: self.uri(&entity.file_path)?,
             range: span_range(&file.text, entity.span, self.encoding),
             selection_range: span_range(&file.text, entity.name_span, self.encoding),

@@ -47,15 +47,35 @@ or a plain name (`login`); an ambiguous name fails and lists the candidate ids.
 - `read_file_content` — a file (or a line range) inside the repository.
 - `reindex_repository` — refresh the graph after changes on disk.
 
+## What every answer says about itself
+- `provenance.revision` — the graph revision the answer was read from.
+- `provenance.unsaved_files` — files of the answer open in the editor with unsaved edits: the
+  answer follows the editor's text.
+- `provenance.stale_files` — files of the answer changed on disk since codegraph read them:
+  call `reindex_repository` (a server started with `serve`/`--mcp-only` catches up by itself).
+- `resolution` on every edge — `import`, `scope`, `receiver_type`, `dispatch`, ...;
+  `unique_name` is a guess (the only definition of that name the caller can see).
+- `provenance.possible` on callers, callees and implementations — references left aside:
+  `ambiguous` (several definitions fit; `candidates` lists them) or `unresolved` (the language's
+  rules found none, though definitions of that name exist). No callers with possible ones means
+  'none proven', not 'none'.
+
+## Budgets
+Lists are paged: `limit` and `offset` in, `total`, `truncated`, `next_offset` and a `hint` out
+(callers and callees: 25 by default; other lists 50). A body over 300 lines or 24 KiB comes back
+as a link, `codegraph://files/{path}#L{first}-L{last}`, unless `full: true`; `read_file_content`
+returns 1,000 lines unless `end_line` asks for more, with `rest_uri` for the rest.
+
 ## Resources
 - `codegraph://stats` — counts by entity and relation type, languages, files by class (production, test, ...).
 - `codegraph://entities/{entity_id}` — one entity with its source, callers and callees.
-- `codegraph://files/{file_path}` — a file's entities and edges.
+- `codegraph://files/{file_path}` — a file's entities and edges; `#L12-L40` after it: those lines.
 - `codegraph://communities/{community_id}` — a community: name, summary, members, top entities.
 
 ## Caveats
-Only resolved edges are shown: a call codegraph could not attribute to one definition is left out,
-so an empty list is not a proof that nothing calls a function (dynamic dispatch, reflection).
+Only resolved edges are listed as callers, callees or implementations; what codegraph could not
+attribute is in `provenance.possible`, and dynamic dispatch or reflection it cannot see at all:
+an empty list with no possible references is still not a proof that nothing calls a function.
 ";
 
 pub fn list() -> Vec<Resource> {
@@ -80,7 +100,7 @@ pub fn templates() -> Vec<ResourceTemplate> {
             .with_description("One community of closely connected code (Leiden over calls, imports, containment, inheritance): its level, name, extractive summary, members and top entities by PageRank. Ids come from global_search")
             .with_mime_type("application/json"),
         ResourceTemplate::new("codegraph://files/{file_path}", "file")
-            .with_description("One file's entities and the edges starting in it. file_path relative to the repository root")
+            .with_description("One file's entities and the edges starting in it. file_path relative to the repository root. With a fragment `#L<first>-L<last>` (as tools link large bodies): those lines of the file, as text")
             .with_mime_type("application/json"),
     ]
 }
@@ -104,6 +124,76 @@ fn percent_decode(text: &str) -> String {
         index += 1;
     }
     String::from_utf8_lossy(&decoded).into_owned()
+}
+
+/// Escapes what cannot stand as is in a `codegraph://` URI part (`%`, `#`, `?`, spaces,
+/// controls, non-ASCII), so that [`percent_decode`] gives the text back.
+pub fn percent_encode(text: &str) -> String {
+    let mut encoded = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        let plain = byte.is_ascii_alphanumeric() || b"/._-~:+,;=@!$&'()*".contains(&byte);
+        if plain {
+            encoded.push(byte as char);
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    encoded
+}
+
+/// `codegraph://files/{path}#L{first}-L{last}`: the lines `first..=last` of a file.
+pub fn file_lines_uri(path: &str, first: u32, last: u32) -> String {
+    format!("{FILE_PREFIX}{}#L{first}-L{last}", percent_encode(path))
+}
+
+/// `codegraph://entities/{id}`.
+pub fn entity_uri(id: &str) -> String {
+    format!("{ENTITY_PREFIX}{}", percent_encode(id))
+}
+
+/// `L12-L40` (or `L12-40`, or `L12`) → (12, 40).
+fn line_fragment(fragment: &str) -> Option<(u32, u32)> {
+    let rest = fragment.strip_prefix('L')?;
+    let (first, last) = match rest.split_once('-') {
+        Some((first, last)) => (first, last.strip_prefix('L').unwrap_or(last)),
+        None => (rest, rest),
+    };
+    let first: u32 = first.parse().ok()?;
+    let last: u32 = last.parse().ok()?;
+    (first >= 1 && first <= last).then_some((first, last))
+}
+
+/// The lines a `codegraph://files/{path}#L{first}-L{last}` link names, as text: the graph's
+/// text of the file (an editor's unsaved buffer included), as `read_file_content` returns it.
+fn file_lines(
+    graph: &Graph,
+    uri: &str,
+    path: &str,
+    fragment: &str,
+) -> Result<ReadResourceResult, ErrorData> {
+    let Some((first, last)) = line_fragment(fragment) else {
+        return Err(ErrorData::invalid_params(
+            format!("not a line range: #{fragment}"),
+            Some(json!({"uri": uri, "expected": "#L<first>-L<last>, one-based, first <= last"})),
+        ));
+    };
+    let Some(node) = graph.file(path) else {
+        return Err(ErrorData::resource_not_found(
+            format!("File not found: {path}"),
+            Some(json!({"uri": uri})),
+        ));
+    };
+    let total = node.text.lines().count() as u32;
+    if first > total.max(1) {
+        return Err(ErrorData::invalid_params(
+            format!("line {first} is past the end of {path} ({total} lines)"),
+            Some(json!({"uri": uri, "total_lines": total})),
+        ));
+    }
+    let (text, _, _) = convert::line_range(&node.text, first, last);
+    Ok(ReadResourceResult::new(vec![
+        ResourceContents::text(text, uri).with_mime_type("text/plain"),
+    ]))
 }
 
 fn json_contents(uri: &str, value: serde_json::Value) -> ReadResourceResult {
@@ -282,6 +372,9 @@ pub fn read(graph: &Graph, uri: &str) -> Result<ReadResourceResult, ErrorData> {
         };
     }
     if let Some(rest) = uri.strip_prefix(FILE_PREFIX) {
+        if let Some((path, fragment)) = rest.split_once('#') {
+            return file_lines(graph, uri, &percent_decode(path), fragment);
+        }
         let path = percent_decode(rest);
         return match file(graph, &path) {
             Some(value) => Ok(json_contents(uri, value)),

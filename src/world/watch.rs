@@ -38,6 +38,11 @@ pub fn watch(
     let (sender, receiver) = channel::<PathBuf>();
     let mut watcher = notify::RecommendedWatcher::new(
         move |event: notify::Result<notify::Event>| match event {
+            // Reading a file is no change: the refresh below and every answer that compares a
+            // file with the disk read files, and taking their open/read/close events for
+            // changes made the watcher refresh forever (and, events arriving faster than the
+            // debounce, never apply a real change).
+            Ok(event) if !changes_content(&event.kind) => {}
             Ok(event) => {
                 for path in event.paths {
                     let _ = sender.send(path);
@@ -80,6 +85,17 @@ pub fn watch(
         })
         .map_err(notify::Error::io)?;
     Ok(Watcher { _watcher: watcher })
+}
+
+/// Whether an event may have changed what a path holds: not a mere open, read or close after
+/// reading (closing after a write still counts).
+fn changes_content(kind: &notify::EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode};
+    match kind {
+        notify::EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        notify::EventKind::Access(_) => false,
+        _ => true,
+    }
 }
 
 fn ignored(root: &Path, path: &Path, gitignore: &ignore::gitignore::Gitignore) -> bool {

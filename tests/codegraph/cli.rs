@@ -278,3 +278,87 @@ fn mcp_config_without_a_client_prints_all_four() {
         "{stderr}"
     );
 }
+
+/// Every `--json` answer carries the trust stamp; the enumerated flags take their words (and
+/// their synonyms) and refuse others with the list.
+#[test]
+fn json_answers_carry_the_stamp_and_enumerated_flags_are_checked() {
+    let directory = tempfile::tempdir().unwrap();
+    crate::cache::copy_tree(&support::fixture("python"), directory.path());
+    let repo = directory.path().to_str().unwrap();
+    // Each command indexes the repository first: nothing is stale, nothing unsaved.
+    for command in [
+        &["callers", "shop/util/math.py::factorial"][..],
+        &["callees", "shop/app/main.py::main"],
+        &["impls", "shop/auth/service.py::Authenticator"],
+        &["symbols", "fact"],
+        &["search", "factorial"],
+        &["deps", "shop/util/math.py::factorial"],
+        &["module", "shop/util/math.py"],
+        &["show", "shop/util/math.py::factorial"],
+        &["refactor", "shop/util/math.py::factorial"],
+        &["refactor", "--dead"],
+        &["refactor", "--cycles"],
+        &["communities"],
+        &["stats"],
+    ] {
+        let mut arguments = command.to_vec();
+        arguments.extend(["--json", "--no-cache", "-r", repo]);
+        let (code, stdout, stderr) = codegraph(&arguments);
+        assert_eq!(code, 0, "{command:?}: {stderr}");
+        let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let stamp = &answer["provenance"];
+        assert!(
+            stamp["revision"].as_u64().unwrap() > 0,
+            "{command:?}: {stamp}"
+        );
+        assert_eq!(stamp["unsaved_files"], serde_json::json!([]), "{command:?}");
+        assert_eq!(stamp["stale_files"], serde_json::json!([]), "{command:?}");
+    }
+    let (_, stdout, _) = codegraph(&[
+        "impls",
+        "shop/auth/service.py::Authenticator",
+        "--json",
+        "--no-cache",
+        "-r",
+        repo,
+    ]);
+    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(answer["possible"], serde_json::json!([]));
+    assert_eq!(
+        answer["implementations"][0]["id"],
+        "shop/auth/service.py::AuthService"
+    );
+
+    let incoming = codegraph(&[
+        "deps",
+        "shop/util/math.py::factorial",
+        "--direction",
+        "incoming",
+        "--no-cache",
+        "-r",
+        repo,
+    ]);
+    let upstream = codegraph(&[
+        "deps",
+        "shop/util/math.py::factorial",
+        "--direction",
+        "UPSTREAM",
+        "--no-cache",
+        "-r",
+        repo,
+    ]);
+    assert_eq!(incoming, upstream);
+    assert!(
+        incoming.1.contains("shop/app/main.py::main"),
+        "{}",
+        incoming.1
+    );
+    let (code, _, stderr) = codegraph(&["search", "x", "--scope", "methods", "-r", repo]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("invalid value 'methods' for '--scope <SCOPE>'")
+            && stderr.contains("[possible values: all, functions, classes, files]"),
+        "{stderr}"
+    );
+}

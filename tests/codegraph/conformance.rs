@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use codegraph::graph::{Entity, Graph};
+use codegraph::model::EntityKind;
 use serde_json::{Value, json};
 
 use crate::lsp::{LspClient, uri};
@@ -245,11 +246,23 @@ fn check_fixture(name: &str) -> Vec<String> {
                     continue;
                 };
                 let incoming_calls = client.incoming(&item);
-                // Each caller's detail is where it is, `path:line`.
+                // Each caller's detail is where it is, `path:line`, after its container
+                // (a class, a function) unless that is the file.
                 for call in incoming_calls.as_array().into_iter().flatten() {
                     let caller = call["from"]["data"]["id"].as_str().unwrap_or("?");
                     if let Some(found) = graph.entity(caller) {
-                        let want = format!("{}:{}", found.file_path, found.start_line);
+                        let place = format!("{}:{}", found.file_path, found.start_line);
+                        let container = found
+                            .parent
+                            .as_deref()
+                            .and_then(|parent| graph.entity(parent))
+                            .filter(|parent| {
+                                parent.kind != EntityKind::Module || parent.parent.is_some()
+                            });
+                        let want = match container {
+                            Some(container) => format!("{} · {place}", container.name),
+                            None => place,
+                        };
                         if call["from"]["detail"] != json!(want) {
                             failures.push(format!(
                                 "{name}: {line}: caller {caller} has detail {}",
@@ -305,8 +318,14 @@ fn check_fixture(name: &str) -> Vec<String> {
             .arg(&root)
             .output()
             .expect("codegraph callers runs");
-        let text = String::from_utf8_lossy(&output.stdout);
-        if !text.contains(&format!("\"{}\"", expectation.from)) {
+        // The `callers` list, not the references left aside (`possible`) that name ids too.
+        let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+        let listed = answer["callers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|caller| caller["id"] == expectation.from.as_str());
+        if !listed {
             failures.push(format!(
                 "{name}: codegraph callers {} does not list {}",
                 expectation.to, expectation.from

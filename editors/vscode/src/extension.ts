@@ -3,16 +3,120 @@
  * bar, and connects AI assistants to the same process over MCP. The logic that needs no VS Code
  * (binary lookup, MCP configuration, status text) lives in the plain modules next to this one.
  */
+import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import {
+  CloseAction,
+  ErrorHandler,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+} from 'vscode-languageclient/node';
 
 import { findBinary, Found, probeVersion } from './binary';
 import { documentSelector } from './languages';
 import { claudeCommand, configFile, McpClient, mergeConfig } from './mcpConfig';
-import { Status, statusBarText, statusLines } from './status';
+import { startingText, startingTooltip, Status, statusBarText, statusLines } from './status';
 
-let client: LanguageClient | undefined;
+/**
+ * The language client, able to let go of a server that never answered `initialize`: the library
+ * can only stop a running client, so a hung server's process is ended here, and the errors the
+ * library then reports about the connection it lost on purpose are not shown to the user.
+ */
+class CodegraphClient extends LanguageClient {
+  private readonly server: ServerHandle;
+
+  constructor(command: string, args: string[], clientOptions: LanguageClientOptions) {
+    const server: ServerHandle = { abandoned: false };
+    // Spawned here rather than by the library so that the process can be ended before the
+    // client is running.
+    const serverOptions: ServerOptions = () => {
+      const child = spawn(command, args, { stdio: 'pipe' });
+      // A binary that vanished since its `--version` check: the client then fails to start and
+      // says so; this keeps the error event from going unhandled.
+      child.on('error', (error) => output.appendLine(`codegraph: cannot run ${command}: ${String(error)}`));
+      server.process = child;
+      return Promise.resolve(child);
+    };
+    super('codegraph', 'codegraph', serverOptions, {
+      ...clientOptions,
+      // Without a handler the library shows the raw error of an `initialize` that failed, and
+      // then the same failure again (`error` below): once, saying what it is, is enough.
+      initializationFailedHandler: () => false,
+      // The library's own handler restarts a server that went away (up to 4 times in 3
+      // minutes); never one ended on purpose.
+      errorHandler: {
+        error: (error, message, count) => server.fallback!.error(error, message, count),
+        closed: () =>
+          server.abandoned ? { action: CloseAction.DoNotRestart, handled: true } : server.fallback!.closed(),
+      },
+    });
+    server.fallback = this.createDefaultErrorHandler();
+    this.server = server;
+  }
+
+  override error(message: string, data?: unknown, showNotification?: boolean | 'force'): void {
+    super.error(message, data, this.server.abandoned ? false : showNotification);
+  }
+
+  /** A client that never ran has nothing to stop politely (`shutDown` ends its process). */
+  override stop(timeout?: number): Promise<void> {
+    return this.isRunning() ? super.stop(timeout) : Promise.resolve();
+  }
+
+  /**
+   * Stops a running server politely (`shutdown`, `exit`), otherwise (still starting) lets go of
+   * it; either way its process is gone when this returns: ended with SIGTERM, then SIGKILL, if
+   * it does not exit by itself. (The library ends only the processes it spawned itself.)
+   */
+  async shutDown(): Promise<void> {
+    const running = this.isRunning();
+    if (running) {
+      try {
+        await this.stop();
+      } catch (error) {
+        output.appendLine(`codegraph did not stop cleanly: ${String(error)}`);
+      }
+    } else {
+      this.server.abandoned = true;
+    }
+    const child = this.server.process;
+    if (!child || child.exitCode !== null || child.signalCode !== null) {
+      return;
+    }
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const within = (milliseconds: number) =>
+      Promise.race([exited.then(() => true), delay(milliseconds).then(() => false)]);
+    if (running && (await within(2000))) {
+      return;
+    }
+    child.kill('SIGTERM');
+    if (!(await within(2000))) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    output.appendLine(
+      running
+        ? `codegraph (pid ${child.pid}) did not exit after shutdown; ended it`
+        : `codegraph (pid ${child.pid}) never answered initialize; ended it`,
+    );
+  }
+}
+
+interface ServerHandle {
+  process?: ChildProcess;
+  /** Let go of on purpose: its errors and its end are not the user's concern. */
+  abandoned: boolean;
+  fallback?: ErrorHandler;
+}
+
+function delay(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}
+
+let client: CodegraphClient | undefined;
 let binary: Found | undefined;
 let statusBar: vscode.StatusBarItem;
 let output: vscode.OutputChannel;
@@ -60,19 +164,38 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     updateStatusBar(undefined);
     return;
   }
-  const serverOptions: ServerOptions = { command: binary.path, args: serverArguments() };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(),
     outputChannel: output,
   };
-  client = new LanguageClient('codegraph', 'codegraph', serverOptions, clientOptions);
+  const starting = new CodegraphClient(binary.path, serverArguments(), clientOptions);
+  client = starting;
   // Shown at once: a server that is slow to answer `initialize` (a first index of a big
-  // repository) must not leave the status bar empty.
-  statusBar.text = '$(sync~spin) codegraph: starting';
-  statusBar.tooltip = 'codegraph is starting (indexing the workspace)';
-  statusBar.show();
-  await client.start();
-  pollStatus();
+  // repository) must not leave the status bar empty; after a while it says for how long.
+  const since = Date.now();
+  const showStarting = () => {
+    const seconds = Math.round((Date.now() - since) / 1000);
+    statusBar.text = startingText(seconds);
+    statusBar.tooltip = startingTooltip(seconds);
+    statusBar.show();
+  };
+  showStarting();
+  const ticker = setInterval(() => client === starting && !starting.isRunning() && showStarting(), 1000);
+  try {
+    await starting.start();
+  } catch (error) {
+    // The client has told the user (unless it was let go of on purpose).
+    output.appendLine(`codegraph failed to start: ${String(error)}`);
+    if (client === starting) {
+      updateStatusBar(undefined);
+    }
+    return;
+  } finally {
+    clearInterval(ticker);
+  }
+  if (client === starting) {
+    pollStatus();
+  }
 }
 
 async function stop(): Promise<void> {
@@ -80,9 +203,9 @@ async function stop(): Promise<void> {
     clearTimeout(poll);
     poll = undefined;
   }
-  const running = client;
+  const current = client;
   client = undefined;
-  await running?.stop();
+  await current?.shutDown();
 }
 
 async function requestStatus(): Promise<Status | undefined> {
@@ -114,8 +237,10 @@ function pollStatus(): void {
 }
 
 async function reindex(): Promise<void> {
-  if (!client) {
-    return void vscode.window.showWarningMessage('codegraph is not running.');
+  if (!client?.isRunning()) {
+    return void vscode.window.showWarningMessage(
+      client ? 'codegraph is still starting (it reindexes as it starts).' : 'codegraph is not running.',
+    );
   }
   const summaries = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'codegraph: reindexing' },
@@ -217,23 +342,33 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(output, statusBar);
   const hasMcpApi = registerMcpProvider(context);
   context.subscriptions.push(
-    vscode.commands.registerCommand('codegraph.restartServer', async () => {
-      await stop();
-      await start(context);
-    }),
+    vscode.commands.registerCommand('codegraph.restartServer', () => restart(context)),
     vscode.commands.registerCommand('codegraph.reindexWorkspace', reindex),
     vscode.commands.registerCommand('codegraph.showStatistics', showStatistics),
     vscode.commands.registerCommand('codegraph.connectAssistant', () => connectAssistant(hasMcpApi)),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (event.affectsConfiguration('codegraph.server') || event.affectsConfiguration('codegraph.shell')) {
-        await stop();
-        await start(context);
+        await restart(context);
       }
     }),
   );
   // Not awaited: VS Code holds an extension's commands until `activate` returns, and the
   // server may take long to answer `initialize`; Restart and Connect must work meanwhile.
-  start(context).catch((error: unknown) => {
+  void startInBackground(context);
+}
+
+/**
+ * Stops the server (ending it if it never answered) and starts a new one without waiting for
+ * its answer, so that the command returns at once even when the new server is slow too.
+ */
+async function restart(context: vscode.ExtensionContext): Promise<void> {
+  await stop();
+  void startInBackground(context);
+}
+
+/** `start`, not awaited by its caller: what goes wrong is logged and shown in the status bar. */
+function startInBackground(context: vscode.ExtensionContext): Promise<void> {
+  return start(context).catch((error: unknown) => {
     output.appendLine(`codegraph failed to start: ${String(error)}`);
     updateStatusBar(undefined);
   });

@@ -536,6 +536,8 @@ impl<'w> Transaction<'w> {
             self.started.elapsed() - self.resolved_at
         );
         self.next.revision = self.writer.graph.revision + 1;
+        // Derived per revision: the next query that needs it rebuilds it.
+        self.next.left_aside = Default::default();
         self.writer.graph = self.next;
         self.report
     }

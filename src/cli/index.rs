@@ -1,0 +1,117 @@
+//! `codegraph index` and `codegraph stats`: build or refresh the index and say what it holds.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{WorkspaceArgs, index_world, open_world, print, print_stamped};
+use crate::world::IndexReport;
+
+#[derive(Args, Debug)]
+pub struct IndexArgs {
+    /// The repository (default: the current directory).
+    pub path: Option<PathBuf>,
+    /// Re-parse every file, ignoring the cache.
+    #[arg(long)]
+    pub full: bool,
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+}
+
+pub fn run(arguments: IndexArgs) -> anyhow::Result<()> {
+    let IndexArgs {
+        path,
+        full,
+        mut workspace,
+    } = arguments;
+    if let Some(path) = path {
+        workspace.repo = path;
+    }
+    let world = open_world(&workspace)?;
+    let report = index_world(&world, full);
+    if workspace.json {
+        print_stamped(
+            &world,
+            &world.snapshot(),
+            [],
+            serde_json::to_value(&report)?,
+        )?;
+    } else {
+        print(&format_report(&report))?;
+    }
+    Ok(())
+}
+
+pub fn stats(arguments: &StatsArgs) -> anyhow::Result<()> {
+    let workspace = &arguments.workspace;
+    let world = open_world(workspace)?;
+    let report = index_world(&world, false);
+    if workspace.json {
+        print_stamped(
+            &world,
+            &world.snapshot(),
+            [],
+            serde_json::to_value(&report)?,
+        )?;
+    } else {
+        print(&format_report(&report))?;
+    }
+    Ok(())
+}
+
+/// The index report for humans.
+pub fn format_report(report: &IndexReport) -> String {
+    let mut out = String::new();
+    let seconds = report.duration_ms / 1000.0;
+    out.push_str(&format!(
+        "Indexed {} files ({} lines) in {:.2} s: {} parsed, {} from cache, {} removed\n",
+        report.files, report.lines, seconds, report.parsed, report.from_cache, report.removed
+    ));
+    out.push_str(&format!("Entities: {}\n", report.entities));
+    for (kind, count) in &report.entities_by_type {
+        if *count > 0 {
+            out.push_str(&format!("  {kind:<10} {count}\n"));
+        }
+    }
+    out.push_str(&format!("Relations: {}\n", report.relations));
+    for (kind, count) in &report.relations_by_type {
+        if *count > 0 {
+            out.push_str(&format!("  {kind:<10} {count}\n"));
+        }
+    }
+    out.push_str("Languages:");
+    for (language, count) in &report.languages {
+        out.push_str(&format!(" {language} {count}"));
+    }
+    out.push_str("\nFiles by class:");
+    for (class, count) in &report.files_by_class {
+        out.push_str(&format!(" {class} {count}"));
+    }
+    out.push('\n');
+    out.push_str(&format!(
+        "Unresolved: {} ambiguous references (no edge made), {} external references\n",
+        report.ambiguous_references, report.external_references
+    ));
+    if report.files_with_problems > 0 {
+        out.push_str(&format!(
+            "{} files have syntax errors (indexed what parses)\n",
+            report.files_with_problems
+        ));
+    }
+    if !report.skipped.is_empty() {
+        out.push_str(&format!("Skipped {} files:\n", report.skipped.len()));
+        for skipped in report.skipped.iter().take(10) {
+            out.push_str(&format!("  {} ({})\n", skipped.path, skipped.reason));
+        }
+        if report.skipped.len() > 10 {
+            out.push_str(&format!("  ... and {} more\n", report.skipped.len() - 10));
+        }
+    }
+    out.trim_end().to_string()
+}

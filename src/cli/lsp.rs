@@ -1,0 +1,63 @@
+//! `codegraph lsp`: the editor door on stdin/stdout.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+use super::ShellArgs;
+use crate::world::{CacheLocation, WorldConfig};
+
+#[derive(Args, Debug)]
+pub struct LspArgs {
+    /// Accepted for editors that pass it; stdio is the only transport.
+    #[arg(long)]
+    pub stdio: bool,
+    /// Skip files larger than this many bytes.
+    #[arg(long, default_value_t = 1024 * 1024)]
+    pub max_file_size: u64,
+    /// Neither read nor write the on-disk cache (`<folder>/.codegraph`).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Keep each workspace folder's cache in `DIR/<folder name>-<hash>/` instead of
+    /// `<folder>/.codegraph`.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache_dir: Option<PathBuf>,
+    /// Do not serve MCP on a unix socket (by default `codegraph mcp` can attach to this
+    /// process and see the editor's unsaved edits).
+    #[arg(long)]
+    pub no_mcp_socket: bool,
+    /// On the MCP socket: `codegraph mcp` clients attached to this process may run these
+    /// programs (off by default; see `codegraph serve --help`).
+    #[command(flatten)]
+    pub shell: ShellArgs,
+}
+
+/// The exit code: 1 when the client said `exit` (or went away) without `shutdown` first.
+pub fn run(arguments: LspArgs) -> anyhow::Result<i32> {
+    let LspArgs {
+        stdio: _,
+        max_file_size,
+        no_cache,
+        cache_dir,
+        no_mcp_socket,
+        shell,
+    } = arguments;
+    let cache = match (no_cache, cache_dir) {
+        (true, _) => CacheLocation::Disabled,
+        // Made absolute here: the editor chose the server's working directory.
+        (false, Some(directory)) => CacheLocation::PerFolderUnder(
+            std::path::absolute(&directory)
+                .with_context(|| format!("--cache-dir {}", directory.display()))?,
+        ),
+        (false, None) => CacheLocation::InWorkspace,
+    };
+    crate::lsp::run_stdio(
+        WorldConfig {
+            max_file_size,
+            cache,
+        },
+        !no_mcp_socket,
+        shell.policy(),
+    )
+}
