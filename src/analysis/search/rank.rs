@@ -273,22 +273,36 @@ mod tests {
         // Stop words are dropped before pairing: "load a template" pairs `load` and `template`.
         let query = shape("the password of the user");
         assert_eq!(query.pairs, [("password".to_string(), "user".to_string())]);
+        // "mail to admins" is a pair too: `mail_admins` is what the question says.
         let query = shape("send mail to admins");
-        assert_eq!(query.pairs, [("send".to_string(), "mail".to_string())]);
+        assert_eq!(
+            query.pairs,
+            [
+                ("send".to_string(), "mail".to_string()),
+                ("mail".to_string(), "admin".to_string())
+            ]
+        );
+        // One pair of two in the name; the other pair's words are not adjacent there.
         assert_eq!(
             phrase_match(&query, &name_terms("m.py::send_mail"), None),
-            1.0
+            0.5
         );
+        // One pair in the name (1), the other in the docstring (0.5), of two.
         assert_eq!(
             phrase_match(
                 &query,
                 &name_terms("m.py::mail_admins"),
                 Some("Send mail to the admins.")
             ),
-            0.5
+            0.75
         );
+        // Both words, neither pair in order.
         assert_eq!(
             phrase_match(&query, &name_terms("m.py::mail_send"), None),
+            0.0
+        );
+        assert_eq!(
+            phrase_match(&query, &name_terms("m.py::admin_mail_send"), None),
             0.0
         );
     }
