@@ -42,12 +42,14 @@ fn plain_words_find_entities() {
     let results = index.search("authentication handler", SearchScope::All, 5);
     assert_eq!(results.terms, ["authentic", "handl"]);
     let found: Vec<String> = results.hits.iter().map(|hit| hit.id.to_string()).collect();
+    // Nothing says "handler"; the names that say "authentication" and nothing else come first
+    // (the name match), then the implementation, whose type's name adds "service".
     assert_eq!(
         found[..3],
         [
-            "shop/auth/service.py::AuthService.authenticate",
             "shop/auth/service.py::Authenticator",
             "shop/auth/service.py::Authenticator.authenticate",
+            "shop/auth/service.py::AuthService.authenticate",
         ],
     );
     assert!(
@@ -282,25 +284,35 @@ fn local_search_ranks_the_neighbourhood() {
             ..LocalOptions::default()
         },
     );
-    let ids: Vec<&str> = answer
+    let ranked: Vec<(&str, &str, u32)> = answer
         .relevant_entities
         .iter()
-        .map(|r| r.entity.id.as_ref())
+        .map(|r| (r.entity.id.as_ref(), r.relation.as_str(), r.distance))
         .collect();
+    // Both say "password"; what the handler's own method calls comes before what its file
+    // imports for a module-level constant.
     assert_eq!(
-        ids[..2],
+        ranked[..2],
         [
-            "app/auth/passwords.py::hash_password",
-            "app/auth/passwords.py::verify_password"
+            ("app/auth/passwords.py::verify_password", "calls", 1),
+            (
+                "app/auth/passwords.py::hash_password",
+                "imported_by_its_file",
+                1
+            ),
         ]
     );
-    assert_eq!(answer.relevant_entities[0].distance, 2);
-    assert!(answer.answer.starts_with("LoginHandler (class at app/auth/login.py:9): \"Authenticates users by password and starts their session.\". called by: main."), "{}", answer.answer);
+    // What the start holds and uses is listed before who uses it.
+    assert!(answer.answer.starts_with("LoginHandler (class at app/auth/login.py:9): \"Authenticates users by password and starts their session.\". contains: LoginHandler.__init__, LoginHandler.authenticate, LoginHandler.logout. called by: main."), "{}", answer.answer);
     assert!(answer.relationships.iter().any(|r| r.source.as_ref()
         == "app/auth/login.py::LoginHandler.authenticate"
         && r.target.as_ref() == "app/auth/passwords.py::verify_password"
         && r.kind == codegraph::model::RelationKind::Calls));
-    assert_eq!(answer.entities_searched, 15);
+    // The start; its three methods; what they call (verify_password, SessionStore and two of
+    // its methods) and what its file imports (hash_password); one hop further (generate_salt,
+    // SessionStore.__init__); who uses it (main and its module). Not its own module: what
+    // contains the start says nothing about what it uses.
+    assert_eq!(answer.entities_searched, 13);
 }
 
 #[test]
