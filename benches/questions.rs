@@ -546,13 +546,14 @@ fn main() {
                     local.record(question, &found);
                 }
                 Err(error) => {
-                    let mut failed = Score::default();
-                    failed.asked = 1;
-                    failed.misses.push(format!(
-                        "    {}:{} {error}",
-                        question.repository, question.line
-                    ));
-                    local.merge(failed);
+                    local.merge(Score {
+                        asked: 1,
+                        misses: vec![format!(
+                            "    {}:{} {error}",
+                            question.repository, question.line
+                        )],
+                        ..Score::default()
+                    });
                 }
             }
         }

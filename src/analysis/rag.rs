@@ -99,6 +99,10 @@ pub struct GlobalOptions {
     pub limit: Option<usize>,
 }
 
+/// Communities ranked by score, best first (`(score, community id)`), and the relevances of
+/// the hits each one holds.
+type RankedCommunities = (Vec<(f64, u32)>, FxHashMap<u32, Vec<f64>>);
+
 /// The communities of `level` that hold `hits`, best first: a community scores by its five
 /// best hits with decreasing weights, so several strong matches beat one, and a big community
 /// does not win by piling up weak ones.
@@ -106,7 +110,7 @@ fn rank_communities(
     communities: &Communities,
     hits: &[SearchHit],
     level: usize,
-) -> (Vec<(f64, u32)>, FxHashMap<u32, Vec<f64>>) {
+) -> RankedCommunities {
     let mut per_community: FxHashMap<u32, Vec<f64>> = FxHashMap::default();
     for hit in hits {
         if let Some(community) = communities.community_of(&hit.id, level) {

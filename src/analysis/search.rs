@@ -699,9 +699,9 @@ impl SearchIndex {
         let mut scratch = Scratch::default();
         for postings in self.files.values() {
             // A file's definitions are of its class, or tests (in a test module).
-            if !filter.admits(postings.class)
-                && !(postings.class == FileClass::Production && filter.admits(FileClass::Test))
-            {
+            let admitted = filter.admits(postings.class)
+                || (postings.class == FileClass::Production && filter.admits(FileClass::Test));
+            if !admitted {
                 continue;
             }
             self.score_file(postings, &expansions, average_length, &mut scratch);

@@ -281,7 +281,7 @@ pub(super) fn summarise(graph: &Graph, community: &Community, names: &[String]) 
         for id in community
             .members
             .iter()
-            .take(community.production_count.max(1).min(50))
+            .take(community.production_count.clamp(1, 50))
         {
             if community.central.contains(id) {
                 continue;
