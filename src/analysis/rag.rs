@@ -215,9 +215,13 @@ pub fn global_search(
     let mut supporting_entities: Vec<SupportingEntity> = results
         .hits
         .iter()
-        .filter_map(|hit| {
+        .enumerate()
+        .filter_map(|(rank, hit)| {
             let community = communities.community_of(&hit.id, level).map(|c| c.id);
-            if !community.is_some_and(|id| chosen.contains(&id)) {
+            // The best match of the whole search supports the answer even when its community
+            // ranks lower or it is in none (a `select!` macro nothing in the graph points at):
+            // a community wins by many good matches, but the question may name one entity.
+            if rank > 0 && !community.is_some_and(|id| chosen.contains(&id)) {
                 return None;
             }
             Some(SupportingEntity {
@@ -286,6 +290,16 @@ fn global_answer(
         answer.push_str(&format!(
             "\nMatching entities there: {}.",
             in_best.join("; ")
+        ));
+    }
+    if let Some(top) = supporting
+        .first()
+        .filter(|top| top.community != Some(best.id))
+    {
+        let doc = first_doc_line(&top.entity).map_or(String::new(), |doc| format!(": \"{doc}\""));
+        answer.push_str(&format!(
+            "\nBest single match, outside that community: {}{doc}.",
+            cite(&top.entity)
         ));
     }
     // How the best community connects to the others the question touches.

@@ -302,4 +302,19 @@ fn global_search_chooses_the_level_from_the_question() {
     );
     assert_eq!(coarse.community_level, 2);
     assert!(!coarse.answer.contains("(Answered from level"));
+    // The best match of the search leads the supporting entities, whichever community wins
+    // (on the benchmark, `select!` lost to three communities of `Waiter`s).
+    for question in [
+        "refund line",
+        "Invoice",
+        "template loader for the engine",
+        "tests of sending an email message",
+        "receipt refund migrations loader template engine email backend",
+    ] {
+        let options = SearchOptions::new(&graph, SearchScope::All, 1);
+        let best = index.search_with(question, &options).hits[0].id.clone();
+        let answer =
+            rag::global_search(&graph, &index, &found, question, &GlobalOptions::default());
+        assert_eq!(answer.supporting_entities[0].entity.id, best, "{question}");
+    }
 }
