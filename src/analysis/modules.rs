@@ -134,6 +134,7 @@ fn walk(
     for hop in 1..=depth {
         let mut next = Vec::new();
         for current in &frontier {
+            crate::cancel::checkpoint();
             let mut neighbours: Vec<(EntityId, RelationKind, Resolution)> = if downstream {
                 graph
                     .outgoing(current)

@@ -102,7 +102,13 @@ impl World {
                     && self.disk.read.get(path).is_some_and(|read| {
                         DiskStamp::of(&absolute).is_some_and(|now| now == *read)
                     });
-            if unchanged || !differs_from_disk(&absolute, node) {
+            if unchanged {
+                continue;
+            }
+            // A file swapped for a symlink out of the workspace is not read, not even to be
+            // compared: it no longer is the workspace's file, so the answer rests on a stale one.
+            let contained = walk::contained(&self.root, &absolute).is_ok();
+            if contained && !differs_from_disk(&absolute, node) {
                 continue;
             }
             if open {
@@ -185,6 +191,21 @@ mod tests {
         file.set_modified(later).unwrap();
         assert!(world.stamp(&graph, ["a.py"]).stale_files.is_empty());
         std::fs::write(&path, "def a():\n    return 2\n").unwrap();
+        assert_eq!(paths(&world.stamp(&graph, ["a.py"]).stale_files), ["a.py"]);
+    }
+
+    #[test]
+    fn a_file_swapped_for_a_symlink_out_of_the_workspace_is_stale_unread() {
+        let text = "def a():\n    pass\n";
+        let (directory, world) = world_with(&[("a.py", text)]);
+        let graph = world.snapshot();
+        // The same text outside: were it read, it would compare equal.
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("a.py");
+        std::fs::write(&target, text).unwrap();
+        let path = directory.path().join("a.py");
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&target, &path).unwrap();
         assert_eq!(paths(&world.stamp(&graph, ["a.py"]).stale_files), ["a.py"]);
     }
 

@@ -315,6 +315,7 @@ pub fn local_search(
         let prior = USES_PRIOR * USES_DECAY.powi(hop as i32 - 1);
         let mut next = Vec::new();
         for current in &frontier {
+            crate::cancel::checkpoint();
             next.extend(walk.uses_of(current, hop, prior));
         }
         if hop == 1 {
@@ -346,6 +347,7 @@ pub fn local_search(
         let prior = CALLER_PRIOR * CALLER_DECAY.powi(hop as i32 - 1);
         let mut next = Vec::new();
         for current in &frontier {
+            crate::cancel::checkpoint();
             next.extend(walk.users_of(current, hop, prior));
         }
         frontier = next;
