@@ -9,6 +9,7 @@
 //! reader starts it again.
 
 pub mod communities;
+pub mod filter;
 pub mod leiden;
 pub mod modules;
 pub mod rag;

@@ -115,7 +115,8 @@ pub enum Command {
     /// Entities matching QUERY in plain words or names (BM25 over name words, paths,
     /// signatures and docstrings), best first, with relevance 0..1.
     Search(search::SearchArgs),
-    /// Communities of connected code (Leiden): level 0 fine, 1 and 2 coarser.
+    /// Communities of connected code (Leiden over production code, tests attached to what they
+    /// exercise): level 0 fine, 1 and 2 coarser.
     Communities(communities::CommunitiesArgs),
     /// Refactoring suggestions for NAME (an entity or a file path), with its metrics. With
     /// `--dead`, every entity that looks unused; with `--cycles`, the import cycles.

@@ -26,7 +26,7 @@ use smol_str::SmolStr;
 
 use crate::index::FileSummary;
 use crate::lang::Language;
-use crate::model::{EntityKind, RelationKind, Resolution, Span};
+use crate::model::{EntityKind, FileClass, RelationKind, Resolution, Span};
 
 pub use build::{FileUpdate, GraphWriter};
 pub use text::{FileText, TextSource};
@@ -60,6 +60,9 @@ pub type BaseOf = (EntityId, RelationKind, FilePath);
 pub struct FileNode {
     pub path: FilePath,
     pub language: Language,
+    /// What the file is for (production, test, ...), from its path and first lines
+    /// (`lang::file_class`).
+    pub class: FileClass,
     /// The text the summary was extracted from: an editor's buffer stays resident, a file on
     /// disk is read again when asked for ([`FileNode::text`]).
     pub(crate) text: FileText,
@@ -266,6 +269,37 @@ impl Graph {
             None => Some(EntityKind::Module),
             Some(index) => Some(self.files.get(&loc.file)?.summary.defs[index as usize].kind),
         }
+    }
+
+    /// What an entity's code is for: its file's class, or test inside a test module
+    /// (`lang::file_class::definition_class`); production for an unknown id.
+    pub fn class_of(&self, id: &str) -> FileClass {
+        let Some(loc) = self.entities.get(id) else {
+            return FileClass::Production;
+        };
+        let Some(file) = self.files.get(&loc.file) else {
+            return FileClass::Production;
+        };
+        match loc.index {
+            None => file.class,
+            Some(index) => {
+                crate::lang::file_class::definition_class(file.class, &file.summary, index)
+            }
+        }
+    }
+
+    /// An entity's docstring, without building the entity.
+    pub fn docstring_of(&self, id: &str) -> Option<&str> {
+        let loc = self.entities.get(id)?;
+        let index = loc.index?;
+        self.files.get(&loc.file)?.summary.defs[index as usize]
+            .doc
+            .as_deref()
+    }
+
+    /// The edges that point at an entity, as references into their files (cheap to count).
+    pub fn incoming_refs(&self, id: &str) -> &[EdgeRef] {
+        self.incoming.get(id).map_or(&[], |refs| refs)
     }
 
     pub fn location(&self, id: &str) -> Option<&EntityLoc> {

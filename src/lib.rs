@@ -4,7 +4,9 @@
 //!
 //! - `model`    entity and relation kinds, resolution kinds, spans. No protocol types.
 //! - `lang`     the language registry; `lang/queries/<language>/*.scm` hold all language knowledge
-//!   that is syntax (definitions, references, imports, inheritance), plus a few resolution facts.
+//!   that is syntax (definitions, references, imports, inheritance), plus a few resolution facts;
+//!   `lang/file_class.rs` says what a file is for (production, test, fixture, example, generated,
+//!   vendored) from each ecosystem's path conventions, stored on the file when it is indexed.
 //! - `syntax`   parsing (one parser per thread, incremental reparse), UTF-8/UTF-16 positions.
 //! - `index`    per-file extraction: syntax tree → `FileSummary`. Never fails; problems are data.
 //!   `index/rust.rs` reads what Rust's token trees and types say (calls and functions inside
@@ -22,7 +24,12 @@
 //!   (`world/manifests.rs`) and hands to the writer (`GraphWriter::set_aliases`, which
 //!   re-resolves the JavaScript family when it changes).
 //! - `analysis` protocol-agnostic analysis over a snapshot: ranked search (BM25, per-file
-//!   postings), communities (hand-written Leiden, three levels), extractive global/local search,
+//!   postings, re-ranked by name match, phrase and graph prior in `analysis/search/rank.rs`),
+//!   production first (`analysis/filter.rs`: the file-class filter every search and analysis
+//!   tool takes), communities (hand-written Leiden over production code, three levels, tests
+//!   attached afterwards in `communities/attach.rs`, named in `communities/describe.rs`),
+//!   extractive global search (level chosen from the question) and local search
+//!   (`rag/local.rs`: what an entity uses before who uses it),
 //!   refactoring metrics and suggestions, module-level views (`analysis/modules.rs`: an
 //!   entity's dependencies both ways, a file's outline, exported API, dependents and metrics),
 //!   each language's visibility rules (`analysis/visibility.rs`: what "exported" means);

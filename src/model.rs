@@ -179,6 +179,67 @@ impl fmt::Display for Resolution {
     }
 }
 
+/// What a file is for, from the conventions of its language and ecosystem (its path, and for
+/// generated files a marker in its first lines): see `lang::file_class`. Search and analysis
+/// rank production code first and filter on this.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum FileClass {
+    /// The code the project ships: everything not recognised as one of the others.
+    #[default]
+    Production,
+    /// Tests and benchmarks, and the helpers that live with them.
+    Test,
+    /// Data and sample code that tests read (`fixtures/`, `testdata/`, `__snapshots__/`).
+    Fixture,
+    /// Examples, demos and the code of documentation.
+    Example,
+    /// Written by a tool: bundles, minified files, protobuf and other generated sources,
+    /// numbered migrations, files marked `Code generated ... DO NOT EDIT` or `@generated`.
+    Generated,
+    /// Someone else's code copied in: `vendor/`, `node_modules/`, `third_party/`.
+    Vendored,
+}
+
+impl FileClass {
+    pub const ALL: [FileClass; 6] = [
+        FileClass::Production,
+        FileClass::Test,
+        FileClass::Fixture,
+        FileClass::Example,
+        FileClass::Generated,
+        FileClass::Vendored,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileClass::Production => "production",
+            FileClass::Test => "test",
+            FileClass::Fixture => "fixture",
+            FileClass::Example => "example",
+            FileClass::Generated => "generated",
+            FileClass::Vendored => "vendored",
+        }
+    }
+
+    /// The class named `text` (`tests` and `examples` are accepted too).
+    pub fn parse(text: &str) -> Option<FileClass> {
+        let text = text.trim().to_ascii_lowercase();
+        let singular = text.strip_suffix('s').unwrap_or(&text);
+        FileClass::ALL
+            .into_iter()
+            .find(|class| class.as_str() == text || class.as_str() == singular)
+    }
+}
+
+impl fmt::Display for FileClass {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
 /// A position in a file: zero-based line and zero-based column counted in UTF-8 bytes.
 /// Protocol doors convert columns to the client's encoding.
 #[derive(

@@ -77,6 +77,9 @@ pub struct IndexReport {
     pub entities_by_type: BTreeMap<String, usize>,
     pub relations_by_type: BTreeMap<String, usize>,
     pub languages: BTreeMap<String, usize>,
+    /// Files by what they are for: production, test, fixture, example, generated, vendored
+    /// (`lang::file_class`).
+    pub files_by_class: BTreeMap<String, usize>,
     pub ambiguous_references: usize,
     pub external_references: usize,
     pub files_with_problems: usize,
@@ -129,6 +132,7 @@ type LoadResult = Result<(FileContent, bool, Option<stamp::DiskStamp>), String>;
 /// `texts` reads it again when an answer needs it.
 fn load_file(
     absolute: &Path,
+    relative: &str,
     language: Language,
     cpp_headers: bool,
     max_file_size: u64,
@@ -150,6 +154,7 @@ fn load_file(
         ascii: text.is_ascii(),
         source: texts.clone(),
     };
+    let class = crate::lang::file_class::classify(relative, language, &text);
     if let Some(cached) = cached
         && cached.hash == hash
         && cached.summary.language == language
@@ -160,6 +165,7 @@ fn load_file(
                 text: elsewhere,
                 hash,
                 summary: cached.summary.clone(),
+                class,
             },
             true,
             disk,
@@ -173,6 +179,7 @@ fn load_file(
             text: elsewhere,
             hash,
             summary: Arc::new(summary),
+            class,
         },
         false,
         disk,
@@ -335,6 +342,7 @@ impl World {
             .map(|file| {
                 let result = load_file(
                     &file.absolute,
+                    &file.relative,
                     file.language,
                     cpp_headers,
                     self.config.max_file_size,
@@ -383,16 +391,22 @@ impl World {
             let mut known = Vec::with_capacity(cached.len());
             for (path, file) in cached {
                 let path = FilePath::from(path.as_str());
-                let text = match contents.get(&path) {
-                    Some(content) if content.hash == file.hash => content.text.clone(),
+                let (text, class) = match contents.get(&path) {
+                    Some(content) if content.hash == file.hash => {
+                        (content.text.clone(), content.class)
+                    }
                     // Changed or gone: its old text is not needed, the update below replaces it.
-                    _ => FileText::from(""),
+                    _ => (
+                        FileText::from(""),
+                        crate::lang::file_class::classify(&path, file.summary.language, ""),
+                    ),
                 };
                 let content = FileContent {
                     language: file.summary.language,
                     text,
                     hash: file.hash,
                     summary: file.summary,
+                    class,
                 };
                 known.push((path, content, file.resolved.unwrap_or_default()));
             }
@@ -418,7 +432,7 @@ impl World {
             for (path, buffer) in &state.buffers {
                 updates.push(FileUpdate {
                     path: path.clone(),
-                    content: Some(buffer.content()),
+                    content: Some(buffer.content(path)),
                 });
             }
         }
@@ -511,6 +525,7 @@ impl World {
         let content = match walk::contained(&self.root, &absolute) {
             Ok(()) => load_file(
                 &absolute,
+                relative,
                 language,
                 self.cpp_headers(),
                 self.config.max_file_size,
@@ -582,7 +597,7 @@ impl World {
             .unwrap_or(language);
         let path = FilePath::from(relative);
         let buffer = Buffer::new(language, version, text);
-        let content = buffer.content();
+        let content = buffer.content(relative);
         let mut state = self.state.lock();
         self.disk.open(&path);
         state.buffers.insert(path.clone(), buffer);
@@ -634,7 +649,7 @@ impl World {
             self.close_buffer(relative);
             return false;
         }
-        let content = buffer.content();
+        let content = buffer.content(relative);
         self.publish(
             &mut state,
             vec![FileUpdate {
@@ -737,7 +752,7 @@ impl World {
                         self.cpp_headers(),
                     )
                     .unwrap_or(language);
-                    content_of(language, text)
+                    content_of(&relative, language, text)
                 });
                 Some(FileUpdate {
                     path: FilePath::from(relative.as_str()),
@@ -766,12 +781,13 @@ pub fn shrink_summary(summary: &mut FileSummary) {
 }
 
 /// Extracts a text into the writer's input form.
-pub fn content_of(language: Language, text: String) -> FileContent {
+pub fn content_of(path: &str, language: Language, text: String) -> FileContent {
     let hash: [u8; 32] = blake3::hash(text.as_bytes()).into();
     let (mut summary, _) = crate::index::extract_text(language, &text);
     shrink_summary(&mut summary);
     FileContent {
         language,
+        class: crate::lang::file_class::classify(path, language, &text),
         text: FileText::from(text),
         hash,
         summary: Arc::new(summary),
@@ -791,6 +807,7 @@ pub fn fill_counts(report: &mut IndexReport, graph: &Graph) {
         relations_by_type.insert(kind.as_str().to_string(), 0);
     }
     let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+    let mut files_by_class: BTreeMap<String, usize> = BTreeMap::new();
     report.lines = 0;
     report.files_with_problems = 0;
     report.ambiguous_references = 0;
@@ -799,6 +816,9 @@ pub fn fill_counts(report: &mut IndexReport, graph: &Graph) {
         let summary: &FileSummary = &file.summary;
         *languages
             .entry(file.language.name().to_string())
+            .or_default() += 1;
+        *files_by_class
+            .entry(file.class.as_str().to_string())
             .or_default() += 1;
         report.lines += u64::from(summary.line_count);
         *entities_by_type.entry("module".to_string()).or_default() += 1;
@@ -822,6 +842,7 @@ pub fn fill_counts(report: &mut IndexReport, graph: &Graph) {
     report.entities_by_type = entities_by_type;
     report.relations_by_type = relations_by_type;
     report.languages = languages;
+    report.files_by_class = files_by_class;
 }
 
 /// A duration for humans.

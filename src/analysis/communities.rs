@@ -12,10 +12,12 @@ use std::time::Instant;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+mod attach;
+mod describe;
+
 use super::leiden::{self, WeightedGraph};
-use super::text;
-use crate::graph::{EntityId, Graph, materialize};
-use crate::model::{EntityKind, RelationKind};
+use crate::graph::{EntityId, Graph};
+use crate::model::{FileClass, RelationKind};
 
 pub const LEVELS: usize = 3;
 /// The resolution of each level: lower merges more.
@@ -50,14 +52,19 @@ pub struct Community {
     /// Unique across levels.
     pub id: u32,
     pub level: u8,
-    /// Its dominant directory and top identifiers, e.g. `shop/auth: AuthService, issue_token`.
+    /// Its dominant production directory and most central entities, e.g.
+    /// `shop/auth: AuthService, issue_token`.
     pub name: String,
-    /// An extractive summary: main entities, dependencies both ways, key docstrings.
+    /// A paragraph, extractive: where it lives, its central entities with the first sentence
+    /// of their docstrings, what it depends on and what uses it.
     pub summary: String,
-    /// The directory most of its members live in (`.` for the root).
+    /// The deepest directory holding most of its production members (`.` for the root).
     pub directory: String,
     pub member_count: usize,
-    /// Members, highest PageRank first.
+    /// Members from production code; the others (tests, examples, ...) were attached to it.
+    pub production_count: usize,
+    /// Members: production code first, each by PageRank (within production code), highest
+    /// first.
     pub members: Vec<EntityId>,
     /// The community one level up that contains this one.
     pub parent: Option<u32>,
@@ -65,8 +72,11 @@ pub struct Community {
     pub depends_on: Vec<(u32, f64)>,
     /// Communities at the same level that depend on this one.
     pub used_by: Vec<(u32, f64)>,
-    /// The most frequent words of its members' names.
+    /// The most frequent words of its production members' names.
     pub keywords: Vec<String>,
+    /// Its most central production entities (by the weight of their edges inside it, a
+    /// method counting for its type), the ones it is named after.
+    pub central: Vec<EntityId>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -143,7 +153,64 @@ fn pagerank(node_count: usize, edges: &[(u32, u32)]) -> Vec<f64> {
     rank
 }
 
-/// Computes the communities of a snapshot.
+/// Leiden at each resolution of [`RESOLUTIONS`], each level over the aggregate of the one
+/// below: the partition of the nodes at each level (labels `0..count` per level).
+fn nested_partitions(graph: &WeightedGraph) -> Vec<Vec<u32>> {
+    let mut partitions: Vec<Vec<u32>> = Vec::with_capacity(LEVELS);
+    let mut current_graph = graph.clone();
+    let mut to_current: Vec<u32> = (0..graph.node_count() as u32).collect();
+    for (level, resolution) in RESOLUTIONS.iter().enumerate() {
+        let partition = leiden::leiden(&current_graph, *resolution, SEED + level as u64);
+        let flat: Vec<u32> = to_current
+            .iter()
+            .map(|&node| partition[node as usize])
+            .collect();
+        let count = partition.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+        current_graph = current_graph.aggregate(&partition, count);
+        to_current = flat.clone();
+        partitions.push(flat);
+    }
+    partitions
+}
+
+/// [`nested_partitions`] of the subgraph induced by `nodes`, mapped back onto all
+/// `node_count` nodes (`None` outside the subgraph).
+fn partitions_of_subgraph(
+    node_count: usize,
+    nodes: &[u32],
+    edges: &[(u32, u32, f64)],
+) -> Vec<Vec<Option<u32>>> {
+    let mut local = vec![u32::MAX; node_count];
+    for (position, &node) in nodes.iter().enumerate() {
+        local[node as usize] = position as u32;
+    }
+    let inside: Vec<(u32, u32, f64)> = edges
+        .iter()
+        .filter_map(|&(from, to, weight)| {
+            let (from, to) = (local[from as usize], local[to as usize]);
+            (from != u32::MAX && to != u32::MAX).then_some((from, to, weight))
+        })
+        .collect();
+    let subgraph = WeightedGraph::from_edges(nodes.len(), &inside);
+    nested_partitions(&subgraph)
+        .into_iter()
+        .map(|partition| {
+            let mut all = vec![None; node_count];
+            for (position, &node) in nodes.iter().enumerate() {
+                all[node as usize] = Some(partition[position]);
+            }
+            all
+        })
+        .collect()
+}
+
+/// Computes the communities of a snapshot: Leiden over production code, then every other
+/// entity (tests, fixtures, examples, generated and vendored code) attached to the community
+/// of the production code it exercises (`communities::attach`); what touches no production code
+/// at all forms communities of its own, found by Leiden among themselves.
+///
+/// Tests call everything, so letting them into the partition glues unrelated production code
+/// together and lends the result their names; attached afterwards, they only join.
 pub fn compute(graph: &Graph) -> Communities {
     let started = Instant::now();
     let mut ids: Vec<EntityId> = Vec::with_capacity(graph.entity_count());
@@ -157,6 +224,10 @@ pub fn compute(graph: &Graph) -> Communities {
             }
         }
     }
+    let production: Vec<bool> = ids
+        .iter()
+        .map(|id| graph.class_of(id) == FileClass::Production)
+        .collect();
     let mut undirected: Vec<(u32, u32, f64)> = Vec::new();
     let mut dependencies: Vec<(u32, u32)> = Vec::new();
     for (step, edge) in graph.all_edges().enumerate() {
@@ -173,25 +244,72 @@ pub fn compute(graph: &Graph) -> Communities {
         }
     }
     let entity_graph = WeightedGraph::from_edges(ids.len(), &undirected);
-    let ranks = pagerank(ids.len(), &dependencies);
+    // Centrality within production code; the others are ranked in the whole graph.
+    let production_dependencies: Vec<(u32, u32)> = dependencies
+        .iter()
+        .copied()
+        .filter(|&(from, to)| production[from as usize] && production[to as usize])
+        .collect();
+    let production_ranks = pagerank(ids.len(), &production_dependencies);
+    let all_ranks = pagerank(ids.len(), &dependencies);
+    let ranks: Vec<f64> = (0..ids.len())
+        .map(|node| {
+            if production[node] {
+                production_ranks[node]
+            } else {
+                all_ranks[node]
+            }
+        })
+        .collect();
 
-    // Partitions of the entity nodes, one per level.
+    // 1. The production core.
+    let core: Vec<u32> = (0..ids.len() as u32)
+        .filter(|&node| production[node as usize])
+        .collect();
+    let core_partitions = partitions_of_subgraph(ids.len(), &core, &undirected);
+    // 2. Everything else joins the community of the production code it touches.
+    let attached = attach::attach(graph, &ids, &production, &undirected, &core_partitions[0]);
+    // 3. What touches no production code: communities of its own.
+    let rest: Vec<u32> = (0..ids.len() as u32)
+        .filter(|&node| {
+            core_partitions[0][node as usize].is_none() && attached[node as usize].is_none()
+        })
+        .collect();
+    let rest_partitions = partitions_of_subgraph(ids.len(), &rest, &undirected);
     let mut partitions: Vec<Vec<u32>> = Vec::with_capacity(LEVELS);
-    let mut current_graph = entity_graph.clone();
-    let mut to_current: Vec<u32> = (0..ids.len() as u32).collect();
-    for (level, resolution) in RESOLUTIONS.iter().enumerate() {
-        let partition = leiden::leiden(&current_graph, *resolution, SEED + level as u64);
-        let flat: Vec<u32> = to_current
+    // A level-0 core community's community at each level (levels nest).
+    let mut core_parent: Vec<FxHashMap<u32, u32>> = vec![FxHashMap::default(); LEVELS];
+    for &node in &core {
+        let fine = core_partitions[0][node as usize].unwrap_or_default();
+        for level in 0..LEVELS {
+            core_parent[level].insert(
+                fine,
+                core_partitions[level][node as usize].unwrap_or_default(),
+            );
+        }
+    }
+    for level in 0..LEVELS {
+        let core_count = core
             .iter()
-            .map(|&node| partition[node as usize])
+            .filter_map(|&node| core_partitions[level][node as usize])
+            .max()
+            .map_or(0, |max| max + 1);
+        let partition: Vec<u32> = (0..ids.len())
+            .map(|node| {
+                if let Some(label) = core_partitions[level][node] {
+                    label
+                } else if let Some(fine) = attached[node] {
+                    core_parent[level][&fine]
+                } else {
+                    core_count + rest_partitions[level][node].unwrap_or_default()
+                }
+            })
             .collect();
-        let count = partition.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
-        current_graph = current_graph.aggregate(&partition, count);
-        to_current = flat.clone();
-        partitions.push(flat);
+        partitions.push(partition);
     }
 
-    // Number the communities: per level, largest first, then by smallest member id.
+    // Number the communities: per level, most production members first, then largest, then
+    // by smallest member id. Members: production first, each by rank.
     let mut communities: Vec<Community> = Vec::new();
     let mut numbering: Vec<FxHashMap<u32, u32>> = Vec::new();
     let mut levels = Vec::new();
@@ -200,27 +318,38 @@ pub fn compute(graph: &Graph) -> Communities {
         for (node, &community) in partition.iter().enumerate() {
             groups.entry(community).or_default().push(node as u32);
         }
-        let mut groups: Vec<(u32, Vec<u32>)> = groups.into_iter().collect();
-        for (_, members) in &mut groups {
+        let mut groups: Vec<(u32, Vec<u32>, usize)> = groups
+            .into_iter()
+            .map(|(label, members)| {
+                let count = members.iter().filter(|&&m| production[m as usize]).count();
+                (label, members, count)
+            })
+            .collect();
+        for (_, members, _) in &mut groups {
             members.sort_by(|&left, &right| {
-                ranks[right as usize]
-                    .total_cmp(&ranks[left as usize])
+                production[right as usize]
+                    .cmp(&production[left as usize])
+                    .then_with(|| ranks[right as usize].total_cmp(&ranks[left as usize]))
                     .then_with(|| ids[left as usize].cmp(&ids[right as usize]))
             });
         }
         groups.sort_by(|left, right| {
-            right.1.len().cmp(&left.1.len()).then_with(|| {
-                let smallest =
-                    |members: &[u32]| members.iter().map(|&m| &ids[m as usize]).min().cloned();
-                smallest(&left.1).cmp(&smallest(&right.1))
-            })
+            right
+                .2
+                .cmp(&left.2)
+                .then_with(|| right.1.len().cmp(&left.1.len()))
+                .then_with(|| {
+                    let smallest =
+                        |members: &[u32]| members.iter().map(|&m| &ids[m as usize]).min().cloned();
+                    smallest(&left.1).cmp(&smallest(&right.1))
+                })
         });
         let mut map = FxHashMap::default();
         let nontrivial_count = groups
             .iter()
-            .filter(|(_, members)| members.len() > 1)
+            .filter(|(_, members, _)| members.len() > 1)
             .count();
-        for (raw, members) in &groups {
+        for (raw, members, production_count) in &groups {
             let id = communities.len() as u32;
             map.insert(*raw, id);
             communities.push(Community {
@@ -230,11 +359,13 @@ pub fn compute(graph: &Graph) -> Communities {
                 summary: String::new(),
                 directory: String::new(),
                 member_count: members.len(),
+                production_count: *production_count,
                 members: members.iter().map(|&m| ids[m as usize].clone()).collect(),
                 parent: None,
                 depends_on: Vec::new(),
                 used_by: Vec::new(),
                 keywords: Vec::new(),
+                central: Vec::new(),
             });
         }
         levels.push(LevelInfo {
@@ -259,9 +390,9 @@ pub fn compute(graph: &Graph) -> Communities {
             communities[at[level] as usize].parent = Some(at[level + 1]);
         }
     }
-    // Dependencies between communities of a level.
+    // Dependencies between communities of a level, counted over production code.
     let mut between: FxHashMap<(u32, u32), f64> = FxHashMap::default();
-    for &(from, to) in &dependencies {
+    for &(from, to) in &production_dependencies {
         let (from_at, to_at) = (
             &membership[&ids[from as usize]],
             &membership[&ids[to as usize]],
@@ -288,14 +419,39 @@ pub fn compute(graph: &Graph) -> Communities {
         .enumerate()
         .map(|(node, id)| (id.clone(), ranks[node]))
         .collect();
-    for community in &mut communities {
+    // Centrality inside each community: the weight of a member's edges to other members.
+    let mut internal: Vec<FxHashMap<u32, f64>> = vec![FxHashMap::default(); communities.len()];
+    for &(from, to, weight) in &undirected {
+        if !production[from as usize] || !production[to as usize] {
+            continue;
+        }
+        let (from_at, to_at) = (
+            &membership[&ids[from as usize]],
+            &membership[&ids[to as usize]],
+        );
+        for level in 0..LEVELS {
+            if from_at[level] == to_at[level] {
+                let community = &mut internal[from_at[level] as usize];
+                *community.entry(from).or_default() += weight;
+                *community.entry(to).or_default() += weight;
+            }
+        }
+    }
+    let context = describe::Context {
+        graph,
+        ids: &ids,
+        index_of: &index_of,
+        production: &production,
+        ranks: &ranks,
+    };
+    for (community, internal) in communities.iter_mut().zip(&internal) {
         crate::cancel::checkpoint();
-        describe_members(graph, community);
+        describe::describe_members(&context, community, internal);
     }
     let names: Vec<String> = communities.iter().map(|c| c.name.clone()).collect();
     for community in &mut communities {
         crate::cancel::checkpoint();
-        community.summary = summarise(graph, community, &names);
+        community.summary = describe::summarise(graph, community, &names);
     }
     Communities {
         revision: graph.revision(),
@@ -305,136 +461,4 @@ pub fn compute(graph: &Graph) -> Communities {
         pagerank,
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
     }
-}
-
-fn directory_of(path: &str) -> &str {
-    path.rsplit_once('/')
-        .map_or(".", |(directory, _)| directory)
-}
-
-/// The directory holding most members, its name, and keywords.
-fn describe_members(graph: &Graph, community: &mut Community) {
-    let mut directories: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut words: BTreeMap<String, usize> = BTreeMap::new();
-    for id in &community.members {
-        let Some(location) = graph.location(id) else {
-            continue;
-        };
-        *directories.entry(directory_of(&location.file)).or_default() += 1;
-        let name = id.rsplit("::").next().unwrap_or(id);
-        let name = name.rsplit(['.', '/']).next().unwrap_or(name);
-        for word in text::split_words(name) {
-            if word.len() >= 3 && !text::is_stop_word(&word) {
-                *words.entry(word).or_default() += 1;
-            }
-        }
-    }
-    let mut directories: Vec<(&str, usize)> = directories.into_iter().collect();
-    directories.sort_by(|left, right| right.1.cmp(&left.1).then_with(|| left.0.cmp(right.0)));
-    let directory = directories.first().map_or(".", |(directory, _)| directory);
-    community.directory = directory.to_string();
-    let mut keywords: Vec<(String, usize)> = words.into_iter().collect();
-    keywords.sort_by(|left, right| right.1.cmp(&left.1).then_with(|| left.0.cmp(&right.0)));
-    community.keywords = keywords.into_iter().take(8).map(|(word, _)| word).collect();
-    let mut top: Vec<String> = Vec::new();
-    for id in &community.members {
-        if graph.kind_of(id) == Some(EntityKind::Module) {
-            continue;
-        }
-        let name = id.rsplit("::").next().unwrap_or(id).to_string();
-        if !top.contains(&name) {
-            top.push(name);
-        }
-        if top.len() == 3 {
-            break;
-        }
-    }
-    if top.is_empty() {
-        top = community
-            .members
-            .iter()
-            .take(2)
-            .map(|id| id.rsplit('/').next().unwrap_or(id).to_string())
-            .collect();
-    }
-    community.name = format!("{directory}: {}", top.join(", "));
-}
-
-fn summarise(graph: &Graph, community: &Community, names: &[String]) -> String {
-    let mut files: BTreeMap<&str, usize> = BTreeMap::new();
-    for id in &community.members {
-        if let Some(location) = graph.location(id) {
-            *files.entry(&location.file).or_default() += 1;
-        }
-    }
-    let mut file_list: Vec<(&str, usize)> = files.into_iter().collect();
-    file_list.sort_by(|left, right| right.1.cmp(&left.1).then_with(|| left.0.cmp(right.0)));
-    let shown: Vec<&str> = file_list.iter().take(5).map(|(file, _)| *file).collect();
-    let mut summary = format!(
-        "{} entities in {} file{} under {} ({}{}).",
-        community.member_count,
-        file_list.len(),
-        if file_list.len() == 1 { "" } else { "s" },
-        community.directory,
-        shown.join(", "),
-        if file_list.len() > shown.len() {
-            ", ..."
-        } else {
-            ""
-        }
-    );
-    let main: Vec<String> = community
-        .members
-        .iter()
-        .filter(|id| graph.kind_of(id) != Some(EntityKind::Module))
-        .take(5)
-        .filter_map(|id| {
-            let location = graph.location(id)?;
-            let file = graph.file(&location.file)?;
-            let entity = materialize(file, location.index);
-            Some(format!(
-                "{} ({} at {}:{})",
-                entity.id.rsplit("::").next().unwrap_or(&entity.name),
-                entity.kind,
-                entity.file_path,
-                entity.start_line
-            ))
-        })
-        .collect();
-    if !main.is_empty() {
-        summary.push_str(&format!(" Main entities: {}.", main.join(", ")));
-    }
-    let describe = |list: &[(u32, f64)]| -> String {
-        list.iter()
-            .take(3)
-            .map(|(id, weight)| format!("#{id} {} ({} edges)", names[*id as usize], *weight as u64))
-            .collect::<Vec<_>>()
-            .join("; ")
-    };
-    if !community.depends_on.is_empty() {
-        summary.push_str(&format!(
-            " Depends on: {}.",
-            describe(&community.depends_on)
-        ));
-    }
-    if !community.used_by.is_empty() {
-        summary.push_str(&format!(" Used by: {}.", describe(&community.used_by)));
-    }
-    let docs: Vec<String> = community
-        .members
-        .iter()
-        .take(50)
-        .filter_map(|id| {
-            let location = graph.location(id)?;
-            let file = graph.file(&location.file)?;
-            let doc = materialize(file, location.index).docstring?;
-            let first = doc.lines().map(str::trim).find(|line| !line.is_empty())?;
-            Some(first.chars().take(160).collect::<String>())
-        })
-        .take(3)
-        .collect();
-    if !docs.is_empty() {
-        summary.push_str(&format!(" Docs: \"{}\"", docs.join("\"; \"")));
-    }
-    summary
 }

@@ -13,11 +13,12 @@ use serde::Serialize;
 use smol_str::SmolStr;
 
 use super::communities::is_dependency;
+use super::filter::FileFilter;
 use super::refactor;
 use crate::graph::query::{self, Lookup};
 use crate::graph::{Entity, EntityId, FilePath, Graph, materialize};
 use crate::lang::Language;
-use crate::model::{EntityKind, RelationKind, Resolution};
+use crate::model::{EntityKind, FileClass, RelationKind, Resolution};
 
 /// The deepest walk [`find_dependencies`] makes.
 pub const MAX_DEPTH: u32 = 10;
@@ -77,19 +78,54 @@ pub fn find_dependencies(
     direction: Direction,
     depth: u32,
 ) -> Vec<Dependency> {
+    find_dependencies_filtered(graph, entity, direction, depth, FileFilter::ALL)
+}
+
+/// [`find_dependencies`] through the code `filter` admits only (a test that calls the entity is
+/// neither listed nor walked through when tests are not admitted); under production first,
+/// each depth lists production code before the rest.
+pub fn find_dependencies_filtered(
+    graph: &Graph,
+    entity: &Entity,
+    direction: Direction,
+    depth: u32,
+    filter: FileFilter,
+) -> Vec<Dependency> {
     let depth = depth.clamp(1, MAX_DEPTH);
     let mut found = Vec::new();
     if direction != Direction::Upstream {
-        found.extend(walk(graph, &entity.id, Direction::Downstream, depth));
+        found.extend(walk(
+            graph,
+            &entity.id,
+            Direction::Downstream,
+            depth,
+            filter,
+        ));
     }
     if direction != Direction::Downstream {
-        found.extend(walk(graph, &entity.id, Direction::Upstream, depth));
+        found.extend(walk(graph, &entity.id, Direction::Upstream, depth, filter));
+    }
+    if filter.is_production_first() {
+        // Stable: the walk's order stays within each group.
+        found.sort_by_key(|dependency| {
+            (
+                dependency.direction != Direction::Downstream,
+                dependency.depth,
+                graph.class_of(&dependency.entity.id) != FileClass::Production,
+            )
+        });
     }
     found
 }
 
-/// Breadth-first over dependency edges in one direction.
-fn walk(graph: &Graph, id: &EntityId, direction: Direction, depth: u32) -> Vec<Dependency> {
+/// Breadth-first over dependency edges in one direction, through admitted code only.
+fn walk(
+    graph: &Graph,
+    id: &EntityId,
+    direction: Direction,
+    depth: u32,
+    filter: FileFilter,
+) -> Vec<Dependency> {
     let downstream = direction == Direction::Downstream;
     let mut seen: FxHashSet<EntityId> = FxHashSet::default();
     seen.insert(id.clone());
@@ -114,7 +150,8 @@ fn walk(graph: &Graph, id: &EntityId, direction: Direction, depth: u32) -> Vec<D
             };
             neighbours.sort();
             for (neighbour, relation, resolution) in neighbours {
-                if seen.insert(neighbour.clone())
+                if filter.admits(graph.class_of(&neighbour))
+                    && seen.insert(neighbour.clone())
                     && let Some(entity) = graph.entity(&neighbour)
                 {
                     next.push(neighbour);

@@ -128,6 +128,94 @@ pub fn query_terms(text: &str) -> Vec<String> {
     terms
 }
 
+/// A word of a question, as written: lowercase, with its identifier parts when it has several
+/// (`glTF` is `gltf` with the parts `gl`, `tf`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawWord {
+    pub whole: String,
+    pub parts: Vec<String>,
+}
+
+/// Whether a mixed-case word is written like an identifier: two or more humps (`sendEmail`,
+/// `EmailMessage`), rather than a name with odd capitals (`glTF`, `WebGL`, `OAuth`, `iOS`).
+fn is_identifier_shaped(word: &str) -> bool {
+    let characters: Vec<char> = word.chars().collect();
+    let mut humps = usize::from(characters.first().is_some_and(|c| c.is_lowercase()));
+    for pair in characters.windows(2) {
+        if pair[0].is_uppercase() && pair[1].is_lowercase() {
+            humps += 1;
+        }
+    }
+    humps >= 2
+}
+
+/// The words of a question in order, stop words included: a word written like an identifier
+/// becomes its parts (`sendEmail` is `send`, `email`); a name with odd capitals stays whole,
+/// keeping its parts (the search index decides which it knows).
+pub fn raw_words(text: &str) -> Vec<RawWord> {
+    let mut words = Vec::new();
+    for chunk in text.split(|character: char| !character.is_alphanumeric()) {
+        if chunk.is_empty() {
+            continue;
+        }
+        let parts = split_words(chunk);
+        if parts.len() > 1 && !is_identifier_shaped(chunk) {
+            words.push(RawWord {
+                whole: chunk.to_lowercase(),
+                parts,
+            });
+        } else {
+            words.extend(parts.into_iter().map(|part| RawWord {
+                whole: part,
+                parts: Vec::new(),
+            }));
+        }
+    }
+    words
+}
+
+/// The names a question writes as code (`prefetch_related`, `select!`, `sendEmail`,
+/// `EmailMessage.send`, `parse()`), lowercase without separators (`prefetchrelated`): the last
+/// segment of each.
+pub fn named_in(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for token in text.split_whitespace() {
+        let token = token.trim_end_matches(['?', ',', ';', ':', '.', '"', '\'', '`', ')']);
+        let token = token.trim_start_matches(['"', '\'', '`', '(']);
+        let called = token.ends_with('!') || token.ends_with('(');
+        let token = token.trim_end_matches(['!', '(']);
+        if token.is_empty() {
+            continue;
+        }
+        let qualified = token.contains("::")
+            || token
+                .split('.')
+                .filter(|segment| !segment.is_empty())
+                .count()
+                > 1;
+        let last = token
+            .rsplit(['.', ':'])
+            .find(|segment| !segment.is_empty())
+            .unwrap_or(token);
+        let code_like = called
+            || qualified
+            || token.contains('_')
+            || (last.chars().any(char::is_uppercase) && is_identifier_shaped(last));
+        if !code_like {
+            continue;
+        }
+        let plain: String = last
+            .chars()
+            .filter(|character| character.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        if !plain.is_empty() && !names.contains(&plain) {
+            names.push(plain);
+        }
+    }
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +252,24 @@ mod tests {
         assert_eq!(stem("formatter"), "format");
         assert_eq!(stem("string"), "string");
         assert_eq!(stem("queries"), "query");
+    }
+
+    #[test]
+    fn odd_capitals_keep_a_word_whole_and_code_is_recognised() {
+        let words = raw_words("load a glTF model with sendEmail");
+        let wholes: Vec<&str> = words.iter().map(|word| word.whole.as_str()).collect();
+        assert_eq!(
+            wholes,
+            ["load", "a", "gltf", "model", "with", "send", "email"]
+        );
+        assert_eq!(words[2].parts, ["gl", "tf"]);
+        assert_eq!(
+            named_in(
+                "How does select! wait, and prefetch_related(), EmailMessage.send or sendEmail?"
+            ),
+            ["select", "prefetchrelated", "send", "sendemail"]
+        );
+        assert!(named_in("How is a user logged in? WebGL and glTF").is_empty());
     }
 
     #[test]

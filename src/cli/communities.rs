@@ -6,14 +6,19 @@ use super::{WorkspaceArgs, load, print, print_stamped};
 
 #[derive(Args, Debug)]
 pub struct CommunitiesArgs {
-    #[arg(long, default_value_t = 0)]
-    pub level: u8,
+    /// The level to list (default 0) or to answer from (default: chosen from the question).
+    #[arg(long)]
+    pub level: Option<u8>,
     /// Also list single-entity communities.
     #[arg(long)]
     pub all: bool,
     /// Answer this question from the communities (global search) instead of listing them.
     #[arg(long)]
     pub ask: Option<String>,
+    /// Which code: production_first (default), all, or classes, comma-separated
+    /// (production, test, fixture, example, generated, vendored).
+    #[arg(long, default_value = "production_first")]
+    pub filter: String,
     #[command(flatten)]
     pub workspace: WorkspaceArgs,
 }
@@ -25,12 +30,21 @@ pub fn run(arguments: &CommunitiesArgs) -> anyhow::Result<()> {
         arguments.ask.as_deref(),
         &arguments.workspace,
     );
+    let filter = crate::analysis::filter::FileFilter::parse(&arguments.filter)
+        .map_err(anyhow::Error::msg)?;
     let (world, graph) = load(workspace)?;
     let found = world.analysis().communities(&graph);
-    let level = (level as usize).min(crate::analysis::communities::LEVELS - 1);
+    let chosen = level.map(|level| (level as usize).min(crate::analysis::communities::LEVELS - 1));
+    let level = chosen.unwrap_or(0);
     if let Some(question) = ask {
         let index = world.analysis().search_index(&graph);
-        let answer = crate::analysis::rag::global_search(&graph, &index, &found, question, level);
+        let options = crate::analysis::rag::GlobalOptions {
+            level: chosen,
+            filter,
+            limit: None,
+        };
+        let answer =
+            crate::analysis::rag::global_search(&graph, &index, &found, question, &options);
         if workspace.json {
             let files = answer
                 .supporting_entities

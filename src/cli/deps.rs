@@ -14,6 +14,10 @@ pub struct DepsArgs {
     /// Hops to follow (at most 10).
     #[arg(long, default_value_t = 2)]
     pub depth: u32,
+    /// Which code: production_first (default), all, or classes, comma-separated
+    /// (production, test, fixture, example, generated, vendored).
+    #[arg(long, default_value = "production_first")]
+    pub filter: String,
     #[command(flatten)]
     pub workspace: WorkspaceArgs,
 }
@@ -45,9 +49,11 @@ impl From<DirectionArg> for Direction {
 pub fn run(arguments: &DepsArgs) -> anyhow::Result<()> {
     let (name, depth, workspace) = (&arguments.name, arguments.depth, &arguments.workspace);
     let direction = Direction::from(arguments.direction);
+    let filter = crate::analysis::filter::FileFilter::parse(&arguments.filter)
+        .map_err(anyhow::Error::msg)?;
     let (world, graph) = load(workspace)?;
     let entity = find(&graph, name)?;
-    let found = modules::find_dependencies(&graph, &entity, direction, depth);
+    let found = modules::find_dependencies_filtered(&graph, &entity, direction, depth, filter);
     if workspace.json {
         let files = found
             .iter()

@@ -89,6 +89,10 @@ pub fn format_report(report: &IndexReport) -> String {
     for (language, count) in &report.languages {
         out.push_str(&format!(" {language} {count}"));
     }
+    out.push_str("\nFiles by class:");
+    for (class, count) in &report.files_by_class {
+        out.push_str(&format!(" {class} {count}"));
+    }
     out.push('\n');
     out.push_str(&format!(
         "Unresolved: {} ambiguous references (no edge made), {} external references\n",

@@ -3,7 +3,8 @@
 use clap::{Args, ValueEnum};
 
 use super::{WorkspaceArgs, load, location, print, print_stamped};
-use crate::analysis::search::SearchScope;
+use crate::analysis::filter::FileFilter;
+use crate::analysis::search::{SearchOptions, SearchScope};
 use crate::graph::Entity;
 
 #[derive(Args, Debug)]
@@ -13,6 +14,10 @@ pub struct SearchArgs {
     pub scope: ScopeArg,
     #[arg(long, default_value_t = 20)]
     pub limit: usize,
+    /// Which code: production_first (default), all, or classes, comma-separated
+    /// (production, test, fixture, example, generated, vendored).
+    #[arg(long, default_value = "production_first")]
+    pub filter: String,
     #[command(flatten)]
     pub workspace: WorkspaceArgs,
 }
@@ -43,9 +48,11 @@ impl From<ScopeArg> for SearchScope {
 pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
     let (text, limit, workspace) = (&arguments.query, arguments.limit, &arguments.workspace);
     let scope = SearchScope::from(arguments.scope);
+    let filter = FileFilter::parse(&arguments.filter).map_err(anyhow::Error::msg)?;
     let (world, graph) = load(workspace)?;
     let index = world.analysis().search_index(&graph);
-    let results = index.search(text, scope, limit);
+    let options = SearchOptions::new(&graph, scope, limit);
+    let results = index.search_with(text, &options.with_filter(filter));
     let found: Vec<(f64, Entity)> = results
         .hits
         .iter()
@@ -72,11 +79,17 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
         return print(&format!("nothing matches {:?}", results.terms));
     }
     for (relevance, entity) in found {
+        let class = graph.class_of(&entity.id);
         print(&format!(
-            "{relevance:.2}  {}  {} {}",
+            "{relevance:.2}  {}  {} {}{}",
             entity.id,
             entity.kind,
-            location(&entity)
+            location(&entity),
+            if class == crate::model::FileClass::Production {
+                String::new()
+            } else {
+                format!("  [{class}]")
+            }
         ))?;
     }
     Ok(())

@@ -48,6 +48,9 @@ pub struct FileContent {
     pub text: super::FileText,
     pub hash: [u8; 32],
     pub summary: Arc<FileSummary>,
+    /// What the file is for, classified where its text was at hand
+    /// (`lang::file_class::classify`).
+    pub class: crate::model::FileClass,
 }
 
 /// What a transaction did, for logs and benchmarks.
@@ -343,6 +346,7 @@ fn new_node(path: &FilePath, content: FileContent, resolved: Resolved) -> FileNo
         path: path.clone(),
         language: content.language,
         ascii: content.text.is_ascii(),
+        class: content.class,
         text: content.text,
         hash: content.hash,
         summary: content.summary,
@@ -360,6 +364,7 @@ fn moved_node(old: &FileNode, content: FileContent) -> FileNode {
         path: old.path.clone(),
         language: content.language,
         ascii: content.text.is_ascii(),
+        class: content.class,
         text: content.text,
         hash: content.hash,
         summary: content.summary,

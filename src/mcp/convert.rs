@@ -75,3 +75,17 @@ pub fn line_range(text: &str, first: u32, last: u32) -> (String, u32, u32) {
 pub fn lines_label(first: u32, last: u32) -> String {
     format!("{first}-{last}")
 }
+
+/// The `filter` parameter of the search and analysis tools: `production_first` (the default),
+/// `all`, or a comma-separated list of file classes; an unknown word is a tool error.
+pub fn file_filter(
+    text: Option<&str>,
+) -> Result<crate::analysis::filter::FileFilter, rmcp::model::CallToolResult> {
+    crate::analysis::filter::FileFilter::parse(text.unwrap_or_default()).map_err(|message| {
+        super::tool_error(serde_json::json!({
+            "error": "Unknown filter",
+            "message": message,
+            "known": ["production_first", "all", "production", "test", "fixture", "example", "generated", "vendored"],
+        }))
+    })
+}

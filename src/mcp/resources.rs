@@ -69,7 +69,7 @@ as a link, `codegraph://files/{path}#L{first}-L{last}`, unless `full: true`; `re
 returns 1,000 lines unless `end_line` asks for more, with `rest_uri` for the rest.
 
 ## Resources
-- `codegraph://stats` — counts by entity and relation type, languages.
+- `codegraph://stats` — counts by entity and relation type, languages, files by class (production, test, ...).
 - `codegraph://entities/{entity_id}` — one entity with its source, callers and callees.
 - `codegraph://files/{file_path}` — a file's entities and edges; `#L12-L40` after it: those lines.
 - `codegraph://communities/{community_id}` — a community: name, summary, members, top entities.
@@ -220,10 +220,12 @@ pub fn stats(graph: &Graph) -> serde_json::Value {
         .map(|kind| (kind.to_string(), 0))
         .collect();
     let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+    let mut classes: BTreeMap<String, usize> = BTreeMap::new();
     for file in graph.files() {
         *languages
             .entry(file.language.name().to_string())
             .or_default() += 1;
+        *classes.entry(file.class.to_string()).or_default() += 1;
         for entity in graph.file_entities(&file.path) {
             *entities_by_type.entry(entity.kind.to_string()).or_default() += 1;
         }
@@ -245,6 +247,7 @@ pub fn stats(graph: &Graph) -> serde_json::Value {
             "languages": languages.keys().collect::<Vec<_>>(),
         },
         "files_by_language": languages,
+        "files_by_class": classes,
         "entities_by_type": entities_by_type,
         "relations_by_type": relations_by_type,
     })

@@ -231,7 +231,7 @@ impl Buffer {
     }
 
     /// The buffer as writer input: text, hash and a fresh summary from the current tree.
-    pub fn content(&self) -> FileContent {
+    pub fn content(&self, path: &str) -> FileContent {
         let text = self.text.clone();
         let hash: [u8; 32] = blake3::hash(text.as_bytes()).into();
         let summary = match (&self.summary, &self.tree) {
@@ -241,6 +241,7 @@ impl Buffer {
         };
         FileContent {
             language: self.language,
+            class: crate::lang::file_class::classify(path, self.language, &text),
             text: text.into(),
             hash,
             summary,

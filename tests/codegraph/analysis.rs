@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use codegraph::analysis::modules::{self, Direction};
+use codegraph::analysis::rag::{GlobalOptions, LocalOptions};
 use codegraph::analysis::refactor::{self, SuggestionKind};
 use codegraph::analysis::search::{SearchIndex, SearchScope};
 use codegraph::analysis::{Cache, communities, rag};
@@ -41,12 +42,14 @@ fn plain_words_find_entities() {
     let results = index.search("authentication handler", SearchScope::All, 5);
     assert_eq!(results.terms, ["authentic", "handl"]);
     let found: Vec<String> = results.hits.iter().map(|hit| hit.id.to_string()).collect();
+    // Nothing says "handler"; the names that say "authentication" and nothing else come first
+    // (the name match), then the implementation, whose type's name adds "service".
     assert_eq!(
         found[..3],
         [
-            "shop/auth/service.py::AuthService.authenticate",
             "shop/auth/service.py::Authenticator",
             "shop/auth/service.py::Authenticator.authenticate",
+            "shop/auth/service.py::AuthService.authenticate",
         ],
     );
     assert!(
@@ -189,7 +192,16 @@ fn auth_files_share_a_community_that_global_search_ranks_first() {
     }
 
     let index = SearchIndex::build(&graph);
-    let answer = rag::global_search(&graph, &index, &found, "how does authentication work", 1);
+    let answer = rag::global_search(
+        &graph,
+        &index,
+        &found,
+        "how does authentication work",
+        &GlobalOptions {
+            level: Some(1),
+            ..GlobalOptions::default()
+        },
+    );
     assert_eq!(answer.relevant_communities[0].id, auth.id);
     assert_eq!(answer.confidence, 1.0);
     assert_eq!(answer.communities_searched, found.at_level(1).count());
@@ -218,7 +230,16 @@ fn auth_files_share_a_community_that_global_search_ranks_first() {
     assert_eq!(auth_at_level_0.len(), 3, "{auth_at_level_0:?}");
     assert!(found.levels[0].modularity > found.levels[1].modularity);
     // The same question at the finest level still lands in auth code.
-    let fine = rag::global_search(&graph, &index, &found, "how does authentication work", 0);
+    let fine = rag::global_search(
+        &graph,
+        &index,
+        &found,
+        "how does authentication work",
+        &GlobalOptions {
+            level: Some(0),
+            ..GlobalOptions::default()
+        },
+    );
     let best = found.get(fine.relevant_communities[0].id).unwrap();
     assert!(
         best.members
@@ -253,26 +274,45 @@ fn local_search_ranks_the_neighbourhood() {
     let (_world, graph) = support::index(&support::fixture("analysis"));
     let index = SearchIndex::build(&graph);
     let start = entity(&graph, "app/auth/login.py::LoginHandler");
-    let answer = rag::local_search(&graph, &index, "password", &[start], 2, 5);
-    let ids: Vec<&str> = answer
+    let answer = rag::local_search(
+        &graph,
+        &index,
+        "password",
+        &[start],
+        &LocalOptions {
+            limit: 5,
+            ..LocalOptions::default()
+        },
+    );
+    let ranked: Vec<(&str, &str, u32)> = answer
         .relevant_entities
         .iter()
-        .map(|r| r.entity.id.as_ref())
+        .map(|r| (r.entity.id.as_ref(), r.relation.as_str(), r.distance))
         .collect();
+    // Both say "password"; what the handler's own method calls comes before what its file
+    // imports for a module-level constant.
     assert_eq!(
-        ids[..2],
+        ranked[..2],
         [
-            "app/auth/passwords.py::hash_password",
-            "app/auth/passwords.py::verify_password"
+            ("app/auth/passwords.py::verify_password", "calls", 1),
+            (
+                "app/auth/passwords.py::hash_password",
+                "imported_by_its_file",
+                1
+            ),
         ]
     );
-    assert_eq!(answer.relevant_entities[0].distance, 2);
-    assert!(answer.answer.starts_with("LoginHandler (class at app/auth/login.py:9): \"Authenticates users by password and starts their session.\". called by: main."), "{}", answer.answer);
+    // What the start holds and uses is listed before who uses it.
+    assert!(answer.answer.starts_with("LoginHandler (class at app/auth/login.py:9): \"Authenticates users by password and starts their session.\". contains: LoginHandler.__init__, LoginHandler.authenticate, LoginHandler.logout. called by: main."), "{}", answer.answer);
     assert!(answer.relationships.iter().any(|r| r.source.as_ref()
         == "app/auth/login.py::LoginHandler.authenticate"
         && r.target.as_ref() == "app/auth/passwords.py::verify_password"
         && r.kind == codegraph::model::RelationKind::Calls));
-    assert_eq!(answer.entities_searched, 15);
+    // The start; its three methods; what they call (verify_password, SessionStore and two of
+    // its methods) and what its file imports (hash_password); one hop further (generate_salt,
+    // SessionStore.__init__); who uses it (main and its module). Not its own module: what
+    // contains the start says nothing about what it uses.
+    assert_eq!(answer.entities_searched, 13);
 }
 
 #[test]

@@ -36,7 +36,7 @@ fn update(path: &str, text: Option<&str>) -> FileUpdate {
     let language = Language::from_path(Path::new(path)).expect("source file");
     FileUpdate {
         path: FilePath::from(path),
-        content: text.map(|text| content_of(language, text.to_string())),
+        content: text.map(|text| content_of(path, language, text.to_string())),
     }
 }
 
@@ -486,7 +486,7 @@ fn check_byte_edits(
         }
         buffer.apply(step as i32 + 2, &client_edits);
         prop_assert_eq!(&buffer.text(), &text);
-        let incremental = buffer.content().summary;
+        let incremental = buffer.content("edited.py").summary;
         let fresh = buffer.summary_from_scratch();
         if *incremental != fresh {
             return Err(TestCaseError::fail(format!(

@@ -17,6 +17,7 @@ mod lsp;
 mod mcp;
 mod plugin;
 mod python;
+mod questions;
 mod resolution;
 mod rules;
 mod rules_lsp;

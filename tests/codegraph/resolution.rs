@@ -88,7 +88,7 @@ fn build(files: &BTreeMap<String, (String, usize)>) -> GraphWriter {
                 let language = Language::from_path(Path::new(path))?;
                 Some(FileUpdate {
                     path: FilePath::from(path.as_str()),
-                    content: Some(content_of(language, text.clone())),
+                    content: Some(content_of(path, language, text.clone())),
                 })
             })
             .collect(),

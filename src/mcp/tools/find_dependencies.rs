@@ -39,6 +39,11 @@ pub struct DependenciesParams {
     /// How many hops to follow. Default 2, at most 10.
     #[serde(default = "super::default_depth", alias = "max_depth")]
     pub depth: u32,
+    /// Which code to list and walk through: `production_first` (default: everything, production
+    /// code first at each depth), `all`, or classes, comma-separated (`production` leaves the
+    /// tests out): production, test, fixture, example, generated, vendored.
+    #[serde(default)]
+    pub filter: Option<String>,
     /// How many to return (downstream first, nearest first). Default 50, at most 1000. Also
     /// accepted as `max_results`.
     #[serde(default = "super::default_list_limit", alias = "max_results")]
@@ -94,7 +99,14 @@ impl CodegraphMcp {
                 Direction::Downstream => modules::Direction::Downstream,
                 Direction::Both => modules::Direction::Both,
             };
-            let found = modules::find_dependencies(&graph, &entity, direction, params.depth);
+            let filter = crate::mcp::convert::file_filter(params.filter.as_deref())?;
+            let found = modules::find_dependencies_filtered(
+                &graph,
+                &entity,
+                direction,
+                params.depth,
+                filter,
+            );
             let (found, page) = paginate(
                 found,
                 params.offset,

@@ -12,18 +12,20 @@ use super::{Provenance, ToolResult, provenance};
 use crate::analysis;
 use crate::mcp::CodegraphMcp;
 
-fn default_level() -> u8 {
-    0
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GlobalSearchParams {
     /// The question, in plain words.
     pub query: String,
-    /// 0 = fine-grained communities (default; a narrow area, often one file), 1 = subsystems
-    /// ("how does authentication work"), 2 = coarsest.
-    #[serde(default = "default_level", alias = "level")]
-    pub community_level: u8,
+    /// 0 = fine-grained communities (a narrow area, often one file), 1 = subsystems ("how does
+    /// authentication work"), 2 = coarsest. Default: chosen from the question.
+    #[serde(default, alias = "level")]
+    pub community_level: Option<u8>,
+    /// Which code: `production_first` (default: everything, production code ranked above tests,
+    /// examples, fixtures, generated and vendored code of similar relevance), `all` (relevance
+    /// alone), or classes, comma-separated: production, test, fixture, example, generated,
+    /// vendored.
+    #[serde(default)]
+    pub filter: Option<String>,
     /// At most this many supporting entities. Default 10, at most 100. Also accepted as
     /// `max_results`.
     #[serde(default = "default_supporting", alias = "max_results")]
@@ -120,7 +122,7 @@ impl From<analysis::rag::GlobalAnswer> for GlobalSearchResult {
 #[tool_router(router = global_search_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default: a narrow area, often one file), 1 = subsystems (use it for \"how does X work\" questions spanning several files), 2 = coarsest. Read `codegraph://communities/{id}` for a community's members. At most `limit` (default 10) supporting entities, with `total`.",
+        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. Communities are found over production code, with tests and other code attached to what they exercise, and named after their directory and central entities. community_level 0 = fine-grained (a narrow area, often one file), 1 = subsystems, 2 = coarsest; by default the level is chosen from the question (the finest at which one community holds most of the best matches). `filter` as in query_codebase. Read `codegraph://communities/{id}` for a community's members. At most `limit` (default 10) supporting entities, with `total`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn global_search(
@@ -134,14 +136,13 @@ impl CodegraphMcp {
             let graph = world.snapshot();
             let index = world.analysis().search_index(&graph);
             let communities = world.analysis().communities(&graph);
-            let answer = analysis::rag::global_search_with_limit(
-                &graph,
-                &index,
-                &communities,
-                &params.query,
-                params.community_level.min(2) as usize,
-                params.limit.clamp(1, 100),
-            );
+            let options = analysis::rag::GlobalOptions {
+                level: params.community_level.map(|level| level.min(2) as usize),
+                filter: crate::mcp::convert::file_filter(params.filter.as_deref())?,
+                limit: Some(params.limit.clamp(1, 100)),
+            };
+            let answer =
+                analysis::rag::global_search(&graph, &index, &communities, &params.query, &options);
             let mut result = GlobalSearchResult::from(answer);
             result.provenance = provenance(
                 &world,

@@ -31,6 +31,12 @@ pub struct LocalSearchParams {
     /// Maximum relevant entities. Default 20, at most 100.
     #[serde(default = "super::default_limit", alias = "max_results")]
     pub limit: usize,
+    /// Which code: `production_first` (default: everything, production code ranked above tests,
+    /// examples, fixtures, generated and vendored code of similar relevance), `all` (relevance
+    /// alone), or classes, comma-separated: production, test, fixture, example, generated,
+    /// vendored.
+    #[serde(default)]
+    pub filter: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -125,7 +131,7 @@ impl From<analysis::rag::LocalAnswer> for LocalSearchResult {
 #[tool_router(router = local_search_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Answer a question about one entity's surroundings (\"how is this class used?\", \"what does this touch in the database?\"): walks `depth` hops (default 2) from `entity_id` (or from several `context_entities`) over calls both ways, containment, imports, uses and inheritance, and ranks what it reaches by relevance to the query and closeness. Returns an extractive answer, the relevant entities with how each was reached, and the relationships among them. At most `limit` (default 20) relevant entities, with `total` reached.",
+        description = "Answer a question about one entity's surroundings (\"how is this class used?\", \"what does this touch in the database?\"): follows what `entity_id` (or several `context_entities`) uses first — what its methods call, its fields' and parameters' types, bases and implementations — up to `depth` hops (default 2), then who uses it, and ranks what it reaches by relevance to the query and by how it was reached, production code first (`filter` as in query_codebase). Returns an extractive answer, the relevant entities with how each was reached, and the relationships among them. At most `limit` (default 20) relevant entities, with `total` reached.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn local_search(
@@ -155,14 +161,13 @@ impl CodegraphMcp {
                 }
             }
             let index = world.analysis().search_index(&graph);
-            let answer = analysis::rag::local_search(
-                &graph,
-                &index,
-                &params.query,
-                &starts,
-                params.depth.clamp(1, 4),
-                params.limit.clamp(1, 100),
-            );
+            let options = analysis::rag::LocalOptions {
+                depth: params.depth.clamp(1, 4),
+                limit: params.limit.clamp(1, 100),
+                filter: crate::mcp::convert::file_filter(params.filter.as_deref())?,
+            };
+            let answer =
+                analysis::rag::local_search(&graph, &index, &params.query, &starts, &options);
             let mut result = LocalSearchResult::from(answer);
             let files = result
                 .relevant_entities

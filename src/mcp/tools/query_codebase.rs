@@ -38,6 +38,12 @@ pub struct QueryParams {
     /// How many of the best matches to skip: the `next_offset` of the previous page. Default 0.
     #[serde(default)]
     pub offset: usize,
+    /// Which code: `production_first` (default: everything, production code ranked above tests,
+    /// examples, fixtures, generated and vendored code of similar relevance), `all` (relevance
+    /// alone), or classes, comma-separated: production, test, fixture, example, generated,
+    /// vendored.
+    #[serde(default)]
+    pub filter: Option<String>,
 }
 
 /// The most results one call returns.
@@ -49,6 +55,8 @@ pub struct QueryMatch {
     pub entity: EntitySummary,
     /// 0..1, higher is better.
     pub relevance: f64,
+    /// What its code is for: production, test, fixture, example, generated or vendored.
+    pub class: String,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -73,7 +81,7 @@ fn search_scope(scope: Scope) -> analysis::search::SearchScope {
 #[tool_router(router = query_codebase_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first. `scope` narrows to functions, classes or files. Relevance is 0..1. At most `limit` (default 20) with `total`; page with `offset`.",
+        description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first, then names that say what the question says, adjacent words as a phrase, and code much depended on. Production code ranks above tests, examples, fixtures, generated and vendored code (each result has its `class`); `filter` changes that (`all`, or classes such as `test`). `scope` narrows to functions, classes or files. Relevance is 0..1. At most `limit` (default 20) with `total`; page with `offset`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn query_codebase(
@@ -86,12 +94,14 @@ impl CodegraphMcp {
         let limit = params.limit.clamp(1, MAX_QUERY_LIMIT);
         let work = move || -> ToolResult<QueryResult> {
             let graph = world.snapshot();
+            let filter = crate::mcp::convert::file_filter(params.filter.as_deref())?;
             let index = world.analysis().search_index(&graph);
-            let results = index.search(
-                &params.query,
+            let options = analysis::search::SearchOptions::new(
+                &graph,
                 search_scope(params.scope),
                 params.offset.saturating_add(limit),
             );
+            let results = index.search_with(&params.query, &options.with_filter(filter));
             let entities: Vec<QueryMatch> = results
                 .hits
                 .iter()
@@ -100,6 +110,7 @@ impl CodegraphMcp {
                     Some(QueryMatch {
                         entity: EntitySummary::from(&graph.entity(&hit.id)?),
                         relevance: round2(hit.relevance),
+                        class: hit.class.to_string(),
                     })
                 })
                 .collect();
