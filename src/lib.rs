@@ -29,6 +29,10 @@
 //!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes,
 //!   and the trust stamp every door puts on its answers (`world/stamp.rs`: the revision, and
 //!   which files of the answer have unsaved editor edits or changed on disk since indexing).
+//! - `export`   the graph written for other tools: a SCIP index (`export/scip.rs`: documents,
+//!   definitions, the proven references only (no ambiguous reference, no unique-name guess),
+//!   symbol information with relationships, references into dependencies as their packages'
+//!   symbols; package names from the manifests, `export/scip/packages.rs`).
 //! - `cli`      the command-line door (`codegraph index`, `callers`, `deps`, `module`, ...): flags
 //!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out;
 //!   one file per command under `cli/`, the shared flags and the dispatch in `cli.rs`.
@@ -63,6 +67,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod export;
 pub mod graph;
 pub mod index;
 pub mod lang;

@@ -16,6 +16,7 @@ mod mcp;
 mod plugin;
 mod python;
 mod resolution;
+mod scip;
 mod serve;
 mod shell;
 mod subscribe;
