@@ -12,6 +12,11 @@
 //!   answer's files from disk) and the result structs, not JSON-RPC framing. p50, p99, max, and
 //!   for callers/callees the floor of the same run: the graph query alone.
 //!   The targets: p99 at most 2 ms for callers/callees, 20 ms for query_codebase.
+//! - BOUNDED WORK, through the server's pool (as a client's call runs): unknown names (closest-
+//!   name matching over every distinct name: misspellings, 256-byte names, a 32 KiB name that is
+//!   refused), walks of 10 hops from the entities with the most callers, the first
+//!   `global_search` after a change (the communities built), how long a cancelled one takes to
+//!   stop and give its turn back, and cheap calls while two such builds hold the pool.
 //! - HUBS: for the five entities with the most callers, the bytes of the default (paged) answer
 //!   against every caller listed, as the tool answered before it paged.
 //! - HTTP LOAD: 50 concurrent MCP clients (rmcp's Streamable HTTP client, one reqwest client
@@ -172,9 +177,15 @@ async fn server_side(server: &CodegraphMcp, sample: &[String], queries: &[String
             let arguments = parameters(json!({ "entity_id": id }));
             let started = Instant::now();
             let ok = if tool == "find_callers" {
-                server.find_callers(arguments).await.is_ok()
+                server
+                    .find_callers(arguments, CancellationToken::new())
+                    .await
+                    .is_ok()
             } else {
-                server.find_callees(arguments).await.is_ok()
+                server
+                    .find_callees(arguments, CancellationToken::new())
+                    .await
+                    .is_ok()
             };
             durations.push(started.elapsed());
             failures += usize::from(!ok);
@@ -196,11 +207,214 @@ async fn server_side(server: &CodegraphMcp, sample: &[String], queries: &[String
     for text in queries {
         let arguments = parameters(json!({ "query": text }));
         let started = Instant::now();
-        let ok = server.query_codebase(arguments).await.is_ok();
+        let ok = server
+            .query_codebase(arguments, CancellationToken::new())
+            .await
+            .is_ok();
         durations.push(started.elapsed());
         failures += usize::from(!ok);
     }
     print_latencies("query_codebase", durations, failures, 20.0);
+}
+
+/// p50 / p99 / max of `durations`, one line.
+fn print_spread(name: &str, durations: Vec<Duration>, note: &str) {
+    let calls = durations.len();
+    let (p50, p99, max) = percentiles(durations);
+    println!(
+        "{name:<34} {calls:>4} calls  p50 {p50:>9.3} ms  p99 {p99:>9.3} ms  max {max:>9.3} ms  {note}"
+    );
+}
+
+/// A new revision (one file's text changed), so the next analysis starts cold.
+fn touch(world: &World) {
+    let graph = world.snapshot();
+    let file = graph.files().next().expect("a file");
+    let text = format!("{}\n", file.text);
+    world.apply_texts(vec![(file.path.to_string(), Some(text))]);
+}
+
+async fn bounded_work(server: &CodegraphMcp, sample: &[String]) {
+    let limits = server.pool().limits();
+    println!(
+        "\nBOUNDED WORK (through the pool: {} heavy turn(s), deadline {} s)",
+        limits.heavy,
+        limits.deadline.as_secs()
+    );
+    let world = server.world().clone();
+    let callers = |id: String| {
+        let server = server.clone();
+        async move {
+            let started = Instant::now();
+            let result = server
+                .find_callers(
+                    parameters(json!({ "entity_id": id })),
+                    CancellationToken::new(),
+                )
+                .await;
+            (started.elapsed(), result.is_ok())
+        }
+    };
+    // Unknown names: every one goes through closest-name matching (or is refused).
+    let misspelled: Vec<String> = sample
+        .iter()
+        .take(50)
+        .map(|id| {
+            let name = id.rsplit(['.', ':']).next().unwrap_or(id);
+            let mut chars: Vec<char> = name.chars().collect();
+            chars.insert(chars.len() / 2, 'q');
+            chars.into_iter().collect()
+        })
+        .collect();
+    let long: Vec<String> = (0..20)
+        .map(|seed| {
+            (0..256)
+                .map(|at| (b'a' + ((at * 7 + seed * 13) % 26) as u8) as char)
+                .collect()
+        })
+        .collect();
+    for (name, names, note) in [
+        (
+            "unknown: misspelled names",
+            misspelled,
+            "closest names compared",
+        ),
+        ("unknown: 256-byte names", long, "the longest matched"),
+        (
+            "unknown: one 32 KiB name",
+            vec!["x".repeat(32 * 1024)],
+            "refused before matching",
+        ),
+    ] {
+        let mut durations = Vec::new();
+        for text in names {
+            let (elapsed, found) = callers(text).await;
+            assert!(!found, "an unknown name was found");
+            durations.push(elapsed);
+        }
+        print_spread(name, durations, note);
+    }
+    // Deep walks from the entities with the most callers.
+    let graph = world.snapshot();
+    let mut hubs: Vec<(usize, String)> = sample
+        .iter()
+        .map(|id| (query::callers(&graph, id).len(), id.clone()))
+        .collect();
+    hubs.sort_by(|left, right| right.cmp(left));
+    let mut walks = Vec::new();
+    let mut dependencies = Vec::new();
+    let mut reached = 0;
+    for (_, id) in hubs.iter().take(5) {
+        let started = Instant::now();
+        let result = server
+            .find_callers(
+                parameters(json!({ "entity_id": id, "max_depth": 10 })),
+                CancellationToken::new(),
+            )
+            .await;
+        walks.push(started.elapsed());
+        reached = reached.max(result.map(|found| found.0.callers.len()).unwrap_or(0));
+        let started = Instant::now();
+        let _ = server
+            .find_dependencies(
+                parameters(json!({ "entity_id": id, "depth": 10, "direction": "both" })),
+                CancellationToken::new(),
+            )
+            .await;
+        dependencies.push(started.elapsed());
+    }
+    print_spread(
+        "find_callers, 10 hops from hubs",
+        walks,
+        &format!("(up to {reached} callers reached)"),
+    );
+    print_spread("find_dependencies, 10 hops, both", dependencies, "");
+    // The first global_search after a change builds the communities.
+    let search = |level: u8| {
+        let server = server.clone();
+        async move {
+            let started = Instant::now();
+            let result = server
+                .global_search(
+                    parameters(json!({ "query": "parse configuration", "community_level": level })),
+                    CancellationToken::new(),
+                )
+                .await;
+            (started.elapsed(), result.is_ok())
+        }
+    };
+    let _ = search(0).await; // the search index, once
+    let mut cold = Vec::new();
+    for _ in 0..3 {
+        touch(&world);
+        let (elapsed, ok) = search(0).await;
+        assert!(ok, "global_search failed");
+        cold.push(elapsed);
+    }
+    print_spread(
+        "global_search after a change",
+        cold,
+        "(communities rebuilt)",
+    );
+    // Cancelled while building: how long until the work stops and its turn is free.
+    let mut stops = Vec::new();
+    for _ in 0..5 {
+        touch(&world);
+        let cancel = CancellationToken::new();
+        let request = {
+            let (server, cancel) = (server.clone(), cancel.clone());
+            tokio::spawn(async move {
+                server
+                    .global_search(parameters(json!({ "query": "parse" })), cancel)
+                    .await
+                    .is_ok()
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let started = Instant::now();
+        cancel.cancel();
+        while server.pool().free_heavy_turns() < limits.heavy {
+            tokio::time::sleep(Duration::from_micros(200)).await;
+        }
+        stops.push(started.elapsed());
+        assert!(
+            !request.await.unwrap(),
+            "a cancelled global_search answered"
+        );
+    }
+    print_spread(
+        "cancelled 200 ms into a rebuild",
+        stops,
+        "until the turn is free",
+    );
+    // Cheap calls while two rebuilds hold (and wait for) the heavy turns.
+    let mut idle = Vec::new();
+    for id in sample.iter().take(100) {
+        idle.push(callers(id.clone()).await.0);
+    }
+    touch(&world);
+    let heavy: Vec<_> = [0u8, 1]
+        .into_iter()
+        .map(|level| tokio::spawn(search(level)))
+        .collect();
+    while server.pool().free_heavy_turns() > 0 {
+        tokio::time::sleep(Duration::from_micros(200)).await;
+    }
+    let mut busy = Vec::new();
+    let mut while_busy = 0;
+    for id in sample.iter().take(100) {
+        busy.push(callers(id.clone()).await.0);
+        while_busy += usize::from(server.pool().free_heavy_turns() == 0);
+    }
+    for request in heavy {
+        let _ = request.await;
+    }
+    print_spread("find_callers, pool idle", idle, "");
+    print_spread(
+        "find_callers, two rebuilds running",
+        busy,
+        &format!("({while_busy} of 100 answered while every heavy turn was taken)"),
+    );
 }
 
 /// The answer sizes of the five entities with the most direct callers: the default answer
@@ -223,7 +437,10 @@ async fn hubs(server: &CodegraphMcp, graph: &codegraph::graph::Graph) {
     println!("\nHUBS (answer bytes of find_callers: the default page vs every caller listed)");
     for (_, id) in counts.into_iter().take(5) {
         let answer = |value: Value| async move {
-            let Ok(result) = server.find_callers(parameters(value)).await else {
+            let Ok(result) = server
+                .find_callers(parameters(value), CancellationToken::new())
+                .await
+            else {
                 panic!("find_callers failed");
             };
             serde_json::to_value(&result.0).expect("serialises")
@@ -394,6 +611,7 @@ fn main() {
         .expect("tokio runtime");
     runtime.block_on(async {
         server_side(&server, &sample, &queries).await;
+        bounded_work(&server, &sample).await;
         http_load(server, Arc::new(sample), Arc::new(queries)).await;
     });
 }

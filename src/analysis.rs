@@ -3,7 +3,9 @@
 //!
 //! Every function here is pure over a `&Graph`; [`Cache`] keeps the derived structures (the
 //! search index, the communities, repository-wide facts) of the latest snapshot a reader asked
-//! for, so they are computed lazily, off the edit path, and at most once per revision.
+//! for, so they are computed lazily, off the edit path, and at most once per revision. Their
+//! long loops have `cancel::checkpoint`s: a build stopped there is not kept, and the next
+//! reader starts it again.
 
 pub mod communities;
 pub mod leiden;
@@ -16,6 +18,8 @@ pub mod visibility;
 
 use std::sync::Arc;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use parking_lot::Mutex;
 
 use crate::graph::Graph;
@@ -27,9 +31,57 @@ use crate::graph::Graph;
 /// Each structure has its own lock, so a long community computation does not hold up searches.
 #[derive(Default)]
 pub struct Cache {
-    search: Mutex<Option<Arc<search::SearchIndex>>>,
-    communities: Mutex<Option<Arc<communities::Communities>>>,
-    facts: Mutex<Option<Arc<refactor::RepoFacts>>>,
+    search: Slot<search::SearchIndex>,
+    communities: Slot<communities::Communities>,
+    facts: Slot<refactor::RepoFacts>,
+}
+
+/// One derived structure: the latest value computed, and (readable without the lock, so that
+/// asking never waits or contends) the revision it belongs to.
+struct Slot<T> {
+    value: Mutex<Option<Arc<T>>>,
+    /// The stored value's revision plus one; 0 while none is stored.
+    ready: AtomicU64,
+}
+
+impl<T> Default for Slot<T> {
+    fn default() -> Slot<T> {
+        Slot {
+            value: Mutex::new(None),
+            ready: AtomicU64::new(0),
+        }
+    }
+}
+
+impl<T> Slot<T> {
+    fn has(&self, revision: u64) -> bool {
+        self.ready.load(Ordering::Acquire) == revision + 1
+    }
+
+    /// The value of `revision`: the stored one, or `build` from the stored one (of an older
+    /// revision, or none), kept unless a newer one is stored.
+    fn get(
+        &self,
+        revision: u64,
+        revision_of: impl Fn(&T) -> u64,
+        build: impl FnOnce(Option<&Arc<T>>) -> T,
+    ) -> Arc<T> {
+        let mut slot = self.value.lock();
+        if let Some(value) = &*slot
+            && revision_of(value) == revision
+        {
+            return value.clone();
+        }
+        let next = Arc::new(build(slot.as_ref()));
+        if slot
+            .as_ref()
+            .is_none_or(|previous| revision_of(previous) <= revision)
+        {
+            *slot = Some(next.clone());
+            self.ready.store(revision + 1, Ordering::Release);
+        }
+        next
+    }
 }
 
 impl Cache {
@@ -37,60 +89,48 @@ impl Cache {
         Cache::default()
     }
 
+    /// Whether the search index of `graph`'s revision is built, so a search costs milliseconds.
+    pub fn has_search_index(&self, graph: &Graph) -> bool {
+        self.search.has(graph.revision())
+    }
+
+    /// Whether the communities of `graph`'s revision are computed.
+    pub fn has_communities(&self, graph: &Graph) -> bool {
+        self.communities.has(graph.revision())
+    }
+
+    /// Whether the repository-wide facts of `graph`'s revision are computed.
+    pub fn has_repo_facts(&self, graph: &Graph) -> bool {
+        self.facts.has(graph.revision())
+    }
+
     /// The search index of `graph`.
     pub fn search_index(&self, graph: &Graph) -> Arc<search::SearchIndex> {
-        let mut slot = self.search.lock();
-        if let Some(index) = &*slot
-            && index.revision() == graph.revision()
-        {
-            return index.clone();
-        }
-        let next = Arc::new(match &*slot {
-            Some(previous) => previous.update(graph),
-            None => search::SearchIndex::build(graph),
-        });
-        if slot
-            .as_ref()
-            .is_none_or(|previous| previous.revision() <= graph.revision())
-        {
-            *slot = Some(next.clone());
-        }
-        next
+        self.search.get(
+            graph.revision(),
+            search::SearchIndex::revision,
+            |previous| match previous {
+                Some(previous) => previous.update(graph),
+                None => search::SearchIndex::build(graph),
+            },
+        )
     }
 
     /// The communities of `graph`.
     pub fn communities(&self, graph: &Graph) -> Arc<communities::Communities> {
-        let mut slot = self.communities.lock();
-        if let Some(found) = &*slot
-            && found.revision == graph.revision()
-        {
-            return found.clone();
-        }
-        let computed = Arc::new(communities::compute(graph));
-        if slot
-            .as_ref()
-            .is_none_or(|previous| previous.revision <= graph.revision())
-        {
-            *slot = Some(computed.clone());
-        }
-        computed
+        self.communities.get(
+            graph.revision(),
+            |found| found.revision,
+            |_| communities::compute(graph),
+        )
     }
 
     /// Repository-wide refactoring facts (import cycles, duplicates) of `graph`.
     pub fn repo_facts(&self, graph: &Graph) -> Arc<refactor::RepoFacts> {
-        let mut slot = self.facts.lock();
-        if let Some(found) = &*slot
-            && found.revision == graph.revision()
-        {
-            return found.clone();
-        }
-        let computed = Arc::new(refactor::repo_facts(graph));
-        if slot
-            .as_ref()
-            .is_none_or(|previous| previous.revision <= graph.revision())
-        {
-            *slot = Some(computed.clone());
-        }
-        computed
+        self.facts.get(
+            graph.revision(),
+            |found| found.revision,
+            |_| refactor::repo_facts(graph),
+        )
     }
 }

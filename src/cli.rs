@@ -70,7 +70,7 @@ impl ShellArgs {
             .map(|program| program.trim().to_string())
             .filter(|program| !program.is_empty())
             .collect();
-        (!programs.is_empty()).then_some(crate::mcp::shell::ShellPolicy { programs })
+        (!programs.is_empty()).then(|| crate::mcp::shell::ShellPolicy::for_this_binary(programs))
     }
 
     fn apply(&self, server: crate::mcp::CodegraphMcp) -> crate::mcp::CodegraphMcp {
@@ -158,6 +158,17 @@ pub enum Command {
 }
 
 pub fn main() -> i32 {
+    // Not a command line of a user: the server running one shell command (see `mcp::shell`).
+    #[cfg(target_os = "linux")]
+    {
+        let arguments: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        if arguments
+            .first()
+            .is_some_and(|first| first == crate::mcp::shell::SUPERVISOR_ARGUMENT)
+        {
+            return crate::mcp::shell::supervisor::main(&arguments[1..]);
+        }
+    }
     init_logging();
     let cli = Cli::parse();
     match run(cli) {
@@ -174,7 +185,9 @@ pub fn main() -> i32 {
 pub fn init_logging() {
     let filter = std::env::var("CODEGRAPH_LOG")
         .or_else(|_| std::env::var("RUST_LOG"))
-        .unwrap_or_else(|_| "warn".to_string());
+        // notify warns when it removes a watch twice, which it does for every deleted directory
+        // once each directory has its own watch (`world/watch.rs`): noise, not a problem.
+        .unwrap_or_else(|_| "warn,notify=error".to_string());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(std::io::stderr)

@@ -24,6 +24,9 @@
 //!   entity's dependencies both ways, a file's outline, exported API, dependents and metrics),
 //!   each language's visibility rules (`analysis/visibility.rs`: what "exported" means);
 //!   a per-revision cache computed by readers on demand.
+//! - `cancel`   stopping a request's work: a flag the door sets (client cancelled or gone,
+//!   deadline passed) and checkpoints in long loops (`analysis`, `graph::query`) that unwind to
+//!   the door's `cancel::run`; no-ops outside one (the CLI).
 //! - `world`    the single writer: the workspace walk, change application, the on-disk cache,
 //!   the file watcher of the headless server (`world/watch.rs`), a revision counter
 //!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes,
@@ -44,13 +47,19 @@
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), both
 //!   through `mcp/lines.rs` (-32700 for a line that is not JSON, -32602 for bad params), HTTP
 //!   and legacy SSE (`mcp/http.rs`), the headless server (`mcp/serve.rs`), the shell tool's
-//!   guard (`mcp/shell.rs`), resource subscriptions (`mcp/subscriptions.rs`, woken by
-//!   `World::changes`), the typed result sent once per protocol version (`mcp/envelope.rs`:
-//!   `structuredContent` and a one-line summary, or JSON text for pre-2025-06-18 clients), and
-//!   completions of prompt arguments and resource-template variables (`mcp/completions.rs`).
+//!   guard (`mcp/shell.rs`; `shell/run.rs` runs a command, `shell/supervisor.rs` is the
+//!   `codegraph` process that contains one as a child subreaper), resource subscriptions
+//!   (`mcp/subscriptions.rs`, woken by `World::changes`), the typed result sent once per
+//!   protocol version (`mcp/envelope.rs`: `structuredContent` and a one-line summary, or JSON
+//!   text for pre-2025-06-18 clients), completions of prompt arguments and resource-template
+//!   variables (`mcp/completions.rs`), and where every request's work runs (`mcp/work.rs`:
+//!   blocking threads, a deadline, cancellation, a bounded pool for heavy work).
 //!
 //! Architecture invariants:
 //! - `analysis` reads snapshots only; nothing on the edit path waits for it.
+//! - A `cancel::checkpoint` never runs inside the writer's transaction: a stopped request must
+//!   not leave a half-applied change (the writer runs outside any `cancel::run`, or under a
+//!   flag nobody sets).
 //! - `index` knows nothing of other files; `graph` knows nothing of files on disk or of protocols.
 //! - Only `world` writes. A change (a file's new text, or its deletion) is applied as one
 //!   transaction that produces a new immutable `graph::Graph`; readers clone an `Arc` and never see
@@ -66,6 +75,7 @@
 //!   inferred types across files.
 
 pub mod analysis;
+pub mod cancel;
 pub mod cli;
 pub mod export;
 pub mod graph;

@@ -25,7 +25,7 @@
 //! `codegraph.reindex` (`workspace/executeCommand`) re-reads every folder from disk and answers
 //! once done, with one line per folder.
 
-mod framing;
+pub mod framing;
 mod proto;
 
 use std::path::{Path, PathBuf};

@@ -20,6 +20,7 @@ pub mod serve;
 pub mod shell;
 pub mod subscriptions;
 pub mod tools;
+pub mod work;
 
 use std::sync::Arc;
 
@@ -78,6 +79,9 @@ pub struct CodegraphMcp {
     subscriptions: Arc<subscriptions::Session>,
     /// `execute_shell_command` runs only when this is set (`--allow-shell`).
     shell: Option<Arc<shell::ShellPolicy>>,
+    /// Where tools do their work: deadlines, and the bounded pool of heavy work, shared by all
+    /// sessions of this server.
+    pool: Arc<work::Pool>,
     tool_router: ToolRouter<CodegraphMcp>,
     prompt_router: PromptRouter<CodegraphMcp>,
 }
@@ -88,6 +92,7 @@ impl CodegraphMcp {
             world,
             subscriptions: Arc::default(),
             shell: None,
+            pool: Arc::new(work::Pool::new(work::Limits::default())),
             tool_router: tools::router(),
             prompt_router: CodegraphMcp::prompt_router(),
         }
@@ -97,6 +102,45 @@ impl CodegraphMcp {
     pub fn with_shell(mut self, policy: shell::ShellPolicy) -> CodegraphMcp {
         self.shell = Some(Arc::new(policy));
         self
+    }
+
+    /// Other bounds for the work of requests (how many heavy ones at once, the deadline).
+    pub fn with_limits(mut self, limits: work::Limits) -> CodegraphMcp {
+        self.pool = Arc::new(work::Pool::new(limits));
+        self
+    }
+
+    /// The bounds of this server's work, and its heavy turns now free.
+    pub fn pool(&self) -> &work::Pool {
+        &self.pool
+    }
+
+    /// Runs a tool's work through the pool ([`work::Pool::run`]); a request that was stopped
+    /// becomes an `isError` result.
+    pub(crate) async fn work<T: Send + 'static>(
+        &self,
+        weight: work::Weight,
+        cancel: &tokio_util::sync::CancellationToken,
+        run: impl FnOnce() -> Result<T, CallToolResult> + Send + 'static,
+    ) -> Result<T, CallToolResult> {
+        self.pool
+            .run(weight, cancel, run)
+            .await
+            .unwrap_or_else(|stopped| Err(tool_error(stopped.to_json())))
+    }
+
+    /// A search is cheap once the index of the current revision is built (and, for
+    /// `global_search`, the communities); building them is heavy.
+    pub(crate) fn weight_of_search(&self, with_communities: bool) -> work::Weight {
+        let graph = self.world.snapshot();
+        let analysis = self.world.analysis();
+        if analysis.has_search_index(&graph)
+            && (!with_communities || analysis.has_communities(&graph))
+        {
+            work::Weight::Cheap
+        } else {
+            work::Weight::Heavy
+        }
     }
 
     /// The server for a new session: the same world and settings, no subscriptions yet.
@@ -226,18 +270,35 @@ impl ServerHandler for CodegraphMcp {
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         let world = self.world.clone();
-        // A community id needs the communities, seconds on a large repository: off the runtime.
-        let completion = tokio::task::spawn_blocking(move || {
-            let graph = world.snapshot();
-            completions::complete(&graph, &request.r#ref, &request.argument, || {
-                world.analysis().communities(&graph)
+        // A community id needs the communities, seconds on a large repository the first time:
+        // heavy work then; the rest is a lookup.
+        let weight = match completions::completes(&request.r#ref, &request.argument.name) {
+            completions::Completes::CommunityId
+                if !world.analysis().has_communities(&world.snapshot()) =>
+            {
+                work::Weight::Heavy
+            }
+            _ => work::Weight::Cheap,
+        };
+        let completion = self
+            .pool
+            .run(weight, &context.ct, move || {
+                let graph = world.snapshot();
+                completions::complete(&graph, &request.r#ref, &request.argument, || {
+                    world.analysis().communities(&graph)
+                })
             })
-        })
-        .await
-        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            .await
+            .map_err(|stopped| {
+                let details = stopped.to_json();
+                ErrorData::internal_error(
+                    details["error"].as_str().unwrap_or_default().to_string(),
+                    Some(details),
+                )
+            })?;
         Ok(CompleteResult::new(completion))
     }
 
@@ -315,9 +376,18 @@ impl ServerHandler for CodegraphMcp {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let graph = self.world.snapshot();
+        let stopped = |stopped: work::Stopped| {
+            ErrorData::internal_error(
+                stopped.to_json()["error"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                Some(stopped.to_json()),
+            )
+        };
         if let Some(rest) = request.uri.strip_prefix(resources::COMMUNITY_PREFIX) {
             let Ok(id) = rest.trim().parse::<u32>() else {
                 return Err(ErrorData::resource_not_found(
@@ -327,14 +397,21 @@ impl ServerHandler for CodegraphMcp {
                     ),
                 ));
             };
-            // Communities take seconds on a large repository the first time: off the runtime.
+            // Communities take seconds on a large repository the first time: heavy work.
             let world = self.world.clone();
-            let found = tokio::task::spawn_blocking(move || {
-                let communities = world.analysis().communities(&graph);
-                resources::community(&graph, &communities, id)
-            })
-            .await
-            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            let weight = if world.analysis().has_communities(&graph) {
+                work::Weight::Cheap
+            } else {
+                work::Weight::Heavy
+            };
+            let found = self
+                .pool
+                .run(weight, &context.ct, move || {
+                    let communities = world.analysis().communities(&graph);
+                    resources::community(&graph, &communities, id)
+                })
+                .await
+                .map_err(stopped)?;
             return match found {
                 Some(value) => Ok(ReadResourceResult::new(vec![
                     ResourceContents::text(
@@ -350,6 +427,13 @@ impl ServerHandler for CodegraphMcp {
                 )),
             };
         }
-        resources::read(&graph, &request.uri).map(Into::into)
+        let uri = request.uri.clone();
+        self.pool
+            .run(work::Weight::Cheap, &context.ct, move || {
+                resources::read(&graph, &uri)
+            })
+            .await
+            .map_err(stopped)?
+            .map(Into::into)
     }
 }

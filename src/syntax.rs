@@ -16,10 +16,13 @@ thread_local! {
 /// test suite rules out for every shipped grammar.
 pub fn parse(language: Language, text: &str, old_tree: Option<&Tree>) -> Option<Tree> {
     // tree-sitter-python's scanner is quadratic in a run of comment lines (20,000 of them took
-    // 30 s): such runs are blanked, length for length, and the text is parsed from scratch.
-    let masked = (language == Language::Python)
-        .then(|| mask_long_comment_runs(text))
-        .flatten();
+    // 30 s), and tree-sitter-bash's crashes on some characters after a `{`: such text is
+    // masked, length for length, and parsed from scratch.
+    let masked = match language {
+        Language::Python => mask_long_comment_runs(text),
+        Language::Bash => mask_bash_brace_lookahead(text),
+        _ => None,
+    };
     PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser.set_language(&(language.spec().grammar)()).ok()?;
@@ -74,6 +77,42 @@ fn mask_long_comment_runs(text: &str) -> Option<String> {
     masked.pop();
     debug_assert_eq!(masked.len(), text.len());
     Some(masked)
+}
+
+/// `text` with every non-ASCII character that tree-sitter-bash's scanner would hand to the C
+/// `isdigit` replaced by as many `_` as it has bytes; `None` when there is none. The scanner
+/// reads the character after a `{`, after its digits, and after a following `..` and its
+/// digits (a brace range, `{1..9}`) with `isdigit`, whose table covers only -128..=255: a
+/// character from the last planes (`{` then U+E0000 in any `.sh` file) read outside it and
+/// crashed the process. A `_` is a word character there too, and offsets stay where they were.
+fn mask_bash_brace_lookahead(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let after_digits = |mut at: usize| {
+        while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+            at += 1;
+        }
+        at
+    };
+    let mut unsafe_at = Vec::new();
+    for (brace, _) in text.match_indices('{') {
+        let mut at = after_digits(brace + 1);
+        if bytes.get(at) == Some(&b'.') && bytes.get(at + 1) == Some(&b'.') {
+            at = after_digits(at + 2);
+        }
+        if bytes.get(at).is_some_and(|&byte| byte >= 0x80) {
+            unsafe_at.push(at);
+        }
+    }
+    if unsafe_at.is_empty() {
+        return None;
+    }
+    let mut masked = text.as_bytes().to_vec();
+    for at in unsafe_at {
+        // After an ASCII byte, a byte of 0x80 or more starts a character.
+        let length = text[at..].chars().next().map_or(1, char::len_utf8);
+        masked[at..at + length].fill(b'_');
+    }
+    Some(String::from_utf8(masked).expect("whole characters replaced by ASCII"))
 }
 
 /// Decodes file bytes as UTF-8, replacing invalid sequences, so that a file in another encoding
@@ -217,5 +256,21 @@ mod comment_run_tests {
         let tree = parse(Language::Python, &long, None).unwrap();
         assert!(!tree.root_node().has_error());
         assert_eq!(tree.root_node().named_child_count(), 2);
+    }
+
+    /// Found by `tests/codegraph/fuzz.rs`: these crashed the process (SIGSEGV) in
+    /// tree-sitter-bash's scanner.
+    #[test]
+    fn characters_bash_would_hand_to_isdigit_are_masked() {
+        let hostile = "f() {\n  echo {\u{E0000} {12\u{F0000} {1..\u{10FFFF}}\n}\necho é {é}\n";
+        let masked = mask_bash_brace_lookahead(hostile).unwrap();
+        assert_eq!(masked.len(), hostile.len());
+        assert_eq!(
+            masked,
+            "f() {\n  echo {____ {12____ {1..____}\n}\necho é {__}\n"
+        );
+        assert_eq!(mask_bash_brace_lookahead("echo {a,b} é {1..3}\n"), None);
+        let tree = parse(Language::Bash, hostile, None).unwrap();
+        assert_eq!(tree.root_node().end_byte(), hostile.len());
     }
 }

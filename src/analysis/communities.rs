@@ -128,6 +128,7 @@ fn pagerank(node_count: usize, edges: &[(u32, u32)]) -> Vec<f64> {
     let mut rank = vec![base; node_count];
     let mut next = vec![0.0; node_count];
     for _ in 0..30 {
+        crate::cancel::checkpoint();
         let dangling: f64 = (0..node_count)
             .filter(|&node| out_degree[node] == 0)
             .map(|node| rank[node])
@@ -148,6 +149,7 @@ pub fn compute(graph: &Graph) -> Communities {
     let mut ids: Vec<EntityId> = Vec::with_capacity(graph.entity_count());
     let mut index_of: FxHashMap<EntityId, u32> = FxHashMap::default();
     for file in graph.files() {
+        crate::cancel::checkpoint();
         for id in std::iter::once(&file.module_id).chain(file.ids.iter()) {
             if !index_of.contains_key(id) {
                 index_of.insert(id.clone(), ids.len() as u32);
@@ -157,7 +159,8 @@ pub fn compute(graph: &Graph) -> Communities {
     }
     let mut undirected: Vec<(u32, u32, f64)> = Vec::new();
     let mut dependencies: Vec<(u32, u32)> = Vec::new();
-    for edge in graph.all_edges() {
+    for (step, edge) in graph.all_edges().enumerate() {
+        crate::cancel::checkpoint_every(step);
         let (Some(&from), Some(&to)) = (index_of.get(&edge.from), index_of.get(&edge.to)) else {
             continue;
         };
@@ -286,10 +289,12 @@ pub fn compute(graph: &Graph) -> Communities {
         .map(|(node, id)| (id.clone(), ranks[node]))
         .collect();
     for community in &mut communities {
+        crate::cancel::checkpoint();
         describe_members(graph, community);
     }
     let names: Vec<String> = communities.iter().map(|c| c.name.clone()).collect();
     for community in &mut communities {
+        crate::cancel::checkpoint();
         community.summary = summarise(graph, community, &names);
     }
     Communities {

@@ -246,7 +246,10 @@ fn move_nodes(
     let mut queued = vec![true; node_count];
     let mut neighbourhood = Neighbourhood::new(node_count);
     let mut moved = false;
+    let mut step = 0usize;
     while let Some(node) = queue.pop_front() {
+        step += 1;
+        crate::cancel::checkpoint_every(step);
         queued[node as usize] = false;
         let own = partition[node as usize];
         let degree = graph.degree(node);
@@ -326,7 +329,8 @@ fn refine(
     let mut order: Vec<u32> = (0..node_count as u32).collect();
     random.shuffle(&mut order);
     let mut neighbourhood = Neighbourhood::new(node_count);
-    for node in order {
+    for (step, node) in order.into_iter().enumerate() {
+        crate::cancel::checkpoint_every(step);
         if refined_size[refined[node as usize] as usize] != 1 {
             continue;
         }
@@ -387,6 +391,7 @@ pub fn leiden(graph: &WeightedGraph, resolution: f64, seed: u64) -> Vec<u32> {
     let mut current = graph.clone();
     let mut partition: Vec<u32> = (0..node_count as u32).collect();
     for _pass in 0..32 {
+        crate::cancel::checkpoint();
         let moved = move_nodes(&current, &mut partition, resolution, &mut random);
         let community_count = renumber(&mut partition);
         if community_count == current.node_count() {

@@ -98,6 +98,7 @@ fn walk(graph: &Graph, id: &EntityId, direction: Direction, depth: u32) -> Vec<D
     for hop in 1..=depth {
         let mut next = Vec::new();
         for current in &frontier {
+            crate::cancel::checkpoint();
             let mut neighbours: Vec<(EntityId, RelationKind, Resolution)> = if downstream {
                 graph
                     .outgoing(current)

@@ -318,6 +318,7 @@ pub fn local_search(
     for hop in 1..=depth.max(1) {
         let mut next = Vec::new();
         for current in &frontier {
+            crate::cancel::checkpoint();
             let mut steps: Vec<(EntityId, RelationKind, bool)> = graph
                 .outgoing(current)
                 .map(|edge| (edge.to.clone(), edge.kind, true))

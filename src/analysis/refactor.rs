@@ -23,6 +23,9 @@ pub const HIGH_FAN_OUT: usize = 15;
 pub const GOD_CLASS_METHODS: usize = 20;
 pub const GOD_CLASS_LINES: u32 = 500;
 pub const LONG_MODULE_LINES: u32 = 1000;
+/// How many copies of a duplicated body a suggestion names in its reason, and lists.
+const DUPLICATES_NAMED: usize = 10;
+const DUPLICATES_LISTED: usize = 100;
 /// Bodies shorter than this (non-blank lines) are not reported as duplicates.
 const DUPLICATE_MIN_LINES: usize = 5;
 
@@ -117,8 +120,9 @@ pub struct RepoFacts {
     /// Strongly connected components of the file import graph with more than one file, each with
     /// one concrete cycle through them (first file repeated at the end).
     pub import_cycles: Vec<ImportCycle>,
-    /// Entity → the other entities with the same normalised body.
-    pub duplicates: FxHashMap<EntityId, Vec<EntityId>>,
+    /// Entity → every entity with the same normalised body (itself included, sorted), one
+    /// list shared by the group: a repository of n copies costs n, not n².
+    pub duplicates: FxHashMap<EntityId, std::sync::Arc<[EntityId]>>,
     /// Entities that some ambiguous reference might reach.
     pub maybe_referenced: FxHashSet<EntityId>,
 }
@@ -132,6 +136,7 @@ pub struct ImportCycle {
 pub fn repo_facts(graph: &Graph) -> RepoFacts {
     let mut maybe_referenced = FxHashSet::default();
     for file in graph.files() {
+        crate::cancel::checkpoint();
         for ambiguous in &file.resolved.ambiguous {
             maybe_referenced.extend(ambiguous.candidates.iter().cloned());
         }
@@ -282,9 +287,10 @@ fn one_cycle(successors: &[Vec<usize>], component: &[usize]) -> Vec<usize> {
 
 /// Function bodies that are the same text once whitespace is removed (and the name, so that
 /// copies under another name count).
-fn duplicate_bodies(graph: &Graph) -> FxHashMap<EntityId, Vec<EntityId>> {
+fn duplicate_bodies(graph: &Graph) -> FxHashMap<EntityId, std::sync::Arc<[EntityId]>> {
     let mut by_hash: FxHashMap<blake3::Hash, Vec<EntityId>> = FxHashMap::default();
     for file in graph.files() {
+        crate::cancel::checkpoint();
         for (index, def) in file.summary.defs.iter().enumerate() {
             if !matches!(def.kind, EntityKind::Function | EntityKind::Method) {
                 continue;
@@ -305,12 +311,11 @@ fn duplicate_bodies(graph: &Graph) -> FxHashMap<EntityId, Vec<EntityId>> {
         }
     }
     let mut duplicates = FxHashMap::default();
-    for group in by_hash.into_values().filter(|group| group.len() > 1) {
-        for id in &group {
-            let mut others: Vec<EntityId> =
-                group.iter().filter(|other| *other != id).cloned().collect();
-            others.sort();
-            duplicates.insert(id.clone(), others);
+    for mut group in by_hash.into_values().filter(|group| group.len() > 1) {
+        group.sort();
+        let group: std::sync::Arc<[EntityId]> = group.into();
+        for id in group.iter() {
+            duplicates.insert(id.clone(), group.clone());
         }
     }
     duplicates
@@ -894,20 +899,27 @@ pub fn suggest(
                 Vec::new(),
             );
         }
-        if let Some(others) = facts.duplicates.get(&entity.id) {
+        if let Some(group) = facts.duplicates.get(&entity.id) {
+            let others: Vec<String> = group
+                .iter()
+                .filter(|other| **other != entity.id)
+                .map(|id| id.to_string())
+                .collect();
+            let mut named = others
+                .iter()
+                .take(DUPLICATES_NAMED)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            if others.len() > DUPLICATES_NAMED {
+                named.push_str(&format!(" and {} more", others.len() - DUPLICATES_NAMED));
+            }
             add(
                 SuggestionKind::Extract,
-                format!(
-                    "Same body as {} (whitespace aside); extract one shared function",
-                    others
-                        .iter()
-                        .map(|id| id.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                format!("Same body as {named} (whitespace aside); extract one shared function"),
                 0.9,
                 None,
-                others.iter().map(|id| id.to_string()).collect(),
+                others.into_iter().take(DUPLICATES_LISTED).collect(),
             );
         }
         // A tiny function used from exactly one place.

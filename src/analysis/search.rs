@@ -235,11 +235,17 @@ impl SearchIndex {
                     .is_none_or(|postings| postings.hash != file.hash)
             })
             .collect();
+        // Checked on rayon's threads too: a cancelled build stops there.
+        let cancel = crate::cancel::current().unwrap_or_default();
         let built: Vec<(FilePath, FilePostings)> = changed
             .par_iter()
-            .map(|file| (file.path.clone(), file_postings(file)))
+            .map(|file| {
+                cancel.checkpoint();
+                (file.path.clone(), file_postings(file))
+            })
             .collect();
         for (path, mut postings) in built {
+            crate::cancel::checkpoint();
             if let Some(old) = next.files.remove(&path) {
                 next.subtract(&old);
             }

@@ -100,7 +100,9 @@ pub fn closest_names(graph: &Graph, text: &str, limit: usize) -> Vec<String> {
     let mut scored: Vec<(usize, String)> = graph
         .by_name
         .keys()
-        .filter_map(|name| {
+        .enumerate()
+        .filter_map(|(step, name)| {
+            crate::cancel::checkpoint_every(step);
             let length = name.chars().count();
             // The edit distance is at least the difference in length.
             if length.abs_diff(wanted_length) > reach(length.max(wanted_length)) {
@@ -324,6 +326,7 @@ pub fn call_closure(graph: &Graph, id: &str, incoming: bool, max_depth: u32) -> 
     for depth in 1..=max_depth {
         let mut next = Vec::new();
         for current in &frontier {
+            crate::cancel::checkpoint();
             let neighbours = if incoming {
                 callers(graph, current)
             } else {
@@ -848,7 +851,8 @@ pub fn symbols(graph: &Graph, query: &str, limit: usize) -> Vec<SymbolMatch> {
     let query = query.trim();
     let query_lower = query.to_ascii_lowercase().into_bytes();
     let mut scored: Vec<(f64, &str)> = Vec::new();
-    for name in graph.names() {
+    for (step, name) in graph.names().iter().enumerate() {
+        crate::cancel::checkpoint_every(step);
         let score = if query.is_ascii() && name.is_ascii() {
             ascii_match_score(query.as_bytes(), &query_lower, name.as_bytes())
         } else {

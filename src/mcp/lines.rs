@@ -2,14 +2,20 @@
 //! answers rmcp does not give: a line that is not JSON gets `-32700 Parse error` with a null id
 //! (rmcp's codec drops it silently); a request whose `params` is not an object (rmcp answers
 //! -32600 without the id) or does not fit a standard MCP method (rmcp falls back to a custom
-//! request and answers -32601, method not found) gets `-32602 Invalid params` with its id. The
+//! request and answers -32601, method not found) gets `-32602 Invalid params` with its id. A
+//! line over [`MAX_LINE_BYTES`] is answered -32700 and skipped, not read into memory. The
 //! other lines go to rmcp unchanged; rmcp's output and these answers share the writer a whole
 //! line at a time.
 
 use std::sync::Arc;
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::io::{
+    AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
+};
 use tokio::sync::Mutex;
+
+/// The longest line read (the largest request is a few megabytes of a file's text).
+pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
 /// The buffer between the filter and rmcp, each way.
 const PIPE_BYTES: usize = 1 << 16;
@@ -80,6 +86,23 @@ fn answer_for(content: &[u8]) -> Option<serde_json::Value> {
     None
 }
 
+/// Reads up to the end of the current line; `false` at the end of the input.
+async fn skip_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> bool {
+    loop {
+        let (consumed, found) = match reader.fill_buf().await {
+            Ok([]) | Err(_) => return false,
+            Ok(buffer) => match buffer.iter().position(|&byte| byte == b'\n') {
+                Some(at) => (at + 1, true),
+                None => (buffer.len(), false),
+            },
+        };
+        reader.consume(consumed);
+        if found {
+            return true;
+        }
+    }
+}
+
 /// Wraps `reader`/`writer` for `rmcp::ServiceExt::serve`: returns the (input, output) pair that
 /// rmcp should use. Two tasks move the lines; they end when either side closes.
 pub fn answer_parse_errors<R, W>(reader: R, writer: W) -> (DuplexStream, DuplexStream)
@@ -97,15 +120,32 @@ where
         let mut line = Vec::new();
         loop {
             line.clear();
-            match reader.read_until(b'\n', &mut line).await {
+            match (&mut reader)
+                .take(MAX_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut line)
+                .await
+            {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {}
             }
-            let content = line.trim_ascii();
-            if content.is_empty() {
-                continue;
-            }
-            if let Some(answer) = answer_for(content) {
+            let answer = if line.len() > MAX_LINE_BYTES {
+                if !line.ends_with(b"\n") && !skip_line(&mut reader).await {
+                    break;
+                }
+                line = Vec::new(); // not kept at its largest
+                tracing::warn!("MCP input: a line over {MAX_LINE_BYTES} bytes, skipped");
+                Some(
+                    serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700,
+                    "message": format!("Parse error: a line over {MAX_LINE_BYTES} bytes")}}),
+                )
+            } else {
+                let content = line.trim_ascii();
+                if content.is_empty() {
+                    continue;
+                }
+                answer_for(content)
+            };
+            if let Some(answer) = answer {
                 tracing::debug!("answered for rmcp: {answer}");
                 let mut writer = answers.lock().await;
                 let written = async {
@@ -117,6 +157,7 @@ where
                 }
                 continue;
             }
+            let content = line.trim_ascii();
             if to_rmcp.write_all(content).await.is_err() || to_rmcp.write_all(b"\n").await.is_err()
             {
                 break;

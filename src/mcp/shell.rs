@@ -18,25 +18,28 @@
 //!   `rebase -x`), and `git-subcommand`: only the subcommands in [`GIT_SUBCOMMANDS`], which
 //!   leave out the network (`fetch`, `push`, `clone`, ...) and `config`.
 //!
-//! The command runs in a directory inside the workspace, in its own process group that is
-//! killed whole on timeout, with stdin closed, its output capped, and a scrubbed environment:
-//! only the variables in [`PASSED_ENVIRONMENT`], plus git's system and global configuration
-//! turned off, no terminal prompt, every transport but `file` refused, no fsmonitor, no hooks
-//! and `cat` as the pager, whatever a repository's own `.git/config` says.
+//! The command runs in a directory inside the workspace, with stdin closed, its output capped,
+//! and a scrubbed environment: only the variables in [`PASSED_ENVIRONMENT`], plus git's system
+//! and global configuration turned off, no terminal prompt, every transport but `file` refused,
+//! no fsmonitor, no hooks and `cat` as the pager, whatever a repository's own `.git/config`
+//! says. How it runs, and how everything it started is killed when it ends, times out or is
+//! cancelled (a `setsid` included), is in `shell/run.rs` and `shell/supervisor.rs`.
 //!
 //! Limits: an allowed interpreter runs any script that is in the workspace; a `.git/config`
 //! planted in the workspace (a clone never carries one) can still name diff, textconv and
 //! filter drivers; options with attached short values (`-ofile`) are not read as paths; the
 //! policy reads
 //! arguments, not what a program does with files it opens itself (a build tool runs the
-//! repository's build scripts); a process that leaves the process group (`setsid`) is not
-//! killed with it.
+//! repository's build scripts).
 
-use std::path::Path;
-use std::process::Stdio;
+mod run;
+#[cfg(target_os = "linux")]
+pub mod supervisor;
+
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use tokio::io::AsyncReadExt;
+pub use run::{Outcome, run};
 
 /// At most this many bytes of stdout and of stderr come back.
 pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
@@ -44,22 +47,29 @@ pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// The programs an operator allowed.
+/// The first argument that makes the `codegraph` binary a command's supervisor.
+pub const SUPERVISOR_ARGUMENT: &str = "__codegraph-shell-supervisor";
+
+/// The programs an operator allowed, and how their commands are contained.
 #[derive(Debug, Clone)]
 pub struct ShellPolicy {
     pub programs: Vec<String>,
+    /// The `codegraph` binary, run as each command's supervisor (Linux): a child subreaper
+    /// that kills everything the command started, `setsid` escapes included, when it ends
+    /// ([`supervisor`]). `None`: the command runs directly in its own process group, and a
+    /// process that leaves the group outlives it.
+    pub supervisor: Option<PathBuf>,
 }
 
-/// What a finished (or killed) command gave.
-#[derive(Debug)]
-pub struct Outcome {
-    pub argv: Vec<String>,
-    /// `None` when killed by a signal (the timeout included).
-    pub exit_code: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
-    pub truncated: bool,
-    pub timed_out: bool,
+impl ShellPolicy {
+    /// The policy of this process's command line: the running binary is the supervisor
+    /// (`/proc/self/exe`, which names it even after it was replaced on disk).
+    pub fn for_this_binary(programs: Vec<String>) -> ShellPolicy {
+        ShellPolicy {
+            programs,
+            supervisor: cfg!(target_os = "linux").then(|| PathBuf::from("/proc/self/exe")),
+        }
+    }
 }
 
 /// Splits a command line into words: whitespace separates, single quotes keep everything
@@ -500,78 +510,6 @@ pub const SET_ENVIRONMENT: &[(&str, &str)] = &[
     ("GIT_CONFIG_VALUE_4", "cat"),
 ];
 
-/// Reads a pipe to the end, keeping the first [`MAX_OUTPUT_BYTES`].
-async fn read_capped(mut pipe: impl tokio::io::AsyncRead + Unpin) -> (Vec<u8>, bool) {
-    let mut kept = Vec::new();
-    let mut truncated = false;
-    let mut buffer = [0u8; 8192];
-    loop {
-        match pipe.read(&mut buffer).await {
-            Ok(0) | Err(_) => break,
-            Ok(read) => {
-                let room = MAX_OUTPUT_BYTES.saturating_sub(kept.len());
-                if read > room {
-                    truncated = true;
-                }
-                kept.extend_from_slice(&buffer[..read.min(room)]);
-            }
-        }
-    }
-    (kept, truncated)
-}
-
-/// Runs `argv` in `directory` (already checked to be inside the workspace).
-pub async fn run(
-    argv: Vec<String>,
-    directory: &Path,
-    timeout: Duration,
-) -> Result<Outcome, String> {
-    let mut command = tokio::process::Command::new(&argv[0]);
-    command.env_clear();
-    for name in PASSED_ENVIRONMENT {
-        if let Some(value) = std::env::var_os(name) {
-            command.env(name, value);
-        }
-    }
-    command.envs(SET_ENVIRONMENT.iter().copied());
-    command
-        .args(&argv[1..])
-        .current_dir(directory)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = command
-        .spawn()
-        .map_err(|error| format!("could not start '{}': {error}", argv[0]))?;
-    let group = child.id().map(|pid| nix::unistd::Pid::from_raw(pid as i32));
-    let stdout = tokio::spawn(read_capped(child.stdout.take().expect("piped")));
-    let stderr = tokio::spawn(read_capped(child.stderr.take().expect("piped")));
-    let (status, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
-        Ok(status) => (status.ok(), false),
-        Err(_) => (None, true),
-    };
-    // On timeout, and also after a normal exit: children the command left behind in its group
-    // would otherwise hold the output pipes open.
-    if let Some(group) = group {
-        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
-    }
-    if timed_out {
-        let _ = child.wait().await;
-    }
-    let (stdout, stdout_truncated) = stdout.await.unwrap_or_default();
-    let (stderr, stderr_truncated) = stderr.await.unwrap_or_default();
-    Ok(Outcome {
-        argv,
-        exit_code: status.and_then(|status| status.code()),
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        truncated: stdout_truncated || stderr_truncated,
-        timed_out,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -593,6 +531,7 @@ mod tests {
             programs: ["python3.12", "bash", "node", "cargo"]
                 .map(String::from)
                 .to_vec(),
+            supervisor: None,
         };
         let root = std::env::temp_dir().canonicalize().unwrap();
         let rule = |line: &str| check(&policy, line, &root, &root).map_err(|refusal| refusal.rule);

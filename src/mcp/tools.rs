@@ -3,7 +3,7 @@
 //! One file per tool under `tools/` (its parameters, its result, its handler), registered in
 //! one table, [`router`]; what every tool shares is here: the trust stamp every result carries
 //! ([`Provenance`], and [`CallProvenance`] with the references left aside), the paging of lists
-//! ([`Page`]), running analysis off the runtime, finding a file, and argument spellings.
+//! ([`Page`]), finding a file, and argument spellings.
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Json;
@@ -267,20 +267,6 @@ fn resolve_file(graph: &Graph, text: &str) -> Result<FilePath, CallToolResult> {
 
 fn round2(value: f64) -> f64 {
     (value * 100.0).round() / 100.0
-}
-
-/// Runs analysis work off the async runtime: it can take seconds on a large repository.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> ToolResult<T> + Send + 'static,
-) -> ToolResult<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .unwrap_or_else(|error| {
-            Err(tool_error(serde_json::json!({
-                "error": "Analysis failed",
-                "message": error.to_string(),
-            })))
-        })
 }
 
 /// Names one argument goes by, the first of each group being the usual one. A client may send

@@ -322,7 +322,7 @@ fn check_sequence(fixture: &str, edits: &[Edit]) -> Result<(), TestCaseError> {
 /// fixed seed and `cases` cases, unless `PROPTEST_RNG_SEED` / `PROPTEST_CASES` say otherwise
 /// (explore with, for example, `PROPTEST_RNG_SEED=$RANDOM PROPTEST_CASES=2000 cargo test
 /// incremental`; a failure found that way belongs in [`extraction_regressions`] or a fixture).
-fn property_config(cases: u32) -> ProptestConfig {
+pub(crate) fn property_config(cases: u32) -> ProptestConfig {
     let defaults = ProptestConfig::default();
     let seeded = std::env::var_os("PROPTEST_RNG_SEED").is_some();
     ProptestConfig {

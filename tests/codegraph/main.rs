@@ -3,6 +3,7 @@
 
 mod analysis;
 mod attach;
+mod bounded;
 mod cache;
 mod cli;
 mod conformance;
@@ -10,6 +11,7 @@ mod e2e_lsp;
 mod e2e_mcp;
 mod e2e_nvim;
 mod fixtures;
+mod fuzz;
 mod incremental;
 mod lsp;
 mod mcp;

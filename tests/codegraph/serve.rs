@@ -612,3 +612,125 @@ async fn malformed_bodies_are_answered_and_sigterm_ends_open_streams() {
     };
     assert!(status.success(), "{status:?}");
 }
+
+/// Runs `command` as the unprivileged user `nobody` when this test runs as root (root reads
+/// any directory, so an unreadable one would not be unreadable to it): `setpriv` in front, the
+/// workspace handed over to that user. Not root: the command as it is.
+fn unprivileged(command: &str, owned: &Path) -> tokio::process::Command {
+    const NOBODY: u32 = 65534;
+    if !nix::unistd::geteuid().is_root() {
+        return tokio::process::Command::new(command);
+    }
+    fn chown_tree(path: &Path) {
+        std::os::unix::fs::lchown(path, Some(NOBODY), Some(NOBODY)).unwrap();
+        if path.is_dir() && !path.is_symlink() {
+            for entry in std::fs::read_dir(path).unwrap() {
+                chown_tree(&entry.unwrap().path());
+            }
+        }
+    }
+    chown_tree(owned);
+    let mut command_line = tokio::process::Command::new("setpriv");
+    command_line
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(command);
+    command_line
+}
+
+/// One unreadable directory and a symlink loop in the tree: the watcher watches the rest (a
+/// new file, a new directory and a file in it are all seen) and says once of each why it is
+/// not watched. Run as `nobody` when the test runs as root, since root can read anything.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_watcher_survives_an_unreadable_directory_and_a_symlink_loop() {
+    use std::os::unix::fs::PermissionsExt;
+    let (directory, repo, runtime_dir) = workspace();
+    std::fs::set_permissions(directory.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::create_dir(repo.join("locked")).unwrap();
+    std::fs::write(repo.join("locked/hidden.py"), "def hidden():\n    pass\n").unwrap();
+    std::os::unix::fs::symlink("..", repo.join("shop/loop")).unwrap();
+    let mut command = unprivileged(env!("CARGO_BIN_EXE_codegraph"), directory.path());
+    std::fs::set_permissions(repo.join("locked"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    command
+        .args(["--mcp-only", "--no-cache", "--repo"])
+        .arg(&repo)
+        .env("XDG_RUNTIME_DIR", &runtime_dir)
+        .env("HOME", &runtime_dir)
+        .env("CODEGRAPH_LOG", "warn");
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = tokio::spawn(async move {
+        let mut text = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut stderr.unwrap(), &mut text)
+            .await
+            .unwrap();
+        text
+    });
+    let client = TestClient.serve(transport).await.unwrap();
+    assert_eq!(
+        callers(&client, FACTORIAL).await,
+        ["shop/app/main.py::main", FACTORIAL]
+    );
+
+    let write = |path: &str, function: &str| {
+        std::fs::write(
+            repo.join(path),
+            format!("from shop.util.math import factorial\n\n\ndef {function}():\n    return factorial(4)\n"),
+        )
+        .unwrap();
+        if nix::unistd::geteuid().is_root() {
+            std::os::unix::fs::chown(repo.join(path), Some(65534), Some(65534)).unwrap();
+        }
+    };
+    write("shop/extra.py", "on_disk");
+    wait_for_callers(
+        &client,
+        |seen| {
+            seen == [
+                "shop/app/main.py::main",
+                "shop/extra.py::on_disk",
+                FACTORIAL,
+            ]
+        },
+        "a new file next to an unreadable directory",
+    )
+    .await;
+    // A directory made while serving is watched too: a file written into it later is seen.
+    std::fs::create_dir(repo.join("shop/later")).unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    write("shop/later/late.py", "late");
+    wait_for_callers(
+        &client,
+        |seen| {
+            seen == [
+                "shop/app/main.py::main",
+                "shop/extra.py::on_disk",
+                "shop/later/late.py::late",
+                FACTORIAL,
+            ]
+        },
+        "a file in a directory made while serving",
+    )
+    .await;
+    // Events at the loop and the locked directory are logged once each, however many come.
+    for _ in 0..3 {
+        let _ =
+            std::fs::set_permissions(repo.join("locked"), std::fs::Permissions::from_mode(0o000));
+        let _ = std::fs::remove_file(repo.join("shop/loop"));
+        std::os::unix::fs::symlink("..", repo.join("shop/loop")).unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    client.cancel().await.unwrap();
+    std::fs::set_permissions(repo.join("locked"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let stderr = stderr.await.unwrap();
+    let lines = |needles: &[&str]| {
+        stderr
+            .lines()
+            .filter(|line| needles.iter().all(|needle| line.contains(needle)))
+            .count()
+    };
+    assert_eq!(lines(&["not watching the file system"]), 0, "{stderr}");
+    assert_eq!(lines(&["file watcher", "locked"]), 1, "{stderr}");
+    assert_eq!(lines(&["file watcher", "shop/loop"]), 1, "{stderr}");
+}

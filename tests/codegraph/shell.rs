@@ -1,5 +1,7 @@
 //! `execute_shell_command` with an allow-list: each refusal, an allowed run, the working
-//! directory guard, the timeout that kills the whole process group, and the output cap.
+//! directory guard, the timeout that kills the whole process group, the supervisor that kills
+//! what left the group (`setsid`) when the command ends, times out or is cancelled, and the
+//! output cap.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,7 +18,19 @@ use crate::cache::copy_tree;
 use crate::lsp::LspClient;
 use crate::support;
 
+/// The real binary, as the server's command line uses it.
+fn supervisor() -> Option<std::path::PathBuf> {
+    Some(env!("CARGO_BIN_EXE_codegraph").into())
+}
+
 async fn start(programs: &[&str]) -> (Client, tempfile::TempDir, std::path::PathBuf) {
+    start_with(programs, supervisor()).await
+}
+
+async fn start_with(
+    programs: &[&str],
+    supervisor: Option<std::path::PathBuf>,
+) -> (Client, tempfile::TempDir, std::path::PathBuf) {
     let directory = tempfile::tempdir().unwrap();
     let repo = directory.path().join("repo");
     std::fs::create_dir(&repo).unwrap();
@@ -33,6 +47,7 @@ async fn start(programs: &[&str]) -> (Client, tempfile::TempDir, std::path::Path
     world.index(false, &|_, _| {});
     let server = CodegraphMcp::new(Arc::new(world)).with_shell(ShellPolicy {
         programs: programs.iter().map(|program| program.to_string()).collect(),
+        supervisor,
     });
     let (server_side, client_side) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
@@ -135,33 +150,11 @@ async fn an_allowed_run_in_a_workspace_directory() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn the_timeout_kills_the_whole_process_group_and_output_is_capped() {
-    let (client, _directory, repo) = start(&["sh", "seq"]).await;
-    // A script (not inline code) that leaves a background child holding the output pipe.
-    std::fs::write(
-        repo.join("linger.sh"),
-        "sleep 60 &\necho $! > background.pid\nsleep 60\n",
-    )
-    .unwrap();
-    let started = Instant::now();
-    let killed = ran(&client, json!({"command": "sh linger.sh", "timeout": 1})).await;
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "{:?}",
-        started.elapsed()
-    );
-    assert_eq!(killed["timed_out"], true);
-    assert_eq!(killed["exit_code"], -1);
-    let background: u32 = std::fs::read_to_string(repo.join("background.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
+/// Gone, or a zombie waiting for its new parent to reap it, within twenty seconds.
+fn assert_dies(pid: u32, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        // Gone, or a zombie waiting for its new parent to reap it.
-        let state = std::fs::read_to_string(format!("/proc/{background}/stat")).ok();
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
         let dead = state.as_deref().is_none_or(|stat| {
             stat.rsplit(')')
                 .next()
@@ -170,17 +163,152 @@ async fn the_timeout_kills_the_whole_process_group_and_output_is_capped() {
                 .starts_with('Z')
         });
         if dead {
-            break;
+            return;
         }
-        assert!(Instant::now() < deadline, "the background child survived");
+        assert!(Instant::now() < deadline, "{what} ({pid}) survived");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let long = ran(&client, json!({"command": "seq 1 200000"})).await;
-    assert_eq!(long["exit_code"], 0);
-    assert_eq!(long["truncated"], true);
-    let stdout = long["stdout"].as_str().unwrap();
-    assert_eq!(stdout.len(), codegraph::mcp::shell::MAX_OUTPUT_BYTES);
-    assert!(stdout.starts_with("1\n2\n3\n"));
+}
+
+/// The pid a script wrote to `file`, waiting for it to be written.
+fn pid_in(file: &std::path::Path) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(pid) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+        {
+            return pid;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} never written",
+            file.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_timeout_kills_the_whole_process_group_and_output_is_capped() {
+    // With the supervisor (Linux) and without it (the process group alone).
+    for supervisor in [supervisor(), None] {
+        let (client, _directory, repo) = start_with(&["sh", "seq"], supervisor.clone()).await;
+        // A script (not inline code) that leaves a background child holding the output pipe.
+        std::fs::write(
+            repo.join("linger.sh"),
+            "sleep 60 &\necho $! > background.pid\nsleep 60\n",
+        )
+        .unwrap();
+        let started = Instant::now();
+        let killed = ran(&client, json!({"command": "sh linger.sh", "timeout": 1})).await;
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(killed["timed_out"], true, "{supervisor:?}");
+        assert_eq!(killed["exit_code"], -1, "{supervisor:?}");
+        assert_dies(pid_in(&repo.join("background.pid")), "the background child");
+        let long = ran(&client, json!({"command": "seq 1 200000"})).await;
+        assert_eq!(long["exit_code"], 0);
+        assert_eq!(long["truncated"], true);
+        let stdout = long["stdout"].as_str().unwrap();
+        assert_eq!(stdout.len(), codegraph::mcp::shell::MAX_OUTPUT_BYTES);
+        assert!(stdout.starts_with("1\n2\n3\n"));
+    }
+}
+
+/// A process that leaves the command's process group and session (`setsid`), even through a
+/// double fork that hands it to init, is killed when the command times out, and also when the
+/// command exits on its own; the answer does not wait for it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_setsid_escape_dies_with_the_command() {
+    let (client, _directory, repo) = start(&["sh", "echo"]).await;
+    // `setsid -f` forks, so the escaped process's parent exits at once: it is an orphan in its
+    // own session, holding (or not) the command's stdout.
+    std::fs::write(
+        repo.join("escape.sh"),
+        "setsid -f sh escaped.sh \"$1\"\nsleep \"$2\"\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("escaped.sh"), "echo $$ > \"$1\"\nexec sleep 60\n").unwrap();
+
+    let started = Instant::now();
+    let timed_out = ran(
+        &client,
+        json!({"command": "sh escape.sh on-timeout.pid 60", "timeout": 1}),
+    )
+    .await;
+    assert_eq!(timed_out["timed_out"], true);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let escaped = pid_in(&repo.join("on-timeout.pid"));
+    assert_dies(escaped, "the process that called setsid, after the timeout");
+
+    // The command exits at once; the escaped process would hold stdout open for 60 s.
+    let started = Instant::now();
+    let exited = ran(&client, json!({"command": "sh escape.sh on-exit.pid 0.2"})).await;
+    assert_eq!(exited["exit_code"], 0, "{exited}");
+    assert_eq!(exited["timed_out"], false);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_dies(
+        pid_in(&repo.join("on-exit.pid")),
+        "the process that called setsid, after the command exited",
+    );
+
+    // A program that is not there: the supervisor says so, as a shell would.
+    let (missing, _directory, _repo) = start(&["no-such-program-here"]).await;
+    let result = ran(&missing, json!({"command": "no-such-program-here"})).await;
+    assert_eq!(result["exit_code"], 127);
+    assert!(
+        result["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("could not start 'no-such-program-here'"),
+        "{result}"
+    );
+}
+
+/// A command stops when its request does: at `notifications/cancelled`, and when the client goes
+/// away (rmcp then cancels what is in flight, after giving answers 5 s to be written), long
+/// before its 600 s timeout.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_request_or_a_client_gone_stops_its_command() {
+    use rmcp::model::{CallToolRequest, ClientRequest};
+    use rmcp::service::PeerRequestOptions;
+    let (client, _directory, repo) = start(&["sh"]).await;
+    std::fs::write(repo.join("wait.sh"), "echo $$ > \"$1\"\nexec sleep 600\n").unwrap();
+    let send = |pid_file: &str| {
+        ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new("execute_shell_command").with_arguments(
+                json!({"command": format!("sh wait.sh {pid_file}"), "timeout": 600})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        ))
+    };
+    let handle = client
+        .peer()
+        .send_cancellable_request(send("cancelled.pid"), PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let pid = pid_in(&repo.join("cancelled.pid"));
+    handle.cancel(None).await.unwrap();
+    assert_dies(pid, "the command of a cancelled request");
+
+    let _in_flight = client
+        .peer()
+        .send_cancellable_request(send("gone.pid"), PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let pid = pid_in(&repo.join("gone.pid"));
+    client.cancel().await.unwrap();
+    assert_dies(pid, "the command of a client that went away");
 }
 
 /// `codegraph lsp --allow-shell` passes the allow-list to the MCP sessions `codegraph mcp`
@@ -270,6 +398,12 @@ async fn git_is_allowed_by_subcommand_and_argument_not_by_name() {
         (
             format!("git -c core.sshCommand='{touch}' status"),
             "git-config",
+        ),
+        (format!("git -c diff.external='{touch}' diff"), "git-config"),
+        (
+            // Refused twice over; the URL is the rule that speaks first.
+            format!("git -c protocol.ext.allow=always clone 'ext::sh -c {touch}' copy"),
+            "git-transport",
         ),
         (
             "git --config-env=core.pager=HOME log".to_string(),

@@ -61,6 +61,7 @@ async fn start(extra: &[(&str, String)], version: Option<ProtocolVersion>) -> Se
     world.index(false, &|_, _| {});
     let server = CodegraphMcp::new(world.clone()).with_shell(ShellPolicy {
         programs: vec!["echo".to_string()],
+        supervisor: Some(env!("CARGO_BIN_EXE_codegraph").into()),
     });
     let (server_side, client_side) = tokio::io::duplex(1 << 22);
     tokio::spawn(async move {

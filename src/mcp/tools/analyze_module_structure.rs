@@ -1,6 +1,7 @@
 //! How a module fits in the codebase: `analyze_module_structure`.
 
 use std::collections::BTreeMap;
+use tokio_util::sync::CancellationToken;
 
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
@@ -11,11 +12,12 @@ use rmcp::model::CallToolResult;
 use serde::Deserialize;
 
 use super::get_file_structure::{StructureEntry, structure_entries};
-use super::{MAX_LIST_LIMIT, Provenance, ToolResult, blocking, provenance, resolve_file};
+use super::{MAX_LIST_LIMIT, Provenance, ToolResult, provenance, resolve_file};
 use crate::analysis::modules;
 use crate::graph::FilePath;
 use crate::mcp::CodegraphMcp;
 use crate::mcp::convert::EntitySummary;
+use crate::mcp::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ModuleParams {
@@ -225,6 +227,7 @@ impl CodegraphMcp {
     async fn analyze_module_structure(
         &self,
         Parameters(params): Parameters<ModuleParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<ModuleStructureResult>, CallToolResult> {
         let world = self.world.clone();
         let work = move || -> ToolResult<ModuleStructureResult> {
@@ -237,6 +240,6 @@ impl CodegraphMcp {
             result.provenance = provenance(&world, &graph, result.files());
             Ok(Json(result))
         };
-        blocking(work).await
+        self.work(Weight::Cheap, &cancel, work).await
     }
 }

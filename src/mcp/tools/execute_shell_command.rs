@@ -5,6 +5,7 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use rmcp::model::CallToolResult;
 
@@ -56,6 +57,7 @@ impl CodegraphMcp {
         &self,
         Parameters(params): Parameters<ShellParams>,
         extensions: rmcp::model::Extensions,
+        cancel: CancellationToken,
     ) -> Result<Json<ShellResult>, CallToolResult> {
         let refuse = |error: &str, message: String| {
             tool_error(serde_json::json!({
@@ -102,7 +104,7 @@ impl CodegraphMcp {
             .map(|seconds| std::time::Duration::from_secs(seconds.max(1) as u64))
             .unwrap_or(crate::mcp::shell::DEFAULT_TIMEOUT)
             .min(crate::mcp::shell::MAX_TIMEOUT);
-        let outcome = crate::mcp::shell::run(argv, &directory.absolute, timeout)
+        let outcome = crate::mcp::shell::run(policy, argv, &directory.absolute, timeout, &cancel)
             .await
             .map_err(|message| refuse("Command failed to start", message))?;
         let graph = self.world.snapshot();

@@ -5,10 +5,12 @@ use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::Serialize;
+use tokio_util::sync::CancellationToken;
 
 use super::find_callers::{CallNeighbour, CallsParams, call_page};
 use super::{CallProvenance, Page};
 use crate::mcp::convert::EntitySummary;
+use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, resolve_for_tool};
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -29,15 +31,21 @@ impl CodegraphMcp {
     pub async fn find_callees(
         &self,
         Parameters(params): Parameters<CallsParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<CalleesResult>, CallToolResult> {
-        let graph = self.world.snapshot();
-        let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let (callees, page, provenance) = call_page(&self.world, &graph, &entity, false, &params);
-        Ok(Json(CalleesResult {
-            entity: EntitySummary::from(&entity),
-            callees,
-            page,
-            provenance,
-        }))
+        let weight = Weight::of_depth(params.max_depth);
+        let world = self.world.clone();
+        self.work(weight, &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let (callees, page, provenance) = call_page(&world, &graph, &entity, false, &params);
+            Ok(Json(CalleesResult {
+                entity: EntitySummary::from(&entity),
+                callees,
+                page,
+                provenance,
+            }))
+        })
+        .await
     }
 }

@@ -7,11 +7,13 @@ use rmcp::{tool, tool_router};
 use rustc_hash::FxHashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use super::{CallProvenance, Page, call_provenance, paginate};
 use crate::graph::query;
 use crate::graph::{Entity, EntityId, Graph};
 use crate::mcp::convert::EntitySummary;
+use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, resolve_for_tool};
 
 /// Callers or callees returned when no `limit` is given: a hub with thousands of callers
@@ -134,15 +136,21 @@ impl CodegraphMcp {
     pub async fn find_callers(
         &self,
         Parameters(params): Parameters<CallsParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<CallersResult>, CallToolResult> {
-        let graph = self.world.snapshot();
-        let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let (callers, page, provenance) = call_page(&self.world, &graph, &entity, true, &params);
-        Ok(Json(CallersResult {
-            entity: EntitySummary::from(&entity),
-            callers,
-            page,
-            provenance,
-        }))
+        let weight = Weight::of_depth(params.max_depth);
+        let world = self.world.clone();
+        self.work(weight, &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let (callers, page, provenance) = call_page(&world, &graph, &entity, true, &params);
+            Ok(Json(CallersResult {
+                entity: EntitySummary::from(&entity),
+                callers,
+                page,
+                provenance,
+            }))
+        })
+        .await
     }
 }

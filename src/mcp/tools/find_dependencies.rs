@@ -4,12 +4,14 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use rmcp::model::CallToolResult;
 
 use super::{MAX_LIST_LIMIT, Page, Provenance, paginate, provenance};
 use crate::analysis::modules;
 use crate::mcp::convert::EntitySummary;
+use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, resolve_for_tool};
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -77,47 +79,53 @@ impl CodegraphMcp {
         description = "Entities an entity depends on (downstream: what it calls, imports, uses, extends, implements) and/or that depend on it (upstream), up to `depth` hops (default 2). Use it for impact analysis: what breaks if this changes, what must exist for this to work. At most `limit` (default 50) with `total`; page with `offset`. Each entry says how its edge was resolved.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn find_dependencies(
+    pub async fn find_dependencies(
         &self,
         Parameters(params): Parameters<DependenciesParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<DependenciesResult>, CallToolResult> {
-        let graph = self.world.snapshot();
-        let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let direction = match params.direction {
-            Direction::Upstream => modules::Direction::Upstream,
-            Direction::Downstream => modules::Direction::Downstream,
-            Direction::Both => modules::Direction::Both,
-        };
-        let found = modules::find_dependencies(&graph, &entity, direction, params.depth);
-        let (found, page) = paginate(
-            found,
-            params.offset,
-            params.limit.clamp(1, MAX_LIST_LIMIT),
-            MAX_LIST_LIMIT,
-            "dependencies",
-        );
-        let files = found
-            .iter()
-            .map(|dependency| &*dependency.entity.file_path)
-            .chain([&*entity.file_path]);
-        let provenance = provenance(&self.world, &graph, files);
-        let entries: Vec<DependencyEntry> = found
-            .into_iter()
-            .map(|dependency| DependencyEntry {
-                entity: EntitySummary::from(&dependency.entity),
-                depth: dependency.depth,
-                direction: dependency.direction.as_str().to_string(),
-                relation: dependency.relation.to_string(),
-                resolution: dependency.resolution.to_string(),
-                via: dependency.via.to_string(),
-            })
-            .collect();
-        Ok(Json(DependenciesResult {
-            entity: EntitySummary::from(&entity),
-            total_dependencies: page.total,
-            entities: entries,
-            page,
-            provenance,
-        }))
+        let weight = Weight::of_depth(params.depth);
+        let world = self.world.clone();
+        self.work(weight, &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let direction = match params.direction {
+                Direction::Upstream => modules::Direction::Upstream,
+                Direction::Downstream => modules::Direction::Downstream,
+                Direction::Both => modules::Direction::Both,
+            };
+            let found = modules::find_dependencies(&graph, &entity, direction, params.depth);
+            let (found, page) = paginate(
+                found,
+                params.offset,
+                params.limit.clamp(1, MAX_LIST_LIMIT),
+                MAX_LIST_LIMIT,
+                "dependencies",
+            );
+            let files = found
+                .iter()
+                .map(|dependency| &*dependency.entity.file_path)
+                .chain([&*entity.file_path]);
+            let provenance = provenance(&world, &graph, files);
+            let entries: Vec<DependencyEntry> = found
+                .into_iter()
+                .map(|dependency| DependencyEntry {
+                    entity: EntitySummary::from(&dependency.entity),
+                    depth: dependency.depth,
+                    direction: dependency.direction.as_str().to_string(),
+                    relation: dependency.relation.to_string(),
+                    resolution: dependency.resolution.to_string(),
+                    via: dependency.via.to_string(),
+                })
+                .collect();
+            Ok(Json(DependenciesResult {
+                entity: EntitySummary::from(&entity),
+                total_dependencies: page.total,
+                entities: entries,
+                page,
+                provenance,
+            }))
+        })
+        .await
     }
 }

@@ -5,10 +5,12 @@ use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use super::{CallProvenance, MAX_LIST_LIMIT, Page, call_provenance, paginate};
 use crate::graph::query;
 use crate::mcp::convert::EntitySummary;
+use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, resolve_for_tool};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -53,42 +55,47 @@ impl CodegraphMcp {
     async fn find_implementations(
         &self,
         Parameters(params): Parameters<ImplementationsParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<ImplementationsResult>, CallToolResult> {
-        let graph = self.world.snapshot();
-        let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let limit = params.limit.clamp(1, MAX_LIST_LIMIT);
-        let found = query::implementations_resolved(&graph, &entity.id);
-        let (found, page) = paginate(
-            found,
-            params.offset,
-            limit,
-            MAX_LIST_LIMIT,
-            "implementations",
-        );
-        let implementations: Vec<Implementation> = found
-            .iter()
-            .map(|(found, resolution)| Implementation {
-                entity: EntitySummary::from(found),
-                resolution: resolution.to_string(),
-            })
-            .collect();
-        let files = found
-            .iter()
-            .map(|(found, _)| &*found.file_path)
-            .chain([&*entity.file_path]);
-        let provenance = call_provenance(
-            &self.world,
-            &graph,
-            files,
-            query::possible_implementations(&graph, &entity.id),
-            params.offset,
-            limit,
-        );
-        Ok(Json(ImplementationsResult {
-            entity: EntitySummary::from(&entity),
-            implementations,
-            page,
-            provenance,
-        }))
+        let world = self.world.clone();
+        self.work(Weight::Cheap, &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let limit = params.limit.clamp(1, MAX_LIST_LIMIT);
+            let found = query::implementations_resolved(&graph, &entity.id);
+            let (found, page) = paginate(
+                found,
+                params.offset,
+                limit,
+                MAX_LIST_LIMIT,
+                "implementations",
+            );
+            let implementations: Vec<Implementation> = found
+                .iter()
+                .map(|(found, resolution)| Implementation {
+                    entity: EntitySummary::from(found),
+                    resolution: resolution.to_string(),
+                })
+                .collect();
+            let files = found
+                .iter()
+                .map(|(found, _)| &*found.file_path)
+                .chain([&*entity.file_path]);
+            let provenance = call_provenance(
+                &world,
+                &graph,
+                files,
+                query::possible_implementations(&graph, &entity.id),
+                params.offset,
+                limit,
+            );
+            Ok(Json(ImplementationsResult {
+                entity: EntitySummary::from(&entity),
+                implementations,
+                page,
+                provenance,
+            }))
+        })
+        .await
     }
 }

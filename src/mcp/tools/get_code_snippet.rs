@@ -6,10 +6,12 @@ use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use super::{Provenance, provenance};
 use crate::mcp::convert;
 use crate::mcp::resources;
+use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, resolve_for_tool};
 
 /// A body longer than this many lines, or bytes, is returned as a link unless `full` is set.
@@ -80,55 +82,60 @@ impl CodegraphMcp {
     async fn get_code_snippet(
         &self,
         Parameters(params): Parameters<SnippetParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<SnippetResult>, CallToolResult> {
-        let graph = self.world.snapshot();
-        let entity = resolve_for_tool(&graph, &params.entity_id)?;
-        let source = convert::entity_source(&graph, &entity);
-        let lines = entity.end_line.saturating_sub(entity.start_line) + 1;
-        let large = lines > MAX_INLINE_LINES || source.len() > MAX_INLINE_BYTES;
-        let provenance = provenance(&self.world, &graph, [&*entity.file_path]);
-        let mut result = SnippetResult {
-            entity_id: entity.id.to_string(),
-            name: entity.name.to_string(),
-            kind: entity.kind.to_string(),
-            file_path: entity.file_path.to_string(),
-            start_line: entity.start_line,
-            end_line: entity.end_line,
-            language: entity.language.name().to_string(),
-            source: None,
-            source_uri: None,
-            omitted: None,
-            context: None,
-            provenance,
-        };
-        if large && !params.full {
-            result.source_uri = Some(resources::file_lines_uri(
-                &entity.file_path,
-                entity.start_line,
-                entity.end_line,
-            ));
-            result.omitted = Some(format!(
-                "the body is {lines} lines ({} bytes): read `source_uri`, call read_file_content with start_line/end_line, or call again with full: true",
-                source.len()
-            ));
-            return Ok(Json(result));
-        }
-        result.source = Some(source);
-        if params.include_context {
-            result.context = graph.file(&entity.file_path).map(|file| {
-                let around = params.context_lines.min(50);
-                let (text, start_line, end_line) = convert::line_range(
-                    &file.text,
-                    entity.start_line.saturating_sub(around),
-                    entity.end_line.saturating_add(around),
-                );
-                SnippetContext {
-                    start_line,
-                    end_line,
-                    text,
-                }
-            });
-        }
-        Ok(Json(result))
+        let world = self.world.clone();
+        self.work(Weight::Cheap, &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let source = convert::entity_source(&graph, &entity);
+            let lines = entity.end_line.saturating_sub(entity.start_line) + 1;
+            let large = lines > MAX_INLINE_LINES || source.len() > MAX_INLINE_BYTES;
+            let provenance = provenance(&world, &graph, [&*entity.file_path]);
+            let mut result = SnippetResult {
+                entity_id: entity.id.to_string(),
+                name: entity.name.to_string(),
+                kind: entity.kind.to_string(),
+                file_path: entity.file_path.to_string(),
+                start_line: entity.start_line,
+                end_line: entity.end_line,
+                language: entity.language.name().to_string(),
+                source: None,
+                source_uri: None,
+                omitted: None,
+                context: None,
+                provenance,
+            };
+            if large && !params.full {
+                result.source_uri = Some(resources::file_lines_uri(
+                    &entity.file_path,
+                    entity.start_line,
+                    entity.end_line,
+                ));
+                result.omitted = Some(format!(
+                    "the body is {lines} lines ({} bytes): read `source_uri`, call read_file_content with start_line/end_line, or call again with full: true",
+                    source.len()
+                ));
+                return Ok(Json(result));
+            }
+            result.source = Some(source);
+            if params.include_context {
+                result.context = graph.file(&entity.file_path).map(|file| {
+                    let around = params.context_lines.min(50);
+                    let (text, start_line, end_line) = convert::line_range(
+                        &file.text,
+                        entity.start_line.saturating_sub(around),
+                        entity.end_line.saturating_add(around),
+                    );
+                    SnippetContext {
+                        start_line,
+                        end_line,
+                        text,
+                    }
+                });
+            }
+            Ok(Json(result))
+        })
+        .await
     }
 }

@@ -5,6 +5,7 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use rmcp::model::CallToolResult;
 
@@ -12,6 +13,7 @@ use super::{MAX_LIST_LIMIT, Page, Provenance, paginate, provenance, resolve_file
 use crate::analysis::modules;
 use crate::mcp::CodegraphMcp;
 use crate::mcp::convert::{self};
+use crate::mcp::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FileParams {
@@ -84,24 +86,29 @@ impl CodegraphMcp {
     async fn get_file_structure(
         &self,
         Parameters(params): Parameters<FileParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<FileStructureResult>, CallToolResult> {
-        let graph = self.world.snapshot();
-        let path = resolve_file(&graph, &params.file_path)?;
-        let node = graph.file(&path).expect("resolved file exists");
-        let (outline, page) = paginate(
-            modules::outline(&graph, &path),
-            params.offset,
-            params.limit.clamp(1, MAX_LIST_LIMIT),
-            MAX_LIST_LIMIT,
-            "definitions",
-        );
-        Ok(Json(FileStructureResult {
-            file: path.to_string(),
-            language: node.language.name().to_string(),
-            line_count: node.summary.line_count,
-            entities: structure_entries(&outline),
-            page,
-            provenance: provenance(&self.world, &graph, [&*path]),
-        }))
+        let world = self.world.clone();
+        self.work(Weight::Cheap, &cancel, move || {
+            let graph = world.snapshot();
+            let path = resolve_file(&graph, &params.file_path)?;
+            let node = graph.file(&path).expect("resolved file exists");
+            let (outline, page) = paginate(
+                modules::outline(&graph, &path),
+                params.offset,
+                params.limit.clamp(1, MAX_LIST_LIMIT),
+                MAX_LIST_LIMIT,
+                "definitions",
+            );
+            Ok(Json(FileStructureResult {
+                file: path.to_string(),
+                language: node.language.name().to_string(),
+                line_count: node.summary.line_count,
+                entities: structure_entries(&outline),
+                page,
+                provenance: provenance(&world, &graph, [&*path]),
+            }))
+        })
+        .await
     }
 }

@@ -4,10 +4,11 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use rmcp::model::CallToolResult;
 
-use super::{Provenance, ToolResult, blocking, provenance};
+use super::{Provenance, ToolResult, provenance};
 use crate::analysis;
 use crate::mcp::CodegraphMcp;
 
@@ -122,10 +123,12 @@ impl CodegraphMcp {
         description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. community_level 0 = fine-grained (default: a narrow area, often one file), 1 = subsystems (use it for \"how does X work\" questions spanning several files), 2 = coarsest. Read `codegraph://communities/{id}` for a community's members. At most `limit` (default 10) supporting entities, with `total`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn global_search(
+    pub async fn global_search(
         &self,
         Parameters(params): Parameters<GlobalSearchParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<GlobalSearchResult>, CallToolResult> {
+        let weight = self.weight_of_search(true);
         let world = self.world.clone();
         let work = move || -> ToolResult<GlobalSearchResult> {
             let graph = world.snapshot();
@@ -150,6 +153,6 @@ impl CodegraphMcp {
             );
             Ok(Json(result))
         };
-        blocking(work).await
+        self.work(weight, &cancel, work).await
     }
 }

@@ -4,12 +4,14 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use rmcp::model::CallToolResult;
 
-use super::{Provenance, ToolResult, blocking, provenance};
+use super::{Provenance, ToolResult, provenance};
 use crate::analysis;
 use crate::graph::Entity;
+use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, resolve_for_tool, tool_error};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -129,7 +131,11 @@ impl CodegraphMcp {
     async fn local_search(
         &self,
         Parameters(params): Parameters<LocalSearchParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<LocalSearchResult>, CallToolResult> {
+        let weight = self
+            .weight_of_search(false)
+            .max(Weight::of_depth(params.depth.clamp(1, 4)));
         let world = self.world.clone();
         let work = move || -> ToolResult<LocalSearchResult> {
             let graph = world.snapshot();
@@ -166,6 +172,6 @@ impl CodegraphMcp {
             result.provenance = provenance(&world, &graph, files);
             Ok(Json(result))
         };
-        blocking(work).await
+        self.work(weight, &cancel, work).await
     }
 }

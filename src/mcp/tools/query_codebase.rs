@@ -4,10 +4,11 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use rmcp::model::CallToolResult;
 
-use super::{Page, Provenance, ToolResult, blocking, provenance, round2};
+use super::{Page, Provenance, ToolResult, provenance, round2};
 use crate::analysis;
 use crate::mcp::CodegraphMcp;
 use crate::mcp::convert::EntitySummary;
@@ -78,7 +79,9 @@ impl CodegraphMcp {
     pub async fn query_codebase(
         &self,
         Parameters(params): Parameters<QueryParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<QueryResult>, CallToolResult> {
+        let weight = self.weight_of_search(false);
         let world = self.world.clone();
         let limit = params.limit.clamp(1, MAX_QUERY_LIMIT);
         let work = move || -> ToolResult<QueryResult> {
@@ -120,6 +123,6 @@ impl CodegraphMcp {
                 provenance,
             }))
         };
-        blocking(work).await
+        self.work(weight, &cancel, work).await
     }
 }

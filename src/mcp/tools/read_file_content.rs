@@ -4,6 +4,7 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use rmcp::model::CallToolResult;
 
@@ -11,6 +12,7 @@ use super::{Provenance, provenance};
 use crate::mcp::convert;
 use crate::mcp::paths::{self, PathError};
 use crate::mcp::resources;
+use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, tool_error};
 use crate::world::walk::ReadRefusal;
 
@@ -64,102 +66,109 @@ impl CodegraphMcp {
     async fn read_file_content(
         &self,
         Parameters(params): Parameters<ReadFileParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<ReadFileResult>, CallToolResult> {
-        let file =
-            paths::resolve_in_workspace(self.world.root(), &params.file_path).map_err(|error| {
-                let kind = match error {
-                    PathError::Outside(_) => "Access denied",
-                    PathError::NotFound(_) => "File not found",
-                };
+        let world = self.world.clone();
+        self.work(Weight::Cheap, &cancel, move || {
+            let file =
+                paths::resolve_in_workspace(world.root(), &params.file_path).map_err(|error| {
+                    let kind = match error {
+                        PathError::Outside(_) => "Access denied",
+                        PathError::NotFound(_) => "File not found",
+                    };
+                    tool_error(serde_json::json!({
+                        "error": kind,
+                        "file_path": params.file_path,
+                        "message": error.to_string(),
+                    }))
+                })?;
+            // The graph holds the live text (an editor's unsaved buffer); the disk otherwise.
+            let graph = world.snapshot();
+            let mut disk_cut = false;
+            let text: String = match graph.file(&file.relative) {
+                Some(node) => node.text.to_string(),
+                None => {
+                    // Bounded: the binary check reads 8 KiB, and no file costs more than the limit.
+                    let (bytes, cut) =
+                        crate::world::walk::read_prefix(&file.absolute, MAX_DISK_BYTES).map_err(
+                            |refusal| {
+                                let error = match refusal {
+                                    ReadRefusal::Binary => "Binary file",
+                                    ReadRefusal::NotRegular => "Not a regular file",
+                                    ReadRefusal::Io(_) => "File not found",
+                                };
+                                tool_error(serde_json::json!({
+                                    "error": error,
+                                    "file_path": params.file_path,
+                                    "message": refusal.to_string(),
+                                }))
+                            },
+                        )?;
+                    disk_cut = cut;
+                    crate::syntax::decode_lossy(bytes)
+                }
+            };
+            let total_lines = text.lines().count() as u32;
+            let range_error = |message: String| {
                 tool_error(serde_json::json!({
-                    "error": kind,
+                    "error": "Line out of range",
                     "file_path": params.file_path,
-                    "message": error.to_string(),
+                    "total_lines": total_lines,
+                    "message": message,
                 }))
-            })?;
-        // The graph holds the live text (an editor's unsaved buffer); the disk otherwise.
-        let graph = self.world.snapshot();
-        let mut disk_cut = false;
-        let text: String = match graph.file(&file.relative) {
-            Some(node) => node.text.to_string(),
-            None => {
-                // Bounded: the binary check reads 8 KiB, and no file costs more than the limit.
-                let (bytes, cut) = crate::world::walk::read_prefix(&file.absolute, MAX_DISK_BYTES)
-                    .map_err(|refusal| {
-                        let error = match refusal {
-                            ReadRefusal::Binary => "Binary file",
-                            ReadRefusal::NotRegular => "Not a regular file",
-                            ReadRefusal::Io(_) => "File not found",
-                        };
-                        tool_error(serde_json::json!({
-                            "error": error,
-                            "file_path": params.file_path,
-                            "message": refusal.to_string(),
-                        }))
-                    })?;
-                disk_cut = cut;
-                crate::syntax::decode_lossy(bytes)
+            };
+            if let (Some(start), Some(end)) = (params.start_line, params.end_line)
+                && start > end
+            {
+                return Err(range_error(format!(
+                    "start_line {start} is after end_line {end}"
+                )));
             }
-        };
-        let total_lines = text.lines().count() as u32;
-        let range_error = |message: String| {
-            tool_error(serde_json::json!({
-                "error": "Line out of range",
-                "file_path": params.file_path,
-                "total_lines": total_lines,
-                "message": message,
+            if let Some(start) = params.start_line
+                && start > total_lines.max(1)
+            {
+                return Err(range_error(format!(
+                    "start_line {start} is past the end of the file ({total_lines} lines)"
+                )));
+            }
+            let first = params.start_line.unwrap_or(1).max(1);
+            let last = params
+                .end_line
+                .unwrap_or_else(|| first.saturating_add(DEFAULT_READ_LINES - 1))
+                .min(total_lines);
+            let (mut content, first, mut last) = convert::line_range(&text, first, last);
+            let mut truncated = (disk_cut && last == total_lines)
+                || (params.end_line.is_none() && last < total_lines);
+            if content.len() > MAX_READ_BYTES {
+                let mut cut = MAX_READ_BYTES;
+                while !content.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                // End on a whole line when there is one.
+                if let Some(newline) = content[..cut].rfind('\n') {
+                    cut = newline + 1;
+                }
+                content.truncate(cut);
+                last = first + content.lines().count() as u32 - 1;
+                truncated = true;
+            }
+            let in_graph = graph.file(&file.relative).is_some();
+            let more = truncated && last < total_lines;
+            let wanted_last = params.end_line.unwrap_or(total_lines).min(total_lines);
+            let provenance = provenance(&world, &graph, [file.relative.as_str()]);
+            Ok(Json(ReadFileResult {
+                content,
+                lines: convert::lines_label(first, last),
+                total_lines,
+                truncated,
+                next_start_line: more.then_some(last + 1),
+                rest_uri: (more && in_graph).then(|| {
+                    resources::file_lines_uri(&file.relative, last + 1, wanted_last.max(last + 1))
+                }),
+                file: file.relative,
+                provenance,
             }))
-        };
-        if let (Some(start), Some(end)) = (params.start_line, params.end_line)
-            && start > end
-        {
-            return Err(range_error(format!(
-                "start_line {start} is after end_line {end}"
-            )));
-        }
-        if let Some(start) = params.start_line
-            && start > total_lines.max(1)
-        {
-            return Err(range_error(format!(
-                "start_line {start} is past the end of the file ({total_lines} lines)"
-            )));
-        }
-        let first = params.start_line.unwrap_or(1).max(1);
-        let last = params
-            .end_line
-            .unwrap_or_else(|| first.saturating_add(DEFAULT_READ_LINES - 1))
-            .min(total_lines);
-        let (mut content, first, mut last) = convert::line_range(&text, first, last);
-        let mut truncated =
-            (disk_cut && last == total_lines) || (params.end_line.is_none() && last < total_lines);
-        if content.len() > MAX_READ_BYTES {
-            let mut cut = MAX_READ_BYTES;
-            while !content.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            // End on a whole line when there is one.
-            if let Some(newline) = content[..cut].rfind('\n') {
-                cut = newline + 1;
-            }
-            content.truncate(cut);
-            last = first + content.lines().count() as u32 - 1;
-            truncated = true;
-        }
-        let in_graph = graph.file(&file.relative).is_some();
-        let more = truncated && last < total_lines;
-        let wanted_last = params.end_line.unwrap_or(total_lines).min(total_lines);
-        let provenance = provenance(&self.world, &graph, [file.relative.as_str()]);
-        Ok(Json(ReadFileResult {
-            content,
-            lines: convert::lines_label(first, last),
-            total_lines,
-            truncated,
-            next_start_line: more.then_some(last + 1),
-            rest_uri: (more && in_graph).then(|| {
-                resources::file_lines_uri(&file.relative, last + 1, wanted_last.max(last + 1))
-            }),
-            file: file.relative,
-            provenance,
-        }))
+        })
+        .await
     }
 }

@@ -4,11 +4,13 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use rmcp::model::CallToolResult;
 
 use super::{Provenance, provenance};
-use crate::mcp::{CodegraphMcp, tool_error};
+use crate::mcp::CodegraphMcp;
+use crate::mcp::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReindexParams {
@@ -46,28 +48,31 @@ impl CodegraphMcp {
     async fn reindex_repository(
         &self,
         Parameters(params): Parameters<ReindexParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<ReindexResult>, CallToolResult> {
         let world = self.world.clone();
-        let report =
-            tokio::task::spawn_blocking(move || world.index(!params.incremental, &|_, _| {}))
-                .await
-                .map_err(|error| {
-                    tool_error(
-                        serde_json::json!({ "error": "Index error", "message": error.to_string() }),
-                    )
-                })?;
-        let graph = self.world.snapshot();
-        let unsaved = self.world.unsaved_files();
-        let provenance = provenance(&self.world, &graph, unsaved.iter().map(|path| &**path));
-        Ok(Json(ReindexResult {
-            files: report.files,
-            entities: report.entities,
-            relations: report.relations,
-            parsed: report.parsed,
-            from_cache: report.from_cache,
-            removed: report.removed,
-            duration: report.duration_ms / 1000.0,
-            provenance,
-        }))
+        // The writer's index has no checkpoints: once started it completes (and stores its
+        // graph), but it waits its turn among the heavy requests.
+        self.work(Weight::Heavy, &cancel, move || {
+            let unstoppable = crate::cancel::Flag::new();
+            let report = crate::cancel::run(&unstoppable, || {
+                world.index(!params.incremental, &|_, _| {})
+            })
+            .expect("never cancelled");
+            let graph = world.snapshot();
+            let unsaved = world.unsaved_files();
+            let provenance = provenance(&world, &graph, unsaved.iter().map(|path| &**path));
+            Ok(Json(ReindexResult {
+                files: report.files,
+                entities: report.entities,
+                relations: report.relations,
+                parsed: report.parsed,
+                from_cache: report.from_cache,
+                removed: report.removed,
+                duration: report.duration_ms / 1000.0,
+                provenance,
+            }))
+        })
+        .await
     }
 }

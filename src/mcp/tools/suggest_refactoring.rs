@@ -4,12 +4,14 @@ use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use rmcp::model::CallToolResult;
 
-use super::{Page, Provenance, ToolResult, blocking, paginate, provenance};
+use super::{Page, Provenance, ToolResult, paginate, provenance};
 use crate::analysis;
 use crate::mcp::convert::{self};
+use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, resolve_for_tool, tool_error};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -74,7 +76,13 @@ impl CodegraphMcp {
     async fn suggest_refactoring(
         &self,
         Parameters(params): Parameters<RefactoringParams>,
+        cancel: CancellationToken,
     ) -> Result<Json<RefactoringResult>, CallToolResult> {
+        let weight = if self.world.analysis().has_repo_facts(&self.world.snapshot()) {
+            Weight::Cheap
+        } else {
+            Weight::Heavy
+        };
         let world = self.world.clone();
         let work = move || -> ToolResult<RefactoringResult> {
             let graph = world.snapshot();
@@ -131,6 +139,6 @@ impl CodegraphMcp {
                 provenance,
             }))
         };
-        blocking(work).await
+        self.work(weight, &cancel, work).await
     }
 }
