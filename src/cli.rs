@@ -17,6 +17,7 @@ pub mod mcp;
 pub mod mcp_config;
 pub mod module;
 pub mod refactor;
+pub mod scip;
 pub mod search;
 pub mod serve;
 pub mod show;
@@ -136,6 +137,9 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Statistics of the index.
     Stats(index::StatsArgs),
+    /// Write the graph as a SCIP index (for Sourcegraph: `src code-intel upload -file
+    /// index.scip`): definitions, proven references, relationships, package symbols.
+    Scip(scip::ScipArgs),
     /// Serve editors over the Language Server Protocol on stdin/stdout. The workspace folders
     /// come from the client's `initialize` request.
     Lsp(lsp::LspArgs),
@@ -321,6 +325,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Module(arguments) => module::run(&arguments)?,
         Command::Show(arguments) => show::run(&arguments)?,
         Command::Stats(arguments) => index::stats(&arguments)?,
+        Command::Scip(arguments) => scip::run(&arguments)?,
         Command::Mcp(arguments) => mcp::run(arguments)?,
         Command::McpConfig(arguments) => mcp_config::run(arguments)?,
         Command::DebugExtract { file } => debug::extract(&file)?,

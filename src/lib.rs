@@ -47,6 +47,10 @@
 //!   the trust stamp every door puts on its answers (`world/stamp.rs`: the revision, and
 //!   which files of the answer have unsaved editor edits or changed on disk since indexing),
 //!   and `World::proposed`, the graph proposed contents would give, never stored.
+//! - `export`   the graph written for other tools: a SCIP index (`export/scip.rs`: documents,
+//!   definitions, the proven references only (no ambiguous reference, no unique-name guess),
+//!   symbol information with relationships, references into dependencies as their packages'
+//!   symbols; package names from the manifests, `export/scip/packages.rs`).
 //! - `cli`      the command-line door (`codegraph index`, `callers`, `deps`, `module`, ...): flags
 //!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out;
 //!   one file per command under `cli/`, the shared flags and the dispatch in `cli.rs`.
@@ -90,6 +94,7 @@
 pub mod analysis;
 pub mod cancel;
 pub mod cli;
+pub mod export;
 pub mod graph;
 pub mod index;
 pub mod lang;

@@ -22,6 +22,7 @@ mod resolution;
 mod rules;
 mod rules_lsp;
 mod rules_mcp;
+mod scip;
 mod serve;
 mod shell;
 mod subscribe;
