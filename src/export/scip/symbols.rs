@@ -203,9 +203,9 @@ pub fn namespace(path: &str, summary: &FileSummary, package: Option<&Package>) -
             };
             let module = without_extension(rest);
             let mut segments: Vec<&str> = module.split('/').collect();
-            if in_crate && matches!(segments.last(), Some(&"lib" | &"main" | &"mod")) {
-                segments.pop();
-            } else if !in_crate && segments.last() == Some(&"mod") {
+            // `src/lib.rs`, `src/main.rs` and any `mod.rs` are the module of their directory.
+            let last = segments.last().copied();
+            if last == Some("mod") || (in_crate && matches!(last, Some("lib" | "main"))) {
                 segments.pop();
             }
             // The crate root is `crate/`, as rust-analyzer names it.
