@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use codegraph::export::scip::export;
 use codegraph::world::{CacheLocation, World, WorldConfig};
 use protobuf::Message;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 const RUNS: usize = 3;
 
@@ -32,6 +33,10 @@ fn main() {
         std::process::exit(2);
     }
     println!("corpus   {}", corpus.display());
+    if let Some(reference) = std::env::var_os("CODEGRAPH_SCIP_REFERENCE") {
+        compare(&corpus, Path::new(&reference));
+        return;
+    }
     let world = World::open(
         &corpus,
         WorldConfig {
@@ -148,4 +153,120 @@ fn corpus_dir() -> PathBuf {
         return PathBuf::from(dir);
     }
     Path::new(env!("CARGO_MANIFEST_DIR")).join("bench-corpus")
+}
+
+// --- Against another indexer ------------------------------------------------------------------
+
+/// A definition's place: (path, line, column of its name).
+type Place = (String, i32, i32);
+
+/// Every definition's place by symbol, and every reference as (path, line, column) → the place
+/// of the definition it reaches (references to symbols defined outside the index are dropped).
+fn places(index: &scip::types::Index) -> (FxHashSet<Place>, FxHashMap<Place, Place>) {
+    let mut defined: FxHashMap<&str, Place> = FxHashMap::default();
+    for document in &index.documents {
+        for occurrence in &document.occurrences {
+            if occurrence.symbol_roles & scip::types::SymbolRole::Definition as i32 != 0
+                && !occurrence.symbol.starts_with("local ")
+            {
+                defined.entry(&occurrence.symbol).or_insert((
+                    document.relative_path.clone(),
+                    occurrence.range[0],
+                    occurrence.range[1],
+                ));
+            }
+        }
+    }
+    let mut references = FxHashMap::default();
+    for document in &index.documents {
+        for occurrence in &document.occurrences {
+            if occurrence.symbol_roles
+                & (scip::types::SymbolRole::Definition as i32
+                    | scip::types::SymbolRole::Import as i32)
+                != 0
+            {
+                continue;
+            }
+            if let Some(target) = defined.get(occurrence.symbol.as_str()) {
+                references.insert(
+                    (
+                        document.relative_path.clone(),
+                        occurrence.range[0],
+                        occurrence.range[1],
+                    ),
+                    target.clone(),
+                );
+            }
+        }
+    }
+    (defined.into_values().collect(), references)
+}
+
+/// `CODEGRAPH_SCIP_REFERENCE=other.scip cargo bench --bench scip -- DIR`: codegraph's index of
+/// DIR against another indexer's (scip-typescript, see benches/scip-reference.sh). Only the
+/// definitions both index count (codegraph has no entities for variables, parameters or
+/// properties): of the other's references to those, how many codegraph lists with the same
+/// target (recall); of codegraph's references, how many the other lists (precision). Imports
+/// are left out of both (the indexers put them on different tokens).
+fn compare(corpus: &Path, reference: &Path) {
+    let other = scip::types::Index::parse_from_bytes(&std::fs::read(reference).expect("reads"))
+        .expect("a SCIP index");
+    let world = World::open(
+        corpus,
+        WorldConfig {
+            cache: CacheLocation::Disabled,
+            ..WorldConfig::default()
+        },
+    )
+    .expect("the corpus opens");
+    world.index(true, &|_, _| {});
+    let (ours, _) = export(&world.snapshot(), corpus, Vec::new());
+    let (our_definitions, our_references) = places(&ours);
+    let (their_definitions, their_references) = places(&other);
+    let shared: FxHashSet<&Place> = our_definitions.intersection(&their_definitions).collect();
+    println!(
+        "definitions: codegraph {}, other {}, at the same place {}",
+        our_definitions.len(),
+        their_definitions.len(),
+        shared.len()
+    );
+    let theirs: FxHashMap<&Place, &Place> = their_references
+        .iter()
+        .filter(|(_, target)| shared.contains(target))
+        .collect();
+    let mine: FxHashMap<&Place, &Place> = our_references
+        .iter()
+        .filter(|(_, target)| shared.contains(target))
+        .collect();
+    let agreed = mine
+        .iter()
+        .filter(|(site, target)| theirs.get(*site) == Some(*target))
+        .count();
+    println!(
+        "references to shared definitions: codegraph {}, other {}, agreed {}",
+        mine.len(),
+        theirs.len(),
+        agreed
+    );
+    println!(
+        "precision {:.2} (of codegraph's), recall {:.2} (of the other's)",
+        agreed as f64 / mine.len().max(1) as f64,
+        agreed as f64 / theirs.len().max(1) as f64
+    );
+    let mut extra: Vec<_> = mine
+        .iter()
+        .filter(|(site, target)| theirs.get(*site) != Some(*target))
+        .collect();
+    extra.sort();
+    for (site, target) in extra.iter().take(20) {
+        println!("  codegraph only: {site:?} -> {target:?}");
+    }
+    let mut missed: Vec<_> = theirs
+        .iter()
+        .filter(|(site, target)| mine.get(*site) != Some(*target))
+        .collect();
+    missed.sort();
+    for (site, target) in missed.iter().take(20) {
+        println!("  other only:     {site:?} -> {target:?}");
+    }
 }

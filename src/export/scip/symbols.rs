@@ -32,6 +32,8 @@ pub const SCHEME: &str = "codegraph";
 pub struct Namer {
     packages: Packages,
     prefixes: FxHashMap<String, Prefix>,
+    /// Every entity named so far: an edge's target is named once, not once per reference.
+    named: FxHashMap<crate::graph::EntityId, Named>,
 }
 
 /// A file's package and its namespace descriptors.
@@ -42,6 +44,7 @@ pub struct Prefix {
 }
 
 /// What an entity's symbol is.
+#[derive(Clone)]
 pub enum Named {
     Global(String),
     /// A duplicate that is no callable: only its own document can name it.
@@ -110,6 +113,7 @@ impl Namer {
         Namer {
             packages,
             prefixes: FxHashMap::default(),
+            named: FxHashMap::default(),
         }
     }
 
@@ -131,6 +135,16 @@ impl Namer {
 
     /// The symbol of an entity (`None`: not in the graph).
     pub fn entity(&mut self, graph: &Graph, id: &str) -> Option<Named> {
+        if let Some(named) = self.named.get(id) {
+            return Some(named.clone());
+        }
+        let named = self.name(graph, id)?;
+        self.named
+            .insert(crate::graph::EntityId::from(id), named.clone());
+        Some(named)
+    }
+
+    fn name(&mut self, graph: &Graph, id: &str) -> Option<Named> {
         let location = graph.location(id)?;
         let file = graph.file(&location.file)?.clone();
         let prefix = self.prefix(&file);
