@@ -496,6 +496,14 @@ impl<'a> Resolver<'a> {
                 None => Value::Unknown,
             };
         }
+        if let Some((type_text, kind, _)) = self.binding_of(name, scope)
+            && kind == BindingKind::Value
+            && self.requires_a_member_outside(type_text)
+        {
+            // `var mime = require('send').mime`: a value of a package that is not the
+            // workspace's, so `mime.lookup()` is never a workspace `lookup`.
+            return Value::External;
+        }
         if let Some((type_text, kind, binding_scope)) = self.binding_of(name, scope)
             // `const x = require('./x')` is an import: the module below.
             && !(kind == BindingKind::Value && type_text.starts_with("require("))
@@ -586,6 +594,40 @@ impl<'a> Resolver<'a> {
             }
         }
         Value::Unknown
+    }
+
+    /// Whether `text` is a member of a CommonJS `require` of a module the workspace does not
+    /// hold (`require('send').mime`); a `require` of a workspace file (`require('./list').x`,
+    /// or a workspace package by name) is not.
+    fn requires_a_member_outside(&self, text: &str) -> bool {
+        if self.spec.module_system != ModuleSystem::JavaScript {
+            return false;
+        }
+        let Some(rest) = text.strip_prefix("require(") else {
+            return false;
+        };
+        let Some(quote) = rest
+            .chars()
+            .next()
+            .filter(|c| matches!(c, '\'' | '"' | '`'))
+        else {
+            return false;
+        };
+        let Some((specifier, after)) = rest[1..].split_once(quote) else {
+            return false;
+        };
+        if !after.starts_with(").") || specifier.is_empty() {
+            return false;
+        }
+        let import = crate::index::Import {
+            path: SmolStr::new(specifier),
+            name: None,
+            alias: None,
+            wildcard: false,
+            span: crate::model::Span::default(),
+            scope: None,
+        };
+        self.files_of_import(&import).is_empty()
     }
 
     /// A call at the head of a chain: `f(...)`, `Type::new(...)`, `module::f(...)`.
