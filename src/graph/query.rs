@@ -785,14 +785,18 @@ pub fn targets_at(graph: &Graph, path: &str, byte: u32) -> Vec<EntityId> {
             }
         }
     }
-    if targets.is_empty() {
-        targets = declared_members_at(graph, file, byte);
-    }
-    if targets.is_empty() {
-        targets = overloaded_function_at(file, byte);
-    }
-    if targets.is_empty() {
-        targets = assigned_function_at(file, byte);
+    // The text is read (from disk, hash-checked, unless an editor holds it) once, and only
+    // when neither an edge nor a definition's name is at `byte`.
+    if targets.is_empty()
+        && let Some(text) = file.text()
+    {
+        targets = declared_members_at(graph, file, &text, byte);
+        if targets.is_empty() {
+            targets = overloaded_function_at(file, &text, byte);
+        }
+        if targets.is_empty() {
+            targets = assigned_function_at(file, &text, byte);
+        }
     }
     targets.sort();
     targets.dedup();
@@ -803,15 +807,11 @@ pub fn targets_at(graph: &Graph, path: &str, byte: u32) -> Vec<EntityId> {
 /// (`function f(a: string): void` before `function f(a: any) {}`): overload signatures are no
 /// definitions of their own, so the name there means the function they declare, as tsserver
 /// answers there.
-fn overloaded_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
+fn overloaded_function_at(file: &super::FileNode, text: &str, byte: u32) -> Vec<EntityId> {
     use crate::lang::Language;
     if !matches!(file.language, Language::TypeScript | Language::Tsx) {
         return Vec::new();
     }
-    let Some(text) = file.text() else {
-        return Vec::new();
-    };
-    let text = &*text;
     let Some((start, word)) = word_at(text, byte) else {
         return Vec::new();
     };
@@ -840,7 +840,7 @@ fn overloaded_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
 /// the function's own name (which may differ from the property's). Only `= function NAME`,
 /// `: Type = function NAME` or `: function NAME` (maybe `async`, maybe a generator) right after
 /// the definition's name counts: a function expression elsewhere in its body is not its value.
-fn assigned_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
+fn assigned_function_at(file: &super::FileNode, text: &str, byte: u32) -> Vec<EntityId> {
     use crate::lang::Language;
     if !matches!(
         file.language,
@@ -848,10 +848,6 @@ fn assigned_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
     ) {
         return Vec::new();
     }
-    let Some(text) = file.text() else {
-        return Vec::new();
-    };
-    let text = &*text;
     let Some((start, word)) = word_at(text, byte) else {
         return Vec::new();
     };
@@ -879,13 +875,18 @@ fn assigned_function_at(file: &super::FileNode, byte: u32) -> Vec<EntityId> {
     }
 }
 
-/// The identifier around `byte` and where it starts.
+/// The identifier around `byte` and where it starts (JavaScript's `$` included).
 fn word_at(text: &str, byte: u32) -> Option<(usize, &str)> {
+    word_of(text, byte, |c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
+/// The run of `is_word` characters around `byte` and where it starts; `None` when it is empty
+/// or `byte` is inside a character.
+fn word_of(text: &str, byte: u32, is_word: impl Fn(char) -> bool) -> Option<(usize, &str)> {
     let at = (byte as usize).min(text.len());
     if !text.is_char_boundary(at) {
         return None;
     }
-    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     let start = text[..at]
         .char_indices()
         .rev()
@@ -903,27 +904,15 @@ fn word_at(text: &str, byte: u32) -> Option<(usize, &str)> {
 /// A member declared in a type's body and defined elsewhere (a C++ method declared in its
 /// class, defined in a `.cpp`): the name at `byte`, inside a type, names the type's members of
 /// that name that live out of line.
-fn declared_members_at(graph: &Graph, file: &super::FileNode, byte: u32) -> Vec<EntityId> {
-    let Some(text) = file.text() else {
+fn declared_members_at(
+    graph: &Graph,
+    file: &super::FileNode,
+    text: &str,
+    byte: u32,
+) -> Vec<EntityId> {
+    let Some((_, word)) = word_of(text, byte, |c| c.is_alphanumeric() || c == '_') else {
         return Vec::new();
     };
-    let text = &*text;
-    let at = (byte as usize).min(text.len());
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
-    let start = text[..at]
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| is_word(*c))
-        .last()
-        .map_or(at, |(index, _)| index);
-    let end = text[at..]
-        .char_indices()
-        .find(|(_, c)| !is_word(*c))
-        .map_or(text.len(), |(index, _)| at + index);
-    let word = &text[start..end];
-    if word.is_empty() {
-        return Vec::new();
-    }
     let Some(owner) = file.summary.innermost_def_at(byte) else {
         return Vec::new();
     };
