@@ -142,6 +142,23 @@ impl State {
         })
     }
 
+    /// The workspace folder whose rules file (`.codegraph/rules.toml`, or the configured one) is
+    /// `path`.
+    fn rules_file_of(&self, path: &Path) -> Option<Arc<Root>> {
+        let roots = self.roots.read();
+        roots
+            .iter()
+            .find(|root| {
+                let rules = root.world.analysis().rules().path(root.world.root());
+                let inside = match path.strip_prefix(&root.client_root) {
+                    Ok(rest) => root.world.root().join(rest),
+                    Err(_) => path.to_path_buf(),
+                };
+                inside == rules
+            })
+            .cloned()
+    }
+
     /// [`State::root_of`] with the refusal: `Err` when `path` names a place under a workspace
     /// folder that the containment rule refuses (`..`, or a symlink leading outside).
     fn admitted(&self, path: &Path) -> std::result::Result<Option<(Arc<Root>, FilePath)>, String> {
@@ -271,6 +288,11 @@ impl State {
         let Some(path) = proto::path_of(&document.uri) else {
             return;
         };
+        if let Some(root) = self.rules_file_of(&path) {
+            self.diagnostics
+                .rules_opened(document.uri, root.client_root.clone(), document.text);
+            return;
+        }
         if let Some((root, relative)) = self.root_of(&path) {
             self.diagnostics
                 .opened(document.uri, root.client_root.clone(), relative.clone());
@@ -283,24 +305,20 @@ impl State {
         let Some(path) = proto::path_of(&params.text_document.uri) else {
             return;
         };
+        let encoding = self.encoding();
+        if self
+            .diagnostics
+            .is_rules_document(&params.text_document.uri)
+        {
+            let edits = core_edits(params.content_changes, encoding);
+            self.diagnostics
+                .rules_changed(&params.text_document.uri, &edits);
+            return;
+        }
         let Some((root, relative)) = self.root_of(&path) else {
             return;
         };
-        let encoding = self.encoding();
-        let edits: Vec<CoreTextEdit> = params
-            .content_changes
-            .into_iter()
-            .map(|change| CoreTextEdit {
-                range: change.range.map(|range| {
-                    (
-                        proto::client_position(range.start),
-                        proto::client_position(range.end),
-                    )
-                }),
-                text: change.text,
-                encoding,
-            })
-            .collect();
+        let edits = core_edits(params.content_changes, encoding);
         root.world
             .edit_buffer(&relative, params.text_document.version, &edits);
     }
@@ -314,6 +332,26 @@ impl State {
             root.world.close_buffer(&relative);
         }
     }
+}
+
+/// The client's content changes as the core's text edits.
+fn core_edits(
+    changes: Vec<TextDocumentContentChangeEvent>,
+    encoding: ColumnEncoding,
+) -> Vec<CoreTextEdit> {
+    changes
+        .into_iter()
+        .map(|change| CoreTextEdit {
+            range: change.range.map(|range| {
+                (
+                    proto::client_position(range.start),
+                    proto::client_position(range.end),
+                )
+            }),
+            text: change.text,
+            encoding,
+        })
+        .collect()
 }
 
 /// Applies text synchronisation in the order messages arrive (see the module doc), then hands
@@ -580,6 +618,26 @@ fn folder_path(folder: &WorkspaceFolder) -> Option<PathBuf> {
     proto::path_of(&folder.uri)
 }
 
+impl Backend {
+    /// The folder and text of the rules file `uri` names: the editor's copy when it is open,
+    /// else the file on disk; `None` when `uri` is no folder's rules file.
+    fn rules_file_text(&self, uri: &Uri) -> Option<(Arc<Root>, String)> {
+        if let Some((client_root, text)) = self.state.diagnostics.rules_document(uri) {
+            let root = self
+                .state
+                .roots
+                .read()
+                .iter()
+                .find(|root| root.client_root == client_root)
+                .cloned()?;
+            return Some((root, text));
+        }
+        let root = self.state.rules_file_of(&proto::path_of(uri)?)?;
+        let text = std::fs::read_to_string(proto::path_of(uri)?).ok()?;
+        Some((root, text))
+    }
+}
+
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let offers_utf8 = params
@@ -643,6 +701,8 @@ impl LanguageServer for Backend {
                     TextDocumentSyncOptions {
                         open_close: Some(true),
                         change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        // A saved rules file changes every document's diagnostics.
+                        save: Some(TextDocumentSyncSaveOptions::Supported(true)),
                         ..TextDocumentSyncOptions::default()
                     },
                 )),
@@ -772,7 +832,18 @@ impl LanguageServer for Backend {
         params: DocumentDiagnosticParams,
     ) -> Result<DocumentDiagnosticReportResult> {
         let uri = params.text_document.uri;
+        let rules_file = self.rules_file_text(&uri);
         let items = match self.state.locate(&uri) {
+            _ if rules_file.is_some() => {
+                let (root, text) = rules_file.expect("checked");
+                let encoding = self.state.encoding();
+                tokio::task::spawn_blocking(move || {
+                    let graph = root.world.snapshot();
+                    diagnostics::rules_file_diagnostics(&root, &graph, &text, encoding)
+                })
+                .await
+                .unwrap_or_default()
+            }
             Some(located) => {
                 let encoding = self.state.encoding();
                 tokio::task::spawn_blocking(move || {
@@ -796,6 +867,12 @@ impl LanguageServer for Backend {
                 },
             }),
         ))
+    }
+
+    /// The rules file itself was saved: the rules are read again, every open document's
+    /// diagnostics follow.
+    async fn did_save(&self, _: DidSaveTextDocumentParams) {
+        refresh_diagnostics(&self.client, &self.state, None);
     }
 
     /// Quick fixes for the rules' violations under the range: remove the import.

@@ -10,8 +10,10 @@
 //! - `rules/deps.rs`      what counts as a dependency of a file: its imports (external modules
 //!   included), and its resolved calls, inheritance and type uses that land in another file.
 //! - `rules/checker.rs`   the evaluation, kept per file and redone only for the files a change
-//!   touched (a file's verdict is a function of its node in the graph); cycles are recomputed
-//!   when the dependency graph between files (or directories) changed shape.
+//!   touched (a file's verdict is a function of its node in the graph).
+//! - `rules/cycles.rs`    the dependency graph between files (or directories) and its cycles,
+//!   kept up to date edge by edge: a change recomputes the components only within the reach
+//!   of the nodes whose successors changed.
 //! - `rules/baseline.rs`  today's violations frozen to a file, what is new against it, and the
 //!   drift of a rule grouped by module pair.
 //! - `rules/placement.rs` where a new shared module should live (lowest common ancestor of its
@@ -24,6 +26,7 @@
 pub mod baseline;
 pub mod checker;
 pub mod config;
+mod cycles;
 pub mod deps;
 pub mod placement;
 pub mod proposal;
@@ -218,6 +221,9 @@ impl Violation {
 pub struct RuleProblem {
     pub line: u32,
     pub column: u32,
+    /// Where what is wrong ends (one-based, exclusive column): the pattern or value as written.
+    pub end_line: u32,
+    pub end_column: u32,
     /// The rule it belongs to, when it belongs to one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
@@ -253,7 +259,12 @@ pub struct Live {
 struct LiveState {
     /// The path, size and modification time of the rules file last read.
     stamp: Option<(PathBuf, u64, Option<std::time::SystemTime>)>,
+    /// Its text as read (to tell an editor's copy that equals it from one that does not).
+    text: String,
     checker: Option<Checker>,
+    /// The problems of the last rules text that was not the file's (an editor's unsaved copy),
+    /// with the number of files they were checked against.
+    unsaved: Option<(String, usize, Arc<Vec<RuleProblem>>)>,
 }
 
 /// What [`Live::with`] hands its closure.
@@ -292,8 +303,15 @@ impl Live {
         let stamp = (path.clone(), metadata.len(), metadata.modified().ok());
         if state.stamp.as_ref() != Some(&stamp) || state.checker.is_none() {
             let rules = match std::fs::read_to_string(&path) {
-                Ok(text) => RuleSet::parse(&text),
-                Err(error) => RuleSet::unreadable(&error.to_string()),
+                Ok(text) => {
+                    let rules = RuleSet::parse(&text);
+                    state.text = text;
+                    rules
+                }
+                Err(error) => {
+                    state.text.clear();
+                    RuleSet::unreadable(&error.to_string())
+                }
             };
             for problem in &rules.problems {
                 tracing::warn!("{}", problem.to_line(&path.display().to_string()));
@@ -306,6 +324,32 @@ impl Live {
         work(Status::Ready { path, checker })
     }
 
+    /// The problems of a rules file's text, `text` (an editor's copy, saved or not), against the
+    /// files of `graph`: as written, and the patterns that match no file. The live checker's
+    /// when `text` is the file as read; otherwise computed (and kept for the next call).
+    pub fn problems_of(&self, root: &Path, graph: &Graph, text: &str) -> Vec<RuleProblem> {
+        let live = self.with(root, graph, |status| match status {
+            Status::Ready { checker, .. } => Some(checker.problems().to_vec()),
+            Status::NoRules { .. } => None,
+        });
+        let mut state = self.state.lock();
+        if let Some(problems) = live
+            && state.checker.is_some()
+            && state.text == text
+        {
+            return problems;
+        }
+        if let Some((unsaved, files, problems)) = &state.unsaved
+            && unsaved == text
+            && *files == graph.file_count()
+        {
+            return problems.to_vec();
+        }
+        let problems = Arc::new(problems_of(text, graph));
+        state.unsaved = Some((text.to_string(), graph.file_count(), problems.clone()));
+        problems.to_vec()
+    }
+
     /// A copy of the current checker brought up to date with `graph` (for proposed contents:
     /// the copy follows a graph that is never stored, and the live one is left alone).
     pub fn fork(&self, root: &Path, current: &Graph) -> Option<Checker> {
@@ -314,6 +358,17 @@ impl Live {
             Status::Ready { checker, .. } => Some(checker.clone()),
         })
     }
+}
+
+/// The problems of the rules file text `text` against the files of `graph`: as written, and the
+/// patterns that match no file.
+pub fn problems_of(text: &str, graph: &Graph) -> Vec<RuleProblem> {
+    let rules = RuleSet::parse(text);
+    let classes: Vec<(&str, config::PathClass)> = graph
+        .files()
+        .map(|file| (&*file.path, rules.classify(&file.path)))
+        .collect();
+    checker::pattern_problems(&rules, classes.iter().map(|(path, class)| (*path, class)))
 }
 
 /// The rules file's path as the doors print it: relative to the root when inside it.

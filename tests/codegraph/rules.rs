@@ -162,6 +162,173 @@ fn an_edit_is_checked_again_alone_and_agrees_with_a_check_from_scratch() {
     );
 }
 
+/// The cycles of the files (and directories) under `ts/src/loop/`, as `file → target (rule)`.
+fn loop_cycles(checker: &Checker) -> Vec<String> {
+    checker
+        .violations()
+        .iter()
+        .filter(|violation| violation.file.starts_with("ts/src/loop/"))
+        .map(|violation| {
+            format!(
+                "{} -> {} ({})",
+                violation.file,
+                violation.target_file.as_deref().unwrap_or("-"),
+                violation.rule
+            )
+        })
+        .collect()
+}
+
+/// A series of edits that make, grow, shrink and break cycles between files and between
+/// directories: after every one, the incremental checker agrees with a check from scratch, and
+/// an edit recomputes the cycles only over the reach of what it changed.
+#[test]
+fn incremental_cycles_agree_with_a_check_from_scratch_after_every_edit_of_a_series() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().canonicalize().unwrap();
+    crate::cache::copy_tree(&support::fixture("architecture"), &root);
+    let rules = "[[cycles]]\nname = \"file-cycles\"\nforbid = true\n\n[[cycles]]\nname = \"directory-cycles\"\nforbid = true\nbetween = \"directories\"\n\n[[independent]]\nname = \"loop-halves\"\nmodules = [\"ts/src/loop/x/**\", \"ts/src/loop/y/**\"]\nseverity = \"info\"\n";
+    std::fs::write(root.join(".codegraph/rules.toml"), rules).unwrap();
+    let (world, graph) = support::index(&root);
+    let mut checker = checked(&root, &graph);
+    // The first check covers every node with a dependency, in both cycles rules.
+    assert!(
+        checker.last_cycle_nodes() > 8,
+        "{}",
+        checker.last_cycle_nodes()
+    );
+
+    let p = |imports: &[&str]| -> String {
+        let mut text: String = imports
+            .iter()
+            .map(|import| {
+                format!(
+                    "import {{ {} }} from \"{}\";\n",
+                    import.rsplit('/').next().unwrap(),
+                    import
+                )
+            })
+            .collect();
+        text.push_str("\nexport function p(): number {\n  return 1;\n}\n");
+        text
+    };
+    let module = |name: &str, imports: &[&str]| -> String {
+        p(imports).replace("function p()", &format!("function {name}()"))
+    };
+    type Step = (
+        &'static str,
+        Vec<(&'static str, Option<String>)>,
+        Vec<&'static str>,
+    );
+    let steps: Vec<Step> = vec![
+        (
+            "two new files, x/p imports y/q: no cycle",
+            vec![
+                ("ts/src/loop/x/p.ts", Some(module("p", &["../y/q"]))),
+                ("ts/src/loop/y/q.ts", Some(module("q", &[]))),
+            ],
+            vec!["ts/src/loop/x/p.ts -> ts/src/loop/y/q.ts (loop-halves)"],
+        ),
+        (
+            "y/q imports x/p: a cycle of files and of directories",
+            vec![("ts/src/loop/y/q.ts", Some(module("q", &["../x/p"])))],
+            vec![
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/q.ts (directory-cycles)",
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/q.ts (file-cycles)",
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/q.ts (loop-halves)",
+                "ts/src/loop/y/q.ts -> ts/src/loop/x/p.ts (directory-cycles)",
+                "ts/src/loop/y/q.ts -> ts/src/loop/x/p.ts (file-cycles)",
+                "ts/src/loop/y/q.ts -> ts/src/loop/x/p.ts (loop-halves)",
+            ],
+        ),
+        (
+            "y/r joins: it imports x/p, and x/p imports it",
+            vec![
+                ("ts/src/loop/y/r.ts", Some(module("r", &["../x/p"]))),
+                (
+                    "ts/src/loop/x/p.ts",
+                    Some(module("p", &["../y/q", "../y/r"])),
+                ),
+            ],
+            vec![
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/q.ts (directory-cycles)",
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/q.ts (file-cycles)",
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/q.ts (loop-halves)",
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/r.ts (directory-cycles)",
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/r.ts (file-cycles)",
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/r.ts (loop-halves)",
+                "ts/src/loop/y/q.ts -> ts/src/loop/x/p.ts (directory-cycles)",
+                "ts/src/loop/y/q.ts -> ts/src/loop/x/p.ts (file-cycles)",
+                "ts/src/loop/y/q.ts -> ts/src/loop/x/p.ts (loop-halves)",
+                "ts/src/loop/y/r.ts -> ts/src/loop/x/p.ts (directory-cycles)",
+                "ts/src/loop/y/r.ts -> ts/src/loop/x/p.ts (file-cycles)",
+                "ts/src/loop/y/r.ts -> ts/src/loop/x/p.ts (loop-halves)",
+            ],
+        ),
+        (
+            "y/q stops importing x/p: the files' cycle through q goes, the directories' stays (through r)",
+            vec![("ts/src/loop/y/q.ts", Some(module("q", &[])))],
+            vec![
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/q.ts (directory-cycles)",
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/q.ts (loop-halves)",
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/r.ts (directory-cycles)",
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/r.ts (file-cycles)",
+                "ts/src/loop/x/p.ts -> ts/src/loop/y/r.ts (loop-halves)",
+                "ts/src/loop/y/r.ts -> ts/src/loop/x/p.ts (directory-cycles)",
+                "ts/src/loop/y/r.ts -> ts/src/loop/x/p.ts (file-cycles)",
+                "ts/src/loop/y/r.ts -> ts/src/loop/x/p.ts (loop-halves)",
+            ],
+        ),
+        (
+            "y/r is deleted: no cycle is left",
+            vec![("ts/src/loop/y/r.ts", None)],
+            vec!["ts/src/loop/x/p.ts -> ts/src/loop/y/q.ts (loop-halves)"],
+        ),
+        (
+            "the fixture's TypeScript cycle is broken: b stops importing a",
+            vec![(
+                "ts/src/cycle/b.ts",
+                Some("export function b(): number {\n  return 0;\n}\n".to_string()),
+            )],
+            vec!["ts/src/loop/x/p.ts -> ts/src/loop/y/q.ts (loop-halves)"],
+        ),
+    ];
+    let mut previous = graph;
+    for (what, edits, expected) in steps {
+        world.apply_texts(
+            edits
+                .into_iter()
+                .map(|(path, text)| (path.into(), text))
+                .collect(),
+        );
+        let graph = world.snapshot();
+        checker.update(&graph);
+        assert_eq!(loop_cycles(&checker), expected, "{what}");
+        let fresh = checked(&root, &graph);
+        assert_eq!(
+            show(&checker.violations()),
+            show(&fresh.violations()),
+            "incremental = from scratch after: {what}"
+        );
+        // At most the loop's files and directories, and the fixture cycle's two files.
+        assert!(
+            checker.last_cycle_nodes() <= 8,
+            "{what}: the cycles were recomputed over {} nodes, more than the reach of the edit",
+            checker.last_cycle_nodes()
+        );
+        assert!(changed_nodes(&previous, &graph) > 0, "{what}");
+        previous = graph;
+    }
+    assert!(
+        checker
+            .violations()
+            .iter()
+            .all(|violation| !violation.file.starts_with("ts/src/cycle/")),
+        "{}",
+        show(&checker.violations())
+    );
+}
+
 #[test]
 fn a_rule_naming_no_existing_path_is_a_problem_of_the_rules_file_with_its_line() {
     let root = support::fixture("architecture");

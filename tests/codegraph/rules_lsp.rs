@@ -215,3 +215,121 @@ fn a_pull_client_is_asked_to_pull_again_when_an_edit_changes_another_document() 
     assert_eq!(pull(&mut client, &session), Vec::<String>::new());
     assert!(client.shutdown().success());
 }
+
+/// The rules file itself: its problems are diagnostics on it (code `rules-file`, at the pattern
+/// or key as written), for the editor's unsaved text while it is open; once saved, the other
+/// documents follow the new rules; closed, a publishing client still hears of the file's
+/// problems, and they clear when the file is fixed on disk (a watched-file change).
+#[test]
+fn the_rules_files_problems_are_diagnostics_on_it_while_it_is_typed_saved_and_watched() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().canonicalize().unwrap();
+    crate::cache::copy_tree(&support::fixture("architecture"), &root);
+    let rules = root.join(".codegraph/rules.toml");
+    let original = std::fs::read_to_string(&rules).unwrap();
+    let (mut client, _) = LspClient::start(&[&root], false);
+    let invoice = root.join("ts/src/features/billing/invoice.ts");
+    client.open(&invoice, &std::fs::read_to_string(&invoice).unwrap());
+    let invoice_before = pull(&mut client, &invoice);
+    assert_eq!(invoice_before.len(), 3, "{invoice_before:?}");
+    client.open(&rules, &original);
+    assert_eq!(pull(&mut client, &rules), Vec::<String>::new());
+
+    // Typed, not saved: a rule naming a directory that does not exist, and a misspelt key.
+    let end = original.lines().count();
+    let legacy = "\n[[forbid]]\nname = \"legacy\"\nfrom = \"py/legacy/**\"\nto = \"requests\"\nseverty = \"error\"\n";
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&rules), "version": 2},
+               "contentChanges": [{"range": {"start": {"line": end, "character": 0},
+                                             "end": {"line": end, "character": 0}},
+                                   "text": legacy}]}),
+    );
+    let typed = vec![
+        format!(
+            "{}:7-{}:21 error rules-file: `py/legacy/**` (rule `legacy`) matches no file of the workspace",
+            end + 3,
+            end + 3
+        ),
+        format!(
+            "{}:0-{}:7 error rules-file: unknown key `severty` in a `forbid` rule (known: name, from, to, severity, reason, kinds)",
+            end + 5,
+            end + 5
+        ),
+    ];
+    assert_eq!(pull(&mut client, &rules), typed);
+    published(&mut client, &rules, &typed);
+    // Unsaved rules are not the rules: the other documents keep theirs.
+    assert_eq!(pull(&mut client, &invoice), invoice_before);
+
+    // Not TOML at all.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&rules), "version": 3},
+               "contentChanges": [{"text": "[[forbid]\nname = 1\n"}]}),
+    );
+    let broken = pull(&mut client, &rules);
+    assert_eq!(broken.len(), 1, "{broken:?}");
+    assert!(
+        broken[0].starts_with("0:") && broken[0].contains(" error rules-file: not valid TOML: "),
+        "{broken:?}"
+    );
+
+    // Saved without the `features` rule and with the legacy one: the rules file shows the
+    // legacy problem, and invoice.ts loses its two `features` warnings.
+    let without_features = original.replace(
+        "[[independent]]\nname = \"features\"\nmodules = [\"ts/src/features/billing/**\", \"ts/src/features/auth/**\"]\nseverity = \"warning\"\n",
+        "",
+    );
+    assert_ne!(without_features, original);
+    let saved = format!("{without_features}{legacy}");
+    std::fs::write(&rules, &saved).unwrap();
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&rules), "version": 4},
+               "contentChanges": [{"text": saved}]}),
+    );
+    client.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&rules)}}),
+    );
+    let saved_end = without_features.lines().count();
+    let saved_problems = vec![
+        format!(
+            "{}:7-{}:21 error rules-file: `py/legacy/**` (rule `legacy`) matches no file of the workspace",
+            saved_end + 3,
+            saved_end + 3
+        ),
+        format!(
+            "{}:0-{}:7 error rules-file: unknown key `severty` in a `forbid` rule (known: name, from, to, severity, reason, kinds)",
+            saved_end + 5,
+            saved_end + 5
+        ),
+    ];
+    assert_eq!(pull(&mut client, &rules), saved_problems);
+    published(&mut client, &rules, &saved_problems);
+    let invoice_without_features: Vec<String> = invoice_before
+        .iter()
+        .filter(|diagnostic| !diagnostic.contains(" features: "))
+        .cloned()
+        .collect();
+    assert_eq!(invoice_without_features.len(), 1, "{invoice_before:?}");
+    published(&mut client, &invoice, &invoice_without_features);
+    assert_eq!(pull(&mut client, &invoice), invoice_without_features);
+
+    // Closed: a publishing client still hears of the file's problems (nothing is cleared);
+    // fixed on disk and reported by the watcher, they clear and the old rules are back.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&rules)}}),
+    );
+    assert_eq!(pull(&mut client, &rules), saved_problems, "read from disk");
+    std::fs::write(&rules, &original).unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&rules), "type": 2}]}),
+    );
+    published(&mut client, &rules, &[]);
+    published(&mut client, &invoice, &invoice_before);
+    assert!(client.shutdown().success());
+}

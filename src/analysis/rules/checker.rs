@@ -4,19 +4,19 @@
 //! A file's violations of the layer, forbid and independence rules are a function of its node in
 //! the graph (its edges name their targets, and a target's file is part of its id) and of the
 //! rules: [`Checker::update`] re-evaluates exactly the files whose `FileNode` is not the one it
-//! saw last time (the writer shares unchanged nodes between snapshots). Cycles need the whole
-//! dependency graph between files (or directories): it is rebuilt, in linear time, only when a
-//! changed file's set of dependency targets changed; otherwise the components are reused and
-//! only the changed files' cycle violations are derived again.
+//! saw last time (the writer shares unchanged nodes between snapshots). Cycles need the
+//! dependency graph between files (or directories): it is kept (`rules/cycles.rs`), a changed
+//! file moves its own edges, and the components are recomputed only where the moved edges can
+//! have changed them; a file's cycle violations are derived from them when asked.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smol_str::SmolStr;
 
-use super::config::{CycleUnit, PathClass, RuleBody, RuleSet, has_glob};
+use super::config::{PathClass, RuleBody, RuleSet, has_glob};
+use super::cycles::{Cycles, node_display, node_of};
 use super::deps::{self, Dependency, Target};
 use super::{DependencyKind, RuleProblem, Violation};
 use crate::graph::{EntityId, FileNode, FilePath, Graph};
@@ -38,6 +38,8 @@ pub struct Checker {
     problems: Arc<Vec<RuleProblem>>,
     /// How many files the last update evaluated again.
     last_evaluated: usize,
+    /// How many nodes of the cycles' graphs the last update recomputed components over.
+    last_cycle_nodes: usize,
 }
 
 /// One file's verdict.
@@ -56,15 +58,6 @@ struct CycleDep {
     entity: EntityId,
 }
 
-/// The cycles of one cycles rule: the strongly connected components of the dependency graph
-/// between its nodes (files or directories) that have more than one node.
-struct Cycles {
-    rule: usize,
-    unit: CycleUnit,
-    component: FxHashMap<SmolStr, u32>,
-    successors: FxHashMap<SmolStr, Vec<SmolStr>>,
-}
-
 /// What a dependency lands on, as rule evaluation sees it.
 pub enum TargetRef<'a> {
     File {
@@ -77,21 +70,6 @@ pub enum TargetRef<'a> {
     },
 }
 
-fn node_of(unit: CycleUnit, path: &str) -> SmolStr {
-    match unit {
-        CycleUnit::Files => SmolStr::new(path),
-        CycleUnit::Directories => SmolStr::new(path.rsplit_once('/').map_or("", |(dir, _)| dir)),
-    }
-}
-
-fn node_display(unit: CycleUnit, node: &str) -> String {
-    match (unit, node) {
-        (CycleUnit::Directories, "") => "(root)".to_string(),
-        (CycleUnit::Directories, _) => format!("{node}/"),
-        _ => node.to_string(),
-    }
-}
-
 impl Checker {
     pub fn new(rules: Arc<RuleSet>) -> Checker {
         let cycles = rules
@@ -99,12 +77,7 @@ impl Checker {
             .iter()
             .enumerate()
             .filter_map(|(index, rule)| match rule.body {
-                RuleBody::Cycles { between } => Some(Arc::new(Cycles {
-                    rule: index,
-                    unit: between,
-                    component: FxHashMap::default(),
-                    successors: FxHashMap::default(),
-                })),
+                RuleBody::Cycles { between } => Some(Arc::new(Cycles::new(index, between))),
                 _ => None,
             })
             .collect();
@@ -116,6 +89,7 @@ impl Checker {
             cycles,
             problems,
             last_evaluated: 0,
+            last_cycle_nodes: 0,
         }
     }
 
@@ -133,6 +107,13 @@ impl Checker {
         self.last_evaluated
     }
 
+    /// How many nodes (files or directories) of the cycles' graphs the last
+    /// [`Checker::update`] recomputed components over: the reach of the nodes whose
+    /// dependencies changed, not the whole graph (for tests and benchmarks).
+    pub fn last_cycle_nodes(&self) -> usize {
+        self.last_cycle_nodes
+    }
+
     /// Brings the verdicts in line with `graph`, evaluating again only the files whose node
     /// changed, and the cycles only when the dependency graph changed shape.
     pub fn update(&mut self, graph: &Graph) {
@@ -148,7 +129,8 @@ impl Checker {
                 }
             }
         }
-        let mut removed = false;
+        // Files gone since: their verdicts go, and their edges leave the cycles.
+        let mut gone: Vec<Arc<FileCheck>> = Vec::new();
         if self.files.len()
             + changed
                 .iter()
@@ -156,11 +138,20 @@ impl Checker {
                 .count()
             != graph.file_count()
         {
-            removed = true;
-            self.files.retain(|path, _| graph.file(path).is_some());
-            self.classes.retain(|path, _| graph.file(path).is_some());
+            let paths: Vec<FilePath> = self
+                .files
+                .keys()
+                .filter(|path| graph.file(path).is_none())
+                .cloned()
+                .collect();
+            for path in paths {
+                gone.extend(self.files.remove(&path));
+                self.classes.remove(&path);
+            }
         }
+        let removed = !gone.is_empty();
         self.last_evaluated = changed.len();
+        self.last_cycle_nodes = 0;
         if changed.is_empty() && !removed {
             return;
         }
@@ -202,37 +193,32 @@ impl Checker {
         } else {
             changed.iter().map(evaluate).collect()
         };
-        // Which cycles rules must be recomputed: a file came or went, or a changed file now
-        // depends on a different set of nodes.
-        let mut reshaped = vec![added || removed; self.cycles.len()];
-        for check in &checks {
-            let old = self.files.get(&check.node.path);
-            for (index, cycles) in self.cycles.iter().enumerate() {
-                if reshaped[index] {
-                    continue;
-                }
-                let shape = |check: &FileCheck| -> Vec<SmolStr> {
-                    let mut nodes: Vec<SmolStr> = check.cycle_deps[index]
-                        .iter()
-                        .map(|dep| node_of(cycles.unit, &dep.file))
-                        .collect();
-                    nodes.sort();
-                    nodes.dedup();
-                    nodes
-                };
-                if old.is_none_or(|old| shape(old) != shape(check)) {
-                    reshaped[index] = true;
-                }
+        // Each changed file moves its own edges in the cycles' graphs; the components are
+        // recomputed where that can have changed them.
+        for (index, cycles) in self.cycles.iter_mut().enumerate() {
+            let cycles = Arc::make_mut(cycles);
+            let mut touched = Vec::new();
+            for check in &gone {
+                cycles.change(
+                    &check.node.path,
+                    &shape(cycles, check, index),
+                    &[],
+                    &mut touched,
+                );
             }
+            for check in &checks {
+                let old = self
+                    .files
+                    .get(&check.node.path)
+                    .map(|old| shape(cycles, old, index))
+                    .unwrap_or_default();
+                let new = shape(cycles, check, index);
+                cycles.change(&check.node.path, &old, &new, &mut touched);
+            }
+            self.last_cycle_nodes += cycles.settle(touched);
         }
         for check in checks {
             self.files.insert(check.node.path.clone(), check);
-        }
-        for (index, reshape) in reshaped.into_iter().enumerate() {
-            if reshape {
-                let (rule, unit) = (self.cycles[index].rule, self.cycles[index].unit);
-                self.cycles[index] = Arc::new(compute_cycles(rule, unit, index, &self.files));
-            }
         }
         if added || removed {
             self.problems = Arc::new(self.pattern_problems());
@@ -241,41 +227,10 @@ impl Checker {
 
     /// The rules file's problems as written, plus every pattern that matches no file.
     fn pattern_problems(&self) -> Vec<RuleProblem> {
-        let rules = &self.rules;
-        let mut hits = vec![false; rules.patterns.len()];
-        let mut top_level: FxHashSet<&str> = FxHashSet::default();
-        for (path, class) in &self.classes {
-            top_level.insert(path.split('/').next().unwrap_or_default());
-            for (index, hit) in hits.iter_mut().enumerate() {
-                if !*hit && class.has(index) {
-                    *hit = true;
-                }
-            }
-        }
-        let mut problems = rules.problems.clone();
-        for (index, pattern) in rules.patterns.iter().enumerate() {
-            if hits[index] || pattern.rule == usize::MAX {
-                continue;
-            }
-            // A `to` entry that is no path may name an external module (`requests`,
-            // `net/http`): only one that looks like a workspace path is a problem.
-            let path_like = has_glob(&pattern.text)
-                || top_level.contains(pattern.text.split('/').next().unwrap_or_default());
-            if pattern.module.is_some() && !path_like {
-                continue;
-            }
-            problems.push(RuleProblem {
-                line: pattern.line,
-                column: pattern.column,
-                rule: Some(rules.rules[pattern.rule].name.to_string()),
-                message: format!(
-                    "`{}` (rule `{}`) matches no file of the workspace",
-                    pattern.text, rules.rules[pattern.rule].name
-                ),
-            });
-        }
-        problems.sort_by_key(|problem| (problem.line, problem.column));
-        problems
+        pattern_problems(
+            &self.rules,
+            self.classes.iter().map(|(path, class)| (&**path, &**class)),
+        )
     }
 
     /// The violations of one file, sorted.
@@ -297,7 +252,7 @@ impl Checker {
         for check in self.files.values() {
             found.extend(check.violations.iter().cloned());
             for cycles in &self.cycles {
-                if !cycles.component.is_empty() {
+                if cycles.has_cycles() {
                     found.extend(self.cycle_violations(cycles, check));
                 }
             }
@@ -307,7 +262,7 @@ impl Checker {
     }
 
     fn cycle_violations(&self, cycles: &Cycles, check: &FileCheck) -> Vec<Violation> {
-        if cycles.component.is_empty() {
+        if !cycles.has_cycles() {
             return Vec::new();
         }
         let index = self
@@ -317,14 +272,14 @@ impl Checker {
             .unwrap_or(0);
         let rule = &self.rules.rules[cycles.rule];
         let from = node_of(cycles.unit, &check.node.path);
-        let Some(&component) = cycles.component.get(&from) else {
+        let Some(component) = cycles.cycle_of(&from) else {
             return Vec::new();
         };
         let mut seen: FxHashSet<(u32, u32)> = FxHashSet::default();
         let mut found = Vec::new();
         for dep in &check.cycle_deps[index] {
             let to = node_of(cycles.unit, &dep.file);
-            if to == from || cycles.component.get(&to) != Some(&component) {
+            if to == from || cycles.cycle_of(&to) != Some(component) {
                 continue;
             }
             if !seen.insert((dep.site.start_byte, dep.site.end_byte)) {
@@ -371,98 +326,15 @@ impl Checker {
     }
 }
 
-impl Cycles {
-    /// A shortest path from `start` to `goal` inside their component (both included).
-    fn path_back(&self, start: &SmolStr, goal: &SmolStr) -> Vec<SmolStr> {
-        let component = self.component.get(start);
-        let mut previous: FxHashMap<&SmolStr, &SmolStr> = FxHashMap::default();
-        let mut queue = VecDeque::from([start]);
-        let mut seen: FxHashSet<&SmolStr> = FxHashSet::from_iter([start]);
-        while let Some(node) = queue.pop_front() {
-            if node == goal {
-                let mut path = vec![node.clone()];
-                let mut current = node;
-                while let Some(&before) = previous.get(current) {
-                    path.push(before.clone());
-                    current = before;
-                }
-                path.reverse();
-                return path;
-            }
-            for next in self.successors.get(node).into_iter().flatten() {
-                if self.component.get(next) == component && seen.insert(next) {
-                    previous.insert(next, node);
-                    queue.push_back(next);
-                }
-            }
-        }
-        vec![start.clone(), goal.clone()]
-    }
-}
-
-/// The strongly connected components of one cycles rule's dependency graph.
-fn compute_cycles(
-    rule: usize,
-    unit: CycleUnit,
-    index: usize,
-    files: &FxHashMap<FilePath, Arc<FileCheck>>,
-) -> Cycles {
-    let mut numbers: FxHashMap<SmolStr, usize> = FxHashMap::default();
-    let mut names: Vec<SmolStr> = Vec::new();
-    let mut number = |node: SmolStr, names: &mut Vec<SmolStr>| -> usize {
-        *numbers.entry(node.clone()).or_insert_with(|| {
-            names.push(node);
-            names.len() - 1
-        })
-    };
-    let mut edges: Vec<(usize, usize)> = Vec::new();
-    let mut paths: Vec<&FilePath> = files.keys().collect();
-    // Deterministic numbering, so that the cycle shown is the same from run to run.
-    paths.sort();
-    for path in paths {
-        let check = &files[path];
-        let from = number(node_of(unit, path), &mut names);
-        for dep in &check.cycle_deps[index] {
-            let to = number(node_of(unit, &dep.file), &mut names);
-            if to != from {
-                edges.push((from, to));
-            }
-        }
-    }
-    edges.sort_unstable();
-    edges.dedup();
-    let mut successors: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
-    for &(from, to) in &edges {
-        successors[from].push(to);
-    }
-    let components = crate::analysis::refactor::tarjan(&successors);
-    let mut component: FxHashMap<SmolStr, u32> = FxHashMap::default();
-    for (id, members) in components
-        .into_iter()
-        .filter(|members| members.len() > 1)
-        .enumerate()
-    {
-        for member in members {
-            component.insert(names[member].clone(), id as u32);
-        }
-    }
-    let successors = successors
-        .into_iter()
-        .enumerate()
-        .filter(|(node, _)| component.contains_key(&names[*node]))
-        .map(|(node, next)| {
-            (
-                names[node].clone(),
-                next.into_iter().map(|to| names[to].clone()).collect(),
-            )
-        })
+/// The nodes a file's dependencies for cycles rule `index` land on, without duplicates.
+fn shape(cycles: &Cycles, check: &FileCheck, index: usize) -> Vec<SmolStr> {
+    let mut nodes: Vec<SmolStr> = check.cycle_deps[index]
+        .iter()
+        .map(|dep| node_of(cycles.unit, &dep.file))
         .collect();
-    Cycles {
-        rule,
-        unit,
-        component,
-        successors,
-    }
+    nodes.sort();
+    nodes.dedup();
+    nodes
 }
 
 /// Why the dependency of a file of class `from` onto `target` breaks rule `index`, if it does.
@@ -682,4 +554,48 @@ fn evaluate_file(
         violations,
         cycle_deps,
     }
+}
+
+/// The problems of `rules` as written, plus every pattern that matches none of the files (given
+/// with their classification by `rules`).
+pub(super) fn pattern_problems<'a>(
+    rules: &RuleSet,
+    classes: impl Iterator<Item = (&'a str, &'a PathClass)>,
+) -> Vec<RuleProblem> {
+    let mut hits = vec![false; rules.patterns.len()];
+    let mut top_level: FxHashSet<&str> = FxHashSet::default();
+    for (path, class) in classes {
+        top_level.insert(path.split('/').next().unwrap_or_default());
+        for (index, hit) in hits.iter_mut().enumerate() {
+            if !*hit && class.has(index) {
+                *hit = true;
+            }
+        }
+    }
+    let mut problems = rules.problems.clone();
+    for (index, pattern) in rules.patterns.iter().enumerate() {
+        if hits[index] || pattern.rule == usize::MAX {
+            continue;
+        }
+        // A `to` entry that is no path may name an external module (`requests`,
+        // `net/http`): only one that looks like a workspace path is a problem.
+        let path_like = has_glob(&pattern.text)
+            || top_level.contains(pattern.text.split('/').next().unwrap_or_default());
+        if pattern.module.is_some() && !path_like {
+            continue;
+        }
+        problems.push(RuleProblem {
+            line: pattern.line,
+            column: pattern.column,
+            end_line: pattern.end_line,
+            end_column: pattern.end_column,
+            rule: Some(rules.rules[pattern.rule].name.to_string()),
+            message: format!(
+                "`{}` (rule `{}`) matches no file of the workspace",
+                pattern.text, rules.rules[pattern.rule].name
+            ),
+        });
+    }
+    problems.sort_by_key(|problem| (problem.line, problem.column));
+    problems
 }

@@ -60,6 +60,9 @@ pub struct Pattern {
     pub text: String,
     pub line: u32,
     pub column: u32,
+    /// Where the pattern as written ends (one-based, exclusive column).
+    pub end_line: u32,
+    pub end_column: u32,
     /// The rule it belongs to (index in [`RuleSet::rules`]).
     pub rule: usize,
     /// For a `to` entry of a `forbid` rule: it also names an external module, as the language
@@ -199,9 +202,12 @@ type Entry<'i> = Spanned<DeValue<'i>>;
 impl Builder {
     fn problem(&mut self, span: Range<usize>, rule: Option<&str>, message: String) {
         let (line, column) = self.lines.at(span.start);
+        let (end_line, end_column) = self.lines.at(span.end.max(span.start));
         self.problems.push(RuleProblem {
             line,
             column,
+            end_line,
+            end_column,
             rule: rule.map(str::to_string),
             message,
         });
@@ -313,10 +319,13 @@ impl Builder {
             self.glob_owner.push(id as u32);
         }
         let (line, column) = self.lines.at(span.start);
+        let (end_line, end_column) = self.lines.at(span.end.max(span.start));
         self.patterns.push(Pattern {
             text: normalized.to_string(),
             line,
             column,
+            end_line,
+            end_column,
             rule,
             module: module.then(|| ModuleMatcher::new(normalized)),
         });
@@ -624,6 +633,8 @@ impl RuleSet {
             builder.problems.push(RuleProblem {
                 line: 1,
                 column: 1,
+                end_line: 1,
+                end_column: 1,
                 rule: None,
                 message: format!("the patterns do not compile together: {error}"),
             });
@@ -650,6 +661,8 @@ impl RuleSet {
             problems: vec![RuleProblem {
                 line: 1,
                 column: 1,
+                end_line: 1,
+                end_column: 1,
                 rule: None,
                 message: format!("cannot read the rules file: {reason}"),
             }],
