@@ -277,6 +277,7 @@ impl Checker {
         };
         let mut seen: FxHashSet<(u32, u32)> = FxHashSet::default();
         let mut found = Vec::new();
+        let mut paths = None;
         for dep in &check.cycle_deps[index] {
             let to = node_of(cycles.unit, &dep.file);
             if to == from || cycles.cycle_of(&to) != Some(component) {
@@ -285,7 +286,9 @@ impl Checker {
             if !seen.insert((dep.site.start_byte, dep.site.end_byte)) {
                 continue;
             }
-            let path = cycles.path_back(&to, &from);
+            let path = paths
+                .get_or_insert_with(|| cycles.paths_to(&from))
+                .from(&to);
             let mut shown: Vec<String> = vec![node_display(cycles.unit, &from)];
             shown.extend(path.iter().map(|node| node_display(cycles.unit, node)));
             let explanation = format!(

@@ -35,6 +35,8 @@ pub(super) struct Cycles {
     successors: Vec<FxHashMap<u32, u32>>,
     /// Per node: its cycle (a component with more than one node), or [`NONE`].
     component: Vec<u32>,
+    /// Per node in a cycle: the nodes of the same cycle that depend on it.
+    predecessors: Vec<Vec<u32>>,
     members: FxHashMap<u32, Vec<u32>>,
     next_component: u32,
 }
@@ -65,6 +67,7 @@ impl Cycles {
             names: Vec::new(),
             successors: Vec::new(),
             component: Vec::new(),
+            predecessors: Vec::new(),
             members: FxHashMap::default(),
             next_component: 0,
         }
@@ -79,6 +82,7 @@ impl Cycles {
         self.names.push(name.clone());
         self.successors.push(FxHashMap::default());
         self.component.push(NONE);
+        self.predecessors.push(Vec::new());
         id
     }
 
@@ -170,6 +174,21 @@ impl Cycles {
             }
             self.members.insert(id, members);
         }
+        // A cycle's edges join nodes of the cycle, so those of `order` are all in `order`.
+        for &node in &order {
+            self.predecessors[node as usize].clear();
+        }
+        for &node in &order {
+            let component = self.component[node as usize];
+            if component == NONE {
+                continue;
+            }
+            for &next in self.successors[node as usize].keys() {
+                if self.component[next as usize] == component {
+                    self.predecessors[next as usize].push(node);
+                }
+            }
+        }
         order.len()
     }
 
@@ -184,43 +203,162 @@ impl Cycles {
         (component != NONE).then_some(component)
     }
 
-    /// A shortest path from `start` to `goal` inside their cycle (both included); among paths
-    /// of the same length, the one first by node names, so that the path shown does not depend
-    /// on the order of past edits.
-    pub fn path_back(&self, start: &str, goal: &str) -> Vec<SmolStr> {
-        let (Some(&start_id), Some(&goal_id)) = (self.ids.get(start), self.ids.get(goal)) else {
-            return vec![SmolStr::new(start), SmolStr::new(goal)];
+    /// The shortest paths inside `goal`'s cycle from every node of it to `goal`: one search
+    /// backwards from `goal`, however many of its dependencies a file's violations explain.
+    /// Among paths of the same length, the first by node names, so that the path shown does
+    /// not depend on the order of past edits.
+    pub fn paths_to(&self, goal: &str) -> PathsTo<'_> {
+        let mut next: FxHashMap<u32, u32> = FxHashMap::default();
+        let Some(&goal_id) = self.ids.get(goal) else {
+            return PathsTo {
+                cycles: self,
+                goal: NONE,
+                next,
+            };
         };
-        let component = self.component[start_id as usize];
-        let mut previous: FxHashMap<u32, u32> = FxHashMap::default();
-        let mut queue = VecDeque::from([start_id]);
-        let mut seen: FxHashSet<u32> = FxHashSet::from_iter([start_id]);
+        let mut queue = VecDeque::from([goal_id]);
+        next.insert(goal_id, goal_id);
         while let Some(node) = queue.pop_front() {
-            if node == goal_id {
-                let mut path = vec![self.names[node as usize].clone()];
-                let mut current = node;
-                while let Some(&before) = previous.get(&current) {
-                    path.push(self.names[before as usize].clone());
-                    current = before;
-                }
-                path.reverse();
-                return path;
-            }
-            let mut next: Vec<u32> = self.successors[node as usize]
-                .keys()
-                .copied()
-                .filter(|next| self.component[*next as usize] == component)
-                .collect();
-            next.sort_by(|left, right| {
+            let mut before = self.predecessors[node as usize].clone();
+            before.sort_by(|left, right| {
                 self.names[*left as usize].cmp(&self.names[*right as usize])
             });
-            for next in next {
-                if seen.insert(next) {
-                    previous.insert(next, node);
-                    queue.push_back(next);
+            for previous in before {
+                if let std::collections::hash_map::Entry::Vacant(entry) = next.entry(previous) {
+                    entry.insert(node);
+                    queue.push_back(previous);
                 }
             }
         }
-        vec![SmolStr::new(start), SmolStr::new(goal)]
+        PathsTo {
+            cycles: self,
+            goal: goal_id,
+            next,
+        }
+    }
+}
+
+/// See [`Cycles::paths_to`].
+pub(super) struct PathsTo<'a> {
+    cycles: &'a Cycles,
+    goal: u32,
+    /// Per node: the next node on its path to the goal.
+    next: FxHashMap<u32, u32>,
+}
+
+impl PathsTo<'_> {
+    /// The path from `start` to the goal, both included.
+    pub fn from(&self, start: &str) -> Vec<SmolStr> {
+        let names = &self.cycles.names;
+        let Some(mut node) = self.cycles.ids.get(start).copied() else {
+            return vec![SmolStr::new(start)];
+        };
+        let mut path = vec![names[node as usize].clone()];
+        while node != self.goal {
+            match self.next.get(&node) {
+                Some(&after) => {
+                    path.push(names[after as usize].clone());
+                    node = after;
+                }
+                None => break,
+            }
+        }
+        path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift), so that a failure replays.
+    struct Random(u64);
+
+    impl Random {
+        fn below(&mut self, bound: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % bound as u64) as usize
+        }
+    }
+
+    /// Which nodes share a cycle, as a sorted list of sorted cycles of names.
+    fn partition(cycles: &Cycles) -> Vec<Vec<SmolStr>> {
+        let mut found: Vec<Vec<SmolStr>> = cycles
+            .members
+            .values()
+            .map(|members| {
+                let mut names: Vec<SmolStr> = members
+                    .iter()
+                    .map(|&member| cycles.names[member as usize].clone())
+                    .collect();
+                names.sort();
+                names
+            })
+            .collect();
+        found.sort();
+        found
+    }
+
+    fn from_scratch(unit: CycleUnit, targets: &FxHashMap<String, Vec<SmolStr>>) -> Cycles {
+        let mut cycles = Cycles::new(0, unit);
+        let mut touched = Vec::new();
+        let mut files: Vec<&String> = targets.keys().collect();
+        files.sort();
+        for file in files {
+            cycles.change(file, &[], &targets[file], &mut touched);
+        }
+        cycles.settle(touched);
+        cycles
+    }
+
+    /// Random series of edits on small graphs (dense enough for cycles to form, merge, split
+    /// and vanish): after every edit, the kept components equal those computed from scratch.
+    #[test]
+    fn components_kept_edit_by_edit_equal_components_from_scratch() {
+        for (unit, seed) in [
+            (CycleUnit::Files, 0x9e37_79b9_7f4a_7c15),
+            (CycleUnit::Files, 42),
+            (CycleUnit::Directories, 7),
+            (CycleUnit::Directories, 0xdead_beef),
+        ] {
+            let mut random = Random(seed);
+            let files: Vec<String> = (0..14)
+                .map(|index| format!("d{}/f{index}", index % 4))
+                .collect();
+            let mut targets: FxHashMap<String, Vec<SmolStr>> = FxHashMap::default();
+            let mut kept = Cycles::new(0, unit);
+            let mut seen_cycles = 0;
+            for _ in 0..400 {
+                let file = &files[random.below(files.len())];
+                let mut new: Vec<SmolStr> = (0..random.below(3))
+                    .map(|_| node_of(unit, &files[random.below(files.len())]))
+                    .collect();
+                new.sort();
+                new.dedup();
+                let old = targets
+                    .insert(file.clone(), new.clone())
+                    .unwrap_or_default();
+                let mut touched = Vec::new();
+                kept.change(file, &old, &new, &mut touched);
+                kept.settle(touched);
+                let fresh = from_scratch(unit, &targets);
+                assert_eq!(partition(&kept), partition(&fresh), "{unit:?} seed {seed}");
+                // The paths shown are those of a check from scratch too.
+                for cycle in partition(&fresh) {
+                    for goal in &cycle {
+                        let (kept_paths, fresh_paths) = (kept.paths_to(goal), fresh.paths_to(goal));
+                        for start in &cycle {
+                            let path = kept_paths.from(start);
+                            assert_eq!(path, fresh_paths.from(start), "{unit:?} seed {seed}");
+                            assert_eq!((path.first(), path.last()), (Some(start), Some(goal)));
+                        }
+                    }
+                }
+                seen_cycles += usize::from(kept.has_cycles());
+            }
+            assert!(seen_cycles > 20, "the series made cycles: {seen_cycles}");
+        }
     }
 }
