@@ -33,25 +33,19 @@ pub fn run(arguments: IndexArgs) -> anyhow::Result<()> {
     if let Some(path) = path {
         workspace.repo = path;
     }
-    let world = open_world(&workspace)?;
-    let report = index_world(&world, full);
-    if workspace.json {
-        print_stamped(
-            &world,
-            &world.snapshot(),
-            [],
-            serde_json::to_value(&report)?,
-        )?;
-    } else {
-        print(&format_report(&report))?;
-    }
-    Ok(())
+    index_and_report(&workspace, full)
 }
 
+/// `codegraph stats`: the same report, from the cache where it holds (no forced full index).
 pub fn stats(arguments: &StatsArgs) -> anyhow::Result<()> {
-    let workspace = &arguments.workspace;
+    index_and_report(&arguments.workspace, false)
+}
+
+/// Opens the workspace, brings its index up to date (`full`: without the cache) and prints
+/// the report, stamped under `--json`.
+fn index_and_report(workspace: &WorkspaceArgs, full: bool) -> anyhow::Result<()> {
     let world = open_world(workspace)?;
-    let report = index_world(&world, false);
+    let report = index_world(&world, full);
     if workspace.json {
         print_stamped(
             &world,
