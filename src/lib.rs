@@ -57,7 +57,8 @@
 //! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`; the only
 //!   module that imports LSP types, converted in `lsp/proto.rs`; `lsp/framing.rs` answers
 //!   malformed input before tower-lsp-server sees it; `lsp/diagnostics.rs` turns the rules'
-//!   violations into diagnostics (pulled or published after every change) and quick fixes.
+//!   violations into diagnostics (pulled or published after every change) and quick fixes, and
+//!   the rules file's own problems into diagnostics on it.
 //! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here; one file
 //!   per tool under `mcp/tools/`, registered in one table in `mcp/tools.rs`) and its
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), both
