@@ -15,6 +15,7 @@ use crate::model::{EntityKind, Position, Span};
 
 mod javascript;
 pub(crate) mod rust;
+mod rust_path;
 
 /// Everything extracted from one file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,6 +33,21 @@ pub struct FileSummary {
     pub line_count: u32,
     /// Go's `//go:build` expression, when the file has one (see `lang::go_build`).
     pub build_constraint: Option<SmolStr>,
+    /// Rust modules declared with a `#[path]` attribute, in the default build
+    /// (`index/rust_path.rs`).
+    pub path_modules: Vec<PathModule>,
+}
+
+/// A Rust `#[path = "../src/lexical/mod.rs"] mod lexical;`: the file is a module of this one's
+/// crate at `module`, wherever it lies.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PathModule {
+    /// The module's path below this file's module: the inline modules around the declaration,
+    /// then its name (`lexical`, `outer::lexical`).
+    pub module: SmolStr,
+    /// The file, as written, relative to the directory the declaration reads from (this file's
+    /// directory, and for a declaration inside inline modules, their directories below it).
+    pub path: SmolStr,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -192,6 +208,7 @@ impl FileSummary {
                 Language::Go => crate::lang::go_build::constraint_line(text).map(SmolStr::new),
                 _ => None,
             },
+            path_modules: Vec::new(),
         }
     }
 
@@ -262,6 +279,7 @@ pub fn extract_keeping(language: Language, text: &str, tree: &Tree) -> (FileSumm
         spec.self_receivers,
         &disabled,
     );
+    summary.path_modules = path_modules(language, root, text, &disabled);
     (summary, Captures { raw })
 }
 
@@ -519,6 +537,7 @@ pub fn reextract(
         spec.self_receivers,
         &disabled,
     );
+    summary.path_modules = path_modules(language, root, text, &disabled);
     captures.raw = merged;
     summary
 }
@@ -1060,6 +1079,19 @@ fn disabled_ranges(language: Language, root: Node<'_>, text: &str) -> Vec<std::o
         Language::Rust if text.contains("cfg") => {
             crate::lang::rust_cfg::disabled_ranges(root, text)
         }
+        _ => Vec::new(),
+    }
+}
+
+/// Rust's `#[path]` modules of the default build (see [`PathModule`]).
+fn path_modules(
+    language: Language,
+    root: Node<'_>,
+    text: &str,
+    disabled: &[std::ops::Range<u32>],
+) -> Vec<PathModule> {
+    match language {
+        Language::Rust if text.contains("path") => rust_path::path_modules(root, text, disabled),
         _ => Vec::new(),
     }
 }

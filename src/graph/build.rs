@@ -391,10 +391,12 @@ pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
         problems: _,
         line_count: _,
         build_constraint,
+        path_modules,
     } = old;
     *language == new.language
         && *package == new.package
         && *build_constraint == new.build_constraint
+        && *path_modules == new.path_modules
         && *bindings == new.bindings
         && defs.len() == new.defs.len()
         && refs.len() == new.refs.len()
@@ -608,5 +610,6 @@ fn module_signature(summary: &FileSummary) -> u64 {
         import.alias.hash(&mut hasher);
         import.wildcard.hash(&mut hasher);
     }
+    summary.path_modules.hash(&mut hasher);
     hasher.finish()
 }

@@ -1479,6 +1479,9 @@ fn files_of_import(
     recorder: &Recorder,
 ) -> Vec<FilePath> {
     for key in import_keys(&graph.aliases, path, summary, import) {
+        if let Some(files) = path_module_files(graph, path, &key, family_id, recorder) {
+            return files;
+        }
         recorder.module(&key);
         if let Some(files) = graph.modules.get(&key) {
             let files: Vec<FilePath> = files
@@ -1515,6 +1518,41 @@ fn files_of_import(
         }
     }
     Vec::new()
+}
+
+/// The file a Rust module key names through a `#[path]` module of its crate (`crate::lexical`
+/// in a test whose root says `#[path = "../src/lexical/mod.rs"] mod lexical;`, and the modules
+/// below it): such a declaration wins over where the module's name would put its file.
+fn path_module_files(
+    graph: &Graph,
+    importer: &str,
+    key: &str,
+    family_id: u8,
+    recorder: &Recorder,
+) -> Option<Vec<FilePath>> {
+    let (crate_dir, module) = super::modules::split_crate_key(key)?;
+    let package = super::modules::rust_mounts_package(importer, crate_dir);
+    let mounts = super::modules::rust_mounts_key(package);
+    recorder.module(&mounts);
+    for declaring in graph.modules.get(&mounts)?.iter() {
+        let Some(file) = graph.files.get(declaring) else {
+            continue;
+        };
+        if family(file.language) != family_id {
+            continue;
+        }
+        for path_module in &file.summary.path_modules {
+            let Some(file_key) = super::modules::path_module_key(declaring, path_module, module)
+            else {
+                continue;
+            };
+            recorder.module(&file_key);
+            if let Some(files) = graph.modules.get(&file_key) {
+                return Some(files.to_vec());
+            }
+        }
+    }
+    None
 }
 
 /// Whether a Python file answers an absolute import `key` from a source root: the directory
