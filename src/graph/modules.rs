@@ -563,6 +563,7 @@ pub fn import_keys(
                     if let Some(tested) = tested_crate
                         && let Some(first) = segments.first()
                         && !matches!(*first, "std" | "core" | "alloc")
+                        && !crate::graph::resolve::rust::is_primitive(first)
                     {
                         keys.push(crate_key(tested, &segments[1..].join("::")));
                     }

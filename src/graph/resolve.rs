@@ -14,7 +14,7 @@
 mod infer;
 mod javascript;
 mod python;
-mod rust;
+pub(super) mod rust;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -938,6 +938,11 @@ impl<'a> Resolver<'a> {
             members.sort();
             members.dedup();
             return self.decide_members(members);
+        }
+        if self.spec.module_system == ModuleSystem::Rust
+            && let Some(primitive) = self.primitive_receiver(receiver, scope, path)
+        {
+            return self.primitive_call(primitive, name, scope);
         }
         let value = if path {
             self.path_value(receiver, scope)

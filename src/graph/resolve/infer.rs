@@ -383,6 +383,12 @@ impl<'a> Resolver<'a> {
         {
             return value;
         }
+        // A Rust number literal (`0xFEFFu32.to_ne_bytes()`, `2.0f64.sqrt()`) is a primitive.
+        if self.spec.module_system == crate::lang::ModuleSystem::Rust
+            && text.starts_with(|character: char| character.is_ascii_digit())
+        {
+            return Value::External;
+        }
         let Some(parts) = parse_chain(text) else {
             return Value::Unknown;
         };
