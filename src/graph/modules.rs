@@ -726,11 +726,53 @@ mod tests {
     }
 
     #[test]
+    fn path_modules_are_found_where_rustc_looks() {
+        let module = |module: &str, path: &str| PathModule {
+            module: SmolStr::new(module),
+            path: SmolStr::new(path),
+        };
+        let lexical = module("lexical", "../src/lexical/mod.rs");
+        // The module itself, and the modules below it beside its file.
+        assert_eq!(
+            path_module_key("j/tests/lexical.rs", &lexical, "lexical").as_deref(),
+            Some("file:j/src/lexical")
+        );
+        assert_eq!(
+            path_module_key("j/tests/lexical.rs", &lexical, "lexical::algorithm").as_deref(),
+            Some("file:j/src/lexical/algorithm")
+        );
+        assert_eq!(
+            path_module_key("j/tests/lexical.rs", &lexical, "lexicals"),
+            None
+        );
+        // Inside inline modules: below their directories, and below the file's stem in a
+        // file that is neither a `mod.rs` nor a crate root.
+        let inner = module("inline::inner", "other.rs");
+        assert_eq!(
+            path_module_key("src/a/b.rs", &inner, "a::b::inline::inner").as_deref(),
+            Some("file:src/a/b/inline/other")
+        );
+        assert_eq!(
+            path_module_key("src/a/mod.rs", &inner, "a::inline::inner").as_deref(),
+            Some("file:src/a/inline/other")
+        );
+        assert_eq!(
+            path_module_key("src/lib.rs", &inner, "inline::inner").as_deref(),
+            Some("file:src/inline/other")
+        );
+        // Outside the repository: nothing.
+        assert_eq!(
+            path_module_key("src/lib.rs", &module("up", "../../x.rs"), "up"),
+            None
+        );
+    }
+
+    #[test]
     fn rust_paths() {
         let rust = summary(Language::Rust);
         assert_eq!(
             module_keys("shop/src/auth/mod.rs", &rust),
-            ["crate:shop/::auth", "shop::auth"]
+            ["crate:shop/::auth", "file:shop/src/auth", "shop::auth"]
         );
         assert_eq!(
             import_keys(
@@ -755,6 +797,7 @@ mod tests {
             module_keys("vendor/regex-automata-0.4.9/src/util/mod.rs", &rust),
             [
                 "crate:vendor/regex-automata-0.4.9/::util",
+                "file:vendor/regex-automata-0.4.9/src/util",
                 "regex_automata::util"
             ]
         );

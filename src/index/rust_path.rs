@@ -99,8 +99,8 @@ mod tests {
 #[path = "../src/lexical/mod.rs"]
 mod lexical;
 
-#[cfg(not(feature = "std"))]
-#[path = "core.rs"]
+#[cfg(windows)]
+#[path = "windows.rs"]
 mod imp;
 
 #[path = "plain.rs"]
