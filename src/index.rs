@@ -137,6 +137,10 @@ pub struct Binding {
     pub type_name: SmolStr,
     pub scope: Option<u32>,
     pub kind: BindingKind,
+    /// The bytes of `scope` where it holds, when not all of them: a Rust pattern's binding in
+    /// its `match` arm or `if let`/`while let` body (`ClassSet::Item(ref x) => x.span()`, the
+    /// next arm binding `x` to another variant's field).
+    pub region: Option<(u32, u32)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -343,7 +347,12 @@ impl Captures {
         }
         raw.impls.iter_mut().for_each(|item| shift(&mut item.span));
         raw.refs.iter_mut().for_each(|item| shift(&mut item.3));
-        raw.bindings.iter_mut().for_each(|item| shift(&mut item.3));
+        raw.bindings.iter_mut().for_each(|item| {
+            shift(&mut item.3);
+            if let Some(region) = &mut item.4 {
+                shift(region);
+            }
+        });
         raw.imports.iter_mut().for_each(|item| shift(&mut item.4));
         raw.inherits.iter_mut().for_each(|item| shift(&mut item.3));
         raw.package.iter_mut().for_each(|item| shift(&mut item.1));
@@ -748,8 +757,9 @@ struct RawCaptures {
     impls: Vec<RawImpl>,
     /// (kind, name, receiver, span, the receiver is a path)
     refs: Vec<(RefKind, SmolStr, Option<SmolStr>, Span, bool)>,
-    /// (name, type or value expression, what it is, span)
-    bindings: Vec<(SmolStr, SmolStr, BindingKind, Span)>,
+    /// (name, type or value expression, what it is, span, the region where it holds when
+    /// not its whole scope)
+    bindings: Vec<(SmolStr, SmolStr, BindingKind, Span, Option<Span>)>,
     imports: Vec<RawImport>,
     inherits: Vec<(SmolStr, InheritKind, Option<SmolStr>, Span)>,
     /// Package declarations in match order; the first one counts.
@@ -898,7 +908,7 @@ impl RawCaptures {
                         bound_name = SmolStr::new(format!("this.{bound_name}"));
                     }
                     self.bindings
-                        .push((bound_name, type_name, kind, Span::from_node(name)));
+                        .push((bound_name, type_name, kind, Span::from_node(name), None));
                 }
             } else if let Some(variant) = item.binding_pattern {
                 // `Value::Number(n)`: `Value::Number(0)`, the variant's field `n` binds.
@@ -915,6 +925,7 @@ impl RawCaptures {
                             site,
                             BindingKind::Variant,
                             Span::from_node(name),
+                            rust::pattern_region(pattern).map(Span::from_node),
                         ));
                     }
                     return;
@@ -953,6 +964,7 @@ impl RawCaptures {
                         SmolStr::new(format!("{path}({position})")),
                         BindingKind::Variant,
                         Span::from_node(name),
+                        rust::pattern_region(pattern).map(Span::from_node),
                     ));
                 }
             } else if let Some(function) = item.binding_callback {
@@ -962,6 +974,7 @@ impl RawCaptures {
                         site,
                         BindingKind::Callback,
                         Span::from_node(name),
+                        None,
                     ));
                 }
             } else if item.binding_local {
@@ -970,6 +983,7 @@ impl RawCaptures {
                     SmolStr::default(),
                     BindingKind::Local,
                     Span::from_node(name),
+                    None,
                 ));
             } else if let Some(value) = item.binding_value {
                 let mut expression = receiver_text(node_text(value, text));
@@ -998,6 +1012,7 @@ impl RawCaptures {
                         expression,
                         BindingKind::Value,
                         Span::from_node(name),
+                        None,
                     ));
                 }
             }
@@ -1209,7 +1224,8 @@ fn build(
     }
     // Bindings already kept, to drop repeats in O(1) (a file can hold tens of thousands).
     let mut seen: rustc_hash::FxHashSet<Binding> = summary.bindings.iter().cloned().collect();
-    for (name, type_name, kind, span) in raw.bindings {
+    for (name, type_name, kind, span, region) in raw.bindings {
+        let region = region.map(|region| (region.start_byte, region.end_byte));
         let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
         // A Python definition's own name (a decorated function's value) is bound around it.
         if summary.language == Language::Python
@@ -1229,6 +1245,7 @@ fn build(
                     type_name: type_name.clone(),
                     scope: Some(method),
                     kind,
+                    region,
                 };
                 if seen.insert(binding.clone()) {
                     summary.bindings.push(binding);
@@ -1266,6 +1283,7 @@ fn build(
             type_name,
             scope,
             kind,
+            region,
         };
         if seen.insert(binding.clone()) {
             summary.bindings.push(binding);

@@ -29,7 +29,7 @@ use super::resolve::{is_exported, is_top_level, mentions};
 use super::{
     EdgeRef, EntityId, EntityLoc, FileNode, FilePath, Graph, NameEntry, Resolved, assign_ids,
 };
-use crate::index::{Def, FileSummary, Import, Inherit, Ref};
+use crate::index::{Binding, Def, FileSummary, Import, Inherit, Ref};
 use crate::lang::Language;
 use crate::model::RelationKind;
 use transaction::Transaction;
@@ -397,7 +397,21 @@ pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
         && *package == new.package
         && *build_constraint == new.build_constraint
         && *path_modules == new.path_modules
-        && *bindings == new.bindings
+        && bindings.len() == new.bindings.len()
+        && bindings.iter().zip(&new.bindings).all(|(old, new)| {
+            // A pattern's region moves with the text; only the file's own resolution reads it.
+            let Binding {
+                name,
+                type_name,
+                scope,
+                kind,
+                region: _,
+            } = old;
+            *name == new.name
+                && *type_name == new.type_name
+                && *scope == new.scope
+                && *kind == new.kind
+        })
         && defs.len() == new.defs.len()
         && refs.len() == new.refs.len()
         && imports.len() == new.imports.len()

@@ -144,6 +144,10 @@ pub(crate) struct Resolver<'a> {
     import_bindings: Vec<Option<SmolStr>>,
     /// (scope, variable) → its binding (the first in the file).
     bindings: FxHashMap<(Option<u32>, &'a str), &'a Binding>,
+    /// (scope, variable) → its bindings that hold in a region of the scope only (a Rust
+    /// `match` arm's), and the start of the reference being resolved, which picks one.
+    regional: FxHashMap<(Option<u32>, &'a str), Vec<&'a Binding>>,
+    at: std::cell::Cell<u32>,
     recorder: Rc<Recorder>,
     /// Resolvers of other files, for types and return types declared there.
     foreign: RefCell<FxHashMap<FilePath, Rc<Resolver<'a>>>>,
@@ -196,6 +200,8 @@ impl<'a> Resolver<'a> {
             foreign_imports: RefCell::new(FxHashMap::default()),
             import_bindings: file.import_bindings.to_vec(),
             bindings: FxHashMap::default(),
+            regional: FxHashMap::default(),
+            at: std::cell::Cell::new(0),
             recorder,
             foreign: RefCell::new(FxHashMap::default()),
             values: RefCell::new(FxHashMap::default()),
@@ -206,6 +212,14 @@ impl<'a> Resolver<'a> {
         // The first binding of a name in a scope counts; a declared type beats an assigned value,
         // which beats a bare parameter.
         for binding in &summary.bindings {
+            if binding.region.is_some() {
+                resolver
+                    .regional
+                    .entry((binding.scope, binding.name.as_str()))
+                    .or_default()
+                    .push(binding);
+                continue;
+            }
             let slot = resolver
                 .bindings
                 .entry((binding.scope, binding.name.as_str()))
@@ -946,7 +960,7 @@ impl<'a> Resolver<'a> {
         }
         let value = if path {
             self.path_value(receiver, scope)
-        } else if depth == 0 {
+        } else if depth == 0 && self.regional.is_empty() {
             let key = (SmolStr::new(receiver), scope);
             let known = self.values.borrow().get(&key).cloned();
             match known {
@@ -1391,6 +1405,7 @@ impl<'a> Resolver<'a> {
         }
         // Calls and type uses.
         for (position, reference) in summary.refs.iter().enumerate() {
+            self.at.set(reference.span.start_byte);
             let from = self.scope_id(reference.scope);
             let found = match reference.kind {
                 RefKind::Call => self.resolve_call(
