@@ -172,6 +172,9 @@ fn print_conventions() {
         "  - {CONSTRUCTOR}: rust-analyzer lists `Some(x)`, `Diff::Longer(..)`, `Wrapper(x)` among the outgoing calls;"
     );
     println!("  - {MACRO_ARGUMENT} (labelled on codegraph's extra outgoing edge);");
+    println!(
+        "  - {INACTIVE_CFG} (`#[cfg(feature = \"float_roundtrip\")] fn f64_from_parts`; labelled on codegraph's extra edge);"
+    );
     println!("  - {DECORATOR} (`@click.command()` above `def cli`);");
     println!(
         "  - {OVERLOAD_SIGNATURE} (`function f(a: string): void;` above `function f(a) {{}}`);"
@@ -258,6 +261,7 @@ const LOCAL_CALLEE: &str = "a call of a parameter or local variable of the calle
 const OVERLOAD_SIGNATURE: &str = "an overloaded function, whose item tsserver answers with a signature's (the first, when asked at the implementation) and no outgoing calls, and codegraph with the function's";
 const CONSTRUCTOR: &str = "a tuple-struct or enum-variant constructor";
 const MACRO_ARGUMENT: &str = "a call inside a macro's arguments (`assert!(f(x))`), which rust-analyzer lists among the callee's incoming calls but leaves out of the caller's outgoing calls";
+const INACTIVE_CFG: &str = "a call in code that a `#[cfg]` leaves out of the crate's default build (a feature outside `[features] default` in Cargo.toml), which rust-analyzer does not analyse and codegraph keeps, as a build variant's call";
 const NESTED_CALLER: &str = "a call inside a function or class nested in the sampled one, which pyright counts among the outer function's outgoing calls and codegraph among the nested one's";
 const STUB: &str = "pyright answers with the declaration in a `.pyi` stub that re-declares a name the package re-exports, codegraph with the definition the name is imported from";
 const NO_DECLARATION: &str = "pyright finds no declaration for the called name (a receiver it cannot type: an untyped parameter such as a pytest fixture, a dependency that is not installed, a stub that leaves the member out), so it lists no edge; codegraph's is a guess by unique name or its own typing";
@@ -591,6 +595,7 @@ fn compare(
     if codegraph_item.is_none() {
         definition_note.2 = format!("{} (codegraph: no call hierarchy item)", sample.name);
     }
+    let rust = result.language == "rust";
     for (direction, reference_edges, codegraph_edges, counts) in [
         (
             "incoming",
@@ -607,6 +612,9 @@ fn compare(
     ] {
         let (agreed, mut missing, mut extra) = match_edges(&reference_edges, &codegraph_edges);
         label_conventions(&mut missing, &mut extra, direction, sample, reference_span);
+        if rust {
+            label_inactive_cfg(&mut extra, root);
+        }
         if direction == "outgoing" && overload_signature && reference_edges.is_empty() {
             for edge in extra.iter_mut() {
                 edge.convention.get_or_insert(OVERLOAD_SIGNATURE);
@@ -877,6 +885,66 @@ fn macro_invocation_lines(sample: &Sample, file: &str, line: u32) -> Option<(u32
         }
     }
     None
+}
+
+/// Labels codegraph's extra Rust edges whose call site a `#[cfg]` leaves out of the default
+/// build: the crate's `default` features on (read from its Cargo.toml), as rust-analyzer
+/// builds it (`lang::rust_cfg` for the platform and the rest).
+fn label_inactive_cfg(extra: &mut [Edge], root: &Path) {
+    let features = default_features(root);
+    let on = |feature: &str| features.contains(feature);
+    for edge in extra.iter_mut().filter(|edge| edge.convention.is_none()) {
+        let Some((file, line)) = &edge.site else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(root.join(file)) else {
+            continue;
+        };
+        let start: usize = text
+            .split_inclusive('\n')
+            .take(*line as usize)
+            .map(str::len)
+            .sum();
+        let line_text = text[start..].lines().next().unwrap_or("");
+        let byte = start + (line_text.len() - line_text.trim_start().len());
+        let Some(tree) = codegraph::syntax::parse(codegraph::lang::Language::Rust, &text, None)
+        else {
+            continue;
+        };
+        if codegraph::lang::rust_cfg::disabled_at(tree.root_node(), &text, byte, &on) {
+            edge.convention = Some(INACTIVE_CFG);
+        }
+    }
+}
+
+/// The features a crate's default build turns on: `[features] default` in its Cargo.toml and
+/// what they turn on, transitively (a dependency's features, `dep:x` and `x/y`, left out).
+fn default_features(root: &Path) -> HashSet<String> {
+    let mut on: HashSet<String> = HashSet::new();
+    let Ok(text) = std::fs::read_to_string(root.join("Cargo.toml")) else {
+        return on;
+    };
+    let Ok(manifest) = text.parse::<toml::Table>() else {
+        return on;
+    };
+    let Some(features) = manifest.get("features").and_then(|value| value.as_table()) else {
+        return on;
+    };
+    let mut pending = vec!["default".to_string()];
+    while let Some(feature) = pending.pop() {
+        let Some(list) = features.get(&feature).and_then(|value| value.as_array()) else {
+            continue;
+        };
+        for item in list.iter().filter_map(|item| item.as_str()) {
+            if item.starts_with("dep:") || item.contains('/') {
+                continue;
+            }
+            if on.insert(item.to_string()) {
+                pending.push(item.to_string());
+            }
+        }
+    }
+    on
 }
 
 /// The label of a reference edge that codegraph misses when the reference lists it by a

@@ -15,6 +15,7 @@ use crate::model::{EntityKind, Position, Span};
 
 mod javascript;
 pub(crate) mod rust;
+mod rust_path;
 
 /// Everything extracted from one file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,6 +33,21 @@ pub struct FileSummary {
     pub line_count: u32,
     /// Go's `//go:build` expression, when the file has one (see `lang::go_build`).
     pub build_constraint: Option<SmolStr>,
+    /// Rust modules declared with a `#[path]` attribute, in the default build
+    /// (`index/rust_path.rs`).
+    pub path_modules: Vec<PathModule>,
+}
+
+/// A Rust `#[path = "../src/lexical/mod.rs"] mod lexical;`: the file is a module of this one's
+/// crate at `module`, wherever it lies.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PathModule {
+    /// The module's path below this file's module: the inline modules around the declaration,
+    /// then its name (`lexical`, `outer::lexical`).
+    pub module: SmolStr,
+    /// The file, as written, relative to the directory the declaration reads from (this file's
+    /// directory, and for a declaration inside inline modules, their directories below it).
+    pub path: SmolStr,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -121,6 +137,10 @@ pub struct Binding {
     pub type_name: SmolStr,
     pub scope: Option<u32>,
     pub kind: BindingKind,
+    /// The bytes of `scope` where it holds, when not all of them: a Rust pattern's binding in
+    /// its `match` arm or `if let`/`while let` body (`ClassSet::Item(ref x) => x.span()`, the
+    /// next arm binding `x` to another variant's field).
+    pub region: Option<(u32, u32)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -192,6 +212,7 @@ impl FileSummary {
                 Language::Go => crate::lang::go_build::constraint_line(text).map(SmolStr::new),
                 _ => None,
             },
+            path_modules: Vec::new(),
         }
     }
 
@@ -262,6 +283,7 @@ pub fn extract_keeping(language: Language, text: &str, tree: &Tree) -> (FileSumm
         spec.self_receivers,
         &disabled,
     );
+    summary.path_modules = path_modules(language, root, text, &disabled);
     (summary, Captures { raw })
 }
 
@@ -325,7 +347,12 @@ impl Captures {
         }
         raw.impls.iter_mut().for_each(|item| shift(&mut item.span));
         raw.refs.iter_mut().for_each(|item| shift(&mut item.3));
-        raw.bindings.iter_mut().for_each(|item| shift(&mut item.3));
+        raw.bindings.iter_mut().for_each(|item| {
+            shift(&mut item.3);
+            if let Some(region) = &mut item.4 {
+                shift(region);
+            }
+        });
         raw.imports.iter_mut().for_each(|item| shift(&mut item.4));
         raw.inherits.iter_mut().for_each(|item| shift(&mut item.3));
         raw.package.iter_mut().for_each(|item| shift(&mut item.1));
@@ -519,6 +546,7 @@ pub fn reextract(
         spec.self_receivers,
         &disabled,
     );
+    summary.path_modules = path_modules(language, root, text, &disabled);
     captures.raw = merged;
     summary
 }
@@ -729,8 +757,9 @@ struct RawCaptures {
     impls: Vec<RawImpl>,
     /// (kind, name, receiver, span, the receiver is a path)
     refs: Vec<(RefKind, SmolStr, Option<SmolStr>, Span, bool)>,
-    /// (name, type or value expression, what it is, span)
-    bindings: Vec<(SmolStr, SmolStr, BindingKind, Span)>,
+    /// (name, type or value expression, what it is, span, the region where it holds when
+    /// not its whole scope)
+    bindings: Vec<(SmolStr, SmolStr, BindingKind, Span, Option<Span>)>,
     imports: Vec<RawImport>,
     inherits: Vec<(SmolStr, InheritKind, Option<SmolStr>, Span)>,
     /// Package declarations in match order; the first one counts.
@@ -879,7 +908,7 @@ impl RawCaptures {
                         bound_name = SmolStr::new(format!("this.{bound_name}"));
                     }
                     self.bindings
-                        .push((bound_name, type_name, kind, Span::from_node(name)));
+                        .push((bound_name, type_name, kind, Span::from_node(name), None));
                 }
             } else if let Some(variant) = item.binding_pattern {
                 // `Value::Number(n)`: `Value::Number(0)`, the variant's field `n` binds.
@@ -896,6 +925,7 @@ impl RawCaptures {
                             site,
                             BindingKind::Variant,
                             Span::from_node(name),
+                            rust::pattern_region(pattern).map(Span::from_node),
                         ));
                     }
                     return;
@@ -934,6 +964,7 @@ impl RawCaptures {
                         SmolStr::new(format!("{path}({position})")),
                         BindingKind::Variant,
                         Span::from_node(name),
+                        rust::pattern_region(pattern).map(Span::from_node),
                     ));
                 }
             } else if let Some(function) = item.binding_callback {
@@ -943,6 +974,7 @@ impl RawCaptures {
                         site,
                         BindingKind::Callback,
                         Span::from_node(name),
+                        None,
                     ));
                 }
             } else if item.binding_local {
@@ -951,6 +983,7 @@ impl RawCaptures {
                     SmolStr::default(),
                     BindingKind::Local,
                     Span::from_node(name),
+                    None,
                 ));
             } else if let Some(value) = item.binding_value {
                 let mut expression = receiver_text(node_text(value, text));
@@ -979,6 +1012,7 @@ impl RawCaptures {
                         expression,
                         BindingKind::Value,
                         Span::from_node(name),
+                        None,
                     ));
                 }
             }
@@ -1060,6 +1094,19 @@ fn disabled_ranges(language: Language, root: Node<'_>, text: &str) -> Vec<std::o
         Language::Rust if text.contains("cfg") => {
             crate::lang::rust_cfg::disabled_ranges(root, text)
         }
+        _ => Vec::new(),
+    }
+}
+
+/// Rust's `#[path]` modules of the default build (see [`PathModule`]).
+fn path_modules(
+    language: Language,
+    root: Node<'_>,
+    text: &str,
+    disabled: &[std::ops::Range<u32>],
+) -> Vec<PathModule> {
+    match language {
+        Language::Rust if text.contains("path") => rust_path::path_modules(root, text, disabled),
         _ => Vec::new(),
     }
 }
@@ -1177,7 +1224,8 @@ fn build(
     }
     // Bindings already kept, to drop repeats in O(1) (a file can hold tens of thousands).
     let mut seen: rustc_hash::FxHashSet<Binding> = summary.bindings.iter().cloned().collect();
-    for (name, type_name, kind, span) in raw.bindings {
+    for (name, type_name, kind, span, region) in raw.bindings {
+        let region = region.map(|region| (region.start_byte, region.end_byte));
         let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
         // A Python definition's own name (a decorated function's value) is bound around it.
         if summary.language == Language::Python
@@ -1197,6 +1245,7 @@ fn build(
                     type_name: type_name.clone(),
                     scope: Some(method),
                     kind,
+                    region,
                 };
                 if seen.insert(binding.clone()) {
                     summary.bindings.push(binding);
@@ -1234,6 +1283,7 @@ fn build(
             type_name,
             scope,
             kind,
+            region,
         };
         if seen.insert(binding.clone()) {
             summary.bindings.push(binding);

@@ -10,7 +10,9 @@
 //! - `syntax`   parsing (one parser per thread, incremental reparse), UTF-8/UTF-16 positions.
 //! - `index`    per-file extraction: syntax tree → `FileSummary`. Never fails; problems are data.
 //!   `index/rust.rs` reads what Rust's token trees and types say (calls and functions inside
-//!   macro arguments, collections' element types).
+//!   macro arguments, collections' element types, the `match` arm a pattern's binding holds
+//!   in); `index/rust_path.rs` the modules declared with `#[path]`, whose files
+//!   `graph/modules.rs` places in the declaring crate's module tree.
 //! - `graph`    the immutable graph snapshot, scope-based resolution (`graph/resolve.rs`) with
 //!   receiver-type inference (`graph/resolve/infer.rs`: declared and assigned bindings,
 //!   constructors, return types, field chains; Rust's elements, patterns and generic bounds in

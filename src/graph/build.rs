@@ -29,7 +29,7 @@ use super::resolve::{is_exported, is_top_level, mentions};
 use super::{
     EdgeRef, EntityId, EntityLoc, FileNode, FilePath, Graph, NameEntry, Resolved, assign_ids,
 };
-use crate::index::{Def, FileSummary, Import, Inherit, Ref};
+use crate::index::{Binding, Def, FileSummary, Import, Inherit, Ref};
 use crate::lang::Language;
 use crate::model::RelationKind;
 use transaction::Transaction;
@@ -391,11 +391,27 @@ pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
         problems: _,
         line_count: _,
         build_constraint,
+        path_modules,
     } = old;
     *language == new.language
         && *package == new.package
         && *build_constraint == new.build_constraint
-        && *bindings == new.bindings
+        && *path_modules == new.path_modules
+        && bindings.len() == new.bindings.len()
+        && bindings.iter().zip(&new.bindings).all(|(old, new)| {
+            // A pattern's region moves with the text; only the file's own resolution reads it.
+            let Binding {
+                name,
+                type_name,
+                scope,
+                kind,
+                region: _,
+            } = old;
+            *name == new.name
+                && *type_name == new.type_name
+                && *scope == new.scope
+                && *kind == new.kind
+        })
         && defs.len() == new.defs.len()
         && refs.len() == new.refs.len()
         && imports.len() == new.imports.len()
@@ -608,5 +624,6 @@ fn module_signature(summary: &FileSummary) -> u64 {
         import.alias.hash(&mut hasher);
         import.wildcard.hash(&mut hasher);
     }
+    summary.path_modules.hash(&mut hasher);
     hasher.finish()
 }

@@ -6,7 +6,7 @@
 use smol_str::SmolStr;
 
 use super::aliases::ModuleAliases;
-use crate::index::{FileSummary, Import};
+use crate::index::{FileSummary, Import, PathModule};
 use crate::lang::{Language, ModuleSystem};
 
 /// The language family: references never cross families (a Go call never lands in Python).
@@ -73,6 +73,75 @@ fn join(base: &str, relative: &str) -> Option<String> {
 /// (or a vendored tree) never answer each other's `crate::` paths.
 fn crate_key(crate_dir: &str, module: &str) -> SmolStr {
     SmolStr::new(format!("crate:{crate_dir}::{module}"))
+}
+
+/// The key every Rust file answers to by where it lies (`file:a/src/lexical` for
+/// `a/src/lexical/mod.rs` or `a/src/lexical.rs`): how the files of a `#[path]` module and its
+/// children are found.
+fn rust_file_key(path: &str) -> SmolStr {
+    let without = strip_extension(path);
+    let module = without.strip_suffix("/mod").unwrap_or(without);
+    SmolStr::new(format!("file:{module}"))
+}
+
+/// The key of the files that declare `#[path]` modules in a crate ([`rust_package`]: each
+/// integration test is a crate of its own): every lookup of a module of that crate reads it
+/// first.
+pub(crate) fn rust_mounts_key(package: &str) -> SmolStr {
+    SmolStr::new(format!("mounts:{package}"))
+}
+
+/// The crate whose `#[path]` modules a crate key of a file at `importer` reads: the importer's
+/// own crate for its `crate::` keys, the library for the keys of the crate it tests.
+pub(crate) fn rust_mounts_package<'p>(importer: &'p str, key_crate_dir: &'p str) -> &'p str {
+    if rust_crate_parts(importer).0 == key_crate_dir {
+        rust_package(importer)
+    } else {
+        key_crate_dir
+    }
+}
+
+/// A Rust crate key's crate directory and module path (`crate:a/::lexical::parse`).
+pub(crate) fn split_crate_key(key: &str) -> Option<(&str, &str)> {
+    key.strip_prefix("crate:")?.split_once("::")
+}
+
+/// The file key that `wanted`, a module path of the crate of `declaring`, names through the
+/// `#[path]` module `module` declared in `declaring`; `None` when `wanted` is neither that
+/// module nor below it. As in rustc, the path is relative to the declaring file's directory
+/// (inside inline modules, to their directories below it, below the file's own stem unless it
+/// is a `mod.rs` or a crate root), and the named file is a `mod.rs` of its own: its children
+/// are beside it.
+pub(crate) fn path_module_key(
+    declaring: &str,
+    module: &PathModule,
+    wanted: &str,
+) -> Option<SmolStr> {
+    let own = rust_module_path(declaring);
+    let full = if own.module.is_empty() {
+        module.module.to_string()
+    } else {
+        format!("{}::{}", own.module, module.module)
+    };
+    let rest = if wanted == full {
+        ""
+    } else {
+        wanted.strip_prefix(full.as_str())?.strip_prefix("::")?
+    };
+    let mut base = directory(declaring).to_string();
+    if let Some((inline, _)) = module.module.rsplit_once("::") {
+        let stem = strip_extension(&declaring[base.len()..]).trim_start_matches('/');
+        if !own.module.is_empty() && stem != "mod" {
+            base = join(&base, stem)?;
+        }
+        base = join(&base, &inline.replace("::", "/"))?;
+    }
+    let target = join(&base, &module.path)?;
+    if rest.is_empty() {
+        return Some(rust_file_key(&target));
+    }
+    let child = join(directory(&target), &rest.replace("::", "/"))?;
+    Some(SmolStr::new(format!("file:{child}")))
 }
 
 /// The directory of the crate a Rust file belongs to (`a/b/` for `a/b/src/x.rs`, and for
@@ -217,6 +286,10 @@ pub fn module_keys(path: &str, summary: &FileSummary) -> Vec<SmolStr> {
                 tested_crate,
             } = rust_module_path(path);
             keys.push(crate_key(crate_dir, &module));
+            keys.push(rust_file_key(path));
+            if !summary.path_modules.is_empty() {
+                keys.push(rust_mounts_key(rust_package(path)));
+            }
             if tested_crate.is_some() {
                 // An integration test is no module of the crate it tests.
                 return keys;
@@ -490,6 +563,7 @@ pub fn import_keys(
                     if let Some(tested) = tested_crate
                         && let Some(first) = segments.first()
                         && !matches!(*first, "std" | "core" | "alloc")
+                        && !crate::graph::resolve::rust::is_primitive(first)
                     {
                         keys.push(crate_key(tested, &segments[1..].join("::")));
                     }
@@ -652,11 +726,53 @@ mod tests {
     }
 
     #[test]
+    fn path_modules_are_found_where_rustc_looks() {
+        let module = |module: &str, path: &str| PathModule {
+            module: SmolStr::new(module),
+            path: SmolStr::new(path),
+        };
+        let lexical = module("lexical", "../src/lexical/mod.rs");
+        // The module itself, and the modules below it beside its file.
+        assert_eq!(
+            path_module_key("j/tests/lexical.rs", &lexical, "lexical").as_deref(),
+            Some("file:j/src/lexical")
+        );
+        assert_eq!(
+            path_module_key("j/tests/lexical.rs", &lexical, "lexical::algorithm").as_deref(),
+            Some("file:j/src/lexical/algorithm")
+        );
+        assert_eq!(
+            path_module_key("j/tests/lexical.rs", &lexical, "lexicals"),
+            None
+        );
+        // Inside inline modules: below their directories, and below the file's stem in a
+        // file that is neither a `mod.rs` nor a crate root.
+        let inner = module("inline::inner", "other.rs");
+        assert_eq!(
+            path_module_key("src/a/b.rs", &inner, "a::b::inline::inner").as_deref(),
+            Some("file:src/a/b/inline/other")
+        );
+        assert_eq!(
+            path_module_key("src/a/mod.rs", &inner, "a::inline::inner").as_deref(),
+            Some("file:src/a/inline/other")
+        );
+        assert_eq!(
+            path_module_key("src/lib.rs", &inner, "inline::inner").as_deref(),
+            Some("file:src/inline/other")
+        );
+        // Outside the repository: nothing.
+        assert_eq!(
+            path_module_key("src/lib.rs", &module("up", "../../x.rs"), "up"),
+            None
+        );
+    }
+
+    #[test]
     fn rust_paths() {
         let rust = summary(Language::Rust);
         assert_eq!(
             module_keys("shop/src/auth/mod.rs", &rust),
-            ["crate:shop/::auth", "shop::auth"]
+            ["crate:shop/::auth", "file:shop/src/auth", "shop::auth"]
         );
         assert_eq!(
             import_keys(
@@ -681,6 +797,7 @@ mod tests {
             module_keys("vendor/regex-automata-0.4.9/src/util/mod.rs", &rust),
             [
                 "crate:vendor/regex-automata-0.4.9/::util",
+                "file:vendor/regex-automata-0.4.9/src/util",
                 "regex_automata::util"
             ]
         );

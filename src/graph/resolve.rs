@@ -14,7 +14,7 @@
 mod infer;
 mod javascript;
 mod python;
-mod rust;
+pub(super) mod rust;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -144,6 +144,10 @@ pub(crate) struct Resolver<'a> {
     import_bindings: Vec<Option<SmolStr>>,
     /// (scope, variable) → its binding (the first in the file).
     bindings: FxHashMap<(Option<u32>, &'a str), &'a Binding>,
+    /// (scope, variable) → its bindings that hold in a region of the scope only (a Rust
+    /// `match` arm's), and the start of the reference being resolved, which picks one.
+    regional: FxHashMap<(Option<u32>, &'a str), Vec<&'a Binding>>,
+    at: std::cell::Cell<u32>,
     recorder: Rc<Recorder>,
     /// Resolvers of other files, for types and return types declared there.
     foreign: RefCell<FxHashMap<FilePath, Rc<Resolver<'a>>>>,
@@ -196,6 +200,8 @@ impl<'a> Resolver<'a> {
             foreign_imports: RefCell::new(FxHashMap::default()),
             import_bindings: file.import_bindings.to_vec(),
             bindings: FxHashMap::default(),
+            regional: FxHashMap::default(),
+            at: std::cell::Cell::new(0),
             recorder,
             foreign: RefCell::new(FxHashMap::default()),
             values: RefCell::new(FxHashMap::default()),
@@ -206,6 +212,14 @@ impl<'a> Resolver<'a> {
         // The first binding of a name in a scope counts; a declared type beats an assigned value,
         // which beats a bare parameter.
         for binding in &summary.bindings {
+            if binding.region.is_some() {
+                resolver
+                    .regional
+                    .entry((binding.scope, binding.name.as_str()))
+                    .or_default()
+                    .push(binding);
+                continue;
+            }
             let slot = resolver
                 .bindings
                 .entry((binding.scope, binding.name.as_str()))
@@ -939,9 +953,14 @@ impl<'a> Resolver<'a> {
             members.dedup();
             return self.decide_members(members);
         }
+        if self.spec.module_system == ModuleSystem::Rust
+            && let Some(primitive) = self.primitive_receiver(receiver, scope, path)
+        {
+            return self.primitive_call(primitive, name, scope);
+        }
         let value = if path {
             self.path_value(receiver, scope)
-        } else if depth == 0 {
+        } else if depth == 0 && self.regional.is_empty() {
             let key = (SmolStr::new(receiver), scope);
             let known = self.values.borrow().get(&key).cloned();
             match known {
@@ -1386,6 +1405,7 @@ impl<'a> Resolver<'a> {
         }
         // Calls and type uses.
         for (position, reference) in summary.refs.iter().enumerate() {
+            self.at.set(reference.span.start_byte);
             let from = self.scope_id(reference.scope);
             let found = match reference.kind {
                 RefKind::Call => self.resolve_call(
@@ -1479,6 +1499,9 @@ fn files_of_import(
     recorder: &Recorder,
 ) -> Vec<FilePath> {
     for key in import_keys(&graph.aliases, path, summary, import) {
+        if let Some(files) = path_module_files(graph, path, &key, family_id, recorder) {
+            return files;
+        }
         recorder.module(&key);
         if let Some(files) = graph.modules.get(&key) {
             let files: Vec<FilePath> = files
@@ -1515,6 +1538,41 @@ fn files_of_import(
         }
     }
     Vec::new()
+}
+
+/// The file a Rust module key names through a `#[path]` module of its crate (`crate::lexical`
+/// in a test whose root says `#[path = "../src/lexical/mod.rs"] mod lexical;`, and the modules
+/// below it): such a declaration wins over where the module's name would put its file.
+fn path_module_files(
+    graph: &Graph,
+    importer: &str,
+    key: &str,
+    family_id: u8,
+    recorder: &Recorder,
+) -> Option<Vec<FilePath>> {
+    let (crate_dir, module) = super::modules::split_crate_key(key)?;
+    let package = super::modules::rust_mounts_package(importer, crate_dir);
+    let mounts = super::modules::rust_mounts_key(package);
+    recorder.module(&mounts);
+    for declaring in graph.modules.get(&mounts)?.iter() {
+        let Some(file) = graph.files.get(declaring) else {
+            continue;
+        };
+        if family(file.language) != family_id {
+            continue;
+        }
+        for path_module in &file.summary.path_modules {
+            let Some(file_key) = super::modules::path_module_key(declaring, path_module, module)
+            else {
+                continue;
+            };
+            recorder.module(&file_key);
+            if let Some(files) = graph.modules.get(&file_key) {
+                return Some(files.to_vec());
+            }
+        }
+    }
+    None
 }
 
 /// Whether a Python file answers an absolute import `key` from a source root: the directory

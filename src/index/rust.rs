@@ -343,19 +343,51 @@ fn split_top_level(text: &str, separator: char) -> Vec<&str> {
     parts
 }
 
+/// Where a name bound by the pattern `pattern` holds, when not in the whole function: its
+/// `match` arm, or the body of its `if let`/`while let`. `None` in a `let`, a parameter or a
+/// closure's parameters.
+pub(super) fn pattern_region(pattern: Node<'_>) -> Option<Node<'_>> {
+    let mut current = pattern.parent();
+    while let Some(node) = current {
+        match node.kind() {
+            "match_arm" => return Some(node),
+            "let_condition" | "let_chain" => {
+                let mut above = node.parent();
+                while let Some(expression) = above {
+                    match expression.kind() {
+                        "if_expression" => return expression.child_by_field_name("consequence"),
+                        "while_expression" => return expression.child_by_field_name("body"),
+                        "let_condition" | "let_chain" | "parenthesized_expression" => {
+                            above = expression.parent();
+                        }
+                        _ => return None,
+                    }
+                }
+                return None;
+            }
+            "let_declaration" | "parameter" | "closure_parameters" | "function_item"
+            | "closure_expression" | "block" => return None,
+            _ => current = node.parent(),
+        }
+    }
+    None
+}
+
 /// Bindings are looked up by (scope, name), not by position: two closures of one function that
-/// both name their parameter `x`, or two `match` arms binding `v` from different patterns,
+/// both name their parameter `x`, or two `let` patterns binding `v` from different variants,
 /// would give every `x` the first one's type. Where such bindings disagree, none is kept (the
-/// name stays a local of unknown type).
+/// name stays a local of unknown type). Bindings of `match` arms and `if let` bodies hold in
+/// their region only ([`pattern_region`]): those of different regions never conflict.
 pub(super) fn drop_conflicting_bindings(bindings: &mut Vec<super::Binding>) {
     use super::BindingKind;
     use rustc_hash::FxHashMap;
     let positional =
         |kind: BindingKind| matches!(kind, BindingKind::Callback | BindingKind::Variant);
-    let mut first: FxHashMap<(Option<u32>, SmolStr), SmolStr> = FxHashMap::default();
-    let mut conflicting: Vec<(Option<u32>, SmolStr)> = Vec::new();
+    type Key = (Option<u32>, SmolStr, Option<(u32, u32)>);
+    let mut first: FxHashMap<Key, SmolStr> = FxHashMap::default();
+    let mut conflicting: Vec<Key> = Vec::new();
     for binding in bindings.iter().filter(|binding| positional(binding.kind)) {
-        let key = (binding.scope, binding.name.clone());
+        let key = (binding.scope, binding.name.clone(), binding.region);
         match first.get(&key) {
             Some(known) if *known != binding.type_name => conflicting.push(key),
             Some(_) => {}
@@ -369,9 +401,9 @@ pub(super) fn drop_conflicting_bindings(bindings: &mut Vec<super::Binding>) {
     }
     bindings.retain(|binding| {
         !(positional(binding.kind)
-            && conflicting
-                .iter()
-                .any(|(scope, name)| *scope == binding.scope && *name == binding.name))
+            && conflicting.iter().any(|(scope, name, region)| {
+                *scope == binding.scope && *name == binding.name && *region == binding.region
+            }))
     });
 }
 

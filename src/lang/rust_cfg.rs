@@ -55,8 +55,50 @@ fn cfg_predicate(attribute: &str) -> Option<&str> {
     predicate.strip_prefix('(')?.strip_suffix(')')
 }
 
-/// Evaluates a cfg predicate; `None` when it does not parse.
+/// Whether the code at `byte` is left out of the build by a `#[cfg]` on an item or statement
+/// around it, with the features `feature` says are on (the accuracy benchmark asks with a
+/// crate's `default` features, as rust-analyzer builds it).
+pub fn disabled_at(
+    root: Node<'_>,
+    text: &str,
+    byte: usize,
+    feature: &dyn Fn(&str) -> bool,
+) -> bool {
+    let Some(mut node) = root.descendant_for_byte_range(byte, byte) else {
+        return false;
+    };
+    loop {
+        let mut sibling = node.prev_sibling();
+        while let Some(previous) = sibling {
+            match previous.kind() {
+                "attribute_item" => {
+                    let attribute = text.get(previous.byte_range()).unwrap_or("");
+                    if let Some(predicate) = cfg_predicate(attribute)
+                        && evaluate_with(predicate, feature) == Some(false)
+                    {
+                        return true;
+                    }
+                }
+                "line_comment" | "block_comment" => {}
+                _ => break,
+            }
+            sibling = previous.prev_sibling();
+        }
+        match node.parent() {
+            Some(parent) => node = parent,
+            None => return false,
+        }
+    }
+}
+
+/// Evaluates a cfg predicate with every feature off; `None` when it does not parse.
 pub fn evaluate(predicate: &str) -> Option<bool> {
+    evaluate_with(predicate, &|_| false)
+}
+
+/// Evaluates a cfg predicate, `feature` saying which features are on; `None` when it does not
+/// parse.
+pub fn evaluate_with(predicate: &str, feature: &dyn Fn(&str) -> bool) -> Option<bool> {
     let predicate = predicate.trim();
     for (combinator, all) in [("all", true), ("any", false)] {
         if let Some(rest) = predicate.strip_prefix(combinator)
@@ -68,7 +110,7 @@ pub fn evaluate(predicate: &str) -> Option<bool> {
                 if argument.trim().is_empty() {
                     continue;
                 }
-                let value = evaluate(argument)?;
+                let value = evaluate_with(argument, feature)?;
                 result = if all {
                     result && value
                 } else {
@@ -81,12 +123,12 @@ pub fn evaluate(predicate: &str) -> Option<bool> {
     if let Some(rest) = predicate.strip_prefix("not")
         && let Some(argument) = rest.trim_start().strip_prefix('(')
     {
-        return Some(!evaluate(argument.strip_suffix(')')?)?);
+        return Some(!evaluate_with(argument.strip_suffix(')')?, feature)?);
     }
     if let Some((key, value)) = predicate.split_once('=') {
         let value = value.trim().trim_matches('"');
         return Some(match key.trim() {
-            "feature" => false,
+            "feature" => feature(value),
             "target_os" => value == "linux",
             "target_family" => value == "unix",
             "target_arch" => value == std::env::consts::ARCH,
@@ -151,5 +193,22 @@ mod tests {
             Some("not(feature = \"std\")")
         );
         assert_eq!(cfg_predicate("#[cfg_attr(test, derive(Debug))]"), None);
+        let std = |feature: &str| feature == "std";
+        assert_eq!(evaluate_with("feature = \"std\"", &std), Some(true));
+        assert_eq!(evaluate_with("not(feature = \"std\")", &std), Some(false));
+    }
+
+    #[test]
+    fn code_under_a_cfg_that_does_not_hold_is_disabled() {
+        let text = "fn is_u64(&self) -> bool {\n    #[cfg(not(feature = \"arbitrary_precision\"))]\n    match self.n { _ => true }\n    #[cfg(feature = \"arbitrary_precision\")]\n    self.as_u64().is_some()\n}\n\n#[cfg(feature = \"std\")]\nfn with_std() { g() }\n";
+        let tree = crate::syntax::parse(crate::lang::Language::Rust, text, None).expect("parses");
+        let at = |needle: &str| text.find(needle).expect("in the text");
+        let off = |_: &str| false;
+        let std = |feature: &str| feature == "std";
+        let root = tree.root_node();
+        assert!(disabled_at(root, text, at("self.as_u64"), &off));
+        assert!(!disabled_at(root, text, at("self.n"), &off));
+        assert!(disabled_at(root, text, at("g()"), &off));
+        assert!(!disabled_at(root, text, at("g()"), &std));
     }
 }

@@ -383,6 +383,12 @@ impl<'a> Resolver<'a> {
         {
             return value;
         }
+        // A Rust number literal (`0xFEFFu32.to_ne_bytes()`, `2.0f64.sqrt()`) is a primitive.
+        if self.spec.module_system == crate::lang::ModuleSystem::Rust
+            && text.starts_with(|character: char| character.is_ascii_digit())
+        {
+            return Value::External;
+        }
         let Some(parts) = parse_chain(text) else {
             return Value::Unknown;
         };
@@ -895,7 +901,21 @@ impl<'a> Resolver<'a> {
         scope: Option<u32>,
     ) -> Option<(&'a SmolStr, BindingKind, Option<u32>)> {
         let mut current = scope;
+        let at = self.at.get();
         loop {
+            // A `match` arm's binding where the reference is in that arm (the innermost one).
+            if let Some(regional) = self.regional.get(&(current, name))
+                && let Some(binding) = regional
+                    .iter()
+                    .filter(|binding| {
+                        binding
+                            .region
+                            .is_some_and(|(start, end)| start <= at && at < end)
+                    })
+                    .min_by_key(|binding| binding.region.map(|(start, end)| end - start))
+            {
+                return Some((&binding.type_name, binding.kind, current));
+            }
             if let Some(binding) = self.bindings.get(&(current, name)) {
                 return Some((&binding.type_name, binding.kind, current));
             }

@@ -7,8 +7,8 @@
 //! - A tuple struct's positional fields (`self.0`), and the names bound by struct and tuple
 //!   struct patterns (`let Self { pool, .. } = self`, `let Wrapper(inner) = w`).
 
-use super::Resolver;
 use super::infer::Value;
+use super::{Found, Resolver};
 use crate::graph::EntityId;
 use crate::index::BindingKind;
 
@@ -334,6 +334,92 @@ const OTHER_COLLECTION_METHODS: &[&str] = &[
 
 /// A method of the standard collections and iterators, never a workspace method when called
 /// on one.
+/// Rust's primitive types: a path receiver naming one (`u64::as_cast`, `usize::from`) is no
+/// module or crate.
+pub(crate) fn is_primitive(name: &str) -> bool {
+    matches!(
+        name,
+        "u8" | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+            | "f32"
+            | "f64"
+            | "bool"
+            | "char"
+            | "str"
+    )
+}
+
+impl<'a> Resolver<'a> {
+    /// The primitive type a receiver names (`u64` in `u64::as_cast`) or holds (a parameter,
+    /// field or local declared `x: u64`).
+    pub(super) fn primitive_receiver<'r>(
+        &self,
+        receiver: &'r str,
+        scope: Option<u32>,
+        path: bool,
+    ) -> Option<&'r str>
+    where
+        'a: 'r,
+    {
+        if path {
+            return is_primitive(receiver).then_some(receiver);
+        }
+        match self.binding_of(receiver, scope) {
+            Some((type_text, BindingKind::Type, _)) => {
+                let type_text = type_text.trim_start_matches('&').trim();
+                is_primitive(type_text).then_some(type_text)
+            }
+            _ => None,
+        }
+    }
+
+    /// `u64::as_cast(x)`, `usize::from(x)`: a primitive's associated function or method is a
+    /// method of a workspace `impl Trait for u64`, or else the method of a workspace trait
+    /// in scope here that declares it (a macro may write the impls: serde_json's
+    /// `as_cast_impl!(u64, as_u64)`), or else the standard library's, never a guess.
+    pub(super) fn primitive_call(&self, primitive: &str, name: &str, scope: Option<u32>) -> Found {
+        let candidates = self.named(name, |kind| kind.is_callable());
+        let owned: Vec<EntityId> = candidates
+            .iter()
+            .filter(|entry| entry.owner.as_deref() == Some(primitive))
+            .map(|entry| entry.id.clone())
+            .collect();
+        if !owned.is_empty() {
+            return self.decide_members(owned);
+        }
+        let mut declared: Vec<EntityId> = Vec::new();
+        for entry in candidates {
+            let Some((file, Some(index))) = self.def_of(&entry.id) else {
+                continue;
+            };
+            let Some(parent) = file.summary.defs[index as usize].parent else {
+                continue;
+            };
+            let trait_def = &file.summary.defs[parent as usize];
+            if trait_def.kind != crate::model::EntityKind::Trait {
+                continue;
+            }
+            let trait_id = &file.ids[parent as usize];
+            if self
+                .resolve_type_path(&trait_def.name, scope)
+                .contains(trait_id)
+            {
+                declared.push(entry.id.clone());
+            }
+        }
+        self.decide_members(declared)
+    }
+}
+
 pub(super) fn is_collection_method(name: &str) -> bool {
     PRESERVING_METHODS.contains(&name)
         || ELEMENT_METHODS.contains(&name)

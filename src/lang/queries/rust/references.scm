@@ -57,6 +57,7 @@
     (array_type)
     (abstract_type)
     (dynamic_type)
+    (primitive_type)
     (reference_type
       type: [
         (type_identifier)
@@ -65,6 +66,7 @@
         (array_type)
         (dynamic_type)
         (abstract_type)
+        (primitive_type)
       ])
   ] @binding.type) @binding
 
@@ -77,6 +79,7 @@
     (array_type)
     (abstract_type)
     (dynamic_type)
+    (primitive_type)
     (reference_type
       type: [
         (type_identifier)
@@ -85,6 +88,7 @@
         (array_type)
         (dynamic_type)
         (abstract_type)
+        (primitive_type)
       ])
   ] @binding.type) @binding
 
@@ -97,6 +101,7 @@
     (array_type)
     (abstract_type)
     (dynamic_type)
+    (primitive_type)
     (reference_type
       type: [
         (type_identifier)
@@ -105,6 +110,7 @@
         (array_type)
         (dynamic_type)
         (abstract_type)
+        (primitive_type)
       ])
   ] @binding.type) @binding
 
@@ -209,6 +215,7 @@
       (type_identifier)
       (scoped_type_identifier)
       (generic_type)
+      (primitive_type)
       (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type)])
     ] @binding.type) @binding.variant) @binding
 
@@ -242,6 +249,7 @@
       (type_identifier)
       (scoped_type_identifier)
       (generic_type)
+      (primitive_type)
       (reference_type type: [(type_identifier) (scoped_type_identifier) (generic_type)])
     ] @binding.type) @binding.variant) @binding
 
