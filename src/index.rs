@@ -141,6 +141,9 @@ pub enum BindingKind {
     /// `name` is a parameter or local of unknown type (`type_name` is empty): it shadows outer
     /// definitions of that name (`def run(callback): callback()` calls no `callback` function).
     Local,
+    /// `name` is a type alias of `type_name` (TypeScript's `type ZodTypeAny = ZodType<any>`): a
+    /// name in the type space, never a value's binding.
+    Alias,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -611,6 +614,7 @@ struct MatchItem<'tree> {
     binding_bound: Option<Node<'tree>>,
     binding_field: bool,
     binding_local: bool,
+    binding_alias: bool,
     binding_entered: bool,
     binding_decorated: bool,
     binding_callback: Option<Node<'tree>>,
@@ -649,6 +653,7 @@ impl<'tree> MatchItem<'tree> {
             "binding.bound" => self.binding_bound = Some(node),
             "binding.field" => self.binding_field = true,
             "binding.local" => self.binding_local = true,
+            "binding.alias" => self.binding_alias = true,
             "binding.entered" => self.binding_entered = true,
             "binding.decorated" => self.binding_decorated = true,
             "binding.callback" => self.binding_callback = Some(node),
@@ -845,12 +850,17 @@ impl RawCaptures {
             if let Some(type_node) = item.binding_type.or(item.binding_bound) {
                 let type_name = if self.rust {
                     rust::declared_type(node_text(type_node, text))
+                } else if type_node.kind() == "union_type" {
+                    // TypeScript's `A | B | null`: each alternative (`A | B`), resolved apart.
+                    javascript::union_alternatives(node_text(type_node, text))
                 } else {
                     value_type(node_text(type_node, text))
                 };
                 if !type_name.is_empty() {
                     let kind = if item.binding_bound.is_some() {
                         BindingKind::Bound
+                    } else if item.binding_alias {
+                        BindingKind::Alias
                     } else {
                         BindingKind::Type
                     };
@@ -1448,7 +1458,7 @@ pub fn value_type(text: &str) -> SmolStr {
 }
 
 /// Splits at `separator` outside brackets.
-fn top_level_split(text: &str, separator: char) -> impl Iterator<Item = &str> {
+pub(crate) fn top_level_split(text: &str, separator: char) -> impl Iterator<Item = &str> {
     let mut depth = 0i32;
     let mut start = 0;
     let mut parts = Vec::new();

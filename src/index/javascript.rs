@@ -137,6 +137,13 @@ pub(super) fn is_arrow_function(definition: Node<'_>) -> bool {
             .and_then(|declarator| declarator.child_by_field_name("value")),
         _ => None,
     };
+    // `(() => {}) as Handler`, `... satisfies Handler`: the function cast.
+    let value = match value {
+        Some(cast) if matches!(cast.kind(), "as_expression" | "satisfies_expression") => {
+            cast.named_child(0)
+        }
+        value => value,
+    };
     value.is_some_and(|value| value.kind() == "arrow_function")
 }
 
@@ -171,4 +178,17 @@ fn is_identifier(text: &str) -> bool {
         && text
             .chars()
             .all(|character| character.is_alphanumeric() || character == '_' || character == '$')
+}
+
+/// A TypeScript union type's alternatives that name a type, each as [`super::value_type`]
+/// reads it, joined by ` | ` (`Subject<T> | null` → `Subject`, `IObservableValue<any> |
+/// IComputedValue<any>` → `IObservableValue | IComputedValue`).
+pub(super) fn union_alternatives(text: &str) -> SmolStr {
+    let alternatives: Vec<SmolStr> = super::top_level_split(text, '|')
+        .map(str::trim)
+        .filter(|alternative| !matches!(*alternative, "null" | "undefined" | "void" | ""))
+        .map(super::value_type)
+        .filter(|alternative| !alternative.is_empty())
+        .collect();
+    SmolStr::new(alternatives.join(" | "))
 }
