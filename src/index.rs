@@ -1331,13 +1331,19 @@ fn strip_quotes(text: &str) -> String {
 /// name it `return_type` (Rust, Python, TypeScript, ...) or `result` (Go); a variable holding a
 /// function (`const f = (): Foo => ...`) has it on its value.
 fn declared_return(node: Node<'_>, text: &str) -> Option<SmolStr> {
+    // `const make = (): Store => ...`: the function is the declarator's value (maybe cast).
+    let function = match node.kind() {
+        "lexical_declaration" | "variable_declaration" => javascript::declared_function(node),
+        _ => None,
+    };
     let returned = node
         .child_by_field_name("return_type")
         .or_else(|| node.child_by_field_name("result"))
         .or_else(|| {
             node.child_by_field_name("value")
                 .and_then(|value| value.child_by_field_name("return_type"))
-        })?;
+        })
+        .or_else(|| function.and_then(|function| function.child_by_field_name("return_type")))?;
     let normalised = if matches!(node.kind(), "function_item" | "function_signature_item") {
         rust::declared_type(node_text(returned, text))
     } else {

@@ -130,21 +130,29 @@ fn assignment_owner(target: Node<'_>, text: &str) -> Option<ObjectOwner> {
 pub(super) fn is_arrow_function(definition: Node<'_>) -> bool {
     let value = match definition.kind() {
         "pair" | "public_field_definition" | "field_definition" => {
-            definition.child_by_field_name("value")
+            definition.child_by_field_name("value").map(uncast)
         }
-        "lexical_declaration" | "variable_declaration" => definition
-            .named_child(0)
-            .and_then(|declarator| declarator.child_by_field_name("value")),
+        "lexical_declaration" | "variable_declaration" => declared_function(definition),
         _ => None,
     };
-    // `(() => {}) as Handler`, `... satisfies Handler`: the function cast.
-    let value = match value {
-        Some(cast) if matches!(cast.kind(), "as_expression" | "satisfies_expression") => {
-            cast.named_child(0)
-        }
-        value => value,
-    };
     value.is_some_and(|value| value.kind() == "arrow_function")
+}
+
+/// The function a `const f = ...` definition declares: its first declarator's value, seen
+/// through a cast (`function computed() {} as any`, `... satisfies Handler`).
+pub(super) fn declared_function(definition: Node<'_>) -> Option<Node<'_>> {
+    definition
+        .named_child(0)
+        .and_then(|declarator| declarator.child_by_field_name("value"))
+        .map(uncast)
+}
+
+/// `x as T`, `x satisfies T`: `x`.
+fn uncast(node: Node<'_>) -> Node<'_> {
+    match node.kind() {
+        "as_expression" | "satisfies_expression" => node.named_child(0).unwrap_or(node),
+        _ => node,
+    }
 }
 
 /// Whether a parameter (`binding`, a `required_parameter` or `optional_parameter` node) belongs
