@@ -183,7 +183,7 @@ fn print_conventions() {
         "  - {STUB} (`attr.asdict(...)`: pyright's `asdict` in `attr/__init__.pyi`, codegraph's in `attr/_funcs.py`);"
     );
     println!(
-        "  - {NO_DECLARATION} (`runner.isolated_filesystem()` with a fixture `runner`): labels codegraph's edge, read with textDocument/definition at the call;"
+        "  - {NO_DECLARATION} (`runner.isolated_filesystem()` with a fixture `runner`, `instance.registerHelper()` on an untyped JavaScript parameter): labels codegraph's edge, read with textDocument/definition at the call;"
     );
     println!("  - {NESTED_CALLER} (`def test(): @click.command() def cli(): click.echo(...)`);");
     println!(
@@ -264,7 +264,7 @@ const MACRO_ARGUMENT: &str = "a call inside a macro's arguments (`assert!(f(x))`
 const INACTIVE_CFG: &str = "a call in code that a `#[cfg]` leaves out of the crate's default build (a feature outside `[features] default` in Cargo.toml), which rust-analyzer does not analyse and codegraph keeps, as a build variant's call";
 const NESTED_CALLER: &str = "a call inside a function or class nested in the sampled one, which pyright counts among the outer function's outgoing calls and codegraph among the nested one's";
 const STUB: &str = "pyright answers with the declaration in a `.pyi` stub that re-declares a name the package re-exports, codegraph with the definition the name is imported from";
-const NO_DECLARATION: &str = "pyright finds no declaration for the called name (a receiver it cannot type: an untyped parameter such as a pytest fixture, a dependency that is not installed, a stub that leaves the member out), so it lists no edge; codegraph's is a guess by unique name or its own typing";
+const NO_DECLARATION: &str = "the reference finds no declaration for the called name (a receiver it cannot type: for pyright an untyped parameter such as a pytest fixture, a dependency that is not installed, a stub that leaves the member out; for tsserver a receiver of type `any`, such as an untyped parameter or `var self = this` in CommonJS code), so it lists no edge; codegraph's is a guess by unique name or its own typing";
 
 struct Disagreement {
     /// The sampled definition: file, 0-based line, name.
@@ -620,11 +620,13 @@ fn compare(
                 edge.convention.get_or_insert(OVERLOAD_SIGNATURE);
             }
         }
-        if sample
-            .file
-            .extension()
-            .is_some_and(|extension| extension == "py")
-        {
+        // Python (pyright) and JavaScript/TypeScript (tsserver): what the reference declares at
+        // the call site of each extra edge.
+        if sample.file.extension().is_some_and(|extension| {
+            ["py", "js", "mjs", "cjs", "ts", "mts", "cts", "tsx"]
+                .iter()
+                .any(|known| extension == *known)
+        }) {
             // The called name: the sample's for its callers, each callee's own otherwise.
             let called = (direction == "incoming").then_some(sample.name.as_str());
             label_by_declaration(reference, root, called, &mut extra);
@@ -779,9 +781,10 @@ fn python_defines(file: &Path, name: &str) -> bool {
     })
 }
 
-/// Labels codegraph's Python edges that pyright lacks by what pyright declares at the call
-/// site (`textDocument/definition` at the called name): nothing ([`NO_DECLARATION`]), or a
-/// stub's re-declaration of a re-exported name ([`STUB`]).
+/// Labels codegraph's Python, JavaScript and TypeScript edges that the reference (pyright,
+/// tsserver) lacks by what it declares at the call site (`textDocument/definition` at the
+/// called name): nothing ([`NO_DECLARATION`]), or a stub's re-declaration of a re-exported name
+/// ([`STUB`], Python only).
 fn label_by_declaration(
     reference: &mut Server,
     root: &Path,
@@ -795,7 +798,8 @@ fn label_by_declaration(
         };
         let path = root.join(&site_file);
         let opened_here = !reference.opened.contains(&path);
-        reference.open(&path, "python");
+        let language_id = ReferenceKind::TypeScript.language_id(&path);
+        reference.open(&path, language_id);
         let answer = reference.request(
             "textDocument/definition",
             json!({

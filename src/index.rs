@@ -161,6 +161,9 @@ pub enum BindingKind {
     /// `name` is a parameter or local of unknown type (`type_name` is empty): it shadows outer
     /// definitions of that name (`def run(callback): callback()` calls no `callback` function).
     Local,
+    /// `name` is a type alias of `type_name` (TypeScript's `type ZodTypeAny = ZodType<any>`): a
+    /// name in the type space, never a value's binding.
+    Alias,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -639,6 +642,7 @@ struct MatchItem<'tree> {
     binding_bound: Option<Node<'tree>>,
     binding_field: bool,
     binding_local: bool,
+    binding_alias: bool,
     binding_entered: bool,
     binding_decorated: bool,
     binding_callback: Option<Node<'tree>>,
@@ -677,6 +681,7 @@ impl<'tree> MatchItem<'tree> {
             "binding.bound" => self.binding_bound = Some(node),
             "binding.field" => self.binding_field = true,
             "binding.local" => self.binding_local = true,
+            "binding.alias" => self.binding_alias = true,
             "binding.entered" => self.binding_entered = true,
             "binding.decorated" => self.binding_decorated = true,
             "binding.callback" => self.binding_callback = Some(node),
@@ -874,12 +879,17 @@ impl RawCaptures {
             if let Some(type_node) = item.binding_type.or(item.binding_bound) {
                 let type_name = if self.rust {
                     rust::declared_type(node_text(type_node, text))
+                } else if type_node.kind() == "union_type" {
+                    // TypeScript's `A | B | null`: each alternative (`A | B`), resolved apart.
+                    javascript::union_alternatives(node_text(type_node, text))
                 } else {
                     value_type(node_text(type_node, text))
                 };
                 if !type_name.is_empty() {
                     let kind = if item.binding_bound.is_some() {
                         BindingKind::Bound
+                    } else if item.binding_alias {
+                        BindingKind::Alias
                     } else {
                         BindingKind::Type
                     };
@@ -1371,13 +1381,19 @@ fn strip_quotes(text: &str) -> String {
 /// name it `return_type` (Rust, Python, TypeScript, ...) or `result` (Go); a variable holding a
 /// function (`const f = (): Foo => ...`) has it on its value.
 fn declared_return(node: Node<'_>, text: &str) -> Option<SmolStr> {
+    // `const make = (): Store => ...`: the function is the declarator's value (maybe cast).
+    let function = match node.kind() {
+        "lexical_declaration" | "variable_declaration" => javascript::declared_function(node),
+        _ => None,
+    };
     let returned = node
         .child_by_field_name("return_type")
         .or_else(|| node.child_by_field_name("result"))
         .or_else(|| {
             node.child_by_field_name("value")
                 .and_then(|value| value.child_by_field_name("return_type"))
-        })?;
+        })
+        .or_else(|| function.and_then(|function| function.child_by_field_name("return_type")))?;
     let normalised = if matches!(node.kind(), "function_item" | "function_signature_item") {
         rust::declared_type(node_text(returned, text))
     } else {
@@ -1498,7 +1514,7 @@ pub fn value_type(text: &str) -> SmolStr {
 }
 
 /// Splits at `separator` outside brackets.
-fn top_level_split(text: &str, separator: char) -> impl Iterator<Item = &str> {
+pub(crate) fn top_level_split(text: &str, separator: char) -> impl Iterator<Item = &str> {
     let mut depth = 0i32;
     let mut start = 0;
     let mut parts = Vec::new();

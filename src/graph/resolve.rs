@@ -148,6 +148,8 @@ pub(crate) struct Resolver<'a> {
     /// `match` arm's), and the start of the reference being resolved, which picks one.
     regional: FxHashMap<(Option<u32>, &'a str), Vec<&'a Binding>>,
     at: std::cell::Cell<u32>,
+    /// (scope, type alias) → its binding: type names, apart from values of the same name.
+    aliases: FxHashMap<(Option<u32>, &'a str), &'a Binding>,
     recorder: Rc<Recorder>,
     /// Resolvers of other files, for types and return types declared there.
     foreign: RefCell<FxHashMap<FilePath, Rc<Resolver<'a>>>>,
@@ -202,6 +204,7 @@ impl<'a> Resolver<'a> {
             bindings: FxHashMap::default(),
             regional: FxHashMap::default(),
             at: std::cell::Cell::new(0),
+            aliases: FxHashMap::default(),
             recorder,
             foreign: RefCell::new(FxHashMap::default()),
             values: RefCell::new(FxHashMap::default()),
@@ -212,6 +215,13 @@ impl<'a> Resolver<'a> {
         // The first binding of a name in a scope counts; a declared type beats an assigned value,
         // which beats a bare parameter.
         for binding in &summary.bindings {
+            if binding.kind == crate::index::BindingKind::Alias {
+                resolver
+                    .aliases
+                    .entry((binding.scope, binding.name.as_str()))
+                    .or_insert(binding);
+                continue;
+            }
             if binding.region.is_some() {
                 resolver
                     .regional
@@ -229,7 +239,7 @@ impl<'a> Resolver<'a> {
                 crate::index::BindingKind::Value
                 | crate::index::BindingKind::Callback
                 | crate::index::BindingKind::Variant => 1,
-                crate::index::BindingKind::Local => 0,
+                crate::index::BindingKind::Local | crate::index::BindingKind::Alias => 0,
             };
             if rank(binding.kind) > rank(slot.kind) {
                 *slot = binding;
@@ -986,7 +996,14 @@ impl<'a> Resolver<'a> {
                 // dynamic languages (descriptors, `__getattr__`, members assigned at run time)
                 // the type may not tell: the later steps still apply.
                 if !members.is_empty() || !self.dynamic() {
-                    return self.decide_members(members);
+                    // A TypeScript union's alternatives (`source: IObservableValue |
+                    // IComputedValue`): the call is a call of each one's member.
+                    let each = types.len() > 1
+                        && matches!(
+                            self.file.language,
+                            crate::lang::Language::TypeScript | crate::lang::Language::Tsx
+                        );
+                    return self.decide_members_of(members, each);
                 }
             }
             Value::Module(files) => {
@@ -1018,6 +1035,11 @@ impl<'a> Resolver<'a> {
         }
         // A path receiver (`module::f`, `Type::f`) names what it names; it is never a guess.
         if self.spec.module_system == ModuleSystem::Rust && path {
+            return Found::Nothing;
+        }
+        // `this.engine(...)` where the type's code assigns `this.engine = ...`: a call of the
+        // value the field holds, which no method's name says.
+        if self.assigned_this_field(receiver, name, scope) {
             return Found::Nothing;
         }
         // A receiver of unknown type.
@@ -1146,6 +1168,12 @@ impl<'a> Resolver<'a> {
     /// Members found through a receiver's type: the declared member of an interface or trait
     /// is a dispatch; anything else a receiver-type edge.
     fn decide_members(&self, members: Vec<EntityId>) -> Found {
+        self.decide_members_of(members, false)
+    }
+
+    /// [`Resolver::decide_members`]; with `each`, members of several files are all targets
+    /// (the receiver is each of several types) rather than an ambiguity.
+    fn decide_members_of(&self, members: Vec<EntityId>, each: bool) -> Found {
         if members.is_empty() {
             return Found::Nothing;
         }
@@ -1169,6 +1197,9 @@ impl<'a> Resolver<'a> {
         } else {
             Resolution::ReceiverType
         };
+        if each {
+            return Found::Targets(self.within_build(members), resolution);
+        }
         self.decide_here(members, resolution)
     }
 

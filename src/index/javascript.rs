@@ -130,14 +130,29 @@ fn assignment_owner(target: Node<'_>, text: &str) -> Option<ObjectOwner> {
 pub(super) fn is_arrow_function(definition: Node<'_>) -> bool {
     let value = match definition.kind() {
         "pair" | "public_field_definition" | "field_definition" => {
-            definition.child_by_field_name("value")
+            definition.child_by_field_name("value").map(uncast)
         }
-        "lexical_declaration" | "variable_declaration" => definition
-            .named_child(0)
-            .and_then(|declarator| declarator.child_by_field_name("value")),
+        "lexical_declaration" | "variable_declaration" => declared_function(definition),
         _ => None,
     };
     value.is_some_and(|value| value.kind() == "arrow_function")
+}
+
+/// The function a `const f = ...` definition declares: its first declarator's value, seen
+/// through a cast (`function computed() {} as any`, `... satisfies Handler`).
+pub(super) fn declared_function(definition: Node<'_>) -> Option<Node<'_>> {
+    definition
+        .named_child(0)
+        .and_then(|declarator| declarator.child_by_field_name("value"))
+        .map(uncast)
+}
+
+/// `x as T`, `x satisfies T`: `x`.
+fn uncast(node: Node<'_>) -> Node<'_> {
+    match node.kind() {
+        "as_expression" | "satisfies_expression" => node.named_child(0).unwrap_or(node),
+        _ => node,
+    }
 }
 
 /// Whether a parameter (`binding`, a `required_parameter` or `optional_parameter` node) belongs
@@ -171,4 +186,17 @@ fn is_identifier(text: &str) -> bool {
         && text
             .chars()
             .all(|character| character.is_alphanumeric() || character == '_' || character == '$')
+}
+
+/// A TypeScript union type's alternatives that name a type, each as [`super::value_type`]
+/// reads it, joined by ` | ` (`Subject<T> | null` → `Subject`, `IObservableValue<any> |
+/// IComputedValue<any>` → `IObservableValue | IComputedValue`).
+pub(super) fn union_alternatives(text: &str) -> SmolStr {
+    let alternatives: Vec<SmolStr> = super::top_level_split(text, '|')
+        .map(str::trim)
+        .filter(|alternative| !matches!(*alternative, "null" | "undefined" | "void" | ""))
+        .map(super::value_type)
+        .filter(|alternative| !alternative.is_empty())
+        .collect();
+    SmolStr::new(alternatives.join(" | "))
 }

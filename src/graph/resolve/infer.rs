@@ -519,7 +519,7 @@ impl<'a> Resolver<'a> {
                 BindingKind::Value => self.value_of(type_text, binding_scope, depth + 1),
                 BindingKind::Callback => self.callback_value(type_text, binding_scope, depth),
                 BindingKind::Variant => self.variant_value(type_text, binding_scope),
-                BindingKind::Bound | BindingKind::Local => Value::Unknown,
+                BindingKind::Bound | BindingKind::Local | BindingKind::Alias => Value::Unknown,
             };
             // An assigned value nothing says about may still be a module (`require(...)`).
             if value != Value::Unknown || kind != BindingKind::Value {
@@ -778,6 +778,7 @@ impl<'a> Resolver<'a> {
                         }
                         BindingKind::Bound
                         | BindingKind::Local
+                        | BindingKind::Alias
                         | BindingKind::Callback
                         | BindingKind::Variant => Value::Unknown,
                     };
@@ -826,6 +827,11 @@ impl<'a> Resolver<'a> {
 
     /// The value of an instance of the written type, resolved in this file at `scope`.
     pub(super) fn type_value(&self, type_text: &str, scope: Option<u32>) -> Value {
+        self.type_value_at(type_text, scope, 0)
+    }
+
+    /// [`Self::type_value`], `depth` type aliases deep.
+    pub(super) fn type_value_at(&self, type_text: &str, scope: Option<u32>, depth: u32) -> Value {
         let type_text = type_text.trim();
         if type_text.is_empty() {
             return Value::Unknown;
@@ -841,6 +847,24 @@ impl<'a> Resolver<'a> {
             && let Some(element) = crate::index::rust::element_type(type_text)
         {
             return self.elements_of_type(element, scope);
+        }
+        // A TypeScript union (`A | B`): an instance of each alternative.
+        if matches!(
+            self.file.language,
+            crate::lang::Language::TypeScript | crate::lang::Language::Tsx
+        ) {
+            let alternatives: Vec<&str> = crate::index::top_level_split(type_text, '|')
+                .map(str::trim)
+                .filter(|alternative| !matches!(*alternative, "" | "null" | "undefined" | "void"))
+                .collect();
+            if alternatives.len() > 1 {
+                return Value::merge(
+                    alternatives
+                        .into_iter()
+                        .map(|alternative| self.type_value_at(alternative, scope, depth))
+                        .collect(),
+                );
+            }
         }
         let normalized = crate::index::value_type(type_text);
         let type_text = normalized.as_str();
@@ -866,6 +890,10 @@ impl<'a> Resolver<'a> {
             .collect();
         if !types.is_empty() {
             return Value::Instance(types);
+        }
+        // A TypeScript type alias (`type ZodTypeAny = ZodType<any, any, any>`): the aliased type.
+        if let Some(value) = self.alias_value(type_text, scope, depth) {
+            return value;
         }
         // `http.Request`, `serde::Value`: qualified by a module from outside the workspace.
         let head = type_text.split(['.', ':', '\\']).next().unwrap_or("");
@@ -1084,6 +1112,7 @@ impl<'a> Resolver<'a> {
                 BindingKind::Value => resolver.value_of(&binding.type_name, None, depth + 1),
                 BindingKind::Bound
                 | BindingKind::Local
+                | BindingKind::Alias
                 | BindingKind::Callback
                 | BindingKind::Variant => Value::Unknown,
             });

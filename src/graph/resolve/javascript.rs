@@ -5,6 +5,14 @@
 //! `dateTimestampProvider.now` an implementation of `TimestampProvider.now`, so that calls made
 //! through the interface (`scheduler.now()`) count among its callers, as typescript-language-server
 //! counts them.
+//!
+//! A field the type's code assigns (`this.engine = opts.engines[ext]`) holds a value: a call of
+//! it (`this.engine(...)`) is no method, so it never takes a same-named method elsewhere by
+//! guess.
+//!
+//! A TypeScript type alias (`type ZodTypeAny = ZodType<any, any, any>`) stands for the type it
+//! names: a receiver declared `a: z.ZodTypeAny` has `ZodType`'s members. (Without this, a name
+//! no definition has looks like a type from outside the workspace.)
 
 use super::infer::Value;
 use super::{Edge, EntityId, FilePath, Resolver, any_callable};
@@ -130,5 +138,141 @@ impl Resolver<'_> {
             })
             .map(|entry| entry.id.clone())
             .collect()
+    }
+}
+
+impl Resolver<'_> {
+    /// Whether `receiver.name` is `this.name`, a field that the code of the type around assigns
+    /// a value (`this.engine = opts.engines[ext]` in a constructor function or a method, a class
+    /// field `engine = ...`): calling it calls that value.
+    pub(super) fn assigned_this_field(
+        &self,
+        receiver: &str,
+        name: &str,
+        scope: Option<u32>,
+    ) -> bool {
+        if super::family(self.file.language) != super::family(crate::lang::Language::JavaScript)
+            || !self.spec.self_receivers.contains(&receiver)
+        {
+            return false;
+        }
+        let field = format!("{receiver}.{name}");
+        // `this.x = ...` binds the field on the class around, or on the file where no class is
+        // (a constructor function and its prototype's methods).
+        if self
+            .binding_of(&field, scope)
+            .is_some_and(|(_, kind, _)| kind == crate::index::BindingKind::Value)
+        {
+            return true;
+        }
+        let mut current = scope;
+        while let Some(index) = current {
+            let def = &self.summary.defs[index as usize];
+            if def.kind.is_type() {
+                return self
+                    .bindings
+                    .get(&(Some(index), name))
+                    .is_some_and(|binding| binding.kind == crate::index::BindingKind::Value);
+            }
+            current = def.parent;
+        }
+        false
+    }
+}
+
+/// How many type aliases deep a type is followed (`type A = B`, `type B = C<T>`).
+const MAX_ALIAS_DEPTH: u32 = 4;
+
+impl Resolver<'_> {
+    /// The value of a TypeScript type alias named `type_text` as seen from `scope` (this file's,
+    /// imported by name, or a namespace's member `z.ZodTypeAny`): an instance of the aliased
+    /// type, resolved in the alias's own file. `None` when no alias of that name is visible.
+    pub(super) fn alias_value(
+        &self,
+        type_text: &str,
+        scope: Option<u32>,
+        depth: u32,
+    ) -> Option<Value> {
+        if !matches!(
+            self.file.language,
+            crate::lang::Language::TypeScript | crate::lang::Language::Tsx
+        ) || depth >= MAX_ALIAS_DEPTH
+        {
+            return None;
+        }
+        if let Some((head, name)) = type_text.split_once('.') {
+            // `z.ZodTypeAny` after `import * as z from "./types"`.
+            if name.contains('.') || !super::is_identifier(head) {
+                return None;
+            }
+            let files = self.receiver_module_files(head, scope)?;
+            return self.alias_in_files(&files, name, 0, depth);
+        }
+        let mut current = scope;
+        loop {
+            if let Some(binding) = self.aliases.get(&(current, type_text)) {
+                return Some(self.type_value_at(&binding.type_name, current, depth + 1));
+            }
+            match current {
+                Some(index) => current = self.summary.defs[index as usize].parent,
+                None => break,
+            }
+        }
+        for (position, import) in self.summary.imports.iter().enumerate() {
+            if self.import_bindings[position].as_deref() != Some(type_text)
+                || !self.import_visible(import, scope)
+            {
+                continue;
+            }
+            let original = import.name.as_deref().unwrap_or(type_text);
+            let files = self.import_files(position);
+            if let Some(value) = self.alias_in_files(&files, original, 0, depth) {
+                return Some(value);
+            }
+        }
+        None
+    }
+
+    /// The alias `name` at the top level of these files, or re-exported by them (`export *
+    /// from`, `export { A } from`), a few hops deep.
+    fn alias_in_files(
+        &self,
+        files: &[FilePath],
+        name: &str,
+        hops: u32,
+        depth: u32,
+    ) -> Option<Value> {
+        // A change of the alias (its name's export hash) re-resolves this file.
+        self.recorder.name(name);
+        for path in files {
+            let Some(file) = self.graph.files.get(path) else {
+                continue;
+            };
+            let resolver = self.resolver_for(file);
+            if let Some(binding) = resolver.aliases.get(&(None, name)) {
+                return Some(resolver.type_value_at(&binding.type_name, None, depth + 1));
+            }
+        }
+        if hops >= 3 {
+            return None;
+        }
+        for path in files {
+            let Some(target) = self.graph.files.get(path) else {
+                continue;
+            };
+            for (position, import) in target.summary.imports.iter().enumerate() {
+                let binds = target.import_bindings[position].as_deref() == Some(name);
+                if !(binds || (import.wildcard && import.name.is_none())) || import.path.is_empty()
+                {
+                    continue;
+                }
+                let original = import.name.as_deref().unwrap_or(name);
+                let next = self.foreign_import_files(target, position);
+                if let Some(value) = self.alias_in_files(&next, original, hops + 1, depth) {
+                    return Some(value);
+                }
+            }
+        }
+        None
     }
 }

@@ -28,6 +28,20 @@
     name: (identifier) @name
     value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
 
+; The same, cast: `export const computed: IComputedFactory = function computed() {} as any`,
+; `const f = function f() {} satisfies Handler`.
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(as_expression . [(arrow_function) (function_expression) (generator_function)])
+            (satisfies_expression . [(arrow_function) (function_expression) (generator_function)])])) @definition.function
+
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(as_expression . [(arrow_function) (function_expression) (generator_function)])
+            (satisfies_expression . [(arrow_function) (function_expression) (generator_function)])])) @definition.function
+
 (class_declaration
   name: (type_identifier) @name) @definition.class
 

@@ -51,16 +51,23 @@
 (mapped_type_clause type: (type_identifier) @name) @reference.type
 (type_alias_declaration value: (type_identifier) @name) @reference.type
 
-; Bindings: typed parameters (`u: User`, `u?: User`), typed variables and fields, `new`.
+; Type aliases of a named type: `type ZodTypeAny = ZodType<any, any, any>`, `type Id = ns.Key`.
+; A receiver declared of the alias has the aliased type's members.
+(type_alias_declaration
+  name: (type_identifier) @binding.name @binding.alias
+  value: [(type_identifier) (generic_type) (nested_type_identifier)] @binding.type) @binding
+
+; Bindings: typed parameters (`u: User`, `u?: User`), typed variables and fields, `new`. A union
+; (`Subject<T> | null`, `A | B`) is each of its alternatives.
 (required_parameter
   pattern: (identifier) @binding.name
   type: (type_annotation
-    [(type_identifier) (generic_type) (nested_type_identifier) (predefined_type)] @binding.type)) @binding
+    [(type_identifier) (generic_type) (nested_type_identifier) (predefined_type) (union_type)] @binding.type)) @binding
 
 (optional_parameter
   pattern: (identifier) @binding.name
   type: (type_annotation
-    [(type_identifier) (generic_type) (nested_type_identifier) (predefined_type)] @binding.type)) @binding
+    [(type_identifier) (generic_type) (nested_type_identifier) (predefined_type) (union_type)] @binding.type)) @binding
 
 ; Destructured parameters typed by an object type (React props):
 ; `function Card({ user }: { user: User })` binds user to User.
@@ -78,12 +85,12 @@
 (variable_declarator
   name: (identifier) @binding.name
   type: (type_annotation
-    [(type_identifier) (generic_type) (nested_type_identifier) (predefined_type)] @binding.type)) @binding
+    [(type_identifier) (generic_type) (nested_type_identifier) (predefined_type) (union_type)] @binding.type)) @binding
 
 (public_field_definition
   name: (property_identifier) @binding.name
   type: (type_annotation
-    [(type_identifier) (generic_type) (nested_type_identifier) (predefined_type)] @binding.type)) @binding
+    [(type_identifier) (generic_type) (nested_type_identifier) (predefined_type) (union_type)] @binding.type)) @binding
 
 (variable_declarator
   name: (identifier) @binding.name
