@@ -23,6 +23,7 @@ use smol_str::SmolStr;
 
 use super::aliases::ModuleAliases;
 use super::modules::{family, import_binding, module_keys, package_key};
+mod mentions;
 mod transaction;
 
 use super::resolve::{is_exported, is_top_level, mentions};
@@ -69,9 +70,9 @@ pub struct GraphWriter {
     file_paths: Vec<Option<FilePath>>,
     free_numbers: Vec<u32>,
     /// Name → files whose resolution may look it up.
-    name_mentions: FxHashMap<SmolStr, Vec<u32>>,
+    name_mentions: mentions::MentionIndex,
     /// Module key → files whose imports may look it up.
-    module_mentions: FxHashMap<SmolStr, Vec<u32>>,
+    module_mentions: mentions::MentionIndex,
 }
 
 impl GraphWriter {
@@ -257,28 +258,19 @@ impl GraphWriter {
     /// the extra names its last resolution read; each is forgotten once.
     fn add_mentions(&mut self, number: u32, (names, modules): (Vec<SmolStr>, Vec<SmolStr>)) {
         for name in names {
-            self.name_mentions.entry(name).or_default().push(number);
+            self.name_mentions.add(&name, number);
         }
         for key in modules {
-            self.module_mentions.entry(key).or_default().push(number);
+            self.module_mentions.add(&key, number);
         }
     }
 
     fn forget_mentions(&mut self, number: u32, (names, modules): (Vec<SmolStr>, Vec<SmolStr>)) {
-        let forget_one = |files: &mut Vec<u32>| {
-            if let Some(position) = files.iter().position(|file| *file == number) {
-                files.swap_remove(position);
-            }
-        };
         for name in names {
-            if let Some(files) = self.name_mentions.get_mut(&name) {
-                forget_one(files);
-            }
+            self.name_mentions.forget(&name, number);
         }
         for key in modules {
-            if let Some(files) = self.module_mentions.get_mut(&key) {
-                forget_one(files);
-            }
+            self.module_mentions.forget(&key, number);
         }
     }
 
@@ -289,8 +281,8 @@ impl GraphWriter {
         modules: &FxHashSet<SmolStr>,
         affected: &mut FxHashSet<FilePath>,
     ) {
-        let mut add = |numbers: Option<&Vec<u32>>| {
-            for number in numbers.into_iter().flatten() {
+        let mut add = |numbers: &[u32]| {
+            for number in numbers {
                 if let Some(Some(path)) = self.file_paths.get(*number as usize)
                     && graph.files.contains_key(path)
                 {
@@ -299,10 +291,10 @@ impl GraphWriter {
             }
         };
         for name in names {
-            add(self.name_mentions.get(name));
+            add(self.name_mentions.files(name));
         }
         for key in modules {
-            add(self.module_mentions.get(key));
+            add(self.module_mentions.files(key));
         }
     }
 
