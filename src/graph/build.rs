@@ -67,7 +67,8 @@ pub struct ApplyReport {
 pub struct GraphWriter {
     graph: Graph,
     file_numbers: FxHashMap<FilePath, u32>,
-    file_paths: Vec<Option<FilePath>>,
+    /// Number → path; the graph gets a copy (cheap: persistent) when its edge indices change.
+    file_paths: imbl::Vector<Option<FilePath>>,
     free_numbers: Vec<u32>,
     /// Name → files whose resolution may look it up.
     name_mentions: mentions::MentionIndex,
@@ -90,11 +91,11 @@ impl GraphWriter {
         }
         let number = match self.free_numbers.pop() {
             Some(number) => {
-                self.file_paths[number as usize] = Some(path.clone());
+                self.file_paths.set(number as usize, Some(path.clone()));
                 number
             }
             None => {
-                self.file_paths.push(Some(path.clone()));
+                self.file_paths.push_back(Some(path.clone()));
                 (self.file_paths.len() - 1) as u32
             }
         };
@@ -215,7 +216,7 @@ impl GraphWriter {
                     node.resolved.extra_modules.clone(),
                 ),
             );
-            index_edges(&path, &node.resolved, &mut incoming, &mut outgoing);
+            index_edges(number, &node.resolved, &mut incoming, &mut outgoing);
             for edge in &node.resolved.edges {
                 if matches!(edge.kind, RelationKind::Extends | RelationKind::Implements) {
                     bases.entry(edge.from.clone()).or_default().push((
@@ -242,13 +243,14 @@ impl GraphWriter {
             graph.bases.insert(child, list.into());
         }
         for (id, mut refs) in incoming {
-            refs.sort();
+            super::sort_edge_refs(&mut refs, &writer.file_paths);
             graph.incoming.insert(id, refs.into());
         }
         for (id, mut refs) in outgoing {
-            refs.sort();
+            super::sort_edge_refs(&mut refs, &writer.file_paths);
             graph.outgoing.insert(id, refs.into());
         }
+        graph.file_paths = writer.file_paths.clone();
         graph.revision = 1;
         writer.graph = graph;
         writer
@@ -481,20 +483,20 @@ fn name_entry(node: &FileNode, index: usize, package: &Option<SmolStr>) -> NameE
 
 /// Adds a file's edges to the incoming and outgoing indices (by position in the file).
 fn index_edges(
-    path: &FilePath,
+    number: u32,
     resolved: &Resolved,
     incoming: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
     outgoing: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
 ) {
     for (index, edge) in resolved.edges.iter().enumerate() {
         let edge_ref = EdgeRef {
-            file: path.clone(),
+            file: number,
             index: index as u32,
         };
         incoming
             .entry(edge.to.clone())
             .or_default()
-            .push(edge_ref.clone());
+            .push(edge_ref);
         outgoing
             .entry(edge.from.clone())
             .or_default()
@@ -502,10 +504,13 @@ fn index_edges(
     }
 }
 
+/// Replaces, for each entity of `additions`, the references into `replaced` files (by number)
+/// with the added ones. `paths` numbers the files (new numbers included).
 fn reindex(
     index: &mut imbl::HashMap<EntityId, Arc<[EdgeRef]>>,
     additions: FxHashMap<EntityId, Vec<EdgeRef>>,
-    replaced: &FxHashSet<FilePath>,
+    replaced: &FxHashSet<u32>,
+    paths: &imbl::Vector<Option<FilePath>>,
 ) {
     for (id, added) in additions {
         let mut next: Vec<EdgeRef> = index
@@ -513,7 +518,7 @@ fn reindex(
             .map(|refs| {
                 refs.iter()
                     .filter(|edge_ref| !replaced.contains(&edge_ref.file))
-                    .cloned()
+                    .copied()
                     .collect()
             })
             .unwrap_or_default();
@@ -521,7 +526,7 @@ fn reindex(
         if next.is_empty() {
             index.remove(&id);
         } else {
-            next.sort();
+            super::sort_edge_refs(&mut next, paths);
             index.insert(id, next.into());
         }
     }
