@@ -9,7 +9,8 @@
 //!   with `#2`, `#3`, ... for later duplicates in the same file. They depend on the file's own
 //!   text only, so re-indexing an unrelated file never changes them.
 //! - Edges are stored with the file whose reference produced them; the `incoming` and
-//!   `outgoing` maps index them by entity.
+//!   `outgoing` maps index them by entity, as [`EdgeRef`]s (the file's number, the edge's
+//!   position), listed in path order.
 //! - Ambiguous references are not edges; they are kept in [`Resolved::ambiguous`].
 
 pub mod aliases;

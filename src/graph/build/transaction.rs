@@ -541,7 +541,13 @@ impl<'w> Transaction<'w> {
             // Kept for good: without the spare capacity of vectors grown by pushing.
             result.edges.shrink_to_fit();
             result.ambiguous.shrink_to_fit();
+            for ambiguous in &mut result.ambiguous {
+                // Collected by filtering: up to twice the candidates' room.
+                ambiguous.candidates.shrink_to_fit();
+            }
             result.external.shrink_to_fit();
+            result.extra_names.shrink_to_fit();
+            result.extra_modules.shrink_to_fit();
             if !unchanged.contains(&path)
                 && let Some(&number) = self.writer.file_numbers.get(&path)
             {
