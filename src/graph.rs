@@ -9,7 +9,8 @@
 //!   with `#2`, `#3`, ... for later duplicates in the same file. They depend on the file's own
 //!   text only, so re-indexing an unrelated file never changes them.
 //! - Edges are stored with the file whose reference produced them; the `incoming` and
-//!   `outgoing` maps index them by entity.
+//!   `outgoing` maps index them by entity, as [`EdgeRef`]s (the file's number, the edge's
+//!   position), listed in path order.
 //! - Ambiguous references are not edges; they are kept in [`Resolved::ambiguous`].
 
 pub mod aliases;
@@ -160,10 +161,11 @@ pub struct EntityLoc {
     pub index: Option<u32>,
 }
 
-/// A reference to an edge: the file that holds it and its index there.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A reference to an edge: the number of the file that holds it ([`Graph::edge_file`]) and its
+/// index there. Eight bytes: the edge indices hold two of these per edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct EdgeRef {
-    pub file: FilePath,
+    pub file: u32,
     pub index: u32,
 }
 
@@ -172,6 +174,9 @@ pub struct EdgeRef {
 pub struct Graph {
     pub(crate) revision: u64,
     pub(crate) files: imbl::OrdMap<FilePath, Arc<FileNode>>,
+    /// The path of each file number (the writer numbers files; a removed file's number is
+    /// `None` until reused): what an [`EdgeRef`] names.
+    pub(crate) file_paths: imbl::Vector<Option<FilePath>>,
     pub(crate) entities: imbl::HashMap<EntityId, EntityLoc>,
     pub(crate) by_name: imbl::HashMap<SmolStr, Arc<[NameEntry]>>,
     pub(crate) modules: imbl::HashMap<SmolStr, Arc<[FilePath]>>,
@@ -306,9 +311,18 @@ impl Graph {
         self.entities.get(id)
     }
 
+    /// The path of the file an edge reference points into.
+    pub fn edge_path(&self, edge_ref: &EdgeRef) -> Option<&FilePath> {
+        self.file_paths.get(edge_ref.file as usize)?.as_ref()
+    }
+
+    /// The file an edge reference points into.
+    pub fn edge_file(&self, edge_ref: &EdgeRef) -> Option<&Arc<FileNode>> {
+        self.files.get(self.edge_path(edge_ref)?)
+    }
+
     pub fn edge(&self, edge_ref: &EdgeRef) -> Option<&Edge> {
-        self.files
-            .get(&edge_ref.file)?
+        self.edge_file(edge_ref)?
             .resolved
             .edges
             .get(edge_ref.index as usize)
@@ -498,16 +512,21 @@ impl Graph {
             Default::default();
         let mut expected_outgoing: std::collections::BTreeMap<&str, Vec<EdgeRef>> =
             Default::default();
-        for file in self.files.values() {
+        let mut numbered = 0;
+        for (number, path) in self.file_paths.iter().enumerate() {
+            let Some(file) = path.as_ref().and_then(|path| self.files.get(path)) else {
+                continue;
+            };
+            numbered += 1;
             for (index, edge) in file.resolved.edges.iter().enumerate() {
                 let edge_ref = EdgeRef {
-                    file: file.path.clone(),
+                    file: number as u32,
                     index: index as u32,
                 };
                 expected_incoming
                     .entry(&edge.to)
                     .or_default()
-                    .push(edge_ref.clone());
+                    .push(edge_ref);
                 expected_outgoing
                     .entry(&edge.from)
                     .or_default()
@@ -522,7 +541,7 @@ impl Graph {
             for (id, refs) in index.iter() {
                 actual_count += refs.len();
                 let mut want = expected.get(&**id).cloned().unwrap_or_default();
-                want.sort();
+                sort_edge_refs(&mut want, &self.file_paths);
                 if want.as_slice() != &**refs {
                     problems.push(format!(
                         "{name} of {id}: index has {} refs, edges say {}",
@@ -538,6 +557,28 @@ impl Graph {
                 ));
             }
         }
+        if numbered != self.files.len() {
+            problems.push(format!(
+                "{} files have no number, of {}",
+                self.files.len() - numbered,
+                self.files.len()
+            ));
+        }
         problems
     }
+}
+
+/// Sorts edge references in the order readers see an entity's edges in: by file path, then by
+/// position in the file (not by file number, which depends on the order files were added).
+pub(crate) fn sort_edge_refs(refs: &mut [EdgeRef], paths: &imbl::Vector<Option<FilePath>>) {
+    let path_of = |edge_ref: &EdgeRef| {
+        paths
+            .get(edge_ref.file as usize)
+            .and_then(|path| path.as_deref())
+    };
+    refs.sort_by(|left, right| {
+        path_of(left)
+            .cmp(&path_of(right))
+            .then(left.index.cmp(&right.index))
+    });
 }

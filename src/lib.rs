@@ -17,7 +17,8 @@
 //!   receiver-type inference (`graph/resolve/infer.rs`: declared and assigned bindings,
 //!   constructors, return types, field chains; Rust's elements, patterns and generic bounds in
 //!   `graph/resolve/rust.rs`), the single writer's transaction
-//!   (`graph/build.rs`, `graph/build/transaction.rs`), and the queries every door shares
+//!   (`graph/build.rs`, `graph/build/transaction.rs`; what each file mentions, the writer's
+//!   own index, in `graph/build/mentions.rs`), and the queries every door shares
 //!   (callers, callees, implementations, symbols, ...; Go's implicit interfaces by method sets
 //!   and the references left aside, ambiguous or unresolved (`graph/query/possible.rs`), are
 //!   computed there at query time, never stored as edges). `lang/go_build.rs` says which Go files are in the chosen

@@ -23,6 +23,7 @@ use smol_str::SmolStr;
 
 use super::aliases::ModuleAliases;
 use super::modules::{family, import_binding, module_keys, package_key};
+mod mentions;
 mod transaction;
 
 use super::resolve::{is_exported, is_top_level, mentions};
@@ -66,12 +67,13 @@ pub struct ApplyReport {
 pub struct GraphWriter {
     graph: Graph,
     file_numbers: FxHashMap<FilePath, u32>,
-    file_paths: Vec<Option<FilePath>>,
+    /// Number → path; the graph gets a copy (cheap: persistent) when its edge indices change.
+    file_paths: imbl::Vector<Option<FilePath>>,
     free_numbers: Vec<u32>,
     /// Name → files whose resolution may look it up.
-    name_mentions: FxHashMap<SmolStr, Vec<u32>>,
+    name_mentions: mentions::MentionIndex,
     /// Module key → files whose imports may look it up.
-    module_mentions: FxHashMap<SmolStr, Vec<u32>>,
+    module_mentions: mentions::MentionIndex,
 }
 
 impl GraphWriter {
@@ -89,11 +91,11 @@ impl GraphWriter {
         }
         let number = match self.free_numbers.pop() {
             Some(number) => {
-                self.file_paths[number as usize] = Some(path.clone());
+                self.file_paths.set(number as usize, Some(path.clone()));
                 number
             }
             None => {
-                self.file_paths.push(Some(path.clone()));
+                self.file_paths.push_back(Some(path.clone()));
                 (self.file_paths.len() - 1) as u32
             }
         };
@@ -214,7 +216,7 @@ impl GraphWriter {
                     node.resolved.extra_modules.clone(),
                 ),
             );
-            index_edges(&path, &node.resolved, &mut incoming, &mut outgoing);
+            index_edges(number, &node.resolved, &mut incoming, &mut outgoing);
             for edge in &node.resolved.edges {
                 if matches!(edge.kind, RelationKind::Extends | RelationKind::Implements) {
                     bases.entry(edge.from.clone()).or_default().push((
@@ -241,13 +243,14 @@ impl GraphWriter {
             graph.bases.insert(child, list.into());
         }
         for (id, mut refs) in incoming {
-            refs.sort();
+            super::sort_edge_refs(&mut refs, &writer.file_paths);
             graph.incoming.insert(id, refs.into());
         }
         for (id, mut refs) in outgoing {
-            refs.sort();
+            super::sort_edge_refs(&mut refs, &writer.file_paths);
             graph.outgoing.insert(id, refs.into());
         }
+        graph.file_paths = writer.file_paths.clone();
         graph.revision = 1;
         writer.graph = graph;
         writer
@@ -257,28 +260,19 @@ impl GraphWriter {
     /// the extra names its last resolution read; each is forgotten once.
     fn add_mentions(&mut self, number: u32, (names, modules): (Vec<SmolStr>, Vec<SmolStr>)) {
         for name in names {
-            self.name_mentions.entry(name).or_default().push(number);
+            self.name_mentions.add(&name, number);
         }
         for key in modules {
-            self.module_mentions.entry(key).or_default().push(number);
+            self.module_mentions.add(&key, number);
         }
     }
 
     fn forget_mentions(&mut self, number: u32, (names, modules): (Vec<SmolStr>, Vec<SmolStr>)) {
-        let forget_one = |files: &mut Vec<u32>| {
-            if let Some(position) = files.iter().position(|file| *file == number) {
-                files.swap_remove(position);
-            }
-        };
         for name in names {
-            if let Some(files) = self.name_mentions.get_mut(&name) {
-                forget_one(files);
-            }
+            self.name_mentions.forget(&name, number);
         }
         for key in modules {
-            if let Some(files) = self.module_mentions.get_mut(&key) {
-                forget_one(files);
-            }
+            self.module_mentions.forget(&key, number);
         }
     }
 
@@ -289,8 +283,8 @@ impl GraphWriter {
         modules: &FxHashSet<SmolStr>,
         affected: &mut FxHashSet<FilePath>,
     ) {
-        let mut add = |numbers: Option<&Vec<u32>>| {
-            for number in numbers.into_iter().flatten() {
+        let mut add = |numbers: &[u32]| {
+            for number in numbers {
                 if let Some(Some(path)) = self.file_paths.get(*number as usize)
                     && graph.files.contains_key(path)
                 {
@@ -299,10 +293,10 @@ impl GraphWriter {
             }
         };
         for name in names {
-            add(self.name_mentions.get(name));
+            add(self.name_mentions.files(name));
         }
         for key in modules {
-            add(self.module_mentions.get(key));
+            add(self.module_mentions.files(key));
         }
     }
 
@@ -505,20 +499,20 @@ fn name_entry(node: &FileNode, index: usize, package: &Option<SmolStr>) -> NameE
 
 /// Adds a file's edges to the incoming and outgoing indices (by position in the file).
 fn index_edges(
-    path: &FilePath,
+    number: u32,
     resolved: &Resolved,
     incoming: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
     outgoing: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
 ) {
     for (index, edge) in resolved.edges.iter().enumerate() {
         let edge_ref = EdgeRef {
-            file: path.clone(),
+            file: number,
             index: index as u32,
         };
         incoming
             .entry(edge.to.clone())
             .or_default()
-            .push(edge_ref.clone());
+            .push(edge_ref);
         outgoing
             .entry(edge.from.clone())
             .or_default()
@@ -526,10 +520,13 @@ fn index_edges(
     }
 }
 
+/// Replaces, for each entity of `additions`, the references into `replaced` files (by number)
+/// with the added ones. `paths` numbers the files (new numbers included).
 fn reindex(
     index: &mut imbl::HashMap<EntityId, Arc<[EdgeRef]>>,
     additions: FxHashMap<EntityId, Vec<EdgeRef>>,
-    replaced: &FxHashSet<FilePath>,
+    replaced: &FxHashSet<u32>,
+    paths: &imbl::Vector<Option<FilePath>>,
 ) {
     for (id, added) in additions {
         let mut next: Vec<EdgeRef> = index
@@ -537,7 +534,7 @@ fn reindex(
             .map(|refs| {
                 refs.iter()
                     .filter(|edge_ref| !replaced.contains(&edge_ref.file))
-                    .cloned()
+                    .copied()
                     .collect()
             })
             .unwrap_or_default();
@@ -545,7 +542,7 @@ fn reindex(
         if next.is_empty() {
             index.remove(&id);
         } else {
-            next.sort();
+            super::sort_edge_refs(&mut next, paths);
             index.insert(id, next.into());
         }
     }

@@ -206,16 +206,16 @@ pub(super) fn phrase_match(query: &QueryShape, name: &[String], docstring: Optio
 /// once.
 pub(super) fn production_fan_in(graph: &Graph, id: &EntityId, cap: usize) -> usize {
     let mut count = 0;
-    let mut current: Option<(&str, Option<&FileNode>)> = None;
+    let mut current: Option<(u32, Option<&FileNode>)> = None;
     for edge_ref in graph.incoming_refs(id).iter().take(cap * 4) {
         let file = match current {
-            Some((path, file)) if path == &*edge_ref.file => file,
+            Some((number, file)) if number == edge_ref.file => file,
             _ => {
                 let file = graph
-                    .file(&edge_ref.file)
+                    .edge_file(edge_ref)
                     .map(|file| &**file)
                     .filter(|file| file.class == FileClass::Production);
-                current = Some((&edge_ref.file, file));
+                current = Some((edge_ref.file, file));
                 file
             }
         };

@@ -36,6 +36,9 @@ pub(super) struct Transaction<'w> {
     affected: FxHashSet<FilePath>,
     /// The resolutions of files replaced or removed in this transaction.
     removed_edges: Vec<(FilePath, Arc<Resolved>)>,
+    /// The numbers removed files had (freed, maybe reused by a file added in this
+    /// transaction): their edges leave the indices.
+    removed_numbers: FxHashMap<FilePath, u32>,
     /// Timings of the steps, for the log.
     indexed: std::time::Duration,
     based: std::time::Duration,
@@ -58,6 +61,7 @@ impl<'w> Transaction<'w> {
             module_changes: FxHashMap::default(),
             affected: FxHashSet::default(),
             removed_edges: Vec::new(),
+            removed_numbers: FxHashMap::default(),
             indexed: Default::default(),
             based: Default::default(),
             resolved_at: Default::default(),
@@ -194,7 +198,8 @@ impl<'w> Transaction<'w> {
                 );
             }
             self.writer.file_numbers.remove(&path);
-            self.writer.file_paths[number as usize] = None;
+            self.writer.file_paths.set(number as usize, None);
+            self.removed_numbers.insert(path.clone(), number);
             self.writer.free_numbers.push(number);
         }
         // Which names and module keys now mean something else?
@@ -513,14 +518,20 @@ impl<'w> Transaction<'w> {
                 );
             }
         }
-        let mut replaced: FxHashSet<FilePath> = FxHashSet::default();
+        let mut replaced: FxHashSet<u32> = FxHashSet::default();
         let mut incoming_add: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
         let mut outgoing_add: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
         for (path, old) in &old_by_path {
             if unchanged.contains(path) {
                 continue;
             }
-            replaced.insert(path.clone());
+            if let Some(&number) = self
+                .removed_numbers
+                .get(path)
+                .or_else(|| self.writer.file_numbers.get(path))
+            {
+                replaced.insert(number);
+            }
             for edge in &old.edges {
                 incoming_add.entry(edge.to.clone()).or_default();
                 outgoing_add.entry(edge.from.clone()).or_default();
@@ -530,9 +541,17 @@ impl<'w> Transaction<'w> {
             // Kept for good: without the spare capacity of vectors grown by pushing.
             result.edges.shrink_to_fit();
             result.ambiguous.shrink_to_fit();
+            for ambiguous in &mut result.ambiguous {
+                // Collected by filtering: up to twice the candidates' room.
+                ambiguous.candidates.shrink_to_fit();
+            }
             result.external.shrink_to_fit();
-            if !unchanged.contains(&path) {
-                index_edges(&path, &result, &mut incoming_add, &mut outgoing_add);
+            result.extra_names.shrink_to_fit();
+            result.extra_modules.shrink_to_fit();
+            if !unchanged.contains(&path)
+                && let Some(&number) = self.writer.file_numbers.get(&path)
+            {
+                index_edges(number, &result, &mut incoming_add, &mut outgoing_add);
             }
             if let Some(file) = self.next.files.get(&path) {
                 let mut node = (**file).clone();
@@ -540,8 +559,10 @@ impl<'w> Transaction<'w> {
                 self.next.files.insert(path, Arc::new(node));
             }
         }
-        reindex(&mut self.next.incoming, incoming_add, &replaced);
-        reindex(&mut self.next.outgoing, outgoing_add, &replaced);
+        let paths = &self.writer.file_paths;
+        reindex(&mut self.next.incoming, incoming_add, &replaced, paths);
+        reindex(&mut self.next.outgoing, outgoing_add, &replaced, paths);
+        self.next.file_paths = paths.clone();
     }
 
     /// Step 9: the next graph becomes the writer's.
