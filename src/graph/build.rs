@@ -509,10 +509,7 @@ fn index_edges(
             file: number,
             index: index as u32,
         };
-        incoming
-            .entry(edge.to.clone())
-            .or_default()
-            .push(edge_ref);
+        incoming.entry(edge.to.clone()).or_default().push(edge_ref);
         outgoing
             .entry(edge.from.clone())
             .or_default()

@@ -18,6 +18,8 @@ use rustc_hash::{FxHashMap, FxHasher};
 #[derive(Debug, Clone)]
 enum Mentioners {
     One(u32),
+    // Boxed so that the enum is 16 bytes, not 32: most keys have one file.
+    #[allow(clippy::box_collection)]
     Many(Box<Vec<u32>>),
 }
 
