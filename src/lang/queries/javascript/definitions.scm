@@ -122,3 +122,11 @@
     right: (function_expression))
   (#not-match? @_object "^[A-Za-z_$][A-Za-z0-9_$]*$")) @definition.function
 
+; `this.skip = function asyncSkip() {}` in a constructor or method: `this` is no identifier, so
+; the pattern above (whose predicate rejects the text `this`) needs its own.
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (this)
+      property: (property_identifier) @name)
+    right: (function_expression))) @definition.function

@@ -2,8 +2,8 @@
 ; local name x (recorded as name `default`, alias x: `@import.default`),
 ; `import {a as b} from`, `import * as m from` (a module alias, like Python's `import m as m`),
 ; side-effect `import './x'`. Re-exports (`export {a} from`, `export * from`, `export * as ns
-; from`) are imports too. CommonJS: `const x = require('./x')` (module alias) and
-; `const {a, b: c} = require('./x')`.
+; from`) are imports too. CommonJS: `const x = require('./x')` (module alias),
+; `const {a, b: c} = require('./x')` and `const a = require('./x').a`.
 
 (import_statement
   (import_clause (identifier) @import.alias @import.default)
@@ -56,6 +56,16 @@
   value: (call_expression
     function: (identifier) @_require
     arguments: (arguments . (string (string_fragment) @import.path) .))
+  (#eq? @_require "require")) @import
+
+; `const f = require('./errors').f`: the member `f` of the module, under the local name.
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (member_expression
+    object: (call_expression
+      function: (identifier) @_require
+      arguments: (arguments . (string (string_fragment) @import.path) .))
+    property: (property_identifier) @import.name)
   (#eq? @_require "require")) @import
 
 ; `require('./polyfill');` for its side effects, and dynamic `import('./Page')` (lazy loading).
