@@ -378,7 +378,7 @@ impl<'a> Resolver<'a> {
 
     /// The files another file's import names, cached for this resolver's lifetime (re-export
     /// chains visit the same files again and again).
-    fn foreign_import_files(&self, target: &FileNode, position: usize) -> Rc<Vec<FilePath>> {
+    pub(super) fn foreign_import_files(&self, target: &FileNode, position: usize) -> Rc<Vec<FilePath>> {
         let key = (target.path.clone(), position);
         if let Some(files) = self.foreign_imports.borrow().get(&key) {
             return files.clone();
@@ -1101,6 +1101,11 @@ impl<'a> Resolver<'a> {
         let imported = self.imported_object_members(receiver, name, scope);
         if !imported.is_empty() {
             return Some(self.decide_here(imported, Resolution::Import));
+        }
+        // An object of a module imported as a whole (`import * as z`, then `z.coerce.f()`).
+        let namespaced = self.namespace_object_members(receiver, name, scope);
+        if !namespaced.is_empty() {
+            return Some(self.decide_here(namespaced, Resolution::Import));
         }
         None
     }

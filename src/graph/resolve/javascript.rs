@@ -99,6 +99,65 @@ impl Resolver<'_> {
         Vec::new()
     }
 
+    /// The functions named `name` of an object that a module imported as a whole defines or
+    /// re-exports (`import * as z from "./index"` then `z.coerce.boolean()`, with `export const
+    /// coerce = { boolean: ... }` in a file that `index` re-exports with `export *`).
+    pub(super) fn namespace_object_members(
+        &self,
+        receiver: &str,
+        name: &str,
+        scope: Option<u32>,
+    ) -> Vec<EntityId> {
+        if super::family(self.file.language) != super::family(crate::lang::Language::JavaScript) {
+            return Vec::new();
+        }
+        let Some((head, object)) = receiver.split_once('.') else {
+            return Vec::new();
+        };
+        if !super::is_identifier(head) || !super::is_identifier(object) {
+            return Vec::new();
+        }
+        let Some(files) = self.receiver_module_files(head, scope) else {
+            return Vec::new();
+        };
+        let files = self.reexporting_files(files, object);
+        self.object_members_in(&files, object, name)
+    }
+
+    /// These files and those they re-export `name` from (`export * from`, `export { name }
+    /// from`), a few hops deep: where a module's `name` may be defined.
+    fn reexporting_files(&self, files: Vec<FilePath>, name: &str) -> Vec<FilePath> {
+        let mut all = files.clone();
+        let mut frontier = files;
+        for _ in 0..3 {
+            let mut next = Vec::new();
+            for path in &frontier {
+                let Some(file) = self.graph.files.get(path) else {
+                    continue;
+                };
+                for (position, import) in file.summary.imports.iter().enumerate() {
+                    let names_it = file.import_bindings[position].as_deref() == Some(name);
+                    if import.path.is_empty()
+                        || !(names_it || (import.wildcard && import.name.is_none()))
+                    {
+                        continue;
+                    }
+                    for found in self.foreign_import_files(file, position).iter() {
+                        if !all.contains(found) {
+                            all.push(found.clone());
+                            next.push(found.clone());
+                        }
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+        all
+    }
+
     /// The functions named `name` of the object a module exports as a whole (`module.exports =
     /// list`, `export default list`, with `let list = { split() {} }` there): `require('./list')
     /// .split()`.

@@ -29,18 +29,22 @@
     value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
 
 ; The same, cast: `export const computed: IComputedFactory = function computed() {} as any`,
-; `const f = function f() {} satisfies Handler`.
+; `const f = function f() {} satisfies Handler`, `const g = ((x) => x) as G`.
 (lexical_declaration
   (variable_declarator
     name: (identifier) @name
-    value: [(as_expression . [(arrow_function) (function_expression) (generator_function)])
-            (satisfies_expression . [(arrow_function) (function_expression) (generator_function)])])) @definition.function
+    value: [(as_expression . [(arrow_function) (function_expression) (generator_function)
+                            (parenthesized_expression [(arrow_function) (function_expression)])])
+            (satisfies_expression . [(arrow_function) (function_expression) (generator_function)
+                            (parenthesized_expression [(arrow_function) (function_expression)])])])) @definition.function
 
 (variable_declaration
   (variable_declarator
     name: (identifier) @name
-    value: [(as_expression . [(arrow_function) (function_expression) (generator_function)])
-            (satisfies_expression . [(arrow_function) (function_expression) (generator_function)])])) @definition.function
+    value: [(as_expression . [(arrow_function) (function_expression) (generator_function)
+                            (parenthesized_expression [(arrow_function) (function_expression)])])
+            (satisfies_expression . [(arrow_function) (function_expression) (generator_function)
+                            (parenthesized_expression [(arrow_function) (function_expression)])])])) @definition.function
 
 (class_declaration
   name: (type_identifier) @name) @definition.class
@@ -103,6 +107,14 @@
 (pair
   key: (property_identifier) @name
   value: [(arrow_function) (function_expression)]) @definition.function
+
+; The same, cast: zod's `coerce = { boolean: ((arg) => ZodBoolean.create(arg)) as Create }`.
+(pair
+  key: (property_identifier) @name
+  value: [(as_expression . [(arrow_function) (function_expression) (generator_function)
+                            (parenthesized_expression [(arrow_function) (function_expression)])])
+          (satisfies_expression . [(arrow_function) (function_expression) (generator_function)
+                            (parenthesized_expression [(arrow_function) (function_expression)])])]) @definition.function
 
 ; `exports.f = function () {}` and `module.exports.f = () => {}`.
 (expression_statement
