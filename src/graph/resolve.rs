@@ -992,6 +992,15 @@ impl<'a> Resolver<'a> {
                 }
                 members.sort();
                 members.dedup();
+                // A typed object of this file or imported by name whose type declares the member
+                // as a property of function type (rxjs's `intervalProvider: IntervalProvider =
+                // { clearInterval(handle) {...} }`): the object's own function.
+                if members.is_empty()
+                    && family(self.file.language) == family(crate::lang::Language::JavaScript)
+                    && let Some(found) = self.owned_call(receiver, name, scope)
+                {
+                    return found;
+                }
                 // A known type without that member: a method of an external base or trait. In
                 // dynamic languages (descriptors, `__getattr__`, members assigned at run time)
                 // the type may not tell: the later steps still apply.
