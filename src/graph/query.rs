@@ -185,8 +185,9 @@ fn group_calls<'a>(
 ///
 /// Where the language's own server does so (TypeScript and JavaScript's, Go's), the callers of
 /// a method include the calls made through the base or interface members it overrides or
-/// implements, marked `dispatch`; rust-analyzer's way round, the callers of a Rust trait's
-/// method include the calls of its implementations, marked `dispatch` too.
+/// implements, marked `dispatch`; the other way round, the callers of a Rust trait's method
+/// (rust-analyzer) and of a TypeScript or JavaScript interface or base member (tsserver)
+/// include the calls of its implementations and overrides, marked `dispatch` too.
 pub fn callers(graph: &Graph, id: &str) -> Vec<CallSite> {
     let twins = build_twins(graph, id);
     let through_bases: Vec<Edge> = overridden_members(graph, id)
@@ -200,7 +201,9 @@ pub fn callers(graph: &Graph, id: &str) -> Vec<CallSite> {
         .collect();
     // Calls of a Rust trait method's implementations, marked `dispatch` as well: not calls of
     // this definition, but of one of the methods that run for it.
-    let of_implementations: Vec<Edge> = rust_trait_implementations(graph, id)
+    let mut implementations = rust_trait_implementations(graph, id);
+    implementations.extend(javascript_implementations(graph, id));
+    let of_implementations: Vec<Edge> = implementations
         .iter()
         .flat_map(|member| graph.incoming(member))
         .filter(|edge| edge.kind == RelationKind::Calls)
@@ -269,6 +272,71 @@ fn rust_trait_implementations(graph: &Graph, id: &str) -> Vec<EntityId> {
                 .map(|member| member.id),
         );
     }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The methods that implement or override the TypeScript or JavaScript member `id` (an
+/// interface's method, a class's method): the same-named members of the types that implement
+/// or extend its type, transitively, and the functions of typed object literals that implement
+/// it. tsserver's references of a member include those of the members whose root symbol it is,
+/// so its call hierarchy lists their calls among the member's callers (mobx's
+/// `IAtom.reportObserved`, called as `this.reportObserved()` on an `Atom`).
+fn javascript_implementations(graph: &Graph, id: &str) -> Vec<EntityId> {
+    let Some(entity) = graph.entity(id) else {
+        return Vec::new();
+    };
+    let family = |language: crate::lang::Language| {
+        matches!(
+            language,
+            crate::lang::Language::JavaScript
+                | crate::lang::Language::TypeScript
+                | crate::lang::Language::Tsx
+        )
+    };
+    if !family(entity.language) || !entity.kind.is_callable() || entity.kind.is_type() {
+        return Vec::new();
+    }
+    let mut found: Vec<EntityId> = graph
+        .incoming(id)
+        .filter(|edge| edge.kind == RelationKind::Implements)
+        .map(|edge| edge.from.clone())
+        .collect();
+    if let Some(type_id) = owner_type(graph, &entity) {
+        let mut seen: Vec<EntityId> = vec![type_id.clone()];
+        let mut level = vec![type_id];
+        for _ in 0..8 {
+            let mut next = Vec::new();
+            for current in &level {
+                for edge in graph.incoming(current) {
+                    if !matches!(edge.kind, RelationKind::Implements | RelationKind::Extends)
+                        || seen.contains(&edge.from)
+                        || !graph.kind_of(&edge.from).is_some_and(EntityKind::is_type)
+                    {
+                        continue;
+                    }
+                    seen.push(edge.from.clone());
+                    next.push(edge.from.clone());
+                    found.extend(
+                        members(graph, &edge.from)
+                            .into_iter()
+                            .filter(|member| {
+                                member.name == entity.name
+                                    && member.kind.is_callable()
+                                    && !member.kind.is_type()
+                            })
+                            .map(|member| member.id),
+                    );
+                }
+            }
+            if next.is_empty() || seen.len() > 256 {
+                break;
+            }
+            level = next;
+        }
+    }
+    found.retain(|member| &**member != id);
     found.sort();
     found.dedup();
     found

@@ -378,7 +378,11 @@ impl<'a> Resolver<'a> {
 
     /// The files another file's import names, cached for this resolver's lifetime (re-export
     /// chains visit the same files again and again).
-    pub(super) fn foreign_import_files(&self, target: &FileNode, position: usize) -> Rc<Vec<FilePath>> {
+    pub(super) fn foreign_import_files(
+        &self,
+        target: &FileNode,
+        position: usize,
+    ) -> Rc<Vec<FilePath>> {
         let key = (target.path.clone(), position);
         if let Some(files) = self.foreign_imports.borrow().get(&key) {
             return files.clone();
