@@ -185,6 +185,9 @@ fn print_conventions() {
     println!(
         "  - {NO_DECLARATION} (`runner.isolated_filesystem()` with a fixture `runner`, `instance.registerHelper()` on an untyped JavaScript parameter): labels codegraph's edge, read with textDocument/definition at the call;"
     );
+    println!(
+        "  - {CALL_HIERARCHY_OMITS} (`this.lookup(name)` for `View.prototype.lookup = function lookup`; asked again with callHierarchy/incomingCalls at that declaration for codegraph's outgoing edges);"
+    );
     println!("  - {NESTED_CALLER} (`def test(): @click.command() def cli(): click.echo(...)`);");
     println!(
         "  - {COARSER_CALLER}: tsserver has no item for `exports.f = function` or `obj.m = function () {{}}` and gives calls inside them to the file, and gives calls inside `{{ key: () => ... }}` to the function around the object literal; pyright gives calls in a class body to the module; rust-analyzer gives calls in a function written inside a macro's arguments to the function the macro expands it to, named after the expansion at the macro's line (`prop` for every property of `quickcheck! {{ fn size_zip(..) {{ .. }} }}`)."
@@ -264,6 +267,7 @@ const MACRO_ARGUMENT: &str = "a call inside a macro's arguments (`assert!(f(x))`
 const INACTIVE_CFG: &str = "a call in code that a `#[cfg]` leaves out of the crate's default build (a feature outside `[features] default` in Cargo.toml), which rust-analyzer does not analyse and codegraph keeps, as a build variant's call";
 const NESTED_CALLER: &str = "a call inside a function or class nested in the sampled one, which pyright counts among the outer function's outgoing calls and codegraph among the nested one's";
 const STUB: &str = "pyright answers with the declaration in a `.pyi` stub that re-declares a name the package re-exports, codegraph with the definition the name is imported from";
+const CALL_HIERARCHY_OMITS: &str = "tsserver's own textDocument/definition at the call site is this very function, yet its call hierarchy lists the call under no caller (a function assigned to a prototype, a property or `exports`, a member taken from a `require`, a reassigned `let`): the call is real by the reference's own reading; labels codegraph's edge";
 const NO_DECLARATION: &str = "the reference finds no declaration for the called name (a receiver it cannot type: for pyright an untyped parameter such as a pytest fixture, a dependency that is not installed, a stub that leaves the member out; for tsserver a receiver of type `any`, such as an untyped parameter or `var self = this` in CommonJS code), so it lists no edge; codegraph's is a guess by unique name or its own typing";
 
 struct Disagreement {
@@ -629,7 +633,18 @@ fn compare(
         }) {
             // The called name: the sample's for its callers, each callee's own otherwise.
             let called = (direction == "incoming").then_some(sample.name.as_str());
-            label_by_declaration(reference, root, called, &mut extra);
+            let sampled = (direction == "incoming").then_some((
+                sample.relative.as_str(),
+                (reference_span.0, reference_span.1),
+            ));
+            label_by_declaration(
+                reference,
+                root,
+                called,
+                sampled,
+                &reference_edges,
+                &mut extra,
+            );
         }
         counts.add(Counts {
             agreed,
@@ -785,10 +800,18 @@ fn python_defines(file: &Path, name: &str) -> bool {
 /// tsserver) lacks by what it declares at the call site (`textDocument/definition` at the
 /// called name): nothing ([`NO_DECLARATION`]), or a stub's re-declaration of a re-exported name
 /// ([`STUB`], Python only).
+///
+/// For tsserver also: a definition at the call site that is the callee codegraph has (the
+/// sampled definition for its callers, codegraph's callee item otherwise), while the
+/// reference's call hierarchy lists that call under no caller ([`CALL_HIERARCHY_OMITS`]).
+/// `sampled` is the sampled definition's file and lines when the edges are its callers;
+/// `reference_edges` are the reference's edges in the same direction.
 fn label_by_declaration(
     reference: &mut Server,
     root: &Path,
     called: Option<&str>,
+    sampled: Option<(&str, (u32, u32))>,
+    reference_edges: &[Edge],
     extra: &mut [Edge],
 ) {
     for edge in extra.iter_mut().filter(|edge| edge.convention.is_none()) {
@@ -835,8 +858,91 @@ fn label_by_declaration(
             edge.convention = Some(NO_DECLARATION);
         } else if locations.iter().all(in_stub) {
             edge.convention = Some(STUB);
+        } else if language_id != "python"
+            && let Some(location) = locations.iter().find(|location| {
+                names_callee(location, root, sampled.unwrap_or((&edge.file, edge.span)))
+            })
+        {
+            // tsserver's definition at the call is the callee codegraph has: the call is real
+            // by the reference's own reading. Labelled only when the reference's call hierarchy
+            // lists the call nowhere (not under another caller either).
+            let listed = match sampled {
+                Some(_) => reference_edges
+                    .iter()
+                    .any(|other| shares_a_site(other, edge)),
+                None => reference_lists_call(reference, root, location, &site_file, site_line),
+            };
+            if !listed {
+                edge.convention = Some(CALL_HIERARCHY_OMITS);
+            }
         }
     }
+}
+
+/// Whether a location of a definition answer lies in the callee: its file, within its lines.
+fn names_callee(location: &Value, root: &Path, callee: (&str, (u32, u32))) -> bool {
+    let Some(file) = location["uri"]
+        .as_str()
+        .or_else(|| location["targetUri"].as_str())
+        .and_then(|uri| relative_path(uri, root))
+    else {
+        return false;
+    };
+    let range = if location["range"].is_object() {
+        &location["range"]
+    } else {
+        &location["targetSelectionRange"]
+    };
+    let Some(line) = range["start"]["line"].as_u64() else {
+        return false;
+    };
+    let (callee_file, (first, last)) = callee;
+    file == callee_file && u64::from(first) <= line && line <= u64::from(last)
+}
+
+/// Whether the reference's incoming calls of the definition at `location` list a call at
+/// `site_file:site_line`, under any caller.
+fn reference_lists_call(
+    reference: &mut Server,
+    root: &Path,
+    location: &Value,
+    site_file: &str,
+    site_line: u32,
+) -> bool {
+    let uri_text = location["uri"]
+        .as_str()
+        .or_else(|| location["targetUri"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    let range = if location["range"].is_object() {
+        location["range"].clone()
+    } else {
+        location["targetSelectionRange"].clone()
+    };
+    let Ok(items) = reference.request(
+        "textDocument/prepareCallHierarchy",
+        json!({"textDocument": {"uri": uri_text}, "position": range["start"]}),
+    ) else {
+        // Unknown: count it as listed, so that nothing is labelled on a guess.
+        return true;
+    };
+    let Some(item) = items.as_array().and_then(|items| items.first()).cloned() else {
+        return false;
+    };
+    let Ok(calls) = reference.request("callHierarchy/incomingCalls", json!({"item": item})) else {
+        return true;
+    };
+    calls.as_array().into_iter().flatten().any(|call| {
+        call["from"]["uri"]
+            .as_str()
+            .and_then(|uri| relative_path(uri, root))
+            .is_some_and(|file| file == site_file)
+            && call["fromRanges"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|range| range["start"]["line"].as_u64() == Some(u64::from(site_line)))
+    })
 }
 
 /// Whether two incoming edges have a call site in common (same file, same line).

@@ -13,6 +13,7 @@ use tree_sitter::{Node, QueryCursor, Tree};
 use crate::lang::Language;
 use crate::model::{EntityKind, Position, Span};
 
+mod go;
 mod javascript;
 pub(crate) mod rust;
 mod rust_path;
@@ -648,6 +649,8 @@ struct MatchItem<'tree> {
     binding_callback: Option<Node<'tree>>,
     binding_variant: Option<Node<'tree>>,
     binding_pattern: Option<Node<'tree>>,
+    /// A Go type switch's value (`switch v := x.(type)`): `v` is bound once per case.
+    binding_switch: Option<Node<'tree>>,
     import: Option<Node<'tree>>,
     import_tree: Option<Node<'tree>>,
     /// First and last capture: some grammars give a dotted path as sibling identifiers.
@@ -687,6 +690,7 @@ impl<'tree> MatchItem<'tree> {
             "binding.callback" => self.binding_callback = Some(node),
             "binding.variant" => self.binding_variant = Some(node),
             "binding.pattern" => self.binding_pattern = Some(node),
+            "binding.switch" => self.binding_switch = Some(node),
             "import.tree" => self.import_tree = Some(node),
             "import" => self.import = Some(node),
             "import.path" => {
@@ -874,6 +878,19 @@ impl RawCaptures {
             // A parameter of a signature without a body (`cb: (builder: Builder) => void`, an
             // interface's method) binds nothing where it is written.
             if javascript::parameter_of_signature(binding) {
+                return;
+            }
+            if let Some(value) = item.binding_switch {
+                let bound = receiver_text(node_text(name, text));
+                for (type_name, kind, region) in go::type_switch_cases(binding, value, text) {
+                    self.bindings.push((
+                        bound.clone(),
+                        type_name,
+                        kind,
+                        Span::from_node(name),
+                        Some(Span::from_node(region)),
+                    ));
+                }
                 return;
             }
             if let Some(type_node) = item.binding_type.or(item.binding_bound) {

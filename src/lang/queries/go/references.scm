@@ -115,3 +115,9 @@
 ; parameter with a declared type has that binding too, which wins.
 (parameter_declaration
   name: (identifier) @binding.name @binding.local) @binding
+
+; `switch v := x.(type) { case *T: ... }`: in each case `v` has the case's type (one type), or
+; the type of `x` (several types, `nil`, `default`); the extraction walks the cases.
+(type_switch_statement
+  alias: (expression_list . (identifier) @binding.name)
+  value: (_) @binding.switch) @binding
