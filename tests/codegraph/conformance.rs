@@ -288,7 +288,7 @@ fn check_fixture(name: &str) -> Vec<String> {
                     continue;
                 };
                 let outgoing = ids(&client.outgoing(&item), "to");
-                if outgoing.contains(&expectation.to) != !expectation.negated {
+                if outgoing.contains(&expectation.to) == expectation.negated {
                     failures.push(format!("{name}: {line}: outgoing calls are {outgoing:?}"));
                 }
             }
@@ -421,7 +421,7 @@ fn check_mcp(
                 ));
             }
             let callees = listed(&call("find_callees", expectation.from.clone()).await, "callees");
-            if callees.contains(&expectation.to) != !expectation.negated {
+            if callees.contains(&expectation.to) == expectation.negated {
                 failures.push(format!(
                     "{name}: MCP find_callees {} gives {callees:?}",
                     expectation.from
