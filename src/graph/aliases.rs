@@ -71,9 +71,11 @@ impl ModuleAliases {
             } else {
                 continue;
             };
-            if let Some((_, targets)) = package.entries.iter().find(|(entry, _)| entry == subpath) {
+            // An exact subpath, else the wildcard subpath with the longest prefix (Node's rule,
+            // the same as TypeScript's for `paths`).
+            if let Some(targets) = matching_targets(&package.entries, subpath) {
                 for target in targets {
-                    push_key(&mut keys, target);
+                    push_key(&mut keys, &target);
                 }
             }
             if !subpath.is_empty() {
@@ -83,6 +85,32 @@ impl ModuleAliases {
             }
         }
         keys
+    }
+}
+
+impl ModuleAliases {
+    /// Whether a workspace package publishes the file at `path` through its `package.json`
+    /// `exports`: a subpath's target names it (`"./addons": "./examples/jsm/Addons.js"`), or a
+    /// wildcard target's directory holds it (`"./addons/*": "./examples/jsm/*"`). Such a file is
+    /// the package's API, whatever its path says (three.js's `examples/jsm` is `three/addons`).
+    pub fn publishes(&self, path: &str) -> bool {
+        let module = strip_extension(path);
+        self.packages.iter().any(|package| {
+            package
+                .entries
+                .iter()
+                .filter(|(subpath, _)| !subpath.is_empty())
+                .flat_map(|(_, targets)| targets)
+                .any(|target| match target.split_once('*') {
+                    Some((prefix, suffix)) => {
+                        prefix.ends_with('/')
+                            && path.len() > prefix.len() + suffix.len()
+                            && path.starts_with(prefix)
+                            && path.ends_with(suffix)
+                    }
+                    None => strip_extension(target) == module,
+                })
+        })
     }
 }
 

@@ -153,6 +153,27 @@ impl GraphWriter {
             self.add_mentions(*number, mentions(&new, path, summary));
         }
         self.graph.aliases = new;
+        // What the packages publish may have changed: the class of their files with it. A
+        // production or example file's class comes from its path alone (a generated marker in
+        // the text would have made it generated), so the path gives it again.
+        for (_, path, _) in &files {
+            let Some(node) = self.graph.files.get(path) else {
+                continue;
+            };
+            if !matches!(
+                node.class,
+                crate::model::FileClass::Production | crate::model::FileClass::Example
+            ) {
+                continue;
+            }
+            let base = crate::lang::file_class::classify(path, node.language, "");
+            let class = published_class(&self.graph.aliases, path, node.language, base);
+            if class != node.class {
+                let mut changed = (**node).clone();
+                changed.class = class;
+                self.graph.files.insert(path.clone(), Arc::new(changed));
+            }
+        }
         let mut transaction = Transaction::begin(self, 0);
         transaction.re_resolve(files.into_iter().map(|(_, path, _)| path));
         let phase_one = transaction.resolve_bases();
@@ -182,7 +203,7 @@ impl GraphWriter {
         let mut incoming: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
         let mut outgoing: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
         for (path, content, resolved) in files {
-            let node = new_node(&path, content, resolved);
+            let node = new_node(&path, content, resolved, &graph.aliases);
             let number = writer.number_of(&path);
             let package = package_key(&node.path, &node.summary);
             for (index, id) in node.ids.iter().enumerate() {
@@ -327,8 +348,34 @@ impl GraphWriter {
     }
 }
 
+/// The class a file has in the graph: what its path and text say ([`FileContent::class`]),
+/// except that a JavaScript/TypeScript file that a workspace package publishes through its
+/// `package.json` `exports` is production, not an example (three.js ships `examples/jsm` as
+/// `three/addons`). It depends on the aliases, so [`GraphWriter::set_aliases`] recomputes it.
+pub(crate) fn published_class(
+    aliases: &ModuleAliases,
+    path: &str,
+    language: Language,
+    class: crate::model::FileClass,
+) -> crate::model::FileClass {
+    use crate::model::FileClass;
+    if class == FileClass::Example
+        && family(language) == family(Language::TypeScript)
+        && aliases.publishes(path)
+    {
+        FileClass::Production
+    } else {
+        class
+    }
+}
+
 /// A file as the graph holds it: ids assigned, import bindings computed.
-fn new_node(path: &FilePath, content: FileContent, resolved: Resolved) -> FileNode {
+fn new_node(
+    path: &FilePath,
+    content: FileContent,
+    resolved: Resolved,
+    aliases: &ModuleAliases,
+) -> FileNode {
     let ids: Arc<[EntityId]> = assign_ids(path, &content.summary).into();
     let import_bindings = content
         .summary
@@ -340,7 +387,7 @@ fn new_node(path: &FilePath, content: FileContent, resolved: Resolved) -> FileNo
         path: path.clone(),
         language: content.language,
         ascii: content.text.is_ascii(),
-        class: content.class,
+        class: published_class(aliases, path, content.language, content.class),
         text: content.text,
         hash: content.hash,
         summary: content.summary,
@@ -353,12 +400,12 @@ fn new_node(path: &FilePath, content: FileContent, resolved: Resolved) -> FileNo
 
 /// The node of a file whose new summary differs from `old`'s only in positions
 /// ([`same_but_positions`]): it keeps `old`'s ids and import bindings (the same strings, shared).
-fn moved_node(old: &FileNode, content: FileContent) -> FileNode {
+fn moved_node(old: &FileNode, content: FileContent, aliases: &ModuleAliases) -> FileNode {
     FileNode {
         path: old.path.clone(),
         language: content.language,
         ascii: content.text.is_ascii(),
-        class: content.class,
+        class: published_class(aliases, &old.path, content.language, content.class),
         text: content.text,
         hash: content.hash,
         summary: content.summary,

@@ -200,13 +200,18 @@ fn package(directory: &str, value: &Value) -> Option<PackageAlias> {
                 let Some(subpath) = subpath.strip_prefix('.') else {
                     continue;
                 };
+                // A wildcard subpath (`"./addons/*": "./examples/jsm/*"`) is kept as a pattern
+                // whose `*` its targets repeat, as Node resolves it.
                 let subpath = subpath.trim_start_matches('/');
-                if subpath.contains('*') {
+                if subpath.matches('*').count() > 1 {
                     continue;
                 }
                 let mut targets = Vec::new();
                 conditions(target, &mut targets);
-                let targets = sources(directory, &targets);
+                let mut targets = sources(directory, &targets);
+                if subpath.contains('*') {
+                    targets.retain(|target| target.matches('*').count() == 1);
+                }
                 if subpath.is_empty() {
                     main.extend(targets);
                 } else if !targets.is_empty() {
@@ -394,6 +399,40 @@ mod tests {
             ["src/index", "index"]
         );
         assert!(is_manifest("packages/core/package.json"));
+        // A subpath's build output and its source in `src/` are published; the main entry
+        // point is the package itself, not a subpath.
+        assert!(aliases.publishes("packages/core/dist/query/index.js"));
+        assert!(aliases.publishes("packages/core/src/query/index.ts"));
+        assert!(!aliases.publishes("packages/core/src/internal.ts"));
+    }
+
+    #[test]
+    fn wildcard_exports_are_patterns_and_publish_their_directories() {
+        // three.js publishes its `examples/jsm` as `three/addons/*`.
+        let aliases = table(&[(
+            "package.json",
+            r#"{ "name": "three", "main": "./build/three.cjs",
+                 "exports": { ".": { "import": "./build/three.module.js" },
+                              "./addons": "./examples/jsm/Addons.js",
+                              "./addons/*": "./examples/jsm/*",
+                              "./src/*": "./src/*" } }"#,
+        )]);
+        assert_eq!(
+            keys(&aliases, "src/a.js", "three/addons/loaders/GLTFLoader.js"),
+            [
+                "examples/jsm/loaders/GLTFLoader",
+                "addons/loaders/GLTFLoader",
+                "src/addons/loaders/GLTFLoader"
+            ]
+        );
+        assert_eq!(
+            keys(&aliases, "src/a.js", "three/addons"),
+            ["examples/jsm/Addons", "addons", "src/addons"]
+        );
+        assert!(aliases.publishes("examples/jsm/loaders/GLTFLoader.js"));
+        assert!(aliases.publishes("examples/jsm/Addons.js"));
+        assert!(!aliases.publishes("examples/webgl_animation.js"));
+        assert!(!aliases.publishes("examples/jsmx/a.js"));
         assert!(!is_manifest("node_modules/x/package.json"));
         assert!(!is_manifest("src/package.json.ts"));
     }

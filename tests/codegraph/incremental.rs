@@ -705,3 +705,66 @@ fn changing_the_module_aliases_equals_a_full_rebuild() {
     }
     assert!(checked > 0, "no resolution case has manifests");
 }
+
+#[test]
+fn published_examples_are_production_whenever_the_aliases_arrive() {
+    use codegraph::model::FileClass;
+    let files = [
+        (
+            "examples/jsm/loaders/GLTFLoader.js",
+            "export class GLTFLoader { load(url) { return url; } }\n",
+        ),
+        (
+            "examples/webgl_loader_gltf.js",
+            "import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';\nnew GLTFLoader().load('a');\n",
+        ),
+        ("src/core.js", "export function core() {}\n"),
+    ];
+    let updates = || {
+        files
+            .iter()
+            .map(|(path, text)| update(path, Some(text)))
+            .collect::<Vec<_>>()
+    };
+    let aliases = codegraph::world::manifests::aliases_from_texts(&[(
+        "package.json".to_string(),
+        r#"{ "name": "three", "exports": { "./addons/*": "./examples/jsm/*" } }"#.to_string(),
+    )]);
+    let classes = |writer: &GraphWriter| -> Vec<(String, FileClass)> {
+        files
+            .iter()
+            .map(|(path, _)| (path.to_string(), writer.graph().file(path).unwrap().class))
+            .collect()
+    };
+    let published = vec![
+        (files[0].0.to_string(), FileClass::Production),
+        (files[1].0.to_string(), FileClass::Example),
+        (files[2].0.to_string(), FileClass::Production),
+    ];
+    let unpublished = vec![
+        (files[0].0.to_string(), FileClass::Example),
+        (files[1].0.to_string(), FileClass::Example),
+        (files[2].0.to_string(), FileClass::Production),
+    ];
+    // The aliases before the files, as a start from scratch has them.
+    let mut from_start = GraphWriter::new();
+    from_start.set_aliases(aliases.clone());
+    from_start.apply(updates());
+    assert_eq!(classes(&from_start), published);
+    // The aliases after the files (a package.json written later), then taken away.
+    let mut later = GraphWriter::new();
+    later.apply(updates());
+    assert_eq!(classes(&later), unpublished);
+    later.set_aliases(aliases);
+    assert_eq!(classes(&later), published);
+    assert_eq!(later.graph().dump(), from_start.graph().dump());
+    // An edit of a published file keeps it production.
+    later.apply(vec![update(
+        files[0].0,
+        Some("export class GLTFLoader { load(url) { return url + 1; } }\n"),
+    )]);
+    assert_eq!(classes(&later), published);
+    later.set_aliases(Default::default());
+    assert_eq!(classes(&later), unpublished);
+}
+

@@ -94,7 +94,7 @@ impl<'w> Transaction<'w> {
             && old.language == new.language
             && same_but_positions(&old.summary, &new.summary)
         {
-            let node = moved_node(old, content.expect("matched as Some"));
+            let node = moved_node(old, content.expect("matched as Some"), &self.next.aliases);
             self.removed_edges
                 .push((path.clone(), old.resolved.clone()));
             self.next.files.insert(path.clone(), Arc::new(node));
@@ -133,7 +133,14 @@ impl<'w> Transaction<'w> {
             self.next.files.remove(&path);
         }
         let new_node =
-            content.map(|content| Arc::new(new_node(&path, content, Resolved::default())));
+            content.map(|content| {
+                Arc::new(new_node(
+                    &path,
+                    content,
+                    Resolved::default(),
+                    &self.next.aliases,
+                ))
+            });
         let new_exports = new_node
             .as_ref()
             .map(|node| exports(node))
