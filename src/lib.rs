@@ -6,7 +6,9 @@
 //! - `lang`     the language registry; `lang/queries/<language>/*.scm` hold all language knowledge
 //!   that is syntax (definitions, references, imports, inheritance), plus a few resolution facts;
 //!   `lang/file_class.rs` says what a file is for (production, test, fixture, example, generated,
-//!   vendored) from each ecosystem's path conventions, stored on the file when it is indexed.
+//!   vendored) from each ecosystem's path conventions, stored on the file when it is indexed
+//!   (a file a workspace package publishes through `package.json` `exports` is production: the
+//!   writer applies that from the manifests, `graph::build::published_class`).
 //! - `syntax`   parsing (one parser per thread, incremental reparse), UTF-8/UTF-16 positions.
 //! - `index`    per-file extraction: syntax tree → `FileSummary`. Never fails; problems are data.
 //!   `index/rust.rs` reads what Rust's token trees and types say (calls and functions inside

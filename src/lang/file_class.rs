@@ -1,7 +1,10 @@
 //! What a file is for — production, test, fixture, example, generated or vendored — from the
 //! conventions of its language and ecosystem: its directories, its name, and for generated
 //! files a marker in its first lines. Computed when a file is indexed, from the file alone, so
-//! it costs nothing to keep incremental.
+//! it costs nothing to keep incremental. One exception is applied by the graph writer, which
+//! holds the workspace's manifests: a JavaScript/TypeScript file that a workspace package
+//! publishes through its `package.json` `exports` is production even under `examples/`
+//! (`graph::build::published_class`).
 //!
 //! The rules are data (the tables below). The first class whose rules match wins, in this
 //! order: vendored, generated, fixture, test, example; anything else is production. So

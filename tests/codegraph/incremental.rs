@@ -767,4 +767,3 @@ fn published_examples_are_production_whenever_the_aliases_arrive() {
     later.set_aliases(Default::default());
     assert_eq!(classes(&later), unpublished);
 }
-

@@ -132,15 +132,14 @@ impl<'w> Transaction<'w> {
                 .push((path.clone(), old.resolved.clone()));
             self.next.files.remove(&path);
         }
-        let new_node =
-            content.map(|content| {
-                Arc::new(new_node(
-                    &path,
-                    content,
-                    Resolved::default(),
-                    &self.next.aliases,
-                ))
-            });
+        let new_node = content.map(|content| {
+            Arc::new(new_node(
+                &path,
+                content,
+                Resolved::default(),
+                &self.next.aliases,
+            ))
+        });
         let new_exports = new_node
             .as_ref()
             .map(|node| exports(node))
