@@ -372,6 +372,13 @@ pub fn go_file_in_build(file: &FileNode) -> bool {
         )
 }
 
+/// Whether a C or C++ file belongs to the chosen platform's build (`lang::c_build`); any
+/// other file does.
+pub fn c_file_in_build(file: &FileNode) -> bool {
+    !matches!(file.language, Language::C | Language::Cpp)
+        || crate::lang::c_build::in_build(&file.path, crate::lang::c_build::Platform::chosen())
+}
+
 /// The qualifier of a file's entities: its package, or its path without extension, dotted.
 pub fn module_qualifier(path: &str, summary: &FileSummary) -> String {
     if let Some(package) = &summary.package {

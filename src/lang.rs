@@ -44,6 +44,7 @@
 //! - `@extends` / `@implements` on a base type's name. The child is the innermost definition
 //!   around it, or the type named by `@child` (Rust `impl Trait for Type`).
 
+pub mod c_build;
 pub mod file_class;
 pub mod go_build;
 pub mod rust_cfg;

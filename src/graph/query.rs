@@ -180,8 +180,9 @@ fn group_calls<'a>(
     calls
 }
 
-/// Who calls `id`, directly. A Go definition in a file outside the chosen build (a platform
-/// variant such as `fd_windows.go`) has the callers of its twin in the build.
+/// Who calls `id`, directly. A Go, C or C++ definition in a file outside the chosen build (a
+/// platform variant such as `fd_windows.go` or `arch/arm64/kernel/setup.c`) has the callers of
+/// its twin in the build.
 ///
 /// Where the language's own server does so (TypeScript and JavaScript's, Go's), the callers of
 /// a method include the calls made through the base or interface members it overrides or
@@ -424,8 +425,10 @@ pub fn overridden_members(graph: &Graph, id: &str) -> Vec<EntityId> {
     found
 }
 
-/// The definitions of the same name in the same Go package, in files of the chosen build, when
-/// `id` is in a file outside it.
+/// The definitions of the same name and kind in files of the chosen build, when `id` is in a
+/// file outside it: in the same Go package, or beside a C/C++ platform file (`fd_win32.c`
+/// and `fd_unix.c`), or in the chosen architecture's tree (`arch/arm64/...` and
+/// `arch/x86/...`).
 fn build_twins(graph: &Graph, id: &str) -> Vec<EntityId> {
     let Some(loc) = graph.location(id) else {
         return Vec::new();
@@ -433,20 +436,41 @@ fn build_twins(graph: &Graph, id: &str) -> Vec<EntityId> {
     let (Some(file), Some(index)) = (graph.file(&loc.file), loc.index) else {
         return Vec::new();
     };
-    if file.language != crate::lang::Language::Go || super::go_file_in_build(file) {
+    let c_family = matches!(
+        file.language,
+        crate::lang::Language::C | crate::lang::Language::Cpp
+    );
+    let in_build = |node: &super::FileNode| {
+        if c_family {
+            super::c_file_in_build(node)
+        } else {
+            super::go_file_in_build(node)
+        }
+    };
+    if !(file.language == crate::lang::Language::Go || c_family) || in_build(file) {
         return Vec::new();
     }
     let directory = |path: &str| path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
     let here = directory(&file.path);
+    // Go's variants share a package (a directory); a C file's may be another architecture's
+    // tree (`arch/arm64/kernel/setup.c` and `arch/x86/kernel/setup.c`).
+    let arch_tree = c_family && crate::lang::c_build::is_variant(&file.path);
     let nested = file.summary.nested_name(index);
     let name = &file.summary.defs[index as usize].name;
+    let kind = file.summary.defs[index as usize].kind;
     graph
         .named(name)
         .iter()
-        .filter(|entry| entry.file != file.path && directory(&entry.file) == here)
+        .filter(|entry| entry.file != file.path && entry.language == file.language)
+        .filter(|entry| {
+            directory(&entry.file) == here
+                || (arch_tree && crate::lang::c_build::is_variant(&entry.file))
+        })
         .filter(|entry| {
             graph.file(&entry.file).is_some_and(|twin| {
-                super::go_file_in_build(twin) && twin.summary.nested_name(entry.index) == nested
+                in_build(twin)
+                    && twin.summary.nested_name(entry.index) == nested
+                    && twin.summary.defs[entry.index as usize].kind == kind
             })
         })
         .map(|entry| entry.id.clone())

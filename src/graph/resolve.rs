@@ -312,8 +312,9 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// [`Resolver::decide`] after Go's build rules: candidates of the chosen build win over
-    /// their variants, and `_test.go` definitions are visible to test files only.
+    /// [`Resolver::decide`] after the build rules: candidates of the chosen build win over
+    /// their variants (Go's files, Rust's `#[cfg]` items, C and C++ platform files), and
+    /// `_test.go` definitions are visible to test files only.
     fn decide_here(&self, candidates: Vec<EntityId>, resolution: Resolution) -> Found {
         Resolver::decide(self.within_build(candidates), resolution, self.graph)
     }
@@ -337,6 +338,28 @@ impl<'a> Resolver<'a> {
                 candidates
             } else {
                 enabled
+            };
+        }
+        if matches!(
+            self.file.language,
+            crate::lang::Language::C | crate::lang::Language::Cpp
+        ) {
+            // Platform variants (`arch/arm64/...`, `fd_win32.c`): the chosen platform's win.
+            let active: Vec<EntityId> = candidates
+                .iter()
+                .filter(|id| {
+                    self.graph
+                        .entities
+                        .get(*id)
+                        .and_then(|loc| self.graph.files.get(&loc.file))
+                        .is_some_and(|file| super::c_file_in_build(file))
+                })
+                .cloned()
+                .collect();
+            return if active.is_empty() {
+                candidates
+            } else {
+                active
             };
         }
         if self.file.language != crate::lang::Language::Go {
