@@ -128,7 +128,8 @@ pub struct World {
 type LoadResult = Result<(FileContent, bool, Option<stamp::DiskStamp>), String>;
 
 /// Reads, hashes and extracts one file from disk, reading at most `max_file_size` bytes. `Err`
-/// says why not: unreadable, binary, not a regular file, or over the cap. The text is not kept:
+/// says why not: unreadable, binary, not a regular file, over the cap, or minified
+/// (`file_class::minified`). The text is not kept:
 /// `texts` reads it again when an answer needs it.
 fn load_file(
     absolute: &Path,
@@ -148,6 +149,9 @@ fn load_file(
     }
     let hash: [u8; 32] = blake3::hash(&bytes).into();
     let text = crate::syntax::decode_lossy(bytes);
+    if let Some(reason) = crate::lang::file_class::minified(&text) {
+        return Err(reason);
+    }
     let language = crate::lang::header_language(absolute, &text, cpp_headers).unwrap_or(language);
     let elsewhere = FileText::Elsewhere {
         len: text.len() as u32,
@@ -577,8 +581,8 @@ impl World {
 
     /// The editor opened a document: its text replaces the disk's until it is closed.
     ///
-    /// A document over the size cap (`max_file_size`, as for files on disk) is not indexed from
-    /// the editor: parsing it would hold up every request behind it. The graph keeps the file as
+    /// A document over the size cap (`max_file_size`, as for files on disk) or minified is not
+    /// indexed from the editor: parsing it would hold up every request behind it. The graph keeps the file as
     /// it is on disk, and `false` says so (the editor door tells the user).
     pub fn open_buffer(&self, relative: &str, version: i32, text: String) -> bool {
         let Some(language) = Language::from_path(Path::new(relative)) else {
@@ -590,6 +594,11 @@ impl World {
                 text.len(),
                 self.config.max_file_size
             );
+            self.close_buffer(relative);
+            return false;
+        }
+        if let Some(reason) = crate::lang::file_class::minified(&text) {
+            tracing::warn!("{relative}: {reason}; not indexed from the editor");
             self.close_buffer(relative);
             return false;
         }

@@ -166,6 +166,39 @@ pub fn classify(path: &str, language: Language, text: &str) -> FileClass {
     FileClass::Production
 }
 
+/// A line this long is no line a person wrote.
+const MINIFIED_LINE: usize = 1000;
+/// Below this size a file is cheap to index whatever its shape.
+const MINIFIED_SIZE: usize = 32 * 1024;
+
+/// Why a text is not indexed although it parses: it is minified (a bundle such as
+/// `three.module.min.js`, or a file of one enormous line), so that most of its bytes are in
+/// lines longer than a person writes. Such a file holds no code anyone navigates, its
+/// definitions are one-letter names that would pollute search and guesses, and tree-sitter's
+/// query matching over one 800 KB line costs seconds (three.js's three minified bundles were
+/// nine tenths of its index time). `None` for any other text.
+pub fn minified(text: &str) -> Option<String> {
+    if text.len() < MINIFIED_SIZE {
+        return None;
+    }
+    let mut lines = 0usize;
+    let mut in_long_lines = 0usize;
+    for line in text.split('\n') {
+        lines += 1;
+        if line.len() > MINIFIED_LINE {
+            in_long_lines += line.len();
+        }
+    }
+    // Four fifths of the text in lines over the limit.
+    (in_long_lines * 5 >= text.len() * 4).then(|| {
+        format!(
+            "minified: {} bytes on {lines} line{}, mostly in lines over {MINIFIED_LINE} bytes",
+            text.len(),
+            if lines == 1 { "" } else { "s" }
+        )
+    })
+}
+
 /// The class of a file's definition `index`: the file's class, except that a definition inside
 /// a test module (Rust's `#[cfg(test)] mod tests { ... }`) is a test.
 pub fn definition_class(file_class: FileClass, summary: &FileSummary, index: u32) -> FileClass {
@@ -514,5 +547,22 @@ mod tests {
             classify("pkg/tool.py", Language::Python, &quoted),
             FileClass::Production
         );
+    }
+
+    #[test]
+    fn minified_texts_are_told_from_written_ones() {
+        let bundle = format!("!function(e,t){{{}}}\n", "var a=1;".repeat(10_000));
+        let reason = super::minified(&bundle).expect("a bundle is minified");
+        assert!(
+            reason.starts_with("minified: 80017 bytes on 2 lines"),
+            "{reason}"
+        );
+        // Written code, however long the file.
+        let written = "function f(a, b) {\n  return a + b;\n}\n".repeat(2_000);
+        assert_eq!(super::minified(&written), None);
+        // A small file of one long line, and a written file with one long data line.
+        assert_eq!(super::minified(&"x".repeat(5_000)), None);
+        let with_data = format!("{}const DATA = \"{}\";\n", written, "A".repeat(20_000));
+        assert_eq!(super::minified(&with_data), None);
     }
 }

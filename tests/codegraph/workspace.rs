@@ -1,4 +1,4 @@
-//! The workspace walk on hostile input: binary and oversized files, other encodings, broken
+//! The workspace walk on hostile input: binary, oversized and minified files, other encodings, broken
 //! syntax, symlink loops and symlinks leading outside. Nothing fails the index; every skip says
 //! why.
 
@@ -406,4 +406,63 @@ fn long_runs_of_comments_are_indexed() {
     let doc = graph.entity("notes.js::k").unwrap().docstring.unwrap();
     assert!(doc.ends_with("a comment\nThe other caller."), "{doc}");
     assert_eq!(doc.lines().count(), 64);
+}
+
+#[test]
+fn minified_bundles_are_skipped_with_a_reason_from_disk_and_from_the_editor() {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    std::fs::create_dir_all(root.join("dist")).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    let bundle = format!(
+        "!function(e){{{}}}();\n",
+        "function a(b){return b+1};".repeat(2_000)
+    );
+    std::fs::write(root.join("dist/app.min.js"), &bundle).unwrap();
+    std::fs::write(root.join("dist/vendor.js"), &bundle).unwrap();
+    std::fs::write(
+        root.join("src/app.js"),
+        "export function start() {\n  return 1;\n}\n",
+    )
+    .unwrap();
+    let world = World::open(
+        root,
+        WorldConfig {
+            cache: CacheLocation::Disabled,
+            ..WorldConfig::default()
+        },
+    )
+    .unwrap();
+    let report = world.index(false, &|_, _| {});
+    let mut skipped: Vec<(String, String)> = report
+        .skipped
+        .iter()
+        .map(|skipped| (skipped.path.to_string(), skipped.reason.clone()))
+        .collect();
+    skipped.sort();
+    assert_eq!(
+        skipped,
+        [
+            (
+                "dist/app.min.js".to_string(),
+                "minified: 52018 bytes on 2 lines, mostly in lines over 1000 bytes".to_string()
+            ),
+            (
+                "dist/vendor.js".to_string(),
+                "minified: 52018 bytes on 2 lines, mostly in lines over 1000 bytes".to_string()
+            ),
+        ]
+    );
+    let graph = world.snapshot();
+    let files: Vec<String> = graph.files().map(|file| file.path.to_string()).collect();
+    assert_eq!(files, ["src/app.js"]);
+    // Opened in the editor, it is not indexed either (every keystroke would parse it again).
+    assert!(!world.open_buffer("dist/app.min.js", 1, bundle.clone()));
+    assert!(world.snapshot().file("dist/app.min.js").is_none());
+    // A written file is, whatever its size.
+    assert!(world.open_buffer(
+        "src/app.js",
+        1,
+        "export function start() {}\n".repeat(2_000)
+    ));
 }
