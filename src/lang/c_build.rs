@@ -14,6 +14,8 @@
 
 use std::sync::OnceLock;
 
+use super::go_build::{host_os, setting};
+
 /// The kernel's architecture directories (`arch/<name>/`).
 const KERNEL_ARCHES: &[&str] = &[
     "alpha",
@@ -71,18 +73,9 @@ impl Platform {
     pub fn chosen() -> &'static Platform {
         static CHOSEN: OnceLock<Platform> = OnceLock::new();
         CHOSEN.get_or_init(|| {
-            let host_os = match std::env::consts::OS {
-                "macos" => "darwin",
-                other => other,
-            };
-            let from_env = |name: &str| {
-                std::env::var(name)
-                    .ok()
-                    .map(|value| value.trim().to_ascii_lowercase())
-                    .filter(|value| !value.is_empty())
-            };
+            let from_env = |name: &str| setting(name).map(|value| value.to_ascii_lowercase());
             Platform {
-                os: from_env("CODEGRAPH_OS").unwrap_or_else(|| host_os.to_string()),
+                os: from_env("CODEGRAPH_OS").unwrap_or_else(|| host_os().to_string()),
                 arch: kernel_arch(
                     &from_env("ARCH").unwrap_or_else(|| std::env::consts::ARCH.to_string()),
                 ),

@@ -84,10 +84,6 @@ impl Platform {
     pub fn chosen() -> &'static Platform {
         static CHOSEN: OnceLock<Platform> = OnceLock::new();
         CHOSEN.get_or_init(|| {
-            let host_os = match std::env::consts::OS {
-                "macos" => "darwin",
-                other => other,
-            };
             let host_arch = match std::env::consts::ARCH {
                 "x86_64" => "amd64",
                 "aarch64" => "arm64",
@@ -95,15 +91,9 @@ impl Platform {
                 "powerpc64" => "ppc64",
                 other => other,
             };
-            let from_env = |name: &str, default: &str| {
-                std::env::var(name)
-                    .ok()
-                    .filter(|value| !value.trim().is_empty())
-                    .unwrap_or_else(|| default.to_string())
-            };
             Platform {
-                os: from_env("GOOS", host_os),
-                arch: from_env("GOARCH", host_arch),
+                os: setting("GOOS").unwrap_or_else(|| host_os().to_string()),
+                arch: setting("GOARCH").unwrap_or_else(|| host_arch.to_string()),
             }
         })
     }
@@ -116,6 +106,22 @@ impl Platform {
             || tag == "cgo"
             || tag.starts_with("go1.")
     }
+}
+
+/// The host's operating system as Go and the C platform rules name it (`darwin` for macOS).
+pub(crate) fn host_os() -> &'static str {
+    match std::env::consts::OS {
+        "macos" => "darwin",
+        other => other,
+    }
+}
+
+/// A platform setting from the environment (`GOOS`, `ARCH`), when set and not blank.
+pub(crate) fn setting(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .map(|value| value.trim().to_string())
+        .filter(|value| !value.is_empty())
 }
 
 /// The `//go:build` expression of a file: the first such line before the `package` clause.
