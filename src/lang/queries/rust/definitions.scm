@@ -30,7 +30,8 @@
   type: (_) @name
   body: (declaration_list)) @scope.impl
 
-; A function written inside a macro's arguments (`quickcheck! { fn prop(a: u32) -> bool { .. } }`):
+; A function written inside a macro's arguments (`quickcheck! { fn prop(a: u32) -> bool { .. } }`,
+; tokio's `cfg_rt! { pub fn spawn<F>(future: F) -> JoinHandle<F::Output> where .. { .. } }`):
 ; the macro expands to it, so calls in its body are its own (`index/rust.rs` gives it the span
 ; from `fn` to its body; none inside a `macro_rules!` template).
 (token_tree
@@ -38,4 +39,4 @@
   .
   (identifier) @name @definition.function
   .
-  (token_tree))
+  ["<" (token_tree)])
