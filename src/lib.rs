@@ -13,7 +13,8 @@
 //! - `index`    per-file extraction: syntax tree → `FileSummary`. Never fails; problems are data.
 //!   `index/rust.rs` reads what Rust's token trees and types say (calls and functions inside
 //!   macro arguments, collections' element types, the `match` arm a pattern's binding holds
-//!   in); `index/rust_path.rs` the modules declared with `#[path]`, whose files
+//!   in); `index/go.rs` the type a Go type switch's variable has in each case;
+//!   `index/rust_path.rs` the modules declared with `#[path]`, whose files
 //!   `graph/modules.rs` places in the declaring crate's module tree.
 //! - `graph`    the immutable graph snapshot, scope-based resolution (`graph/resolve.rs`) with
 //!   receiver-type inference (`graph/resolve/infer.rs`: declared and assigned bindings,
@@ -24,7 +25,7 @@
 //!   (callers, callees, implementations, symbols, ...; Go's implicit interfaces by method sets
 //!   and the references left aside, ambiguous or unresolved (`graph/query/possible.rs`), are
 //!   computed there at query time, never stored as edges). `lang/go_build.rs` says which Go files are in the chosen
-//!   build. `graph/aliases.rs` is where bare JavaScript/TypeScript specifiers land (tsconfig
+//!   build, `lang/c_build.rs` which C and C++ platform files (`arch/<arch>/`, `_win32.c`). `graph/aliases.rs` is where bare JavaScript/TypeScript specifiers land (tsconfig
 //!   `paths`, workspace packages): a table `world` reads from the manifests
 //!   (`world/manifests.rs`) and hands to the writer (`GraphWriter::set_aliases`, which
 //!   re-resolves the JavaScript family when it changes).
