@@ -50,8 +50,16 @@ pub fn run(arguments: &CallsArgs, incoming: bool) -> anyhow::Result<()> {
     }
     for item in reached {
         let indent = "  ".repeat(item.depth as usize - 1);
+        // The two kinds a reader should not take for a plain call: a call of an override or
+        // implementation, and a guess by a unique name.
+        let kind = match item.resolution {
+            crate::model::Resolution::Dispatch | crate::model::Resolution::UniqueName => {
+                format!("  [{}]", item.resolution)
+            }
+            _ => String::new(),
+        };
         print(&format!(
-            "{indent}{}  {} {}",
+            "{indent}{}  {} {}{kind}",
             item.entity.id,
             item.entity.kind,
             location(&item.entity)

@@ -545,6 +545,10 @@ pub struct Reached {
     pub depth: u32,
     /// The entity it was reached from (the previous hop).
     pub via: EntityId,
+    /// The lines (1-based) of the calls between it and `via`, and how they were resolved
+    /// (`dispatch` for a call of an override or implementation, ...).
+    pub call_lines: Vec<u32>,
+    pub resolution: crate::model::Resolution,
 }
 
 /// Callers (`incoming = true`) or callees, breadth first up to `max_depth` hops.
@@ -574,6 +578,8 @@ pub fn call_closure(graph: &Graph, id: &str, incoming: bool, max_depth: u32) -> 
                         entity: call.entity,
                         depth,
                         via: current.clone(),
+                        call_lines: call.call_lines,
+                        resolution: call.resolution,
                     });
                 }
             }

@@ -362,3 +362,75 @@ fn json_answers_carry_the_stamp_and_enumerated_flags_are_checked() {
         "{stderr}"
     );
 }
+
+#[test]
+fn callers_say_how_each_call_was_found() {
+    let repo = support::fixture("typescript");
+    let args = |json: bool| {
+        let mut args = vec![
+            "callers",
+            "src/models.ts::User.displayName",
+            "--no-cache",
+            "-r",
+            repo.to_str().unwrap(),
+        ];
+        if json {
+            args.push("--json");
+        }
+        codegraph(&args)
+    };
+    let (code, stdout, _) = args(false);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "src/app/main.ts::describe  function src/app/main.ts:6",
+            "src/app/main.ts::main  function src/app/main.ts:10  [dispatch]",
+            "src/models.ts::Admin.displayName  method src/models.ts:13",
+            "src/report/format.ts::formatName  function src/report/format.ts:4",
+        ]
+    );
+    let (code, stdout, _) = args(true);
+    assert_eq!(code, 0);
+    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let callers: Vec<(String, String, Vec<u64>)> = answer["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|caller| {
+            (
+                caller["id"].as_str().unwrap().to_string(),
+                caller["resolution"].as_str().unwrap().to_string(),
+                caller["call_lines"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|line| line.as_u64().unwrap())
+                    .collect(),
+            )
+        })
+        .collect();
+    // main calls `admin.displayName()`, Admin's override: a caller of User's member by
+    // dispatch, as typescript-language-server lists it.
+    assert_eq!(
+        callers,
+        [
+            (
+                "src/app/main.ts::describe".into(),
+                "receiver_type".into(),
+                vec![7]
+            ),
+            ("src/app/main.ts::main".into(), "dispatch".into(), vec![14]),
+            (
+                "src/models.ts::Admin.displayName".into(),
+                "receiver_type".into(),
+                vec![14]
+            ),
+            (
+                "src/report/format.ts::formatName".into(),
+                "receiver_type".into(),
+                vec![5]
+            ),
+        ]
+    );
+}

@@ -4,14 +4,13 @@
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
-use rustc_hash::FxHashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use super::{CallProvenance, Page, call_provenance, paginate};
 use crate::graph::query;
-use crate::graph::{Entity, EntityId, Graph};
+use crate::graph::{Entity, Graph};
 use crate::mcp::convert::EntitySummary;
 use crate::mcp::work::Weight;
 use crate::mcp::{CodegraphMcp, resolve_for_tool};
@@ -86,32 +85,15 @@ pub(super) fn call_page(
     let reached = query::call_closure(graph, &entity.id, incoming, params.max_depth.clamp(1, 10));
     let noun = if incoming { "callers" } else { "callees" };
     let (reached, page) = paginate(reached, params.offset, limit, MAX_CALLS_LIMIT, noun);
-    // The call lines and resolution of each listed edge, from the calls of the entity it was
-    // reached from: one query per distinct `via`, for the page only (a hub's thousands of
-    // callers are walked once, not once each).
-    let mut calls_of: FxHashMap<EntityId, Vec<query::CallSite>> = FxHashMap::default();
+    // Each listed edge's call lines and resolution come with it from the walk.
     let neighbours: Vec<CallNeighbour> = reached
         .into_iter()
-        .map(|reached| {
-            let calls = calls_of.entry(reached.via.clone()).or_insert_with(|| {
-                if incoming {
-                    query::callers(graph, &reached.via)
-                } else {
-                    query::callees(graph, &reached.via)
-                }
-            });
-            let (call_lines, resolution) = calls
-                .iter()
-                .find(|call| call.entity.id == reached.entity.id)
-                .map(|call| (call.call_lines.clone(), call.resolution.to_string()))
-                .unwrap_or_default();
-            CallNeighbour {
-                entity: EntitySummary::from(&reached.entity),
-                depth: reached.depth,
-                via: reached.via.to_string(),
-                call_lines,
-                resolution,
-            }
+        .map(|reached| CallNeighbour {
+            entity: EntitySummary::from(&reached.entity),
+            depth: reached.depth,
+            via: reached.via.to_string(),
+            call_lines: reached.call_lines,
+            resolution: reached.resolution.to_string(),
         })
         .collect();
     let possible = if incoming {
