@@ -285,62 +285,17 @@ fn rust_trait_implementations(graph: &Graph, id: &str) -> Vec<EntityId> {
 /// so its call hierarchy lists their calls among the member's callers (mobx's
 /// `IAtom.reportObserved`, called as `this.reportObserved()` on an `Atom`).
 fn javascript_implementations(graph: &Graph, id: &str) -> Vec<EntityId> {
-    let Some(entity) = graph.entity(id) else {
-        return Vec::new();
-    };
-    let family = |language: crate::lang::Language| {
-        matches!(
-            language,
-            crate::lang::Language::JavaScript
-                | crate::lang::Language::TypeScript
-                | crate::lang::Language::Tsx
-        )
-    };
-    if !family(entity.language) || !entity.kind.is_callable() || entity.kind.is_type() {
+    let javascript = super::modules::family(crate::lang::Language::TypeScript);
+    if graph
+        .entity(id)
+        .is_none_or(|entity| super::modules::family(entity.language) != javascript)
+    {
         return Vec::new();
     }
-    let mut found: Vec<EntityId> = graph
-        .incoming(id)
-        .filter(|edge| edge.kind == RelationKind::Implements)
-        .map(|edge| edge.from.clone())
-        .collect();
-    if let Some(type_id) = owner_type(graph, &entity) {
-        let mut seen: Vec<EntityId> = vec![type_id.clone()];
-        let mut level = vec![type_id];
-        for _ in 0..8 {
-            let mut next = Vec::new();
-            for current in &level {
-                for edge in graph.incoming(current) {
-                    if !matches!(edge.kind, RelationKind::Implements | RelationKind::Extends)
-                        || seen.contains(&edge.from)
-                        || !graph.kind_of(&edge.from).is_some_and(EntityKind::is_type)
-                    {
-                        continue;
-                    }
-                    seen.push(edge.from.clone());
-                    next.push(edge.from.clone());
-                    found.extend(
-                        members(graph, &edge.from)
-                            .into_iter()
-                            .filter(|member| {
-                                member.name == entity.name
-                                    && member.kind.is_callable()
-                                    && !member.kind.is_type()
-                            })
-                            .map(|member| member.id),
-                    );
-                }
-            }
-            if next.is_empty() || seen.len() > 256 {
-                break;
-            }
-            level = next;
-        }
-    }
-    found.retain(|member| &**member != id);
-    found.sort();
-    found.dedup();
-    found
+    implementations(graph, id)
+        .into_iter()
+        .map(|member| member.id)
+        .collect()
 }
 
 /// The type a method belongs to: its lexical parent, or the type that defines it out of line.
