@@ -105,45 +105,40 @@ pub fn kernel_arch(name: &str) -> String {
     .to_string()
 }
 
-/// Whether a C or C++ file is part of the build for `platform`, by its path.
-pub fn in_build(path: &str, platform: &Platform) -> bool {
+/// The platform a path names, if any: the architecture of an `arch/<arch>/` tree it lies in,
+/// and the operating system family its file name ends with (`_win32` → `windows`).
+fn named_platform(path: &str) -> (Option<&'static str>, Option<&'static str>) {
     let components: Vec<&str> = path.split('/').collect();
-    // `arch/<arch>/...`: another architecture's tree is out.
-    for pair in components.windows(2) {
-        if pair[0] == "arch" && KERNEL_ARCHES.contains(&pair[1]) && pair[1] != platform.arch {
-            return false;
-        }
-    }
+    let arch = components.windows(2).find_map(|pair| {
+        (pair[0] == "arch")
+            .then(|| KERNEL_ARCHES.iter().find(|arch| **arch == pair[1]))
+            .flatten()
+            .copied()
+    });
     let name = components.last().copied().unwrap_or(path);
     let stem = name.split_once('.').map_or(name, |(stem, _)| stem);
     let stem = stem.to_ascii_lowercase();
-    for (suffix, os) in OS_SUFFIXES {
-        if stem.ends_with(suffix) && stem.len() > suffix.len() {
-            return match *os {
-                "unix" => platform.is_unix(),
-                os => os == platform.os,
-            };
-        }
-    }
-    true
+    let os = OS_SUFFIXES
+        .iter()
+        .find(|(suffix, _)| stem.ends_with(suffix) && stem.len() > suffix.len())
+        .map(|(_, os)| *os);
+    (arch, os)
+}
+
+/// Whether a C or C++ file is part of the build for `platform`, by its path.
+pub fn in_build(path: &str, platform: &Platform) -> bool {
+    let (arch, os) = named_platform(path);
+    arch.is_none_or(|arch| arch == platform.arch)
+        && os.is_none_or(|os| match os {
+            "unix" => platform.is_unix(),
+            os => os == platform.os,
+        })
 }
 
 /// Whether a file is a platform variant at all (under `arch/<arch>/` or named for an
 /// operating system): where a definition's twins may be.
 pub fn is_variant(path: &str) -> bool {
-    let components: Vec<&str> = path.split('/').collect();
-    if components
-        .windows(2)
-        .any(|pair| pair[0] == "arch" && KERNEL_ARCHES.contains(&pair[1]))
-    {
-        return true;
-    }
-    let name = components.last().copied().unwrap_or(path);
-    let stem = name.split_once('.').map_or(name, |(stem, _)| stem);
-    let stem = stem.to_ascii_lowercase();
-    OS_SUFFIXES
-        .iter()
-        .any(|(suffix, _)| stem.ends_with(suffix) && stem.len() > suffix.len())
+    named_platform(path) != (None, None)
 }
 
 #[cfg(test)]
