@@ -24,13 +24,14 @@ use smol_str::SmolStr;
 use super::aliases::ModuleAliases;
 use super::modules::{family, import_binding, module_keys, package_key};
 mod mentions;
+mod moved;
 mod transaction;
 
 use super::resolve::{is_exported, is_top_level, mentions};
 use super::{
     EdgeRef, EntityId, EntityLoc, FileNode, FilePath, Graph, NameEntry, Resolved, assign_ids,
 };
-use crate::index::{Binding, Def, FileSummary, Import, Inherit, Ref};
+use crate::index::FileSummary;
 use crate::lang::Language;
 use crate::model::RelationKind;
 use transaction::Transaction;
@@ -396,135 +397,6 @@ fn new_node(
         import_bindings,
         resolved: Arc::new(resolved),
     }
-}
-
-/// The node of a file whose new summary differs from `old`'s only in positions
-/// ([`same_but_positions`]): it keeps `old`'s ids and import bindings (the same strings, shared).
-fn moved_node(old: &FileNode, content: FileContent, aliases: &ModuleAliases) -> FileNode {
-    FileNode {
-        path: old.path.clone(),
-        language: content.language,
-        ascii: content.text.is_ascii(),
-        class: published_class(aliases, &old.path, content.language, content.class),
-        text: content.text,
-        hash: content.hash,
-        summary: content.summary,
-        ids: old.ids.clone(),
-        module_id: old.module_id.clone(),
-        import_bindings: old.import_bindings.clone(),
-        resolved: Arc::new(Resolved::default()),
-    }
-}
-
-/// Whether two summaries of one file differ only in where things are (spans, line count,
-/// syntax problems) and in documentation: then everything the indices and other files'
-/// resolution read of the file (ids, name entries, module keys, mentions, exports) is the same. The patterns name every
-/// field, so a field added to a summary type must be placed here, on one side or the other.
-pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
-    let FileSummary {
-        language,
-        package,
-        defs,
-        refs,
-        imports,
-        inherits,
-        bindings,
-        problems: _,
-        line_count: _,
-        build_constraint,
-        path_modules,
-    } = old;
-    *language == new.language
-        && *package == new.package
-        && *build_constraint == new.build_constraint
-        && *path_modules == new.path_modules
-        && bindings.len() == new.bindings.len()
-        && bindings.iter().zip(&new.bindings).all(|(old, new)| {
-            // A pattern's region moves with the text; only the file's own resolution reads it.
-            let Binding {
-                name,
-                type_name,
-                scope,
-                kind,
-                region: _,
-            } = old;
-            *name == new.name
-                && *type_name == new.type_name
-                && *scope == new.scope
-                && *kind == new.kind
-        })
-        && defs.len() == new.defs.len()
-        && refs.len() == new.refs.len()
-        && imports.len() == new.imports.len()
-        && inherits.len() == new.inherits.len()
-        && defs.iter().zip(&new.defs).all(|(old, new)| {
-            let Def {
-                kind,
-                name,
-                parent,
-                owner,
-                span: _,
-                name_span: _,
-                signature,
-                doc: _,
-                returns,
-                implements,
-                disabled,
-                arrow,
-            } = old;
-            *kind == new.kind
-                && *implements == new.implements
-                && *arrow == new.arrow
-                && *name == new.name
-                && *parent == new.parent
-                && *owner == new.owner
-                && *signature == new.signature
-                && *returns == new.returns
-                && *disabled == new.disabled
-        })
-        && refs.iter().zip(&new.refs).all(|(old, new)| {
-            let Ref {
-                kind,
-                name,
-                receiver,
-                span: _,
-                scope,
-                path,
-            } = old;
-            *kind == new.kind
-                && *name == new.name
-                && *receiver == new.receiver
-                && *scope == new.scope
-                && *path == new.path
-        })
-        && imports.iter().zip(&new.imports).all(|(old, new)| {
-            let Import {
-                path,
-                name,
-                alias,
-                wildcard,
-                span: _,
-                scope,
-            } = old;
-            *path == new.path
-                && *name == new.name
-                && *alias == new.alias
-                && *wildcard == new.wildcard
-                && *scope == new.scope
-        })
-        && inherits.iter().zip(&new.inherits).all(|(old, new)| {
-            let Inherit {
-                child,
-                child_name,
-                base,
-                kind,
-                span: _,
-            } = old;
-            *child == new.child
-                && *child_name == new.child_name
-                && *base == new.base
-                && *kind == new.kind
-        })
 }
 
 /// The name-index entry of a file's definition.

@@ -396,6 +396,49 @@ fn deleting_and_restoring_a_definition_restores_its_callers() {
     assert_eq!(writer.graph().dump(), before);
 }
 
+/// An edit that only moves text keeps the old resolution, moved (the writer's position-only
+/// path), except where the move changes which `match` arm holds a call: the same references
+/// and bindings, but the call now reads the other arm's binding.
+#[test]
+fn moving_a_call_into_another_match_arm_resolves_it_again() {
+    let text = |circle: &str, square: &str| {
+        format!(
+            "pub struct Circle;\npub struct Square;\n\
+             impl Circle {{ pub fn area(&self) -> f64 {{ 1.0 }} }}\n\
+             impl Square {{ pub fn area(&self) -> f64 {{ 2.0 }} }}\n\
+             pub enum Shape {{ Round(Circle), Boxy(Square) }}\n\
+             pub fn measure(shape: Shape) -> f64 {{\n    match shape {{\n\
+             \x20       Shape::Round(s) => {circle},\n\
+             \x20       Shape::Boxy(s) => {square},\n    }}\n}}\n"
+        )
+    };
+    let before = text("s.area()", "0.0");
+    let after = text("0.0", "s.area()");
+    let mut writer = GraphWriter::new();
+    writer.apply(vec![update("src/lib.rs", Some(&before))]);
+    let callees = |graph: &codegraph::graph::Graph| {
+        let mut found: Vec<String> = graph
+            .dump()
+            .lines()
+            .filter(|line| line.starts_with("edge src/lib.rs::measure calls "))
+            .map(|line| {
+                line.split_whitespace()
+                    .nth(3)
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    assert_eq!(callees(writer.graph()), ["src/lib.rs::Circle.area"]);
+    writer.apply(vec![update("src/lib.rs", Some(&after))]);
+    assert_eq!(callees(writer.graph()), ["src/lib.rs::Square.area"]);
+    let mut fresh = GraphWriter::new();
+    fresh.apply(vec![update("src/lib.rs", Some(&after))]);
+    assert_eq!(writer.graph().dump(), fresh.graph().dump());
+}
+
 /// The fixtures and the resolution cases (`resolution/<case>`), for the property tests.
 fn fixture_and_case_names() -> Vec<String> {
     let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/resolution");

@@ -10,9 +10,10 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smol_str::SmolStr;
 
+use super::moved::{moved_node, relocated, same_but_positions};
 use super::{
-    ApplyReport, FileContent, GraphWriter, exports, index_edges, module_signature, moved_node,
-    name_entry, new_node, reindex, same_but_positions,
+    ApplyReport, FileContent, GraphWriter, exports, index_edges, module_signature, name_entry,
+    new_node, reindex,
 };
 use crate::graph::modules::{module_keys, package_key};
 use crate::graph::resolve::{BaseEdge, Resolver, mentions};
@@ -94,7 +95,14 @@ impl<'w> Transaction<'w> {
             && old.language == new.language
             && same_but_positions(&old.summary, &new.summary)
         {
-            let node = moved_node(old, content.expect("matched as Some"), &self.next.aliases);
+            let mut node = moved_node(old, content.expect("matched as Some"), &self.next.aliases);
+            // Its references mean what they meant: the old resolution, moved. Its edges join
+            // the same entities in the same order, so the edge indices (by position) stay.
+            if let Some(resolved) = relocated(&old.summary, &node.summary, &old.resolved) {
+                node.resolved = Arc::new(resolved);
+                self.next.files.insert(path, Arc::new(node));
+                return;
+            }
             self.removed_edges
                 .push((path.clone(), old.resolved.clone()));
             self.next.files.insert(path.clone(), Arc::new(node));

@@ -1,0 +1,226 @@
+//! An edit that only moved text (most keystrokes in a comment, a string, whitespace, a literal):
+//! the file's summary is the old one but for positions ([`same_but_positions`]), so its ids,
+//! name entries, module keys, mentions and exports stay, and so does what its references
+//! resolve to: the old resolution is moved to the new positions ([`relocated`]) instead of
+//! being computed again.
+//!
+//! Why that is exact: a file's resolution is a function of its summary without positions, of
+//! the rest of the graph, and of one position fact, which `match`-arm bindings' regions hold
+//! each reference (`Resolver::binding_of`); [`relocated`] checks that fact and maps every
+//! edge's site from the old span to the new one, and gives up (the file is resolved again)
+//! when either does not carry over.
+
+use rustc_hash::FxHashMap;
+
+use super::{FileContent, ModuleAliases, published_class};
+use crate::graph::{FileNode, Resolved};
+use crate::index::{Binding, BindingKind, Def, FileSummary, Import, Inherit, Ref};
+use crate::model::Span;
+use std::sync::Arc;
+
+/// The node of a file whose new summary differs from `old`'s only in positions
+/// ([`same_but_positions`]): it keeps `old`'s ids and import bindings (the same strings, shared).
+pub(super) fn moved_node(
+    old: &FileNode,
+    content: FileContent,
+    aliases: &ModuleAliases,
+) -> FileNode {
+    FileNode {
+        path: old.path.clone(),
+        language: content.language,
+        ascii: content.text.is_ascii(),
+        class: published_class(aliases, &old.path, content.language, content.class),
+        text: content.text,
+        hash: content.hash,
+        summary: content.summary,
+        ids: old.ids.clone(),
+        module_id: old.module_id.clone(),
+        import_bindings: old.import_bindings.clone(),
+        resolved: Arc::new(Resolved::default()),
+    }
+}
+
+/// Whether two summaries of one file differ only in where things are (spans, line count,
+/// syntax problems) and in documentation: then everything the indices and other files'
+/// resolution read of the file (ids, name entries, module keys, mentions, exports) is the same. The patterns name every
+/// field, so a field added to a summary type must be placed here, on one side or the other.
+pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
+    let FileSummary {
+        language,
+        package,
+        defs,
+        refs,
+        imports,
+        inherits,
+        bindings,
+        problems: _,
+        line_count: _,
+        build_constraint,
+        path_modules,
+    } = old;
+    *language == new.language
+        && *package == new.package
+        && *build_constraint == new.build_constraint
+        && *path_modules == new.path_modules
+        && bindings.len() == new.bindings.len()
+        && bindings.iter().zip(&new.bindings).all(|(old, new)| {
+            // A pattern's region moves with the text; only the file's own resolution reads it.
+            let Binding {
+                name,
+                type_name,
+                scope,
+                kind,
+                region: _,
+            } = old;
+            *name == new.name
+                && *type_name == new.type_name
+                && *scope == new.scope
+                && *kind == new.kind
+        })
+        && defs.len() == new.defs.len()
+        && refs.len() == new.refs.len()
+        && imports.len() == new.imports.len()
+        && inherits.len() == new.inherits.len()
+        && defs.iter().zip(&new.defs).all(|(old, new)| {
+            let Def {
+                kind,
+                name,
+                parent,
+                owner,
+                span: _,
+                name_span: _,
+                signature,
+                doc: _,
+                returns,
+                implements,
+                disabled,
+                arrow,
+            } = old;
+            *kind == new.kind
+                && *implements == new.implements
+                && *arrow == new.arrow
+                && *name == new.name
+                && *parent == new.parent
+                && *owner == new.owner
+                && *signature == new.signature
+                && *returns == new.returns
+                && *disabled == new.disabled
+        })
+        && refs.iter().zip(&new.refs).all(|(old, new)| {
+            let Ref {
+                kind,
+                name,
+                receiver,
+                span: _,
+                scope,
+                path,
+            } = old;
+            *kind == new.kind
+                && *name == new.name
+                && *receiver == new.receiver
+                && *scope == new.scope
+                && *path == new.path
+        })
+        && imports.iter().zip(&new.imports).all(|(old, new)| {
+            let Import {
+                path,
+                name,
+                alias,
+                wildcard,
+                span: _,
+                scope,
+            } = old;
+            *path == new.path
+                && *name == new.name
+                && *alias == new.alias
+                && *wildcard == new.wildcard
+                && *scope == new.scope
+        })
+        && inherits.iter().zip(&new.inherits).all(|(old, new)| {
+            let Inherit {
+                child,
+                child_name,
+                base,
+                kind,
+                span: _,
+            } = old;
+            *child == new.child
+                && *child_name == new.child_name
+                && *base == new.base
+                && *kind == new.kind
+        })
+}
+
+/// The old resolution of a file whose summary went from `old` to `new`, two summaries that are
+/// [`same_but_positions`], with every site at its new place. `None` when a reference is now in
+/// another `match` arm's region than before, or a site is not a span of the summary (then the
+/// file is resolved again).
+pub(super) fn relocated(
+    old: &FileSummary,
+    new: &FileSummary,
+    resolved: &Resolved,
+) -> Option<Resolved> {
+    if !same_regions(old, new) {
+        return None;
+    }
+    let mut moves: FxHashMap<Span, Span> = FxHashMap::default();
+    let mut pair = |from: Span, to: Span| *moves.entry(from).or_insert(to) == to;
+    let defs = old.defs.iter().zip(&new.defs);
+    let refs = old.refs.iter().zip(&new.refs);
+    let imports = old.imports.iter().zip(&new.imports);
+    let inherits = old.inherits.iter().zip(&new.inherits);
+    let consistent = defs
+        .into_iter()
+        .all(|(a, b)| pair(a.name_span, b.name_span))
+        && refs.into_iter().all(|(a, b)| pair(a.span, b.span))
+        && imports.into_iter().all(|(a, b)| pair(a.span, b.span))
+        && inherits.into_iter().all(|(a, b)| pair(a.span, b.span));
+    if !consistent {
+        return None;
+    }
+    let mut next = resolved.clone();
+    for edge in &mut next.edges {
+        if let Some(site) = &mut edge.site {
+            *site = *moves.get(site)?;
+        }
+    }
+    for ambiguous in &mut next.ambiguous {
+        ambiguous.site = *moves.get(&ambiguous.site)?;
+    }
+    Some(next)
+}
+
+/// Whether every reference is held by the same `match`-arm regions as before (and so is the
+/// file's start, where a resolver stands before its first reference).
+fn same_regions(old: &FileSummary, new: &FileSummary) -> bool {
+    let mut regions: Vec<((u32, u32), (u32, u32))> = Vec::new();
+    for (a, b) in old.bindings.iter().zip(&new.bindings) {
+        match (a.region, b.region) {
+            (None, None) => {}
+            (Some(_), Some(_)) if a.kind == BindingKind::Alias => {}
+            (Some(a), Some(b)) => regions.push((a, b)),
+            _ => return false,
+        }
+    }
+    if regions.is_empty() {
+        return true;
+    }
+    // A pathological file (thousands of arms times thousands of references) is resolved again.
+    if regions.len().saturating_mul(old.refs.len()) > 1 << 20 {
+        return false;
+    }
+    let holds = |(start, end): (u32, u32), at: u32| start <= at && at < end;
+    let starts = std::iter::once((0, 0))
+        .chain(
+            old.refs
+                .iter()
+                .zip(&new.refs)
+                .map(|(a, b)| (a.span.start_byte, b.span.start_byte)),
+        )
+        .collect::<Vec<_>>();
+    starts.iter().all(|&(a, b)| {
+        regions
+            .iter()
+            .all(|&(old_region, new_region)| holds(old_region, a) == holds(new_region, b))
+    })
+}
