@@ -13,6 +13,7 @@
 
 mod infer;
 mod javascript;
+mod partial;
 mod python;
 pub(super) mod rust;
 
@@ -1477,65 +1478,82 @@ impl<'a> Resolver<'a> {
         }
         // Calls and type uses.
         for (position, reference) in summary.refs.iter().enumerate() {
-            self.at.set(reference.span.start_byte);
-            let from = self.scope_id(reference.scope);
-            let found = match reference.kind {
-                RefKind::Call => self.resolve_call(
-                    &reference.name,
-                    reference.receiver.as_deref(),
-                    reference.scope,
-                    reference.path,
-                    0,
-                ),
-                RefKind::Type => match reference.receiver.as_deref() {
-                    Some(qualifier) => {
-                        let ids = self.resolve_type_path(
-                            &format!("{qualifier}.{}", reference.name),
-                            reference.scope,
-                        );
-                        self.decide_here(ids, Resolution::Import)
-                    }
-                    None => self.resolve_name(&reference.name, reference.scope, any_type),
-                },
-            };
-            let relation = if reference.kind == RefKind::Call {
-                RelationKind::Calls
-            } else {
-                RelationKind::Uses
-            };
-            match found {
-                Found::Targets(targets, resolution) => {
-                    for target in targets {
-                        if relation == RelationKind::Uses && target == from {
-                            continue;
-                        }
-                        resolved.edges.push(Edge {
-                            from: from.clone(),
-                            to: target,
-                            kind: relation,
-                            resolution,
-                            site: Some(reference.span),
-                        });
-                    }
+            self.resolve_reference(position, reference, &mut resolved);
+        }
+        self.record_extras(&mut resolved);
+        resolved
+    }
+
+    /// One reference's edges, or its candidates when ambiguous, or its entry as an external
+    /// call, appended to `resolved`.
+    fn resolve_reference(
+        &self,
+        position: usize,
+        reference: &crate::index::Ref,
+        resolved: &mut Resolved,
+    ) {
+        self.at.set(reference.span.start_byte);
+        let from = self.scope_id(reference.scope);
+        let found = match reference.kind {
+            RefKind::Call => self.resolve_call(
+                &reference.name,
+                reference.receiver.as_deref(),
+                reference.scope,
+                reference.path,
+                0,
+            ),
+            RefKind::Type => match reference.receiver.as_deref() {
+                Some(qualifier) => {
+                    let ids = self.resolve_type_path(
+                        &format!("{qualifier}.{}", reference.name),
+                        reference.scope,
+                    );
+                    self.decide_here(ids, Resolution::Import)
                 }
-                Found::Ambiguous(candidates) => resolved.ambiguous.push(AmbiguousRef {
-                    from,
-                    name: reference.name.clone(),
-                    site: reference.span,
-                    candidates,
-                }),
-                Found::Nothing => {
-                    if reference.kind == RefKind::Call {
-                        resolved.external.push(ExternalRef {
-                            reference: position as u32,
-                            module: self
-                                .module_of_receiver(reference.receiver.as_deref(), &reference.name),
-                        });
+                None => self.resolve_name(&reference.name, reference.scope, any_type),
+            },
+        };
+        let relation = if reference.kind == RefKind::Call {
+            RelationKind::Calls
+        } else {
+            RelationKind::Uses
+        };
+        match found {
+            Found::Targets(targets, resolution) => {
+                for target in targets {
+                    if relation == RelationKind::Uses && target == from {
+                        continue;
                     }
+                    resolved.edges.push(Edge {
+                        from: from.clone(),
+                        to: target,
+                        kind: relation,
+                        resolution,
+                        site: Some(reference.span),
+                    });
+                }
+            }
+            Found::Ambiguous(candidates) => resolved.ambiguous.push(AmbiguousRef {
+                from,
+                name: reference.name.clone(),
+                site: reference.span,
+                candidates,
+            }),
+            Found::Nothing => {
+                if reference.kind == RefKind::Call {
+                    resolved.external.push(ExternalRef {
+                        reference: position as u32,
+                        module: self
+                            .module_of_receiver(reference.receiver.as_deref(), &reference.name),
+                    });
                 }
             }
         }
-        // What resolution read beyond the names the file mentions itself.
+    }
+
+    /// What resolution read beyond the names the file mentions itself (`Resolved::extra_names`).
+    fn record_extras(&self, resolved: &mut Resolved) {
+        let summary = self.summary;
         let (names, modules) = mentions(&self.graph.aliases, &self.file.path, summary);
         let names: FxHashSet<SmolStr> = names.into_iter().collect();
         let modules: FxHashSet<SmolStr> = modules.into_iter().collect();
@@ -1557,7 +1575,6 @@ impl<'a> Resolver<'a> {
             .cloned()
             .collect();
         resolved.extra_modules.sort();
-        resolved
     }
 }
 

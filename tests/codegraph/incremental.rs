@@ -437,6 +437,27 @@ fn moving_a_call_into_another_match_arm_resolves_it_again() {
     let mut fresh = GraphWriter::new();
     fresh.apply(vec![update("src/lib.rs", Some(&after))]);
     assert_eq!(writer.graph().dump(), fresh.graph().dump());
+    // The writer's reference-level path (a reference added, the frame the same): a reference
+    // like an old one but held by another arm is resolved, not given the old outcome.
+    let again = text("s.area() + s.area()", "0.0");
+    writer.apply(vec![update("src/lib.rs", Some(&again))]);
+    assert_eq!(
+        callees(writer.graph()),
+        ["src/lib.rs::Circle.area", "src/lib.rs::Circle.area"]
+    );
+    let swapped = text("0.0", "s.area() + s.area() + s.area()");
+    writer.apply(vec![update("src/lib.rs", Some(&swapped))]);
+    assert_eq!(
+        callees(writer.graph()),
+        [
+            "src/lib.rs::Square.area",
+            "src/lib.rs::Square.area",
+            "src/lib.rs::Square.area"
+        ]
+    );
+    let mut fresh = GraphWriter::new();
+    fresh.apply(vec![update("src/lib.rs", Some(&swapped))]);
+    assert_eq!(writer.graph().dump(), fresh.graph().dump());
 }
 
 /// The fixtures and the resolution cases (`resolution/<case>`), for the property tests.

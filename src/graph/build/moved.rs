@@ -42,14 +42,38 @@ pub(super) fn moved_node(
 
 /// Whether two summaries of one file differ only in where things are (spans, line count,
 /// syntax problems) and in documentation: then everything the indices and other files'
-/// resolution read of the file (ids, name entries, module keys, mentions, exports) is the same. The patterns name every
-/// field, so a field added to a summary type must be placed here, on one side or the other.
+/// resolution read of the file (ids, name entries, module keys, mentions, exports) is the same.
 pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
+    same_frame(old, new)
+        && old.refs.len() == new.refs.len()
+        && old.refs.iter().zip(&new.refs).all(|(old, new)| {
+            let Ref {
+                kind,
+                name,
+                receiver,
+                span: _,
+                scope,
+                path,
+            } = old;
+            *kind == new.kind
+                && *name == new.name
+                && *receiver == new.receiver
+                && *scope == new.scope
+                && *path == new.path
+        })
+}
+
+/// Whether two summaries of one file differ only in positions, documentation and references:
+/// then the file's ids, name entries, module keys and exports are the same, and so is what its
+/// resolution makes of everything but its references (`Resolver::resolve_changed`). The
+/// patterns name every field, so a field added to a summary type must be placed here, on one
+/// side or the other.
+pub(super) fn same_frame(old: &FileSummary, new: &FileSummary) -> bool {
     let FileSummary {
         language,
         package,
         defs,
-        refs,
+        refs: _,
         imports,
         inherits,
         bindings,
@@ -70,15 +94,16 @@ pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
                 type_name,
                 scope,
                 kind,
-                region: _,
+                region,
             } = old;
-            *name == new.name
+            // (Its region moves; whether it has one does not.)
+            region.is_some() == new.region.is_some()
+                && *name == new.name
                 && *type_name == new.type_name
                 && *scope == new.scope
                 && *kind == new.kind
         })
         && defs.len() == new.defs.len()
-        && refs.len() == new.refs.len()
         && imports.len() == new.imports.len()
         && inherits.len() == new.inherits.len()
         && defs.iter().zip(&new.defs).all(|(old, new)| {
@@ -105,21 +130,6 @@ pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
                 && *signature == new.signature
                 && *returns == new.returns
                 && *disabled == new.disabled
-        })
-        && refs.iter().zip(&new.refs).all(|(old, new)| {
-            let Ref {
-                kind,
-                name,
-                receiver,
-                span: _,
-                scope,
-                path,
-            } = old;
-            *kind == new.kind
-                && *name == new.name
-                && *receiver == new.receiver
-                && *scope == new.scope
-                && *path == new.path
         })
         && imports.iter().zip(&new.imports).all(|(old, new)| {
             let Import {

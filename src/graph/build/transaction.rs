@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smol_str::SmolStr;
 
-use super::moved::{moved_node, relocated, same_but_positions};
+use super::moved::{moved_node, relocated, same_but_positions, same_frame};
 use super::{
     ApplyReport, FileContent, GraphWriter, exports, index_edges, module_signature, name_entry,
     new_node, reindex,
@@ -35,6 +35,9 @@ pub(super) struct Transaction<'w> {
     module_changes: FxHashMap<SmolStr, (Vec<FilePath>, Vec<FilePath>)>,
     /// Files to re-resolve.
     affected: FxHashSet<FilePath>,
+    /// Files whose edit changed only references (and positions), with their old node: unless
+    /// something widens them into `affected`, only their changed references are resolved.
+    partial: FxHashMap<FilePath, Arc<crate::graph::FileNode>>,
     /// The resolutions of files replaced or removed in this transaction.
     removed_edges: Vec<(FilePath, Arc<Resolved>)>,
     /// The numbers removed files had (freed, maybe reused by a file added in this
@@ -61,6 +64,7 @@ impl<'w> Transaction<'w> {
             name_changes: FxHashMap::default(),
             module_changes: FxHashMap::default(),
             affected: FxHashSet::default(),
+            partial: FxHashMap::default(),
             removed_edges: Vec::new(),
             removed_numbers: FxHashMap::default(),
             indexed: Default::default(),
@@ -109,6 +113,8 @@ impl<'w> Transaction<'w> {
             self.affected.insert(path);
             return;
         }
+        let frame_kept = matches!((&old, &content), (Some(old), Some(new))
+            if old.language == new.language && same_frame(&old.summary, &new.summary));
         let old_exports = old.as_ref().map(|node| exports(node)).unwrap_or_default();
         let old_keys = old
             .as_ref()
@@ -136,8 +142,12 @@ impl<'w> Transaction<'w> {
                     .push(path.clone());
             }
             old_mentions = Some(mentions(&self.next.aliases, &old.path, &old.summary));
-            self.removed_edges
-                .push((path.clone(), old.resolved.clone()));
+            if frame_kept {
+                self.partial.insert(path.clone(), old.clone());
+            } else {
+                self.removed_edges
+                    .push((path.clone(), old.resolved.clone()));
+            }
             self.next.files.remove(&path);
         }
         let new_node = content.map(|content| {
@@ -197,7 +207,9 @@ impl<'w> Transaction<'w> {
                 self.writer.add_mentions(number, new_mentions);
             }
             self.next.files.insert(path.clone(), node.clone());
-            self.affected.insert(path.clone());
+            if !frame_kept {
+                self.affected.insert(path.clone());
+            }
         } else {
             if let Some(old_mentions) = old_mentions.take() {
                 self.writer.forget_mentions(number, old_mentions);
@@ -454,14 +466,25 @@ impl<'w> Transaction<'w> {
         &mut self,
         phase_one: &FxHashMap<FilePath, Vec<BaseEdge>>,
     ) -> Vec<(FilePath, Resolved)> {
-        let mut affected: Vec<FilePath> = std::mem::take(&mut self.affected)
+        let affected_set = std::mem::take(&mut self.affected);
+        // A file whose references alone changed, and that nothing else widened in: the old
+        // outcome of every reference that is still there, and only the new ones resolved.
+        let mut partial: Vec<(FilePath, Arc<crate::graph::FileNode>)> =
+            std::mem::take(&mut self.partial)
+                .into_iter()
+                .filter(|(path, _)| {
+                    !affected_set.contains(path) && self.next.files.contains_key(path)
+                })
+                .collect();
+        partial.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut affected: Vec<FilePath> = affected_set
             .into_iter()
             .filter(|path| self.next.files.contains_key(path))
             .collect();
         affected.sort();
         let resolved: Vec<(FilePath, Resolved)> = {
             let graph_ref = &self.next;
-            affected
+            let mut resolved: Vec<(FilePath, Resolved)> = affected
                 .par_iter()
                 .map(|path| {
                     let file = &graph_ref.files[path];
@@ -473,7 +496,19 @@ impl<'w> Transaction<'w> {
                     };
                     (path.clone(), resolver.resolve_all(&bases))
                 })
-                .collect()
+                .collect();
+            resolved.par_extend(partial.par_iter().map(|(path, old)| {
+                let file = &graph_ref.files[path];
+                let resolver = Resolver::new(graph_ref, file);
+                let result = resolver
+                    .resolve_changed(&old.summary, &old.resolved)
+                    .unwrap_or_else(|| {
+                        let bases = Resolver::new(graph_ref, file).resolve_bases();
+                        Resolver::new(graph_ref, file).resolve_all(&bases)
+                    });
+                (path.clone(), result)
+            }));
+            resolved
         };
         self.report.resolved_files = resolved.len();
         self.resolved_at = self.started.elapsed();

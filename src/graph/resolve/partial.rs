@@ -1,0 +1,201 @@
+//! Re-resolving only the references an edit changed (the writer's reference-level path).
+//!
+//! When an edit changes a file's references but nothing else resolution reads of the file
+//! (definitions, imports, bases, bindings: `build::moved::same_frame`), and nothing the file's
+//! last resolution read changed elsewhere (the writer did not widen the file in), then a
+//! reference that is the same as one before (kind, name, receiver, scope, path, and the
+//! `match`-arm regions that hold it) resolves as it did: its old outcome is reused at its new
+//! site, and only the new references are resolved. The edges come out in the order a full
+//! resolution gives (the header's edges, then each reference's in turn), so the result equals
+//! `resolve_all`'s, except that `extra_names` may keep a name only a removed reference read (a
+//! superset only makes a later change re-resolve the file when it need not).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::Resolver;
+use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, Resolved};
+use crate::index::{BindingKind, FileSummary, Ref, RefKind};
+use crate::model::{RelationKind, Span};
+
+/// What one reference resolved to.
+enum Outcome<'r> {
+    Edges(&'r [Edge]),
+    Ambiguous(&'r [EntityId]),
+    External(&'r Option<smol_str::SmolStr>),
+    Nothing,
+}
+
+/// What a reference's resolution depends on, besides the file's frame and the rest of the graph.
+type RefKey<'s> = (
+    RefKind,
+    &'s str,
+    Option<&'s str>,
+    Option<u32>,
+    bool,
+    Vec<u32>,
+);
+
+impl Resolver<'_> {
+    /// This file's resolution, given the resolution `old` of its previous summary `old_summary`,
+    /// which differs from this one only in references and positions. `None` when the old
+    /// resolution cannot be split by reference (two references at one span) or a site does
+    /// not carry over; then the caller
+    /// resolves the whole file.
+    pub(crate) fn resolve_changed(
+        &self,
+        old_summary: &FileSummary,
+        old: &Resolved,
+    ) -> Option<Resolved> {
+        let new = self.summary;
+        // The edges before the first call or use come from definitions, bases and imports:
+        // the same as before, at their new sites.
+        let header = old
+            .edges
+            .iter()
+            .position(|edge| matches!(edge.kind, RelationKind::Calls | RelationKind::Uses))
+            .unwrap_or(old.edges.len());
+        let mut moves: FxHashMap<Span, Span> = FxHashMap::default();
+        let mut pair = |from: Span, to: Span| *moves.entry(from).or_insert(to) == to;
+        let consistent = old_summary
+            .defs
+            .iter()
+            .zip(&new.defs)
+            .all(|(a, b)| pair(a.name_span, b.name_span))
+            && old_summary
+                .imports
+                .iter()
+                .zip(&new.imports)
+                .all(|(a, b)| pair(a.span, b.span))
+            && old_summary
+                .inherits
+                .iter()
+                .zip(&new.inherits)
+                .all(|(a, b)| pair(a.span, b.span));
+        if !consistent {
+            return None;
+        }
+        let mut resolved = Resolved::default();
+        for edge in &old.edges[..header] {
+            let mut edge = edge.clone();
+            if let Some(site) = &mut edge.site {
+                *site = *moves.get(site)?;
+            }
+            resolved.edges.push(edge);
+        }
+        // Each old reference's outcome, by what it depends on.
+        let old_regions = regions(old_summary);
+        let new_regions = regions(new);
+        let mut outcomes: FxHashMap<RefKey<'_>, Outcome<'_>> = FxHashMap::default();
+        let (mut edge, mut ambiguous, mut external) = (header, 0, 0);
+        let mut sites: FxHashSet<Span> = FxHashSet::default();
+        if !old_summary
+            .refs
+            .iter()
+            .all(|reference| sites.insert(reference.span))
+        {
+            return None;
+        }
+        for (position, reference) in old_summary.refs.iter().enumerate() {
+            let from = self.scope_id(reference.scope);
+            let start = edge;
+            while old.edges.get(edge).is_some_and(|candidate| {
+                candidate.site == Some(reference.span) && candidate.from == from
+            }) {
+                edge += 1;
+            }
+            let outcome = if edge > start {
+                Outcome::Edges(&old.edges[start..edge])
+            } else if let Some(entry) = old.ambiguous.get(ambiguous)
+                && entry.site == reference.span
+            {
+                ambiguous += 1;
+                Outcome::Ambiguous(&entry.candidates)
+            } else if let Some(entry) = old.external.get(external)
+                && entry.reference as usize == position
+            {
+                external += 1;
+                Outcome::External(&entry.module)
+            } else {
+                Outcome::Nothing
+            };
+            outcomes
+                .entry(key(reference, &old_regions))
+                .or_insert(outcome);
+        }
+        if edge != old.edges.len()
+            || ambiguous != old.ambiguous.len()
+            || external != old.external.len()
+        {
+            return None;
+        }
+        // The new references: the old outcome where there is one, else resolved now.
+        for (position, reference) in new.refs.iter().enumerate() {
+            match outcomes.get(&key(reference, &new_regions)) {
+                Some(outcome) => self.reuse(position, reference, outcome, &mut resolved),
+                None => self.resolve_reference(position, reference, &mut resolved),
+            }
+        }
+        for name in &old.extra_names {
+            self.recorder.name(name);
+        }
+        for module in &old.extra_modules {
+            self.recorder.module(module);
+        }
+        self.record_extras(&mut resolved);
+        Some(resolved)
+    }
+
+    /// An old outcome, at a reference's new site.
+    fn reuse(&self, position: usize, reference: &Ref, outcome: &Outcome<'_>, into: &mut Resolved) {
+        let from = self.scope_id(reference.scope);
+        match outcome {
+            Outcome::Edges(edges) => into.edges.extend(edges.iter().map(|edge| Edge {
+                from: from.clone(),
+                to: edge.to.clone(),
+                kind: edge.kind,
+                resolution: edge.resolution,
+                site: Some(reference.span),
+            })),
+            Outcome::Ambiguous(candidates) => into.ambiguous.push(AmbiguousRef {
+                from,
+                name: reference.name.clone(),
+                site: reference.span,
+                candidates: candidates.to_vec(),
+            }),
+            Outcome::External(module) => into.external.push(ExternalRef {
+                reference: position as u32,
+                module: (*module).clone(),
+            }),
+            Outcome::Nothing => {}
+        }
+    }
+}
+
+/// The regions of a file's `match`-arm bindings (those `Resolver::binding_of` reads by
+/// position), in binding order: the same bindings in two summaries of one frame.
+fn regions(summary: &FileSummary) -> Vec<(u32, u32)> {
+    summary
+        .bindings
+        .iter()
+        .filter(|binding| binding.kind != BindingKind::Alias)
+        .filter_map(|binding| binding.region)
+        .collect()
+}
+
+fn key<'s>(reference: &'s Ref, regions: &[(u32, u32)]) -> RefKey<'s> {
+    let at = reference.span.start_byte;
+    let holding = regions
+        .iter()
+        .enumerate()
+        .filter(|(_, (start, end))| *start <= at && at < *end)
+        .map(|(index, _)| index as u32)
+        .collect();
+    (
+        reference.kind,
+        &reference.name,
+        reference.receiver.as_deref(),
+        reference.scope,
+        reference.path,
+        holding,
+    )
+}
