@@ -169,6 +169,12 @@ pub struct EdgeRef {
     pub index: u32,
 }
 
+/// A persistent hash map of the graph, hashed with `FxHasher` (the keys are ids and names the
+/// writer and every resolution look up millions of times; SipHash's resistance to chosen
+/// collisions costs a third of an edit's lookups and buys nothing a local index needs).
+pub(crate) type PersistentMap<K, V> =
+    imbl::GenericHashMap<K, V, rustc_hash::FxBuildHasher, imbl::shared_ptr::DefaultSharedPtr>;
+
 /// An immutable snapshot of the whole graph.
 #[derive(Clone, Default)]
 pub struct Graph {
@@ -177,13 +183,13 @@ pub struct Graph {
     /// The path of each file number (the writer numbers files; a removed file's number is
     /// `None` until reused): what an [`EdgeRef`] names.
     pub(crate) file_paths: imbl::Vector<Option<FilePath>>,
-    pub(crate) entities: imbl::HashMap<EntityId, EntityLoc>,
-    pub(crate) by_name: imbl::HashMap<SmolStr, Arc<[NameEntry]>>,
-    pub(crate) modules: imbl::HashMap<SmolStr, Arc<[FilePath]>>,
+    pub(crate) entities: PersistentMap<EntityId, EntityLoc>,
+    pub(crate) by_name: PersistentMap<SmolStr, Arc<[NameEntry]>>,
+    pub(crate) modules: PersistentMap<SmolStr, Arc<[FilePath]>>,
     /// Resolved bases of each type: (base, extends or implements, the file that said so).
-    pub(crate) bases: imbl::HashMap<EntityId, Arc<[BaseOf]>>,
-    pub(crate) incoming: imbl::HashMap<EntityId, Arc<[EdgeRef]>>,
-    pub(crate) outgoing: imbl::HashMap<EntityId, Arc<[EdgeRef]>>,
+    pub(crate) bases: PersistentMap<EntityId, Arc<[BaseOf]>>,
+    pub(crate) incoming: PersistentMap<EntityId, Arc<[EdgeRef]>>,
+    pub(crate) outgoing: PersistentMap<EntityId, Arc<[EdgeRef]>>,
     /// Every distinct definition name as one flat list, built by the first symbol search of a
     /// revision whose names changed (a scan of a slice, not of the persistent map).
     pub(crate) names_cache: Arc<std::sync::OnceLock<Arc<[SmolStr]>>>,

@@ -439,7 +439,7 @@ fn index_edges(
 /// Replaces, for each entity of `additions`, the references into `replaced` files (by number)
 /// with the added ones. `paths` numbers the files (new numbers included).
 fn reindex(
-    index: &mut imbl::HashMap<EntityId, Arc<[EdgeRef]>>,
+    index: &mut super::PersistentMap<EntityId, Arc<[EdgeRef]>>,
     additions: FxHashMap<EntityId, Vec<EdgeRef>>,
     replaced: &FxHashSet<u32>,
     paths: &imbl::Vector<Option<FilePath>>,
