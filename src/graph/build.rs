@@ -75,6 +75,22 @@ pub struct GraphWriter {
     name_mentions: mentions::MentionIndex,
     /// Module key → files whose imports may look it up.
     module_mentions: mentions::MentionIndex,
+    /// The mentions of the files swapped last (an editor's documents), with the summary and
+    /// the aliases they were computed from: the next edit of such a file need not compute its
+    /// old mentions again.
+    recent_mentions: Vec<RecentMentions>,
+}
+
+/// How many files' mentions the writer keeps from one transaction to the next (the documents
+/// being edited; a transaction of more files keeps none).
+const RECENT_MENTIONS: usize = 8;
+
+#[derive(Clone)]
+struct RecentMentions {
+    path: FilePath,
+    summary: Arc<FileSummary>,
+    aliases: Arc<ModuleAliases>,
+    mentions: Arc<super::resolve::Mentions>,
 }
 
 impl GraphWriter {
@@ -280,6 +296,43 @@ impl GraphWriter {
 
     /// The mention indices are multisets: a file registers its own mentions and, separately,
     /// the extra names its last resolution read; each is forgotten once.
+    /// The mentions remembered for `path`, if they were computed from this very summary and
+    /// these aliases.
+    fn recent_mentions(
+        &self,
+        path: &FilePath,
+        summary: &Arc<FileSummary>,
+        aliases: &Arc<ModuleAliases>,
+    ) -> Option<super::resolve::Mentions> {
+        self.recent_mentions
+            .iter()
+            .find(|recent| {
+                recent.path == *path
+                    && Arc::ptr_eq(&recent.summary, summary)
+                    && Arc::ptr_eq(&recent.aliases, aliases)
+            })
+            .map(|recent| (*recent.mentions).clone())
+    }
+
+    fn remember_mentions(
+        &mut self,
+        path: &FilePath,
+        summary: &Arc<FileSummary>,
+        aliases: &Arc<ModuleAliases>,
+        mentions: Arc<super::resolve::Mentions>,
+    ) {
+        self.recent_mentions.retain(|recent| recent.path != *path);
+        if self.recent_mentions.len() >= RECENT_MENTIONS {
+            self.recent_mentions.remove(0);
+        }
+        self.recent_mentions.push(RecentMentions {
+            path: path.clone(),
+            summary: summary.clone(),
+            aliases: aliases.clone(),
+            mentions,
+        });
+    }
+
     fn add_mentions(&mut self, number: u32, (names, modules): (Vec<SmolStr>, Vec<SmolStr>)) {
         for name in names {
             self.name_mentions.add(&name, number);

@@ -1553,16 +1553,18 @@ impl<'a> Resolver<'a> {
 
     /// What resolution read beyond the names the file mentions itself (`Resolved::extra_names`).
     fn record_extras(&self, resolved: &mut Resolved) {
-        let summary = self.summary;
-        let (names, modules) = mentions(&self.graph.aliases, &self.file.path, summary);
-        let names: FxHashSet<SmolStr> = names.into_iter().collect();
-        let modules: FxHashSet<SmolStr> = modules.into_iter().collect();
+        let mentioned = mentions(&self.graph.aliases, &self.file.path, self.summary);
+        self.record_extras_beyond(resolved, &mentioned);
+    }
+
+    /// The same, given the file's mentions (sorted, as `mentions` gives them).
+    fn record_extras_beyond(&self, resolved: &mut Resolved, (names, modules): &Mentions) {
         resolved.extra_names = self
             .recorder
             .names
             .borrow()
             .iter()
-            .filter(|name| !names.contains(*name))
+            .filter(|name| names.binary_search(name).is_err())
             .cloned()
             .collect();
         resolved.extra_names.sort();
@@ -1571,7 +1573,7 @@ impl<'a> Resolver<'a> {
             .modules
             .borrow()
             .iter()
-            .filter(|key| !modules.contains(*key))
+            .filter(|key| modules.binary_search(key).is_err())
             .cloned()
             .collect();
         resolved.extra_modules.sort();
@@ -1711,6 +1713,9 @@ fn is_identifier(text: &str) -> bool {
             .next()
             .is_some_and(|character| character.is_ascii_digit())
 }
+
+/// A file's mentions: the names and the module keys, each sorted and without repeats.
+pub(crate) type Mentions = (Vec<SmolStr>, Vec<SmolStr>);
 
 /// Every name and module key a file's resolution may look up, as a pure function of the file.
 /// A superset is fine; a missing entry would leave a stale edge after an incremental change.

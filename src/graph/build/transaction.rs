@@ -12,13 +12,16 @@ use smol_str::SmolStr;
 
 use super::moved::{moved_node, relocated, same_but_positions, same_frame};
 use super::{
-    ApplyReport, FileContent, GraphWriter, exports, index_edges, module_signature, name_entry,
-    new_node, reindex,
+    ApplyReport, FileContent, GraphWriter, RECENT_MENTIONS, exports, index_edges, module_signature,
+    name_entry, new_node, reindex,
 };
 use crate::graph::modules::{module_keys, package_key};
-use crate::graph::resolve::{BaseEdge, Resolver, mentions};
+use crate::graph::resolve::{BaseEdge, Mentions, Resolver, mentions};
 use crate::graph::{EdgeRef, EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
 use crate::model::RelationKind;
+
+/// A file of the reference-level path: its old node, and its new mentions.
+type PartialFile = (Arc<crate::graph::FileNode>, Arc<Mentions>);
 
 /// The state of one transaction: the next graph and what changed so far.
 pub(super) struct Transaction<'w> {
@@ -37,7 +40,7 @@ pub(super) struct Transaction<'w> {
     affected: FxHashSet<FilePath>,
     /// Files whose edit changed only references (and positions), with their old node: unless
     /// something widens them into `affected`, only their changed references are resolved.
-    partial: FxHashMap<FilePath, Arc<crate::graph::FileNode>>,
+    partial: FxHashMap<FilePath, PartialFile>,
     /// The resolutions of files replaced or removed in this transaction.
     removed_edges: Vec<(FilePath, Arc<Resolved>)>,
     /// The numbers removed files had (freed, maybe reused by a file added in this
@@ -141,10 +144,12 @@ impl<'w> Transaction<'w> {
                     .0
                     .push(path.clone());
             }
-            old_mentions = Some(mentions(&self.next.aliases, &old.path, &old.summary));
-            if frame_kept {
-                self.partial.insert(path.clone(), old.clone());
-            } else {
+            old_mentions = Some(
+                self.writer
+                    .recent_mentions(&path, &old.summary, &self.next.aliases)
+                    .unwrap_or_else(|| mentions(&self.next.aliases, &old.path, &old.summary)),
+            );
+            if !frame_kept {
                 self.removed_edges
                     .push((path.clone(), old.resolved.clone()));
             }
@@ -198,13 +203,32 @@ impl<'w> Transaction<'w> {
                     .1
                     .push(path.clone());
             }
-            // Most edits mention the same names as before: then the index stays as it is.
+            // Most edits mention the same names as before: then the index stays as it is; else
+            // only the names that came or went change in it.
             let new_mentions = mentions(&self.next.aliases, &node.path, &node.summary);
-            if old_mentions.as_ref() != Some(&new_mentions) {
-                if let Some(old_mentions) = old_mentions.take() {
-                    self.writer.forget_mentions(number, old_mentions);
+            match old_mentions.take() {
+                Some(old_mentions) if old_mentions == new_mentions => {}
+                Some(old_mentions) => {
+                    let (gone, came) = mentions_changed(&old_mentions, &new_mentions);
+                    self.writer.forget_mentions(number, gone);
+                    self.writer.add_mentions(number, came);
                 }
-                self.writer.add_mentions(number, new_mentions);
+                None => self.writer.add_mentions(number, new_mentions.clone()),
+            }
+            let new_mentions = Arc::new(new_mentions);
+            // An editor's document is swapped again and again: its mentions are kept for the
+            // next edit (not during a full index).
+            if self.report.updated_files <= RECENT_MENTIONS {
+                self.writer.remember_mentions(
+                    &path,
+                    &node.summary,
+                    &self.next.aliases,
+                    new_mentions.clone(),
+                );
+            }
+            if let (true, Some(old)) = (frame_kept, &old) {
+                self.partial
+                    .insert(path.clone(), (old.clone(), new_mentions));
             }
             self.next.files.insert(path.clone(), node.clone());
             if !frame_kept {
@@ -469,13 +493,10 @@ impl<'w> Transaction<'w> {
         let affected_set = std::mem::take(&mut self.affected);
         // A file whose references alone changed, and that nothing else widened in: the old
         // outcome of every reference that is still there, and only the new ones resolved.
-        let mut partial: Vec<(FilePath, Arc<crate::graph::FileNode>)> =
-            std::mem::take(&mut self.partial)
-                .into_iter()
-                .filter(|(path, _)| {
-                    !affected_set.contains(path) && self.next.files.contains_key(path)
-                })
-                .collect();
+        let mut partial: Vec<(FilePath, PartialFile)> = std::mem::take(&mut self.partial)
+            .into_iter()
+            .filter(|(path, _)| !affected_set.contains(path) && self.next.files.contains_key(path))
+            .collect();
         partial.sort_by(|a, b| a.0.cmp(&b.0));
         let mut affected: Vec<FilePath> = affected_set
             .into_iter()
@@ -497,11 +518,11 @@ impl<'w> Transaction<'w> {
                     (path.clone(), resolver.resolve_all(&bases))
                 })
                 .collect();
-            resolved.par_extend(partial.par_iter().map(|(path, old)| {
+            resolved.par_extend(partial.par_iter().map(|(path, (old, mentioned))| {
                 let file = &graph_ref.files[path];
                 let resolver = Resolver::new(graph_ref, file);
                 let result = resolver
-                    .resolve_changed(&old.summary, &old.resolved)
+                    .resolve_changed(&old.summary, &old.resolved, mentioned)
                     .unwrap_or_else(|| {
                         let bases = Resolver::new(graph_ref, file).resolve_bases();
                         Resolver::new(graph_ref, file).resolve_all(&bases)
@@ -631,4 +652,18 @@ impl<'w> Transaction<'w> {
         self.writer.graph = self.next;
         self.report
     }
+}
+
+/// The mentions a file no longer has and those it gained: two sorted lists each.
+fn mentions_changed(old: &Mentions, new: &Mentions) -> (Mentions, Mentions) {
+    fn difference(a: &[SmolStr], b: &[SmolStr]) -> Vec<SmolStr> {
+        a.iter()
+            .filter(|item| b.binary_search(item).is_err())
+            .cloned()
+            .collect()
+    }
+    (
+        (difference(&old.0, &new.0), difference(&old.1, &new.1)),
+        (difference(&new.0, &old.0), difference(&new.1, &old.1)),
+    )
 }

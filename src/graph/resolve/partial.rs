@@ -37,7 +37,7 @@ type RefKey<'s> = (
 
 impl Resolver<'_> {
     /// This file's resolution, given the resolution `old` of its previous summary `old_summary`,
-    /// which differs from this one only in references and positions. `None` when the old
+    /// which differs from this one only in references and positions, and the file's mentions. `None` when the old
     /// resolution cannot be split by reference (two references at one span) or a site does
     /// not carry over; then the caller
     /// resolves the whole file.
@@ -45,6 +45,7 @@ impl Resolver<'_> {
         &self,
         old_summary: &FileSummary,
         old: &Resolved,
+        mentioned: &super::Mentions,
     ) -> Option<Resolved> {
         let new = self.summary;
         // The edges before the first call or use come from definitions, bases and imports:
@@ -141,7 +142,7 @@ impl Resolver<'_> {
         for module in &old.extra_modules {
             self.recorder.module(module);
         }
-        self.record_extras(&mut resolved);
+        self.record_extras_beyond(&mut resolved, mentioned);
         Some(resolved)
     }
 
