@@ -116,8 +116,27 @@ impl<'w> Transaction<'w> {
             self.affected.insert(path);
             return;
         }
-        let frame_kept = matches!((&old, &content), (Some(old), Some(new))
-            if old.language == new.language && same_frame(&old.summary, &new.summary));
+        // An edit that changed references but no name, definition, import, binding or base
+        // (typing a call's name): the ids, name entries, module keys and exports stay; the
+        // mentions change by the names that came or went, and only the changed references
+        // are resolved again (`Resolver::resolve_changed`), unless something else widens the
+        // file in.
+        if let (Some(old), Some(new)) = (&old, &content)
+            && old.language == new.language
+            && same_frame(&old.summary, &new.summary)
+        {
+            let node = moved_node(old, content.expect("matched as Some"), &self.next.aliases);
+            let number = self.writer.number_of(&path);
+            let old_mentions = self
+                .writer
+                .recent_mentions(&path, &old.summary, &self.next.aliases)
+                .unwrap_or_else(|| mentions(&self.next.aliases, &old.path, &old.summary));
+            let new_mentions = self.update_mentions(number, &path, &node, Some(old_mentions));
+            self.partial
+                .insert(path.clone(), (old.clone(), new_mentions));
+            self.next.files.insert(path, Arc::new(node));
+            return;
+        }
         let old_exports = old.as_ref().map(|node| exports(node)).unwrap_or_default();
         let old_keys = old
             .as_ref()
@@ -149,10 +168,8 @@ impl<'w> Transaction<'w> {
                     .recent_mentions(&path, &old.summary, &self.next.aliases)
                     .unwrap_or_else(|| mentions(&self.next.aliases, &old.path, &old.summary)),
             );
-            if !frame_kept {
-                self.removed_edges
-                    .push((path.clone(), old.resolved.clone()));
-            }
+            self.removed_edges
+                .push((path.clone(), old.resolved.clone()));
             self.next.files.remove(&path);
         }
         let new_node = content.map(|content| {
@@ -203,37 +220,9 @@ impl<'w> Transaction<'w> {
                     .1
                     .push(path.clone());
             }
-            // Most edits mention the same names as before: then the index stays as it is; else
-            // only the names that came or went change in it.
-            let new_mentions = mentions(&self.next.aliases, &node.path, &node.summary);
-            match old_mentions.take() {
-                Some(old_mentions) if old_mentions == new_mentions => {}
-                Some(old_mentions) => {
-                    let (gone, came) = mentions_changed(&old_mentions, &new_mentions);
-                    self.writer.forget_mentions(number, gone);
-                    self.writer.add_mentions(number, came);
-                }
-                None => self.writer.add_mentions(number, new_mentions.clone()),
-            }
-            let new_mentions = Arc::new(new_mentions);
-            // An editor's document is swapped again and again: its mentions are kept for the
-            // next edit (not during a full index).
-            if self.report.updated_files <= RECENT_MENTIONS {
-                self.writer.remember_mentions(
-                    &path,
-                    &node.summary,
-                    &self.next.aliases,
-                    new_mentions.clone(),
-                );
-            }
-            if let (true, Some(old)) = (frame_kept, &old) {
-                self.partial
-                    .insert(path.clone(), (old.clone(), new_mentions));
-            }
+            self.update_mentions(number, &path, node, old_mentions.take());
             self.next.files.insert(path.clone(), node.clone());
-            if !frame_kept {
-                self.affected.insert(path.clone());
-            }
+            self.affected.insert(path.clone());
         } else {
             if let Some(old_mentions) = old_mentions.take() {
                 self.writer.forget_mentions(number, old_mentions);
@@ -274,6 +263,39 @@ impl<'w> Transaction<'w> {
                 self.changed_modules.insert(key.clone());
             }
         }
+    }
+
+    /// A file's new mentions enter the writer's index: most edits mention the same names as
+    /// before (then the index stays as it is), else only the names that came or went change.
+    /// An editor's document is swapped again and again: its mentions are kept for its next
+    /// edit (not during a full index).
+    fn update_mentions(
+        &mut self,
+        number: u32,
+        path: &FilePath,
+        node: &crate::graph::FileNode,
+        old_mentions: Option<Mentions>,
+    ) -> Arc<Mentions> {
+        let new_mentions = mentions(&self.next.aliases, &node.path, &node.summary);
+        match old_mentions {
+            Some(old_mentions) if old_mentions == new_mentions => {}
+            Some(old_mentions) => {
+                let (gone, came) = mentions_changed(&old_mentions, &new_mentions);
+                self.writer.forget_mentions(number, gone);
+                self.writer.add_mentions(number, came);
+            }
+            None => self.writer.add_mentions(number, new_mentions.clone()),
+        }
+        let new_mentions = Arc::new(new_mentions);
+        if self.report.updated_files <= RECENT_MENTIONS {
+            self.writer.remember_mentions(
+                path,
+                &node.summary,
+                &self.next.aliases,
+                new_mentions.clone(),
+            );
+        }
+        new_mentions
     }
 
     /// Marks files for re-resolution although their text did not change (the module aliases
@@ -591,6 +613,11 @@ impl<'w> Transaction<'w> {
         let mut replaced: FxHashSet<u32> = FxHashSet::default();
         let mut incoming_add: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
         let mut outgoing_add: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
+        // An edit's few files (no file removed, so no number reused): only the entities of
+        // edges that changed place are re-indexed; the others' entries are what they were.
+        let by_position = self.removed_numbers.is_empty() && resolved.len() <= RECENT_MENTIONS;
+        let resolved_paths: FxHashSet<FilePath> =
+            resolved.iter().map(|(path, _)| path.clone()).collect();
         for (path, old) in &old_by_path {
             if unchanged.contains(path) {
                 continue;
@@ -602,10 +629,35 @@ impl<'w> Transaction<'w> {
             {
                 replaced.insert(number);
             }
+            if by_position && resolved_paths.contains(path) {
+                continue;
+            }
             for edge in &old.edges {
                 incoming_add.entry(edge.to.clone()).or_default();
                 outgoing_add.entry(edge.from.clone()).or_default();
             }
+        }
+        // The entities of the edges that changed place, in every file indexed by position;
+        // then each such file gives its entries for every entity being re-indexed (a list is
+        // rebuilt without any replaced file's entries).
+        let mut by_position_files: Vec<(u32, &Resolved)> = Vec::new();
+        for (path, result) in &resolved {
+            if unchanged.contains(path) {
+                continue;
+            }
+            let Some(&number) = self.writer.file_numbers.get(path) else {
+                continue;
+            };
+            match old_by_path.get(path) {
+                Some(old) if by_position => {
+                    moved_entities(old, result, &mut incoming_add, &mut outgoing_add);
+                    by_position_files.push((number, result));
+                }
+                _ => index_edges(number, result, &mut incoming_add, &mut outgoing_add),
+            }
+        }
+        for (number, result) in by_position_files {
+            index_edges_of(number, result, &mut incoming_add, &mut outgoing_add);
         }
         for (path, mut result) in resolved {
             // Kept for good: without the spare capacity of vectors grown by pushing.
@@ -618,11 +670,6 @@ impl<'w> Transaction<'w> {
             result.external.shrink_to_fit();
             result.extra_names.shrink_to_fit();
             result.extra_modules.shrink_to_fit();
-            if !unchanged.contains(&path)
-                && let Some(&number) = self.writer.file_numbers.get(&path)
-            {
-                index_edges(number, &result, &mut incoming_add, &mut outgoing_add);
-            }
             if let Some(file) = self.next.files.get(&path) {
                 let mut node = (**file).clone();
                 node.resolved = Arc::new(result);
@@ -666,4 +713,53 @@ fn mentions_changed(old: &Mentions, new: &Mentions) -> (Mentions, Mentions) {
         (difference(&old.0, &new.0), difference(&old.1, &new.1)),
         (difference(&new.0, &old.0), difference(&new.1, &old.1)),
     )
+}
+
+/// The entities of the edges at positions where a file's old and new edges differ: their
+/// lists are re-indexed (an entity whose every edge in the file kept its position and ends has
+/// the entries it had).
+fn moved_entities(
+    old: &Resolved,
+    new: &Resolved,
+    incoming: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
+    outgoing: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
+) {
+    for position in 0..old.edges.len().max(new.edges.len()) {
+        let (before, after) = (old.edges.get(position), new.edges.get(position));
+        if let (Some(before), Some(after)) = (before, after)
+            && before.from == after.from
+            && before.to == after.to
+        {
+            continue;
+        }
+        for edge in before.into_iter().chain(after) {
+            if !incoming.contains_key(&edge.to) {
+                incoming.insert(edge.to.clone(), Vec::new());
+            }
+            if !outgoing.contains_key(&edge.from) {
+                outgoing.insert(edge.from.clone(), Vec::new());
+            }
+        }
+    }
+}
+
+/// A file's entries for the entities already being re-indexed.
+fn index_edges_of(
+    number: u32,
+    resolved: &Resolved,
+    incoming: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
+    outgoing: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
+) {
+    for (index, edge) in resolved.edges.iter().enumerate() {
+        let edge_ref = EdgeRef {
+            file: number,
+            index: index as u32,
+        };
+        if let Some(entries) = incoming.get_mut(&edge.to) {
+            entries.push(edge_ref);
+        }
+        if let Some(entries) = outgoing.get_mut(&edge.from) {
+            entries.push(edge_ref);
+        }
+    }
 }
