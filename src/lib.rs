@@ -21,7 +21,9 @@
 //!   constructors, return types, field chains; Rust's elements, patterns and generic bounds in
 //!   `graph/resolve/rust.rs`), the single writer's transaction
 //!   (`graph/build.rs`, `graph/build/transaction.rs`; what each file mentions, the writer's
-//!   own index, in `graph/build/mentions.rs`), and the queries every door shares
+//!   own index, in `graph/build/mentions.rs`; an edit that only moved text keeps its old
+//!   resolution, moved to the new sites, `graph/build/moved.rs`, and one that changed only
+//!   references resolves only those, `graph/resolve/partial.rs`), and the queries every door shares
 //!   (callers, callees, implementations, symbols, ...; Go's implicit interfaces by method sets
 //!   and the references left aside, ambiguous or unresolved (`graph/query/possible.rs`), are
 //!   computed there at query time, never stored as edges). `lang/go_build.rs` says which Go files are in the chosen
@@ -89,7 +91,12 @@
 //!   transaction that produces a new immutable `graph::Graph`; readers clone an `Arc` and never see
 //!   half a change.
 //! - The graph after any sequence of incremental changes equals the graph built from scratch from
-//!   the same texts (a property test checks this).
+//!   the same texts (a property test checks this). The writer's shortcuts keep it: a file's
+//!   resolution is a function of its summary without positions, of the rest of the graph and
+//!   of which `match`-arm regions hold each reference, so an edit that changed none of these
+//!   but positions reuses it, and a reference equal to an old one (and the arms that hold it)
+//!   in a file nothing widened in resolves as before. (`Resolved::extra_names` may then keep
+//!   a name only a removed reference read: a superset only re-resolves more.)
 //! - `lsp` applies text changes in arrival order before any later request takes a snapshot.
 //! - An ambiguous reference never becomes an edge; it is kept with its candidates.
 //! - A call on a receiver whose type is known to come from outside the workspace never becomes

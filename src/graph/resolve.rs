@@ -48,6 +48,8 @@ type KindFilter = fn(EntityKind) -> bool;
 /// (files, name, kind filter, depth) → what those files export under that name.
 type ExportedMemo = FxHashMap<(Vec<FilePath>, SmolStr, usize, u32), Vec<EntityId>>;
 
+type MembersMemo = FxHashMap<(EntityId, SmolStr, usize, bool), Vec<EntityId>>;
+
 /// (file, import index) → the files that import names.
 type ForeignImports = FxHashMap<(FilePath, usize), Rc<Vec<FilePath>>>;
 
@@ -160,6 +162,8 @@ pub(crate) struct Resolver<'a> {
     values: RefCell<FxHashMap<(SmolStr, Option<u32>), Value>>,
     owners: RefCell<FxHashMap<SmolStr, Option<EntityId>>>,
     exported_memo: RefCell<ExportedMemo>,
+    /// (type, member name, kind filter, along the bases) → what `member_lookup` found.
+    members_memo: RefCell<MembersMemo>,
     /// While bases are being resolved, lookups must not depend on other types' bases (they may
     /// not be known yet in this batch); this keeps a batch's result independent of its order.
     without_bases: bool,
@@ -212,6 +216,7 @@ impl<'a> Resolver<'a> {
             reachable_packages: RefCell::new(None),
             owners: RefCell::new(FxHashMap::default()),
             exported_memo: RefCell::new(FxHashMap::default()),
+            members_memo: RefCell::new(FxHashMap::default()),
         };
         // The first binding of a name in a scope counts; a declared type beats an assigned value,
         // which beats a bare parameter.
@@ -624,8 +629,31 @@ impl<'a> Resolver<'a> {
             .unwrap_or_default()
     }
 
-    /// Members named `name` of a type, nearest first along its bases.
+    /// Members named `name` of a type, nearest first along its bases. Remembered for the
+    /// resolver's lifetime: a file asks for the same members again and again (every
+    /// `self.field.method()` of a type, every step of a builder chain).
     fn member_lookup(
+        &self,
+        type_id: &EntityId,
+        name: &str,
+        filter: KindFilter,
+        with_bases: bool,
+    ) -> Vec<EntityId> {
+        let key = (
+            type_id.clone(),
+            SmolStr::new(name),
+            filter as usize,
+            with_bases,
+        );
+        if let Some(found) = self.members_memo.borrow().get(&key) {
+            return found.clone();
+        }
+        let found = self.member_lookup_uncached(type_id, name, filter, with_bases);
+        self.members_memo.borrow_mut().insert(key, found.clone());
+        found
+    }
+
+    fn member_lookup_uncached(
         &self,
         type_id: &EntityId,
         name: &str,
