@@ -254,7 +254,7 @@ impl GraphWriter {
                     node.resolved.extra_modules.clone(),
                 ),
             );
-            index_edges(number, &node.resolved, &mut incoming, &mut outgoing);
+            index_edges(number, &node.resolved, &mut incoming, &mut outgoing, false);
             for edge in &node.resolved.edges {
                 if matches!(edge.kind, RelationKind::Extends | RelationKind::Implements) {
                     bases.entry(edge.from.clone()).or_default().push((
@@ -469,23 +469,32 @@ fn name_entry(node: &FileNode, index: usize, package: &Option<SmolStr>) -> NameE
     }
 }
 
-/// Adds a file's edges to the incoming and outgoing indices (by position in the file).
+/// Adds a file's edges to the incoming and outgoing indices (by position in the file): all of
+/// them, or with `listed_only` those of the entities the indices already list (the entities
+/// being re-indexed).
 fn index_edges(
     number: u32,
     resolved: &Resolved,
     incoming: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
     outgoing: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
+    listed_only: bool,
 ) {
-    for (index, edge) in resolved.edges.iter().enumerate() {
+    let add = |index: &mut FxHashMap<EntityId, Vec<EdgeRef>>, id: &EntityId, edge_ref| match index
+        .get_mut(id)
+    {
+        Some(entries) => entries.push(edge_ref),
+        None if !listed_only => {
+            index.insert(id.clone(), vec![edge_ref]);
+        }
+        None => {}
+    };
+    for (position, edge) in resolved.edges.iter().enumerate() {
         let edge_ref = EdgeRef {
             file: number,
-            index: index as u32,
+            index: position as u32,
         };
-        incoming.entry(edge.to.clone()).or_default().push(edge_ref);
-        outgoing
-            .entry(edge.from.clone())
-            .or_default()
-            .push(edge_ref);
+        add(incoming, &edge.to, edge_ref);
+        add(outgoing, &edge.from, edge_ref);
     }
 }
 

@@ -14,6 +14,7 @@
 mod infer;
 mod javascript;
 mod partial;
+pub(crate) use partial::moved_sites;
 mod python;
 pub(super) mod rust;
 

@@ -10,12 +10,9 @@
 //! edge's site from the old span to the new one, and gives up (the file is resolved again)
 //! when either does not carry over.
 
-use rustc_hash::FxHashMap;
-
 use super::{FileContent, ModuleAliases, published_class};
 use crate::graph::{FileNode, Resolved};
 use crate::index::{Binding, BindingKind, Def, FileSummary, Import, Inherit, Ref};
-use crate::model::Span;
 use std::sync::Arc;
 
 /// The node of a file whose new summary differs from `old`'s only in positions
@@ -173,21 +170,7 @@ pub(super) fn relocated(
     if !same_regions(old, new) {
         return None;
     }
-    let mut moves: FxHashMap<Span, Span> = FxHashMap::default();
-    let mut pair = |from: Span, to: Span| *moves.entry(from).or_insert(to) == to;
-    let defs = old.defs.iter().zip(&new.defs);
-    let refs = old.refs.iter().zip(&new.refs);
-    let imports = old.imports.iter().zip(&new.imports);
-    let inherits = old.inherits.iter().zip(&new.inherits);
-    let consistent = defs
-        .into_iter()
-        .all(|(a, b)| pair(a.name_span, b.name_span))
-        && refs.into_iter().all(|(a, b)| pair(a.span, b.span))
-        && imports.into_iter().all(|(a, b)| pair(a.span, b.span))
-        && inherits.into_iter().all(|(a, b)| pair(a.span, b.span));
-    if !consistent {
-        return None;
-    }
+    let moves = crate::graph::resolve::moved_sites(old, new, true)?;
     let mut next = resolved.clone();
     for edge in &mut next.edges {
         if let Some(site) = &mut edge.site {

@@ -653,11 +653,11 @@ impl<'w> Transaction<'w> {
                     moved_entities(old, result, &mut incoming_add, &mut outgoing_add);
                     by_position_files.push((number, result));
                 }
-                _ => index_edges(number, result, &mut incoming_add, &mut outgoing_add),
+                _ => index_edges(number, result, &mut incoming_add, &mut outgoing_add, false),
             }
         }
         for (number, result) in by_position_files {
-            index_edges_of(number, result, &mut incoming_add, &mut outgoing_add);
+            index_edges(number, result, &mut incoming_add, &mut outgoing_add, true);
         }
         for (path, mut result) in resolved {
             // Kept for good: without the spare capacity of vectors grown by pushing.
@@ -739,27 +739,6 @@ fn moved_entities(
             if !outgoing.contains_key(&edge.from) {
                 outgoing.insert(edge.from.clone(), Vec::new());
             }
-        }
-    }
-}
-
-/// A file's entries for the entities already being re-indexed.
-fn index_edges_of(
-    number: u32,
-    resolved: &Resolved,
-    incoming: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
-    outgoing: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
-) {
-    for (index, edge) in resolved.edges.iter().enumerate() {
-        let edge_ref = EdgeRef {
-            file: number,
-            index: index as u32,
-        };
-        if let Some(entries) = incoming.get_mut(&edge.to) {
-            entries.push(edge_ref);
-        }
-        if let Some(entries) = outgoing.get_mut(&edge.from) {
-            entries.push(edge_ref);
         }
     }
 }

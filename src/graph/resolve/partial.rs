@@ -55,26 +55,7 @@ impl Resolver<'_> {
             .iter()
             .position(|edge| matches!(edge.kind, RelationKind::Calls | RelationKind::Uses))
             .unwrap_or(old.edges.len());
-        let mut moves: FxHashMap<Span, Span> = FxHashMap::default();
-        let mut pair = |from: Span, to: Span| *moves.entry(from).or_insert(to) == to;
-        let consistent = old_summary
-            .defs
-            .iter()
-            .zip(&new.defs)
-            .all(|(a, b)| pair(a.name_span, b.name_span))
-            && old_summary
-                .imports
-                .iter()
-                .zip(&new.imports)
-                .all(|(a, b)| pair(a.span, b.span))
-            && old_summary
-                .inherits
-                .iter()
-                .zip(&new.inherits)
-                .all(|(a, b)| pair(a.span, b.span));
-        if !consistent {
-            return None;
-        }
+        let moves = moved_sites(old_summary, new, false)?;
         let mut resolved = Resolved::default();
         for edge in &old.edges[..header] {
             let mut edge = edge.clone();
@@ -199,4 +180,39 @@ fn key<'s>(reference: &'s Ref, regions: &[(u32, u32)]) -> RefKey<'s> {
         reference.path,
         holding,
     )
+}
+
+/// Where each site of a file's summary went between two summaries whose definitions, imports
+/// and bases (and, with `references`, references) correspond one to one: old span → new span,
+/// for definition names, imports, bases and those references. `None` when one old span would go
+/// to two places.
+pub(crate) fn moved_sites(
+    old: &FileSummary,
+    new: &FileSummary,
+    references: bool,
+) -> Option<FxHashMap<Span, Span>> {
+    let mut moves: FxHashMap<Span, Span> = FxHashMap::default();
+    let mut pair = |from: Span, to: Span| *moves.entry(from).or_insert(to) == to;
+    let consistent = old
+        .defs
+        .iter()
+        .zip(&new.defs)
+        .all(|(a, b)| pair(a.name_span, b.name_span))
+        && old
+            .imports
+            .iter()
+            .zip(&new.imports)
+            .all(|(a, b)| pair(a.span, b.span))
+        && old
+            .inherits
+            .iter()
+            .zip(&new.inherits)
+            .all(|(a, b)| pair(a.span, b.span))
+        && (!references
+            || old
+                .refs
+                .iter()
+                .zip(&new.refs)
+                .all(|(a, b)| pair(a.span, b.span)));
+    consistent.then_some(moves)
 }
