@@ -79,6 +79,12 @@ pub struct GraphWriter {
     /// the aliases they were computed from: the next edit of such a file need not compute its
     /// old mentions again.
     recent_mentions: Vec<RecentMentions>,
+    /// Bumped by every transaction that changed what imports can reach: a file added or
+    /// removed, a file's imports, `#[path]` modules or module keys, the aliases.
+    imports_epoch: u64,
+    /// The packages the imports of the files swapped last reach (`Resolver::reachable`), with
+    /// the imports epoch they were computed at: valid while it is current.
+    recent_reachable: Vec<(FilePath, u64, super::resolve::Reachable)>,
 }
 
 /// How many files' mentions the writer keeps from one transaction to the next (the documents
@@ -163,6 +169,7 @@ impl GraphWriter {
             .into_iter()
             .map(|(path, summary)| (self.number_of(&path), path, summary))
             .collect();
+        self.imports_epoch += 1;
         let old = self.graph.aliases.clone();
         let new = Arc::new(aliases);
         for (number, path, summary) in &files {
@@ -331,6 +338,27 @@ impl GraphWriter {
             aliases: aliases.clone(),
             mentions,
         });
+    }
+
+    /// The packages `path`'s imports reached when the imports epoch was `epoch`.
+    fn recent_reachable(&self, path: &FilePath, epoch: u64) -> Option<super::resolve::Reachable> {
+        self.recent_reachable
+            .iter()
+            .find(|(known, at, _)| known == path && *at == epoch)
+            .map(|(_, _, packages)| packages.clone())
+    }
+
+    fn remember_reachable(
+        &mut self,
+        path: FilePath,
+        epoch: u64,
+        packages: super::resolve::Reachable,
+    ) {
+        self.recent_reachable.retain(|(known, _, _)| *known != path);
+        if self.recent_reachable.len() >= RECENT_MENTIONS {
+            self.recent_reachable.remove(0);
+        }
+        self.recent_reachable.push((path, epoch, packages));
     }
 
     fn add_mentions(&mut self, number: u32, (names, modules): (Vec<SmolStr>, Vec<SmolStr>)) {

@@ -129,6 +129,15 @@ impl Recorder {
     }
 }
 
+/// The packages a file's imports reach (within three hops), and the names and module keys the
+/// walk that found them read (its resolution depends on them).
+#[derive(Clone, Debug)]
+pub(crate) struct Reachable {
+    packages: FxHashSet<String>,
+    names: Vec<SmolStr>,
+    modules: Vec<SmolStr>,
+}
+
 pub(crate) struct Resolver<'a> {
     graph: &'a Graph,
     file: &'a FileNode,
@@ -159,6 +168,10 @@ pub(crate) struct Resolver<'a> {
     foreign: RefCell<FxHashMap<FilePath, Rc<Resolver<'a>>>>,
     /// The packages the file's imports reach, computed on the first unique-name guess.
     reachable_packages: RefCell<Option<FxHashSet<String>>>,
+    /// The same, known from an earlier resolution of the file (`knowing_reachable`), and as
+    /// this resolver found or took them (`reachable`).
+    known_reachable: RefCell<Option<Reachable>>,
+    walked: RefCell<Option<Reachable>>,
     /// Receiver values already inferred: (receiver, scope) → value.
     values: RefCell<FxHashMap<(SmolStr, Option<u32>), Value>>,
     owners: RefCell<FxHashMap<SmolStr, Option<EntityId>>>,
@@ -173,6 +186,21 @@ pub(crate) struct Resolver<'a> {
 impl<'a> Resolver<'a> {
     pub(crate) fn new(graph: &'a Graph, file: &'a FileNode) -> Resolver<'a> {
         Resolver::with_recorder(graph, file, Rc::default())
+    }
+
+    /// The packages the file's imports reach, as a resolution of the same file found them
+    /// while no file's imports or modules changed since (the writer keeps them for the files
+    /// being edited): the first unique-name guess takes them, and records what the walk had
+    /// read, instead of walking the imports again.
+    pub(crate) fn knowing_reachable(self, known: Option<Reachable>) -> Resolver<'a> {
+        *self.known_reachable.borrow_mut() = known;
+        self
+    }
+
+    /// The packages the file's imports reach and what finding them read, if this resolver
+    /// needed them.
+    pub(crate) fn reachable(&self) -> Option<Reachable> {
+        self.walked.borrow().clone()
     }
 
     fn with_recorder(graph: &'a Graph, file: &'a FileNode, recorder: Rc<Recorder>) -> Resolver<'a> {
@@ -215,6 +243,8 @@ impl<'a> Resolver<'a> {
             foreign: RefCell::new(FxHashMap::default()),
             values: RefCell::new(FxHashMap::default()),
             reachable_packages: RefCell::new(None),
+            known_reachable: RefCell::new(None),
+            walked: RefCell::new(None),
             owners: RefCell::new(FxHashMap::default()),
             exported_memo: RefCell::new(FxHashMap::default()),
             members_memo: RefCell::new(FxHashMap::default()),
@@ -1190,7 +1220,23 @@ impl<'a> Resolver<'a> {
         {
             return true;
         }
+        if self.reachable_packages.borrow().is_none()
+            && let Some(known) = self.known_reachable.borrow_mut().take()
+        {
+            // As a walk would have found them, and recording what the walk read.
+            for name in &known.names {
+                self.recorder.name(name);
+            }
+            for key in &known.modules {
+                self.recorder.module(key);
+            }
+            *self.reachable_packages.borrow_mut() = Some(known.packages.clone());
+            *self.walked.borrow_mut() = Some(known);
+        }
         if self.reachable_packages.borrow().is_none() {
+            // The walk records what it reads on a recorder of its own (and memoizes nothing),
+            // so that what it read can be kept with what it found.
+            let reads = Recorder::default();
             let mut packages: FxHashSet<String> = FxHashSet::default();
             let mut seen: FxHashSet<FilePath> = FxHashSet::default();
             let mut frontier: Vec<FilePath> = vec![self.file.path.clone()];
@@ -1201,23 +1247,38 @@ impl<'a> Resolver<'a> {
                     let Some(file) = self.graph.files.get(&path) else {
                         continue;
                     };
-                    for position in 0..file.summary.imports.len() {
-                        let files = if path == self.file.path {
-                            self.import_files(position)
-                        } else {
-                            self.foreign_import_files(file, position)
-                        };
-                        for found in files.iter() {
+                    for import in &file.summary.imports {
+                        let files = files_of_import(
+                            self.graph,
+                            &file.path,
+                            &file.summary,
+                            self.family,
+                            import,
+                            &reads,
+                        );
+                        for found in files {
                             if seen.len() < 400 && seen.insert(found.clone()) {
-                                packages.insert(package_of(self.file.language, found).to_string());
-                                next.push(found.clone());
+                                packages.insert(package_of(self.file.language, &found).to_string());
+                                next.push(found);
                             }
                         }
                     }
                 }
                 frontier = next;
             }
-            *self.reachable_packages.borrow_mut() = Some(packages);
+            let known = Reachable {
+                packages,
+                names: reads.names.into_inner().into_iter().collect(),
+                modules: reads.modules.into_inner().into_iter().collect(),
+            };
+            for name in &known.names {
+                self.recorder.name(name);
+            }
+            for key in &known.modules {
+                self.recorder.module(key);
+            }
+            *self.reachable_packages.borrow_mut() = Some(known.packages.clone());
+            *self.walked.borrow_mut() = Some(known);
         }
         self.reachable_packages
             .borrow()

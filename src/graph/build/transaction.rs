@@ -16,7 +16,7 @@ use super::{
     name_entry, new_node, reindex,
 };
 use crate::graph::modules::{module_keys, package_key};
-use crate::graph::resolve::{BaseEdge, Mentions, Resolver, mentions};
+use crate::graph::resolve::{BaseEdge, Mentions, Reachable, Resolver, mentions};
 use crate::graph::{EdgeRef, EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
 use crate::model::RelationKind;
 
@@ -38,6 +38,12 @@ pub(super) struct Transaction<'w> {
     module_changes: FxHashMap<SmolStr, (Vec<FilePath>, Vec<FilePath>)>,
     /// Files to re-resolve.
     affected: FxHashSet<FilePath>,
+    /// Whether this transaction changes what imports can reach (see
+    /// `GraphWriter::imports_epoch`).
+    imports_changed: bool,
+    /// The files swapped in a transaction of a few (an editor's documents): their reachable
+    /// packages are kept for the next one.
+    swapped: FxHashSet<FilePath>,
     /// Files whose edit changed only references (and positions), with their old node: unless
     /// something widens them into `affected`, only their changed references are resolved.
     partial: FxHashMap<FilePath, PartialFile>,
@@ -68,6 +74,8 @@ impl<'w> Transaction<'w> {
             module_changes: FxHashMap::default(),
             affected: FxHashSet::default(),
             partial: FxHashMap::default(),
+            imports_changed: false,
+            swapped: FxHashSet::default(),
             removed_edges: Vec::new(),
             removed_numbers: FxHashMap::default(),
             indexed: Default::default(),
@@ -80,6 +88,9 @@ impl<'w> Transaction<'w> {
     /// pending name and module changes and the mention indices.
     pub(super) fn swap_file(&mut self, path: FilePath, content: Option<FileContent>) {
         let old = self.next.files.get(&path).cloned();
+        if self.report.updated_files <= RECENT_MENTIONS {
+            self.swapped.insert(path.clone());
+        }
         if let (Some(old), Some(new)) = (&old, &content)
             && old.hash == new.hash
             && old.language == new.language
@@ -136,6 +147,30 @@ impl<'w> Transaction<'w> {
                 .insert(path.clone(), (old.clone(), new_mentions));
             self.next.files.insert(path, Arc::new(node));
             return;
+        }
+        let reach_same = match (&old, &content) {
+            (Some(old), Some(new)) => {
+                old.language == new.language
+                    && old.summary.package == new.summary.package
+                    && old.summary.path_modules == new.summary.path_modules
+                    && old.summary.imports.len() == new.summary.imports.len()
+                    && old
+                        .summary
+                        .imports
+                        .iter()
+                        .zip(&new.summary.imports)
+                        .all(|(a, b)| {
+                            a.path == b.path
+                                && a.name == b.name
+                                && a.alias == b.alias
+                                && a.wildcard == b.wildcard
+                                && a.scope == b.scope
+                        })
+            }
+            _ => false,
+        };
+        if !reach_same {
+            self.imports_changed = true;
         }
         let old_exports = old.as_ref().map(|node| exports(node)).unwrap_or_default();
         let old_keys = old
@@ -346,6 +381,7 @@ impl<'w> Transaction<'w> {
             if removed == added {
                 continue;
             }
+            self.imports_changed = true;
             let current: Vec<FilePath> = self
                 .next
                 .modules
@@ -525,34 +561,67 @@ impl<'w> Transaction<'w> {
             .filter(|path| self.next.files.contains_key(path))
             .collect();
         affected.sort();
-        let resolved: Vec<(FilePath, Resolved)> = {
+        // The imports epoch this graph will have: the packages an edited file's imports
+        // reach, computed at it, hold for it.
+        let epoch = self.writer.imports_epoch + u64::from(self.imports_changed);
+        let known: FxHashMap<FilePath, Reachable> = self
+            .swapped
+            .iter()
+            .filter_map(|path| {
+                let packages = self.writer.recent_reachable(path, epoch)?;
+                Some((path.clone(), packages))
+            })
+            .collect();
+        let swapped = &self.swapped;
+        let kept = |path: &FilePath, resolver: &Resolver<'_>| {
+            swapped
+                .contains(path)
+                .then(|| resolver.reachable())
+                .flatten()
+        };
+        let results: Vec<(FilePath, Resolved, Option<Reachable>)> = {
             let graph_ref = &self.next;
-            let mut resolved: Vec<(FilePath, Resolved)> = affected
+            let resolver = |path: &FilePath| {
+                Resolver::new(graph_ref, &graph_ref.files[path])
+                    .knowing_reachable(known.get(path).cloned())
+            };
+            let mut resolved: Vec<(FilePath, Resolved, Option<Reachable>)> = affected
                 .par_iter()
                 .map(|path| {
                     let file = &graph_ref.files[path];
-                    let resolver = Resolver::new(graph_ref, file);
+                    let resolving = resolver(path);
                     let bases = match phase_one.get(path) {
                         Some(bases) => bases.clone(),
                         // Widened in by a base change: its own bases did not change.
                         None => Resolver::new(graph_ref, file).resolve_bases(),
                     };
-                    (path.clone(), resolver.resolve_all(&bases))
+                    let result = resolving.resolve_all(&bases);
+                    (path.clone(), result, kept(path, &resolving))
                 })
                 .collect();
             resolved.par_extend(partial.par_iter().map(|(path, (old, mentioned))| {
                 let file = &graph_ref.files[path];
-                let resolver = Resolver::new(graph_ref, file);
-                let result = resolver
-                    .resolve_changed(&old.summary, &old.resolved, mentioned)
-                    .unwrap_or_else(|| {
+                let resolving = resolver(path);
+                match resolving.resolve_changed(&old.summary, &old.resolved, mentioned) {
+                    Some(result) => (path.clone(), result, kept(path, &resolving)),
+                    None => {
                         let bases = Resolver::new(graph_ref, file).resolve_bases();
-                        Resolver::new(graph_ref, file).resolve_all(&bases)
-                    });
-                (path.clone(), result)
+                        let resolving = resolver(path);
+                        let result = resolving.resolve_all(&bases);
+                        (path.clone(), result, kept(path, &resolving))
+                    }
+                }
             }));
             resolved
         };
+        let mut resolved = Vec::with_capacity(results.len());
+        for (path, result, reachable) in results {
+            if let Some(packages) = reachable {
+                self.writer
+                    .remember_reachable(path.clone(), epoch, packages);
+            }
+            resolved.push((path, result));
+        }
         self.report.resolved_files = resolved.len();
         self.resolved_at = self.started.elapsed();
         resolved
@@ -693,6 +762,9 @@ impl<'w> Transaction<'w> {
             self.resolved_at - self.based,
             self.started.elapsed() - self.resolved_at
         );
+        if self.imports_changed {
+            self.writer.imports_epoch += 1;
+        }
         self.next.revision = self.writer.graph.revision + 1;
         // Derived per revision: the next query that needs it rebuilds it.
         self.next.left_aside = Default::default();
