@@ -23,7 +23,8 @@
 //!   (`graph/build.rs`, `graph/build/transaction.rs`; what each file mentions, the writer's
 //!   own index, in `graph/build/mentions.rs`; an edit that only moved text keeps its old
 //!   resolution, moved to the new sites, `graph/build/moved.rs`, and one that changed only
-//!   references resolves only those, `graph/resolve/partial.rs`), and the queries every door shares
+//!   references resolves only those, `graph/resolve/partial.rs`; the packages an edited
+//!   file's imports reach are kept while the writer's imports epoch holds), and the queries every door shares
 //!   (callers, callees, implementations, symbols, ...; Go's implicit interfaces by method sets
 //!   and the references left aside, ambiguous or unresolved (`graph/query/possible.rs`), are
 //!   computed there at query time, never stored as edges). `lang/go_build.rs` says which Go files are in the chosen
