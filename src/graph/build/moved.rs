@@ -128,21 +128,7 @@ pub(super) fn same_frame(old: &FileSummary, new: &FileSummary) -> bool {
                 && *returns == new.returns
                 && *disabled == new.disabled
         })
-        && imports.iter().zip(&new.imports).all(|(old, new)| {
-            let Import {
-                path,
-                name,
-                alias,
-                wildcard,
-                span: _,
-                scope,
-            } = old;
-            *path == new.path
-                && *name == new.name
-                && *alias == new.alias
-                && *wildcard == new.wildcard
-                && *scope == new.scope
-        })
+        && same_imports(imports, &new.imports)
         && inherits.iter().zip(&new.inherits).all(|(old, new)| {
             let Inherit {
                 child,
@@ -216,4 +202,24 @@ fn same_regions(old: &FileSummary, new: &FileSummary) -> bool {
             .iter()
             .all(|&(old_region, new_region)| holds(old_region, a) == holds(new_region, b))
     })
+}
+
+/// Whether two files' imports are the same but for where they are.
+pub(super) fn same_imports(old: &[Import], new: &[Import]) -> bool {
+    old.len() == new.len()
+        && old.iter().zip(new).all(|(old, new)| {
+            let Import {
+                path,
+                name,
+                alias,
+                wildcard,
+                span: _,
+                scope,
+            } = old;
+            *path == new.path
+                && *name == new.name
+                && *alias == new.alias
+                && *wildcard == new.wildcard
+                && *scope == new.scope
+        })
 }

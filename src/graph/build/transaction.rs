@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smol_str::SmolStr;
 
-use super::moved::{moved_node, relocated, same_but_positions, same_frame};
+use super::moved::{moved_node, relocated, same_but_positions, same_frame, same_imports};
 use super::{
     ApplyReport, FileContent, GraphWriter, RECENT_MENTIONS, exports, index_edges, module_signature,
     name_entry, new_node, reindex,
@@ -138,10 +138,7 @@ impl<'w> Transaction<'w> {
         {
             let node = moved_node(old, content.expect("matched as Some"), &self.next.aliases);
             let number = self.writer.number_of(&path);
-            let old_mentions = self
-                .writer
-                .recent_mentions(&path, &old.summary, &self.next.aliases)
-                .unwrap_or_else(|| mentions(&self.next.aliases, &old.path, &old.summary));
+            let old_mentions = self.old_mentions(old);
             let new_mentions = self.update_mentions(number, &path, &node, Some(old_mentions));
             self.partial
                 .insert(path.clone(), (old.clone(), new_mentions));
@@ -153,19 +150,7 @@ impl<'w> Transaction<'w> {
                 old.language == new.language
                     && old.summary.package == new.summary.package
                     && old.summary.path_modules == new.summary.path_modules
-                    && old.summary.imports.len() == new.summary.imports.len()
-                    && old
-                        .summary
-                        .imports
-                        .iter()
-                        .zip(&new.summary.imports)
-                        .all(|(a, b)| {
-                            a.path == b.path
-                                && a.name == b.name
-                                && a.alias == b.alias
-                                && a.wildcard == b.wildcard
-                                && a.scope == b.scope
-                        })
+                    && same_imports(&old.summary.imports, &new.summary.imports)
             }
             _ => false,
         };
@@ -198,11 +183,7 @@ impl<'w> Transaction<'w> {
                     .0
                     .push(path.clone());
             }
-            old_mentions = Some(
-                self.writer
-                    .recent_mentions(&path, &old.summary, &self.next.aliases)
-                    .unwrap_or_else(|| mentions(&self.next.aliases, &old.path, &old.summary)),
-            );
+            old_mentions = Some(self.old_mentions(old));
             self.removed_edges
                 .push((path.clone(), old.resolved.clone()));
             self.next.files.remove(&path);
@@ -298,6 +279,13 @@ impl<'w> Transaction<'w> {
                 self.changed_modules.insert(key.clone());
             }
         }
+    }
+
+    /// A file's mentions before this change: remembered from its last edit, else computed.
+    fn old_mentions(&self, old: &crate::graph::FileNode) -> Mentions {
+        self.writer
+            .recent_mentions(&old.path, &old.summary, &self.next.aliases)
+            .unwrap_or_else(|| mentions(&self.next.aliases, &old.path, &old.summary))
     }
 
     /// A file's new mentions enter the writer's index: most edits mention the same names as
