@@ -124,6 +124,22 @@ pub struct Resolved {
     pub extra_modules: Vec<SmolStr>,
 }
 
+impl Resolved {
+    /// Gives back the spare capacity of lists grown by pushing: a resolution is kept for as
+    /// long as its file is indexed, and a full index resolves every file before keeping any.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.edges.shrink_to_fit();
+        self.ambiguous.shrink_to_fit();
+        for ambiguous in &mut self.ambiguous {
+            // Collected by filtering: up to twice the candidates' room.
+            ambiguous.candidates.shrink_to_fit();
+        }
+        self.external.shrink_to_fit();
+        self.extra_names.shrink_to_fit();
+        self.extra_modules.shrink_to_fit();
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Edge {
     pub from: EntityId,

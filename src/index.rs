@@ -220,6 +220,19 @@ impl FileSummary {
         }
     }
 
+    /// Gives back the lists' spare capacity: a summary is built by pushing and then kept for
+    /// as long as its file is indexed (a full index holds one per file; the slack of doubling
+    /// growth was about a quarter of them).
+    pub fn shrink_to_fit(&mut self) {
+        self.defs.shrink_to_fit();
+        self.refs.shrink_to_fit();
+        self.imports.shrink_to_fit();
+        self.inherits.shrink_to_fit();
+        self.bindings.shrink_to_fit();
+        self.problems.shrink_to_fit();
+        self.path_modules.shrink_to_fit();
+    }
+
     /// The innermost definition whose span contains `byte`.
     pub fn innermost_def_at(&self, byte: u32) -> Option<u32> {
         innermost(&self.defs, byte, byte)
@@ -252,7 +265,7 @@ fn count_lines(text: &str) -> u32 {
 
 /// Extracts the summary of one parsed file.
 pub fn extract(language: Language, text: &str, tree: &Tree) -> FileSummary {
-    extract_keeping(language, text, tree).0
+    extract_with(language, text, tree, false).0
 }
 
 /// What extraction found before building the summary, kept by an editor buffer so that the next
@@ -264,6 +277,17 @@ pub struct Captures {
 
 /// Extracts a file and keeps the captures for [`reextract`].
 pub fn extract_keeping(language: Language, text: &str, tree: &Tree) -> (FileSummary, Captures) {
+    extract_with(language, text, tree, true)
+}
+
+/// Extracts a file; the captures are kept (a copy of them: `build` consumes its own) only when
+/// `keep` asks, an editor buffer's case.
+fn extract_with(
+    language: Language,
+    text: &str,
+    tree: &Tree,
+    keep: bool,
+) -> (FileSummary, Captures) {
     let mut summary = FileSummary::empty(language, text);
     let spec = language.spec();
     let query = match spec.query() {
@@ -280,15 +304,15 @@ pub fn extract_keeping(language: Language, text: &str, tree: &Tree) -> (FileSumm
     collect_syntax_errors(root, &mut summary.problems);
     let raw = run_query(query, root, text, None, language);
     let disabled = disabled_ranges(language, root, text);
-    build(
-        &mut summary,
-        raw.clone(),
-        text,
-        spec.self_receivers,
-        &disabled,
-    );
+    let kept = if keep {
+        raw.clone()
+    } else {
+        Default::default()
+    };
+    build(&mut summary, raw, text, spec.self_receivers, &disabled);
     summary.path_modules = path_modules(language, root, text, &disabled);
-    (summary, Captures { raw })
+    summary.shrink_to_fit();
+    (summary, Captures { raw: kept })
 }
 
 fn run_query(
@@ -551,6 +575,7 @@ pub fn reextract(
         &disabled,
     );
     summary.path_modules = path_modules(language, root, text, &disabled);
+    summary.shrink_to_fit();
     captures.raw = merged;
     summary
 }

@@ -21,7 +21,9 @@
 //!   constructors, return types, field chains; Rust's elements, patterns and generic bounds in
 //!   `graph/resolve/rust.rs`), the single writer's transaction
 //!   (`graph/build.rs`, `graph/build/transaction.rs`; what each file mentions, the writer's
-//!   own index, in `graph/build/mentions.rs`; an edit that only moved text keeps its old
+//!   own index, in `graph/build/mentions.rs`, built by the first change to a graph that has
+//!   files, `GraphWriter::prepare_changes`, which servers call after their initial index and
+//!   one-shot commands never do; an edit that only moved text keeps its old
 //!   resolution, moved to the new sites, `graph/build/moved.rs`, and one that changed only
 //!   references resolves only those, `graph/resolve/partial.rs`; the packages an edited
 //!   file's imports reach are kept while the writer's imports epoch holds), and the queries every door shares

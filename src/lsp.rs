@@ -553,6 +553,9 @@ impl Backend {
                 }
             };
             tracing::info!("{}: {message}", root.client_root.display());
+            let world = root.world.clone();
+            // Ready for the first edit (it waits on the writer lock while this runs).
+            tokio::task::spawn_blocking(move || world.prepare_changes());
             state.indexing.fetch_sub(1, Ordering::SeqCst);
             refresh_diagnostics(&client, &state, None);
             if let Some(progress) = progress {

@@ -730,6 +730,13 @@ impl World {
             .map(|buffer| buffer.text())
     }
 
+    /// Makes the writer ready for changes (`GraphWriter::prepare_changes`): a server calls this
+    /// once its initial index is done, so that the first edit does not pay for it. A one-shot
+    /// command never changes its graph and never calls it.
+    pub fn prepare_changes(&self) {
+        self.state.lock().writer.prepare_changes();
+    }
+
     /// Applies raw updates (used by tests and benchmarks to drive the writer directly).
     pub fn apply_texts(&self, changes: Vec<(String, Option<String>)>) {
         let updates = self.updates_of(changes);
@@ -744,7 +751,12 @@ impl World {
     /// the resolution run outside it.
     pub fn proposed(&self, changes: Vec<(String, Option<String>)>) -> Graph {
         let updates = self.updates_of(changes);
-        let mut writer = self.state.lock().writer.clone();
+        let mut writer = {
+            let mut state = self.state.lock();
+            // Built once for the writer, not once per copy.
+            state.writer.prepare_changes();
+            state.writer.clone()
+        };
         writer.apply(updates);
         writer.graph().clone()
     }

@@ -42,7 +42,7 @@ pub fn run(arguments: &CallsArgs, incoming: bool) -> anyhow::Result<()> {
             "possible": possible,
             "revision": graph.revision(),
         });
-        return print_stamped(&world, &graph, files, value);
+        return print_stamped(world, &graph, files, value);
     }
     if reached.is_empty() {
         let proven = if possible.is_empty() { "" } else { " proven" };

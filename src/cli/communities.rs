@@ -50,7 +50,7 @@ pub fn run(arguments: &CommunitiesArgs) -> anyhow::Result<()> {
                 .supporting_entities
                 .iter()
                 .map(|support| &*support.entity.file_path);
-            return print_stamped(&world, &graph, files, serde_json::to_value(&answer)?);
+            return print_stamped(world, &graph, files, serde_json::to_value(&answer)?);
         }
         print(&answer.answer)?;
         print(&format!(
@@ -69,7 +69,7 @@ pub fn run(arguments: &CommunitiesArgs) -> anyhow::Result<()> {
             "duration_ms": found.duration_ms,
             "communities": listed,
         });
-        return print_stamped(&world, &graph, [], value);
+        return print_stamped(world, &graph, [], value);
     }
     for info in &found.levels {
         print(&format!(

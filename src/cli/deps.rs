@@ -60,7 +60,7 @@ pub fn run(arguments: &DepsArgs) -> anyhow::Result<()> {
             .map(|item| &*item.entity.file_path)
             .chain([&*entity.file_path]);
         let value = serde_json::json!({ "entity": entity, "dependencies": found });
-        return print_stamped(&world, &graph, files, value);
+        return print_stamped(world, &graph, files, value);
     }
     if found.is_empty() {
         return print(&format!(

@@ -29,7 +29,7 @@ pub fn run(arguments: &ImplsArgs) -> anyhow::Result<()> {
             "implementations": found,
             "possible": possible,
         });
-        print_stamped(&world, &graph, files, value)?;
+        print_stamped(world, &graph, files, value)?;
     } else if found.is_empty() {
         print(&format!("{} has no implementations", entity.id))?;
     } else {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{WorkspaceArgs, index_world, open_world, print, print_stamped};
+use super::{WorkspaceArgs, index_world, keep_until_exit, open_world, print, print_stamped};
 use crate::world::IndexReport;
 
 #[derive(Args, Debug)]
@@ -44,15 +44,10 @@ pub fn stats(arguments: &StatsArgs) -> anyhow::Result<()> {
 /// Opens the workspace, brings its index up to date (`full`: without the cache) and prints
 /// the report, stamped under `--json`.
 fn index_and_report(workspace: &WorkspaceArgs, full: bool) -> anyhow::Result<()> {
-    let world = open_world(workspace)?;
-    let report = index_world(&world, full);
+    let world = keep_until_exit(open_world(workspace)?);
+    let report = index_world(world, full);
     if workspace.json {
-        print_stamped(
-            &world,
-            &world.snapshot(),
-            [],
-            serde_json::to_value(&report)?,
-        )?;
+        print_stamped(world, &world.snapshot(), [], serde_json::to_value(&report)?)?;
     } else {
         print(&format_report(&report))?;
     }

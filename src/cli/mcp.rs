@@ -37,7 +37,13 @@ pub fn run(arguments: McpArgs) -> anyhow::Result<()> {
         report.files,
         report.entities
     );
-    let server = shell.apply(crate::mcp::CodegraphMcp::new(Arc::new(world)));
+    let world = Arc::new(world);
+    {
+        // Ready for the first change (it waits on the writer lock while this runs).
+        let world = world.clone();
+        std::thread::spawn(move || world.prepare_changes());
+    }
+    let server = shell.apply(crate::mcp::CodegraphMcp::new(world));
     runtime.block_on(crate::mcp::serve_stdio(server))?;
     Ok(())
 }

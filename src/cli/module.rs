@@ -32,7 +32,7 @@ pub fn run(arguments: &ModuleArgs) -> anyhow::Result<()> {
         let mut files: Vec<&str> = vec![&*module.file];
         files.extend(module.dependencies.iter().map(|file| &**file));
         files.extend(module.dependents.iter().map(|file| &**file));
-        return print_stamped(&world, &graph, files, serde_json::to_value(&module)?);
+        return print_stamped(world, &graph, files, serde_json::to_value(&module)?);
     }
     let metrics = &module.metrics;
     let mut out = format!(

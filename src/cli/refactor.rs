@@ -68,7 +68,7 @@ pub fn run(arguments: &RefactorArgs) -> anyhow::Result<()> {
                 .iter()
                 .flat_map(|cycle| cycle.files.iter().map(|file| &**file));
             let value = serde_json::json!({ "import_cycles": facts.import_cycles });
-            return print_stamped(&world, &graph, files, value);
+            return print_stamped(world, &graph, files, value);
         }
         if facts.import_cycles.is_empty() {
             print("no import cycles")?;
@@ -92,7 +92,7 @@ pub fn run(arguments: &RefactorArgs) -> anyhow::Result<()> {
                 .collect();
             let files = found.iter().map(|(entity, _, _)| &*entity.file_path);
             return print_stamped(
-                &world,
+                world,
                 &graph,
                 files,
                 serde_json::json!({ "dead_code": list }),
@@ -118,7 +118,7 @@ pub fn run(arguments: &RefactorArgs) -> anyhow::Result<()> {
             .iter()
             .map(|suggestion| &*suggestion.location.file)
             .chain([&*entity.file_path]);
-        return print_stamped(&world, &graph, files, serde_json::to_value(&report)?);
+        return print_stamped(world, &graph, files, serde_json::to_value(&report)?);
     }
     let metrics = &report.metrics;
     let optional = |value: Option<u32>| value.map_or("-".to_string(), |value| value.to_string());

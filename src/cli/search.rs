@@ -65,7 +65,7 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
             .collect();
         let files = found.iter().map(|(_, entity)| &*entity.file_path);
         return print_stamped(
-            &world,
+            world,
             &graph,
             files,
             serde_json::json!({

@@ -31,7 +31,7 @@ pub fn run(arguments: &ShowArgs) -> anyhow::Result<()> {
             .chain([&*entity.file_path])
             .collect();
         let value = serde_json::json!({ "entity": entity, "callers": callers, "callees": callees, "bases": bases });
-        print_stamped(&world, &graph, files, value)?;
+        print_stamped(world, &graph, files, value)?;
     } else {
         print(&format!(
             "{} ({}) {}-{}",

@@ -21,7 +21,7 @@ pub fn run(arguments: &SymbolsArgs) -> anyhow::Result<()> {
     if workspace.json {
         let files = found.iter().map(|item| &*item.entity.file_path);
         print_stamped(
-            &world,
+            world,
             &graph,
             files,
             serde_json::json!({ "symbols": found }),

@@ -18,6 +18,7 @@
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use smol_str::SmolStr;
 
@@ -75,6 +76,12 @@ pub struct GraphWriter {
     name_mentions: mentions::MentionIndex,
     /// Module key → files whose imports may look it up.
     module_mentions: mentions::MentionIndex,
+    /// Whether the two mention indices are built. They are needed only to change a graph that
+    /// has files, so they are built by the first such change ([`GraphWriter::prepare_changes`]),
+    /// not by a load from the cache or a first full index: a one-shot command never pays for
+    /// them. Unbuilt, both are empty and every addition to them is skipped; built, they hold
+    /// what each file mentions and what its resolution read.
+    mentions_built: bool,
     /// The mentions of the files swapped last (an editor's documents), with the summary and
     /// the aliases they were computed from: the next edit of such a file need not compute its
     /// old mentions again.
@@ -126,8 +133,47 @@ impl GraphWriter {
         number
     }
 
+    /// Builds what the writer needs to change a graph that has files (the mention indices),
+    /// if not yet built: the first change after a load or a first full index would otherwise
+    /// pay for it. A server calls this once its initial index is done, before edits arrive.
+    pub fn prepare_changes(&mut self) {
+        if self.mentions_built {
+            return;
+        }
+        self.mentions_built = true;
+        let aliases = &self.graph.aliases;
+        let numbers = &self.file_numbers;
+        let per_file: Vec<(u32, super::resolve::Mentions, super::resolve::Mentions)> = self
+            .graph
+            .files
+            .values()
+            .collect::<Vec<_>>()
+            .par_iter()
+            .filter_map(|node| {
+                let number = *numbers.get(&node.path)?;
+                Some((
+                    number,
+                    mentions(aliases, &node.path, &node.summary),
+                    (
+                        node.resolved.extra_names.clone(),
+                        node.resolved.extra_modules.clone(),
+                    ),
+                ))
+            })
+            .collect();
+        for (number, own, read) in per_file {
+            self.add_mentions(number, own);
+            self.add_mentions(number, read);
+        }
+    }
+
     /// Applies a batch of updates as one transaction and returns what it did.
     pub fn apply(&mut self, updates: Vec<FileUpdate>) -> ApplyReport {
+        if !updates.is_empty() && !self.graph.files.is_empty() {
+            self.prepare_changes();
+        }
+        // Else the mention indices may stay unbuilt: nothing changes, or every file of this
+        // transaction is new, so re-resolved anyway, and no earlier file can mention it.
         let updated_files = updates.len();
         // Later updates of the same path win.
         let mut latest: FxHashMap<FilePath, Option<FileContent>> = FxHashMap::default();
@@ -158,6 +204,7 @@ impl GraphWriter {
         if *self.graph.aliases == aliases {
             return None;
         }
+        self.prepare_changes();
         let javascript = family(Language::TypeScript);
         let files: Vec<(u32, FilePath, Arc<FileSummary>)> = self
             .graph
@@ -253,14 +300,6 @@ impl GraphWriter {
             for key in module_keys(&node.path, &node.summary) {
                 modules.entry(key).or_default().push(path.clone());
             }
-            writer.add_mentions(number, mentions(&graph.aliases, &node.path, &node.summary));
-            writer.add_mentions(
-                number,
-                (
-                    node.resolved.extra_names.clone(),
-                    node.resolved.extra_modules.clone(),
-                ),
-            );
             index_edges(number, &node.resolved, &mut incoming, &mut outgoing, false);
             for edge in &node.resolved.edges {
                 if matches!(edge.kind, RelationKind::Extends | RelationKind::Implements) {
@@ -361,7 +400,15 @@ impl GraphWriter {
         self.recent_reachable.push((path, epoch, packages));
     }
 
+    /// Whether the mention indices are kept up to date (see `mentions_built`).
+    fn keeps_mentions(&self) -> bool {
+        self.mentions_built
+    }
+
     fn add_mentions(&mut self, number: u32, (names, modules): (Vec<SmolStr>, Vec<SmolStr>)) {
+        if !self.mentions_built {
+            return;
+        }
         for name in names {
             self.name_mentions.add(&name, number);
         }
@@ -371,6 +418,9 @@ impl GraphWriter {
     }
 
     fn forget_mentions(&mut self, number: u32, (names, modules): (Vec<SmolStr>, Vec<SmolStr>)) {
+        if !self.mentions_built {
+            return;
+        }
         for name in names {
             self.name_mentions.forget(&name, number);
         }

@@ -6,6 +6,7 @@
 //! conversion goes through the text of the file the span came from (`FileNode::text`, read again
 //! from disk for a file no editor has open).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use tower_lsp_server::ls_types::{
@@ -257,13 +258,29 @@ fn build_symbols(
     file_module: &str,
     range_of: &dyn Fn(Span) -> Range,
 ) -> Vec<DocumentSymbol> {
+    // Each parent's children, in the file's order, grouped once: a file of a few hundred
+    // definitions is answered in one pass, not one pass per container.
+    let mut children: HashMap<&str, Vec<&Entity>> = HashMap::new();
+    for entity in entities.iter().filter(|entity| &*entity.id != file_module) {
+        if let Some(parent) = entity.parent.as_deref() {
+            children.entry(parent).or_default().push(entity);
+        }
+    }
+    symbols_under(&children, parent, range_of)
+}
+
+fn symbols_under(
+    children: &HashMap<&str, Vec<&Entity>>,
+    parent: &str,
+    range_of: &dyn Fn(Span) -> Range,
+) -> Vec<DocumentSymbol> {
+    let Some(entities) = children.get(parent) else {
+        return Vec::new();
+    };
     entities
         .iter()
-        .filter(|entity| &*entity.id != file_module && entity.parent.as_deref() == Some(parent))
         .map(|entity| {
-            let range = range_of(entity.span);
-            let selection = range_of(entity.name_span);
-            let children = build_symbols(entities, &entity.id, file_module, range_of);
+            let nested = symbols_under(children, &entity.id, range_of);
             #[allow(deprecated)]
             DocumentSymbol {
                 name: entity.name.to_string(),
@@ -271,9 +288,9 @@ fn build_symbols(
                 kind: symbol_kind(entity.kind),
                 tags: None,
                 deprecated: None,
-                range,
-                selection_range: selection,
-                children: (!children.is_empty()).then_some(children),
+                range: range_of(entity.span),
+                selection_range: range_of(entity.name_span),
+                children: (!nested.is_empty()).then_some(nested),
             }
         })
         .collect()

@@ -33,6 +33,11 @@ pub fn run(
         report.duration_ms
     );
     let world = Arc::new(world);
+    {
+        // Ready for the first change (it waits on the writer lock while this runs).
+        let world = world.clone();
+        std::thread::spawn(move || world.prepare_changes());
+    }
     let server = server_setup(CodegraphMcp::new(world.clone()));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

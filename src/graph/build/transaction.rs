@@ -299,6 +299,11 @@ impl<'w> Transaction<'w> {
         node: &crate::graph::FileNode,
         old_mentions: Option<Mentions>,
     ) -> Arc<Mentions> {
+        if !self.writer.keeps_mentions() {
+            // A first full index (see `GraphWriter::prepare_changes`): nothing to update, and
+            // nothing reads what this returns (no file had an old node to edit).
+            return Arc::default();
+        }
         let new_mentions = mentions(&self.next.aliases, &node.path, &node.summary);
         match old_mentions {
             Some(old_mentions) if old_mentions == new_mentions => {}
@@ -583,7 +588,8 @@ impl<'w> Transaction<'w> {
                         // Widened in by a base change: its own bases did not change.
                         None => Resolver::new(graph_ref, file).resolve_bases(),
                     };
-                    let result = resolving.resolve_all(&bases);
+                    let mut result = resolving.resolve_all(&bases);
+                    result.shrink_to_fit();
                     (path.clone(), result, kept(path, &resolving))
                 })
                 .collect();
@@ -591,11 +597,15 @@ impl<'w> Transaction<'w> {
                 let file = &graph_ref.files[path];
                 let resolving = resolver(path);
                 match resolving.resolve_changed(&old.summary, &old.resolved, mentioned) {
-                    Some(result) => (path.clone(), result, kept(path, &resolving)),
+                    Some(mut result) => {
+                        result.shrink_to_fit();
+                        (path.clone(), result, kept(path, &resolving))
+                    }
                     None => {
                         let bases = Resolver::new(graph_ref, file).resolve_bases();
                         let resolving = resolver(path);
-                        let result = resolving.resolve_all(&bases);
+                        let mut result = resolving.resolve_all(&bases);
+                        result.shrink_to_fit();
                         (path.clone(), result, kept(path, &resolving))
                     }
                 }
@@ -716,17 +726,7 @@ impl<'w> Transaction<'w> {
         for (number, result) in by_position_files {
             index_edges(number, result, &mut incoming_add, &mut outgoing_add, true);
         }
-        for (path, mut result) in resolved {
-            // Kept for good: without the spare capacity of vectors grown by pushing.
-            result.edges.shrink_to_fit();
-            result.ambiguous.shrink_to_fit();
-            for ambiguous in &mut result.ambiguous {
-                // Collected by filtering: up to twice the candidates' room.
-                ambiguous.candidates.shrink_to_fit();
-            }
-            result.external.shrink_to_fit();
-            result.extra_names.shrink_to_fit();
-            result.extra_modules.shrink_to_fit();
+        for (path, result) in resolved {
             if let Some(file) = self.next.files.get(&path) {
                 let mut node = (**file).clone();
                 node.resolved = Arc::new(result);
