@@ -169,11 +169,6 @@ impl GraphWriter {
 
     /// Applies a batch of updates as one transaction and returns what it did.
     pub fn apply(&mut self, updates: Vec<FileUpdate>) -> ApplyReport {
-        if !updates.is_empty() && !self.graph.files.is_empty() {
-            self.prepare_changes();
-        }
-        // Else the mention indices may stay unbuilt: nothing changes, or every file of this
-        // transaction is new, so re-resolved anyway, and no earlier file can mention it.
         let updated_files = updates.len();
         // Later updates of the same path win.
         let mut latest: FxHashMap<FilePath, Option<FileContent>> = FxHashMap::default();

@@ -105,6 +105,13 @@ impl<'w> Transaction<'w> {
             }
             return;
         }
+        // A file changes: the mention indices are needed, unless the graph had no files (then
+        // every file of this transaction is new, so resolved anyway, and no earlier file can
+        // mention what it defines). A warm start re-sends every file unchanged: it never
+        // gets here.
+        if !self.writer.graph.files.is_empty() {
+            self.writer.prepare_changes();
+        }
         // An edit that moved text but changed no name, definition, import, binding or base
         // (most keystrokes inside a body): the file's ids, name entries, module keys, mentions
         // and exports are what they were, so the indices stay; only its node and its own
