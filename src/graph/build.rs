@@ -395,11 +395,6 @@ impl GraphWriter {
         self.recent_reachable.push((path, epoch, packages));
     }
 
-    /// Whether the mention indices are kept up to date (see `mentions_built`).
-    fn keeps_mentions(&self) -> bool {
-        self.mentions_built
-    }
-
     fn add_mentions(&mut self, number: u32, (names, modules): (Vec<SmolStr>, Vec<SmolStr>)) {
         if !self.mentions_built {
             return;

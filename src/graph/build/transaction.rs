@@ -306,7 +306,7 @@ impl<'w> Transaction<'w> {
         node: &crate::graph::FileNode,
         old_mentions: Option<Mentions>,
     ) -> Arc<Mentions> {
-        if !self.writer.keeps_mentions() {
+        if !self.writer.mentions_built {
             // A first full index (see `GraphWriter::prepare_changes`): nothing to update, and
             // nothing reads what this returns (no file had an old node to edit).
             return Arc::default();
