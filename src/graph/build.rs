@@ -656,6 +656,65 @@ fn exports(node: &FileNode) -> FxHashMap<SmolStr, u64> {
         .collect()
 }
 
+/// What importers of a module may read of its imports, when its imports changed but its package,
+/// its `#[path]` modules and its wildcard imports did not: the names whose bindings changed
+/// (an import binds them, or bound them, differently), each with its identifier parts (a
+/// Python `import a.b` binds `a.b`; a receiver `a.b` is mentioned as `a` and `b`). Readers
+/// follow another file's imports only by the name they look up or through its wildcards
+/// (`exported_by_files`, `alias_in_files`, `reexporting_files`, `module_binding_value`), so
+/// the files that mention one of these names are all the importers that can see the change;
+/// the reachable-packages walk, which reads whole import lists, is widened by `walk_key`.
+/// `None` when importers must all be re-resolved (package, path modules or wildcards changed).
+fn imports_change(old: &FileNode, new: &FileNode) -> Option<Vec<SmolStr>> {
+    if old.summary.package != new.summary.package
+        || old.summary.path_modules != new.summary.path_modules
+    {
+        return None;
+    }
+    let (old_wildcards, old_bound) = imports_by_binding(old);
+    let (new_wildcards, new_bound) = imports_by_binding(new);
+    if old_wildcards != new_wildcards {
+        return None;
+    }
+    let mut names: FxHashSet<SmolStr> = FxHashSet::default();
+    for binding in old_bound.keys().chain(new_bound.keys()) {
+        if old_bound.get(binding) == new_bound.get(binding) {
+            continue;
+        }
+        names.insert(binding.clone());
+        for part in binding.split(|character: char| {
+            !(character.is_alphanumeric() || character == '_' || character == '$')
+        }) {
+            if !part.is_empty() {
+                names.insert(SmolStr::new(part));
+            }
+        }
+    }
+    Some(names.into_iter().collect())
+}
+
+/// An import as another file reads it: (path, name, alias, scope), without its position.
+type ImportRead = (SmolStr, Option<SmolStr>, Option<SmolStr>, Option<u32>);
+
+/// A file's wildcard imports in order, and its other imports in order per name they bind.
+fn imports_by_binding(node: &FileNode) -> (Vec<ImportRead>, FxHashMap<SmolStr, Vec<ImportRead>>) {
+    let mut wildcards = Vec::new();
+    let mut bound: FxHashMap<SmolStr, Vec<ImportRead>> = FxHashMap::default();
+    for (position, import) in node.summary.imports.iter().enumerate() {
+        let read = (
+            import.path.clone(),
+            import.name.clone(),
+            import.alias.clone(),
+            import.scope,
+        );
+        match &node.import_bindings[position] {
+            Some(binding) if !import.wildcard => bound.entry(binding.clone()).or_default().push(read),
+            _ => wildcards.push(read),
+        }
+    }
+    (wildcards, bound)
+}
+
 /// What importers of a module can observe about it besides its definitions: its imports
 /// (re-exports) and its package.
 fn module_signature(summary: &FileSummary) -> u64 {

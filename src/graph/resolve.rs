@@ -1266,10 +1266,17 @@ impl<'a> Resolver<'a> {
                 }
                 frontier = next;
             }
+            // The walk read the import lists of the files it found, not only which files
+            // answer each key: its keys are recorded apart (see `walk_key`).
             let known = Reachable {
                 packages,
                 names: reads.names.into_inner().into_iter().collect(),
-                modules: reads.modules.into_inner().into_iter().collect(),
+                modules: reads
+                    .modules
+                    .into_inner()
+                    .iter()
+                    .map(|key| walk_key(key))
+                    .collect(),
             };
             for name in &known.names {
                 self.recorder.name(name);
@@ -1802,6 +1809,16 @@ fn is_identifier(text: &str) -> bool {
             .chars()
             .next()
             .is_some_and(|character| character.is_ascii_digit())
+}
+
+/// The key under which the reachable-packages walk (`Resolver::visible_package`) records a
+/// module key it looked up. The walk depends on more than an import does: on the whole import
+/// list of every file it passes through, so a file whose imports alone changed re-resolves the
+/// files that walked through it (`walk_key` of its keys), while its importers are re-resolved
+/// only when they mention a name that an import binding changed (`build::imports_change`).
+/// Which files answer a key matters to both: a change of that widens by both keys.
+pub(crate) fn walk_key(key: &str) -> SmolStr {
+    SmolStr::new(format!("\0walk:{key}"))
 }
 
 /// A file's mentions: the names and the module keys, each sorted and without repeats.

@@ -831,3 +831,54 @@ fn published_examples_are_production_whenever_the_aliases_arrive() {
     later.set_aliases(Default::default());
     assert_eq!(classes(&later), unpublished);
 }
+
+/// An import added to or removed from a module that many files import re-resolves the module
+/// and the files that can see the change, not every importer: an importer that mentions no
+/// name the import binds stays as it was, one whose guesses walked through the module's
+/// imports (the packages a receiver's method may come from) is resolved again, and the graph
+/// equals a full rebuild after each edit.
+#[test]
+fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
+    let helpers = "export function helper() {}\n";
+    let with_import = "import { Thing } from '../far/things.js';\nexport function helper() {}\n";
+    let mut texts: BTreeMap<String, String> = BTreeMap::from([
+        ("lib/helpers.js".to_string(), helpers.to_string()),
+        // Guesses x.frobnicate() among the packages its imports reach.
+        (
+            "app/run.js".to_string(),
+            "import { helper } from '../lib/helpers.js';\nexport function run(x) {\n  helper();\n  x.frobnicate();\n}\n"
+                .to_string(),
+        ),
+        // Calls only what it imports by name: nothing to guess, no walk.
+        (
+            "app/plain.js".to_string(),
+            "import { helper } from '../lib/helpers.js';\nexport function plain() {\n  helper();\n}\n"
+                .to_string(),
+        ),
+        (
+            "far/things.js".to_string(),
+            "export class Thing {\n  frobnicate() {}\n}\n".to_string(),
+        ),
+    ]);
+    let guessed = |dump: &str| {
+        dump.lines()
+            .any(|line| line.starts_with("edge app/run.js::run calls far/things.js::Thing.frobnicate"))
+    };
+    let mut writer = GraphWriter::new();
+    writer.apply(
+        texts
+            .iter()
+            .map(|(path, text)| update(path, Some(text)))
+            .collect(),
+    );
+    assert!(!guessed(&writer.graph().dump()), "{}", writer.graph().dump());
+    for (text, reached) in [(with_import, true), (helpers, false)] {
+        texts.insert("lib/helpers.js".to_string(), text.to_string());
+        let report = writer.apply(vec![update("lib/helpers.js", Some(text))]);
+        let incremental = writer.graph().dump();
+        assert_eq!(incremental, full_build(&texts));
+        assert_eq!(guessed(&incremental), reached, "{incremental}");
+        // helpers.js itself and run.js (its walk read helpers.js's imports); not plain.js.
+        assert_eq!(report.resolved_files, 2, "{text}");
+    }
+}

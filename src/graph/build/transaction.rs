@@ -12,11 +12,12 @@ use smol_str::SmolStr;
 
 use super::moved::{moved_node, relocated, same_but_positions, same_frame, same_imports};
 use super::{
-    ApplyReport, FileContent, GraphWriter, RECENT_MENTIONS, exports, index_edges, module_signature,
+    ApplyReport, FileContent, GraphWriter, RECENT_MENTIONS, exports, imports_change, index_edges,
+    module_signature,
     name_entry, new_node, reindex,
 };
 use crate::graph::modules::{module_keys, package_key};
-use crate::graph::resolve::{BaseEdge, Mentions, Reachable, Resolver, mentions};
+use crate::graph::resolve::{BaseEdge, Mentions, Reachable, Resolver, mentions, walk_key};
 use crate::graph::{EdgeRef, EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
 use crate::model::RelationKind;
 
@@ -278,12 +279,28 @@ impl<'w> Transaction<'w> {
         let new_module_signature = new_node
             .as_ref()
             .map(|node| module_signature(&node.summary));
+        // Which files answer a key: every reader of the key. The imports alone: the walks
+        // through the file, and the importers that mention a name whose binding changed
+        // (unless a wildcard, the package or a path module changed: every importer).
+        let imports_changed = old_module_signature != new_module_signature;
+        let every_importer = imports_changed
+            && match (&old, &new_node) {
+                (Some(old), Some(new)) => match imports_change(old, new) {
+                    Some(names) => {
+                        self.changed_names.extend(names);
+                        false
+                    }
+                    None => true,
+                },
+                _ => true,
+            };
         for key in old_keys.iter().chain(new_keys.iter()) {
-            if !old_keys.contains(key)
-                || !new_keys.contains(key)
-                || old_module_signature != new_module_signature
-            {
+            let answers_changed = !old_keys.contains(key) || !new_keys.contains(key);
+            if answers_changed || every_importer {
                 self.changed_modules.insert(key.clone());
+            }
+            if answers_changed || imports_changed {
+                self.changed_modules.insert(walk_key(key));
             }
         }
     }
