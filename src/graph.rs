@@ -122,6 +122,10 @@ pub struct Resolved {
     /// so that a change to them re-resolves this file. Sorted.
     pub extra_names: Vec<SmolStr>,
     pub extra_modules: Vec<SmolStr>,
+    /// A fingerprint of the packages the file's imports reach (`resolve::walk_reachable`), if
+    /// its unique-name guesses needed them, else 0: when a file's imports change, a file that
+    /// walked through it keeps its resolution if its walk still reaches the same packages.
+    pub reachable: u64,
 }
 
 impl Resolved {

@@ -61,6 +61,9 @@ pub struct FileContent {
 pub struct ApplyReport {
     pub updated_files: usize,
     pub resolved_files: usize,
+    /// Files that walked through a changed import list again and still reach the same
+    /// packages: their resolution is kept (only what the walk read is updated).
+    pub walked_again: usize,
 }
 
 /// Owns the current graph and the indices only the writer needs. Cloned to see what proposed

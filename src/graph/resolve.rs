@@ -1234,50 +1234,7 @@ impl<'a> Resolver<'a> {
             *self.walked.borrow_mut() = Some(known);
         }
         if self.reachable_packages.borrow().is_none() {
-            // The walk records what it reads on a recorder of its own (and memoizes nothing),
-            // so that what it read can be kept with what it found.
-            let reads = Recorder::default();
-            let mut packages: FxHashSet<String> = FxHashSet::default();
-            let mut seen: FxHashSet<FilePath> = FxHashSet::default();
-            let mut frontier: Vec<FilePath> = vec![self.file.path.clone()];
-            seen.insert(self.file.path.clone());
-            for _ in 0..3 {
-                let mut next = Vec::new();
-                for path in frontier {
-                    let Some(file) = self.graph.files.get(&path) else {
-                        continue;
-                    };
-                    for import in &file.summary.imports {
-                        let files = files_of_import(
-                            self.graph,
-                            &file.path,
-                            &file.summary,
-                            self.family,
-                            import,
-                            &reads,
-                        );
-                        for found in files {
-                            if seen.len() < 400 && seen.insert(found.clone()) {
-                                packages.insert(package_of(self.file.language, &found).to_string());
-                                next.push(found);
-                            }
-                        }
-                    }
-                }
-                frontier = next;
-            }
-            // The walk read the import lists of the files it found, not only which files
-            // answer each key: its keys are recorded apart (see `walk_key`).
-            let known = Reachable {
-                packages,
-                names: reads.names.into_inner().into_iter().collect(),
-                modules: reads
-                    .modules
-                    .into_inner()
-                    .iter()
-                    .map(|key| walk_key(key))
-                    .collect(),
-            };
+            let known = walk_reachable(self.graph, self.file);
             for name in &known.names {
                 self.recorder.name(name);
             }
@@ -1656,6 +1613,9 @@ impl<'a> Resolver<'a> {
 
     /// The same, given the file's mentions (sorted, as `mentions` gives them).
     fn record_extras_beyond(&self, resolved: &mut Resolved, (names, modules): &Mentions) {
+        if let Some(walked) = self.walked.borrow().as_ref() {
+            resolved.reachable = walked.fingerprint();
+        }
         resolved.extra_names = self
             .recorder
             .names
@@ -1811,14 +1771,86 @@ fn is_identifier(text: &str) -> bool {
             .is_some_and(|character| character.is_ascii_digit())
 }
 
+/// The packages a file's imports reach within three hops (at most 400 files), and what the walk
+/// read: it records what it reads on a recorder of its own (and memoizes nothing), so that
+/// what it read can be kept with what it found. It read the import lists of the files it
+/// found, not only which files answer each key: its keys are recorded apart (see `walk_key`).
+pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode) -> Reachable {
+    let family = family(start.language);
+    let reads = Recorder::default();
+    let mut packages: FxHashSet<String> = FxHashSet::default();
+    let mut seen: FxHashSet<FilePath> = FxHashSet::default();
+    let mut frontier: Vec<FilePath> = vec![start.path.clone()];
+    seen.insert(start.path.clone());
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for path in frontier {
+            let Some(file) = graph.files.get(&path) else {
+                continue;
+            };
+            for import in &file.summary.imports {
+                let files =
+                    files_of_import(graph, &file.path, &file.summary, family, import, &reads);
+                for found in files {
+                    if seen.len() < 400 && seen.insert(found.clone()) {
+                        packages.insert(package_of(start.language, &found).to_string());
+                        next.push(found);
+                    }
+                }
+            }
+        }
+        frontier = next;
+    }
+    let mut modules: Vec<SmolStr> = reads
+        .modules
+        .into_inner()
+        .iter()
+        .map(|key| walk_key(key))
+        .collect();
+    modules.sort();
+    Reachable {
+        packages,
+        names: reads.names.into_inner().into_iter().collect(),
+        modules,
+    }
+}
+
+impl Reachable {
+    pub(crate) fn names(&self) -> &[SmolStr] {
+        &self.names
+    }
+
+    pub(crate) fn modules(&self) -> &[SmolStr] {
+        &self.modules
+    }
+
+    /// A fingerprint of the packages (`Resolved::reachable`): equal sets, equal fingerprints.
+    pub(crate) fn fingerprint(&self) -> u64 {
+        let mut packages: Vec<&String> = self.packages.iter().collect();
+        packages.sort();
+        let mut hasher = rustc_hash::FxHasher::default();
+        std::hash::Hash::hash(&packages, &mut hasher);
+        // 0 stands for "no walk".
+        std::hash::Hasher::finish(&hasher).max(1)
+    }
+}
+
 /// The key under which the reachable-packages walk (`Resolver::visible_package`) records a
 /// module key it looked up. The walk depends on more than an import does: on the whole import
-/// list of every file it passes through, so a file whose imports alone changed re-resolves the
-/// files that walked through it (`walk_key` of its keys), while its importers are re-resolved
-/// only when they mention a name that an import binding changed (`build::imports_change`).
-/// Which files answer a key matters to both: a change of that widens by both keys.
+/// list of every file it passes through. A file whose imports alone changed re-resolves its
+/// importers only when they mention a name that an import binding changed
+/// (`build::imports_change`); the files that walked through it (that mention `walk_key` of its
+/// keys) walk again, and are re-resolved only if they now reach other packages (the writer's
+/// `Transaction::walk_again`). Which files answer a key matters to both: a change of that
+/// widens by both keys.
 pub(crate) fn walk_key(key: &str) -> SmolStr {
-    SmolStr::new(format!("\0walk:{key}"))
+    SmolStr::new(format!("{WALK}{key}"))
+}
+
+const WALK: &str = "\0walk:";
+
+pub(crate) fn is_walk_key(key: &str) -> bool {
+    key.starts_with(WALK)
 }
 
 /// A file's mentions: the names and the module keys, each sorted and without repeats.

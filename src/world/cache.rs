@@ -91,6 +91,7 @@ struct StoredResolved {
     external: Vec<StoredExternal>,
     extra_names: Vec<SmolStr>,
     extra_modules: Vec<SmolStr>,
+    reachable: u64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -165,6 +166,7 @@ fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
                     external,
                     extra_names: resolved.extra_names.clone(),
                     extra_modules: resolved.extra_modules.clone(),
+                    reachable: resolved.reachable,
                 })
             });
             StoredFileRef {
@@ -244,6 +246,7 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
                         .collect::<Result<_, String>>()?,
                     extra_names: stored.extra_names,
                     extra_modules: stored.extra_modules,
+                    reachable: stored.reachable,
                 }),
             };
             Ok(CachedFile {

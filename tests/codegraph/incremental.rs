@@ -841,6 +841,8 @@ fn published_examples_are_production_whenever_the_aliases_arrive() {
 fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
     let helpers = "export function helper() {}\n";
     let with_import = "import { Thing } from '../far/things.js';\nexport function helper() {}\n";
+    let with_sibling = "import { other } from './other.js';\nexport function helper() {}\n";
+    let other = "export function other() {}\n";
     let mut texts: BTreeMap<String, String> = BTreeMap::from([
         ("lib/helpers.js".to_string(), helpers.to_string()),
         // Guesses x.frobnicate() among the packages its imports reach.
@@ -855,6 +857,7 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
             "import { helper } from '../lib/helpers.js';\nexport function plain() {\n  helper();\n}\n"
                 .to_string(),
         ),
+        ("lib/other.js".to_string(), other.to_string()),
         (
             "far/things.js".to_string(),
             "export class Thing {\n  frobnicate() {}\n}\n".to_string(),
@@ -872,13 +875,40 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
             .collect(),
     );
     assert!(!guessed(&writer.graph().dump()), "{}", writer.graph().dump());
-    for (text, reached) in [(with_import, true), (helpers, false)] {
+    // (helpers.js, whether run.js's guess reaches far/, files resolved, walks kept).
+    let steps = [
+        // A package run.js's walk did not reach: helpers.js and run.js are resolved again;
+        // plain.js mentions no name the import binds.
+        (with_import, true, 2, 0),
+        (helpers, false, 2, 0),
+        // A file of a package the walk reaches already: run.js walks again, reaches the same
+        // packages and keeps its resolution.
+        (with_sibling, false, 1, 1),
+    ];
+    for (text, reached, resolved, walked_again) in steps {
         texts.insert("lib/helpers.js".to_string(), text.to_string());
         let report = writer.apply(vec![update("lib/helpers.js", Some(text))]);
         let incremental = writer.graph().dump();
         assert_eq!(incremental, full_build(&texts));
         assert_eq!(guessed(&incremental), reached, "{incremental}");
-        // helpers.js itself and run.js (its walk read helpers.js's imports); not plain.js.
-        assert_eq!(report.resolved_files, 2, "{text}");
+        assert_eq!(
+            (report.resolved_files, report.walked_again),
+            (resolved, walked_again),
+            "{text}"
+        );
+    }
+    // What run.js's kept walk read now is what a fresh walk reads: it passes through
+    // other.js, so other.js's new import reaches run.js (which now guesses far/'s method), and
+    // dropping the sibling import takes it away again.
+    let other_importing = "import { Thing } from '../far/things.js';\nexport function other() {}\n";
+    for (path, text, reached) in [
+        ("lib/other.js", other_importing, true),
+        ("lib/helpers.js", helpers, false),
+    ] {
+        texts.insert(path.to_string(), text.to_string());
+        writer.apply(vec![update(path, Some(text))]);
+        let incremental = writer.graph().dump();
+        assert_eq!(incremental, full_build(&texts));
+        assert_eq!(guessed(&incremental), reached, "{incremental}");
     }
 }

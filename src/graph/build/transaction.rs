@@ -17,7 +17,9 @@ use super::{
     name_entry, new_node, reindex,
 };
 use crate::graph::modules::{module_keys, package_key};
-use crate::graph::resolve::{BaseEdge, Mentions, Reachable, Resolver, mentions, walk_key};
+use crate::graph::resolve::{
+    BaseEdge, Mentions, Reachable, Resolver, is_walk_key, mentions, walk_key, walk_reachable,
+};
 use crate::graph::{EdgeRef, EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
 use crate::model::RelationKind;
 
@@ -39,6 +41,10 @@ pub(super) struct Transaction<'w> {
     module_changes: FxHashMap<SmolStr, (Vec<FilePath>, Vec<FilePath>)>,
     /// Files to re-resolve.
     affected: FxHashSet<FilePath>,
+    /// Files whose reachable-packages walk passed through a changed import list or module key:
+    /// unless something else widens them in, they walk again, and are re-resolved only if the
+    /// packages they reach changed.
+    walkers: FxHashSet<FilePath>,
     /// Whether this transaction changes what imports can reach (see
     /// `GraphWriter::imports_epoch`).
     imports_changed: bool,
@@ -74,6 +80,7 @@ impl<'w> Transaction<'w> {
             name_changes: FxHashMap::default(),
             module_changes: FxHashMap::default(),
             affected: FxHashSet::default(),
+            walkers: FxHashSet::default(),
             partial: FxHashMap::default(),
             imports_changed: false,
             swapped: FxHashSet::default(),
@@ -421,14 +428,76 @@ impl<'w> Transaction<'w> {
     }
 
     /// Step 3: every file that mentions a changed name or module key is re-resolved.
+    /// The walks through a changed module key are checked later (`walk_again`).
     pub(super) fn widen_by_mentions(&mut self) {
+        let (walks, modules): (FxHashSet<SmolStr>, FxHashSet<SmolStr>) = self
+            .changed_modules
+            .drain()
+            .partition(|key| is_walk_key(key));
+        self.writer
+            .add_mentioning(&self.next, &self.changed_names, &modules, &mut self.affected);
         self.writer.add_mentioning(
             &self.next,
-            &self.changed_names,
-            &self.changed_modules,
-            &mut self.affected,
+            &FxHashSet::default(),
+            &walks,
+            &mut self.walkers,
         );
         self.indexed = self.started.elapsed();
+    }
+
+    /// The files whose walk passed through a change and that nothing else widened in walk
+    /// again (in parallel): a file that reaches other packages now joins the affected files;
+    /// one that reaches the same keeps its resolution, with what the walk read now
+    /// (`Resolved::extra_modules`' walk keys). An edited file of the reference-level path is
+    /// resolved whole instead (it would replay its old walk).
+    fn walk_again(&mut self) -> Vec<(FilePath, Resolved)> {
+        let walkers: Vec<FilePath> = std::mem::take(&mut self.walkers)
+            .into_iter()
+            .filter(|path| !self.affected.contains(path) && self.next.files.contains_key(path))
+            .collect();
+        let graph = &self.next;
+        let partial = &self.partial;
+        let checked: Vec<(FilePath, Option<Option<Resolved>>)> = walkers
+            .into_par_iter()
+            .map(|path| {
+                let node = &graph.files[&path];
+                let walk = walk_reachable(graph, node);
+                if partial.contains_key(&path)
+                    || walk.fingerprint() != node.resolved.reachable
+                    || !walk.names().is_empty()
+                {
+                    return (path, None);
+                }
+                let old = &node.resolved.extra_modules;
+                let mut modules: Vec<SmolStr> = old
+                    .iter()
+                    .filter(|key| !is_walk_key(key))
+                    .cloned()
+                    .chain(walk.modules().iter().cloned())
+                    .collect();
+                modules.sort();
+                modules.dedup();
+                if modules == *old {
+                    return (path, Some(None));
+                }
+                let mut kept = (*node.resolved).clone();
+                kept.extra_modules = modules;
+                (path, Some(Some(kept)))
+            })
+            .collect();
+        let mut kept = Vec::new();
+        for (path, outcome) in checked {
+            match outcome {
+                None => {
+                    self.affected.insert(path);
+                }
+                Some(updated) => {
+                    self.report.walked_again += 1;
+                    kept.extend(updated.map(|resolved| (path, resolved)));
+                }
+            }
+        }
+        kept
     }
 
     /// Step 4 (phase one): the bases of the types of every affected file.
@@ -565,6 +634,7 @@ impl<'w> Transaction<'w> {
         &mut self,
         phase_one: &FxHashMap<FilePath, Vec<BaseEdge>>,
     ) -> Vec<(FilePath, Resolved)> {
+        let walked_again = self.walk_again();
         let affected_set = std::mem::take(&mut self.affected);
         // A file whose references alone changed, and that nothing else widened in: the old
         // outcome of every reference that is still there, and only the new ones resolved.
@@ -645,6 +715,7 @@ impl<'w> Transaction<'w> {
             resolved.push((path, result));
         }
         self.report.resolved_files = resolved.len();
+        resolved.extend(walked_again);
         self.resolved_at = self.started.elapsed();
         resolved
     }

@@ -123,6 +123,8 @@ impl Resolver<'_> {
         for module in &old.extra_modules {
             self.recorder.module(module);
         }
+        // The walk's packages, unless this resolution walked again.
+        resolved.reachable = old.reachable;
         self.record_extras_beyond(&mut resolved, mentioned);
         Some(resolved)
     }
