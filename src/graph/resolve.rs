@@ -1613,9 +1613,6 @@ impl<'a> Resolver<'a> {
 
     /// The same, given the file's mentions (sorted, as `mentions` gives them).
     fn record_extras_beyond(&self, resolved: &mut Resolved, (names, modules): &Mentions) {
-        if let Some(walked) = self.walked.borrow().as_ref() {
-            resolved.reachable = walked.fingerprint();
-        }
         resolved.extra_names = self
             .recorder
             .names
@@ -1634,6 +1631,15 @@ impl<'a> Resolver<'a> {
             .cloned()
             .collect();
         resolved.extra_modules.sort();
+        // The walk a file can walk again alone: its own, when no other file's walk was read
+        // (a foreign resolver's guesses walk that file's imports).
+        let mut walk_keys = resolved.extra_modules.iter().filter(|key| is_walk_key(key));
+        resolved.reachable = match self.walked.borrow().as_ref() {
+            Some(own) if walk_keys.all(|key| own.modules.binary_search(key).is_ok()) => {
+                own.fingerprint()
+            }
+            _ => 0,
+        };
     }
 }
 
@@ -1815,7 +1821,41 @@ pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode) -> Reachable {
     }
 }
 
+/// The names defined in the files of these packages (as `package_of` names a file's package for
+/// a file of that language): every candidate of a unique-name guess whose visibility a change
+/// of these packages' reachability can flip is named by one of them.
+pub(crate) fn names_in_packages(
+    graph: &Graph,
+    packages: &FxHashSet<(crate::lang::Language, String)>,
+) -> FxHashSet<SmolStr> {
+    let mut languages: Vec<crate::lang::Language> =
+        packages.iter().map(|(language, _)| *language).collect();
+    languages.sort_by_key(|language| language.name());
+    languages.dedup();
+    let mut names = FxHashSet::default();
+    let mut key = (crate::lang::Language::Python, String::new());
+    for file in graph.files.values() {
+        let inside = languages.iter().any(|language| {
+            key.0 = *language;
+            key.1.clear();
+            key.1.push_str(package_of(*language, &file.path));
+            packages.contains(&key)
+        });
+        if inside {
+            names.extend(file.summary.defs.iter().map(|def| def.name.clone()));
+        }
+    }
+    names
+}
+
 impl Reachable {
+    /// The packages one walk reaches and the other does not.
+    pub(crate) fn changed_packages<'r>(&'r self, other: &'r Reachable) -> Vec<&'r String> {
+        self.packages
+            .symmetric_difference(&other.packages)
+            .collect()
+    }
+
     pub(crate) fn names(&self) -> &[SmolStr] {
         &self.names
     }

@@ -843,6 +843,8 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
     let with_import = "import { Thing } from '../far/things.js';\nexport function helper() {}\n";
     let with_sibling = "import { other } from './other.js';\nexport function helper() {}\n";
     let other = "export function other() {}\n";
+    let with_unrelated =
+        "import { unrelated } from '../misc/unrelated.js';\nexport function helper() {}\n";
     let mut texts: BTreeMap<String, String> = BTreeMap::from([
         ("lib/helpers.js".to_string(), helpers.to_string()),
         // Guesses x.frobnicate() among the packages its imports reach.
@@ -858,6 +860,10 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
                 .to_string(),
         ),
         ("lib/other.js".to_string(), other.to_string()),
+        (
+            "misc/unrelated.js".to_string(),
+            "export function unrelated() {}\n".to_string(),
+        ),
         (
             "far/things.js".to_string(),
             "export class Thing {\n  frobnicate() {}\n}\n".to_string(),
@@ -883,6 +889,9 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
         (helpers, false, 2, 0),
         // A file of a package the walk reaches already: run.js walks again, reaches the same
         // packages and keeps its resolution.
+        // A package the walk did not reach, defining no name run.js mentions: the same.
+        (with_unrelated, false, 1, 1),
+        (helpers, false, 1, 1),
         (with_sibling, false, 1, 1),
     ];
     for (text, reached, resolved, walked_again) in steps {

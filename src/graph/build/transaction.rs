@@ -18,7 +18,8 @@ use super::{
 };
 use crate::graph::modules::{module_keys, package_key};
 use crate::graph::resolve::{
-    BaseEdge, Mentions, Reachable, Resolver, is_walk_key, mentions, walk_key, walk_reachable,
+    BaseEdge, Mentions, Reachable, Resolver, is_walk_key, mentions, names_in_packages, walk_key,
+    walk_reachable,
 };
 use crate::graph::{EdgeRef, EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
 use crate::model::RelationKind;
@@ -446,55 +447,87 @@ impl<'w> Transaction<'w> {
     }
 
     /// The files whose walk passed through a change and that nothing else widened in walk
-    /// again (in parallel): a file that reaches other packages now joins the affected files;
-    /// one that reaches the same keeps its resolution, with what the walk read now
-    /// (`Resolved::extra_modules`' walk keys). An edited file of the reference-level path is
-    /// resolved whole instead (it would replay its old walk).
+    /// again (in parallel), on the graph before and after. A file keeps its resolution, with
+    /// what the walk read now (`Resolved::extra_modules`' walk keys and `reachable`), when no
+    /// package its walk gained or lost defines a name it mentions: its unique-name guesses
+    /// test only candidates named like its references, so none changed visibility. Otherwise,
+    /// or when the file's resolution read another file's walk (`reachable` 0), it joins the
+    /// affected files. An edited file of the reference-level path is resolved whole instead (it
+    /// would replay its old walk).
     fn walk_again(&mut self) -> Vec<(FilePath, Resolved)> {
         let walkers: Vec<FilePath> = std::mem::take(&mut self.walkers)
             .into_iter()
             .filter(|path| !self.affected.contains(path) && self.next.files.contains_key(path))
             .collect();
+        let before = &self.writer.graph;
         let graph = &self.next;
         let partial = &self.partial;
-        let checked: Vec<(FilePath, Option<Option<Resolved>>)> = walkers
+        let checked: Vec<(FilePath, Option<(Reachable, Vec<String>)>)> = walkers
             .into_par_iter()
             .map(|path| {
                 let node = &graph.files[&path];
-                let walk = walk_reachable(graph, node);
-                if partial.contains_key(&path)
-                    || walk.fingerprint() != node.resolved.reachable
-                    || !walk.names().is_empty()
-                {
+                let Some(old_node) = before.files.get(&path) else {
+                    return (path, None);
+                };
+                if partial.contains_key(&path) || node.resolved.reachable == 0 {
                     return (path, None);
                 }
-                let old = &node.resolved.extra_modules;
-                let mut modules: Vec<SmolStr> = old
-                    .iter()
-                    .filter(|key| !is_walk_key(key))
-                    .cloned()
-                    .chain(walk.modules().iter().cloned())
-                    .collect();
-                modules.sort();
-                modules.dedup();
-                if modules == *old {
-                    return (path, Some(None));
+                let old_walk = walk_reachable(before, old_node);
+                let walk = walk_reachable(graph, node);
+                if old_walk.fingerprint() != node.resolved.reachable || !walk.names().is_empty() {
+                    return (path, None);
                 }
-                let mut kept = (*node.resolved).clone();
-                kept.extra_modules = modules;
-                (path, Some(Some(kept)))
+                let changed: Vec<String> = walk
+                    .changed_packages(&old_walk)
+                    .into_iter()
+                    .cloned()
+                    .collect();
+                (path, Some((walk, changed)))
             })
             .collect();
+        // The names the changed packages define, and the files that mention one.
+        let changed_packages: FxHashSet<(crate::lang::Language, String)> = checked
+            .iter()
+            .filter_map(|(path, walked)| {
+                let (_, changed) = walked.as_ref()?;
+                let language = graph.files[path].language;
+                Some(changed.iter().map(move |package| (language, package.clone())))
+            })
+            .flatten()
+            .collect();
+        let mut mentioning: FxHashSet<FilePath> = FxHashSet::default();
+        if !changed_packages.is_empty() {
+            let names = names_in_packages(graph, &changed_packages);
+            self.writer
+                .add_mentioning(graph, &names, &FxHashSet::default(), &mut mentioning);
+        }
         let mut kept = Vec::new();
-        for (path, outcome) in checked {
-            match outcome {
-                None => {
-                    self.affected.insert(path);
-                }
-                Some(updated) => {
-                    self.report.walked_again += 1;
-                    kept.extend(updated.map(|resolved| (path, resolved)));
-                }
+        for (path, walked) in checked {
+            let Some((walk, changed)) = walked else {
+                self.affected.insert(path);
+                continue;
+            };
+            if !changed.is_empty() && mentioning.contains(&path) {
+                self.affected.insert(path);
+                continue;
+            }
+            self.report.walked_again += 1;
+            let resolved = &self.next.files[&path].resolved;
+            let mut modules: Vec<SmolStr> = resolved
+                .extra_modules
+                .iter()
+                .filter(|key| !is_walk_key(key))
+                .cloned()
+                .chain(walk.modules().iter().cloned())
+                .collect();
+            modules.sort();
+            modules.dedup();
+            let reachable = walk.fingerprint();
+            if modules != resolved.extra_modules || reachable != resolved.reachable {
+                let mut next = (**resolved).clone();
+                next.extra_modules = modules;
+                next.reachable = reachable;
+                kept.push((path, next));
             }
         }
         kept

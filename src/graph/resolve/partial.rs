@@ -123,9 +123,20 @@ impl Resolver<'_> {
         for module in &old.extra_modules {
             self.recorder.module(module);
         }
-        // The walk's packages, unless this resolution walked again.
-        resolved.reachable = old.reachable;
         self.record_extras_beyond(&mut resolved, mentioned);
+        // The old walk's packages, unless this resolution walked again, while what walks it
+        // read is what the old resolution read.
+        let walk_keys = |resolved: &Resolved| -> Vec<smol_str::SmolStr> {
+            resolved
+                .extra_modules
+                .iter()
+                .filter(|key| super::is_walk_key(key))
+                .cloned()
+                .collect()
+        };
+        if self.reachable().is_none() && walk_keys(&resolved) == walk_keys(old) {
+            resolved.reachable = old.reachable;
+        }
         Some(resolved)
     }
 
