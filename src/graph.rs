@@ -122,6 +122,10 @@ pub struct Resolved {
     /// so that a change to them re-resolves this file. Sorted.
     pub extra_names: Vec<SmolStr>,
     pub extra_modules: Vec<SmolStr>,
+    /// The files its imports name, in import order, each once (`resolve::import_targets`):
+    /// what the reachable-packages walks of other files read of it. A function of the file's
+    /// imports and of which files answer its import keys, both of which re-resolve it.
+    pub import_targets: Arc<[FilePath]>,
     /// A fingerprint of the packages the file's imports reach (`resolve::walk_reachable`), if
     /// its unique-name guesses needed them, else 0: when a file's imports change, a file that
     /// walked through it keeps its resolution if its walk still reaches the same packages.

@@ -134,7 +134,7 @@ impl Recorder {
 #[derive(Clone, Debug)]
 pub(crate) struct Reachable {
     packages: FxHashSet<String>,
-    names: Vec<SmolStr>,
+    /// `walk_key` of every file whose import targets the walk read, sorted.
     modules: Vec<SmolStr>,
 }
 
@@ -1224,9 +1224,6 @@ impl<'a> Resolver<'a> {
             && let Some(known) = self.known_reachable.borrow_mut().take()
         {
             // As a walk would have found them, and recording what the walk read.
-            for name in &known.names {
-                self.recorder.name(name);
-            }
             for key in &known.modules {
                 self.recorder.module(key);
             }
@@ -1235,9 +1232,6 @@ impl<'a> Resolver<'a> {
         }
         if self.reachable_packages.borrow().is_none() {
             let known = walk_reachable(self.graph, self.file);
-            for name in &known.names {
-                self.recorder.name(name);
-            }
             for key in &known.modules {
                 self.recorder.module(key);
             }
@@ -1534,6 +1528,12 @@ impl<'a> Resolver<'a> {
         for (position, reference) in summary.refs.iter().enumerate() {
             self.resolve_reference(position, reference, &mut resolved);
         }
+        // What other files' walks read of this one, its lookups recorded.
+        let mut targets: Vec<FilePath> = Vec::new();
+        for position in 0..summary.imports.len() {
+            push_targets(&mut targets, &self.import_files(position));
+        }
+        resolved.import_targets = targets.into();
         self.record_extras(&mut resolved);
         resolved
     }
@@ -1777,48 +1777,50 @@ fn is_identifier(text: &str) -> bool {
             .is_some_and(|character| character.is_ascii_digit())
 }
 
-/// The packages a file's imports reach within three hops (at most 400 files), and what the walk
-/// read: it records what it reads on a recorder of its own (and memoizes nothing), so that
-/// what it read can be kept with what it found. It read the import lists of the files it
-/// found, not only which files answer each key: its keys are recorded apart (see `walk_key`).
+/// The packages a file's imports reach within three hops (at most 400 files), following each
+/// file's import targets as its last resolution found them, and `walk_key` of every file whose
+/// targets it read.
 pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode) -> Reachable {
-    let family = family(start.language);
-    let reads = Recorder::default();
     let mut packages: FxHashSet<String> = FxHashSet::default();
+    let mut modules: Vec<SmolStr> = Vec::new();
     let mut seen: FxHashSet<FilePath> = FxHashSet::default();
     let mut frontier: Vec<FilePath> = vec![start.path.clone()];
     seen.insert(start.path.clone());
-    for _ in 0..3 {
+    for hop in 0..3 {
         let mut next = Vec::new();
         for path in frontier {
             let Some(file) = graph.files.get(&path) else {
                 continue;
             };
-            for import in &file.summary.imports {
-                let files =
-                    files_of_import(graph, &file.path, &file.summary, family, import, &reads);
-                for found in files {
-                    if seen.len() < 400 && seen.insert(found.clone()) {
-                        packages.insert(package_of(start.language, &found).to_string());
-                        next.push(found);
-                    }
+            // Its own targets change only with what re-resolves the file itself.
+            if hop > 0 {
+                modules.push(walk_key(&path));
+            }
+            for found in file.resolved.import_targets.iter() {
+                if seen.len() < 400 && seen.insert(found.clone()) {
+                    packages.insert(package_of(start.language, found).to_string());
+                    next.push(found.clone());
                 }
             }
         }
         frontier = next;
     }
-    let mut modules: Vec<SmolStr> = reads
-        .modules
-        .into_inner()
-        .iter()
-        .map(|key| walk_key(key))
-        .collect();
     modules.sort();
-    Reachable {
-        packages,
-        names: reads.names.into_inner().into_iter().collect(),
-        modules,
+    modules.dedup();
+    Reachable { packages, modules }
+}
+
+/// The files a file's imports name, in import order, each once ([`Resolved::import_targets`]),
+/// found on `graph` as its resolution would find them (what that reads is recorded there).
+pub(crate) fn import_targets(graph: &Graph, file: &FileNode) -> std::sync::Arc<[FilePath]> {
+    let family = family(file.language);
+    let reads = Recorder::default();
+    let mut targets: Vec<FilePath> = Vec::new();
+    for import in &file.summary.imports {
+        let files = files_of_import(graph, &file.path, &file.summary, family, import, &reads);
+        push_targets(&mut targets, &files);
     }
+    targets.into()
 }
 
 /// The names defined in the files of these packages (as `package_of` names a file's package for
@@ -1848,16 +1850,20 @@ pub(crate) fn names_in_packages(
     names
 }
 
+fn push_targets(targets: &mut Vec<FilePath>, files: &[FilePath]) {
+    for found in files {
+        if !targets.contains(found) {
+            targets.push(found.clone());
+        }
+    }
+}
+
 impl Reachable {
     /// The packages one walk reaches and the other does not.
     pub(crate) fn changed_packages<'r>(&'r self, other: &'r Reachable) -> Vec<&'r String> {
         self.packages
             .symmetric_difference(&other.packages)
             .collect()
-    }
-
-    pub(crate) fn names(&self) -> &[SmolStr] {
-        &self.names
     }
 
     pub(crate) fn modules(&self) -> &[SmolStr] {
@@ -1875,14 +1881,13 @@ impl Reachable {
     }
 }
 
-/// The key under which the reachable-packages walk (`Resolver::visible_package`) records a
-/// module key it looked up. The walk depends on more than an import does: on the whole import
-/// list of every file it passes through. A file whose imports alone changed re-resolves its
-/// importers only when they mention a name that an import binding changed
-/// (`build::imports_change`); the files that walked through it (that mention `walk_key` of its
-/// keys) walk again, and are re-resolved only if they now reach other packages (the writer's
-/// `Transaction::walk_again`). Which files answer a key matters to both: a change of that
-/// widens by both keys.
+/// The key under which the reachable-packages walk (`Resolver::visible_package`) records that
+/// it read a file's import targets ([`Resolved::import_targets`]): the walk depends on the
+/// import lists of the files it passes through, which an import does not. A file whose imports
+/// alone changed re-resolves its importers only when they mention a name that an import
+/// binding changed (`build::imports_change`); when its import targets changed, the files that
+/// walked through it walk again, and are re-resolved only if a package they gained or lost
+/// defines a name they mention (the writer's `Transaction::walk_again`).
 pub(crate) fn walk_key(key: &str) -> SmolStr {
     SmolStr::new(format!("{WALK}{key}"))
 }

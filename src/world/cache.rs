@@ -91,6 +91,8 @@ struct StoredResolved {
     external: Vec<StoredExternal>,
     extra_names: Vec<SmolStr>,
     extra_modules: Vec<SmolStr>,
+    /// The files the imports name, by position in the cache.
+    import_targets: Vec<u32>,
     reachable: u64,
 }
 
@@ -160,7 +162,13 @@ fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
                     .iter()
                     .map(|item| (item.reference, item.module.clone()))
                     .collect();
+                let import_targets = resolved
+                    .import_targets
+                    .iter()
+                    .map(|path| stored_id(path).map(|(position, _)| position))
+                    .collect::<Option<Vec<_>>>()?;
                 Some(StoredResolved {
+                    import_targets,
                     edges,
                     ambiguous,
                     external,
@@ -246,6 +254,11 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
                         .collect::<Result<_, String>>()?,
                     extra_names: stored.extra_names,
                     extra_modules: stored.extra_modules,
+                    import_targets: stored
+                        .import_targets
+                        .into_iter()
+                        .map(|position| id_of((position, MODULE)))
+                        .collect::<Result<_, String>>()?,
                     reachable: stored.reachable,
                 }),
             };

@@ -33,7 +33,11 @@ pub(super) fn moved_node(
         ids: old.ids.clone(),
         module_id: old.module_id.clone(),
         import_bindings: old.import_bindings.clone(),
-        resolved: Arc::new(Resolved::default()),
+        // Until it is resolved again: the same imports name the same files.
+        resolved: Arc::new(Resolved {
+            import_targets: old.resolved.import_targets.clone(),
+            ..Resolved::default()
+        }),
     }
 }
 

@@ -18,8 +18,8 @@ use super::{
 };
 use crate::graph::modules::{module_keys, package_key};
 use crate::graph::resolve::{
-    BaseEdge, Mentions, Reachable, Resolver, is_walk_key, mentions, names_in_packages, walk_key,
-    walk_reachable,
+    BaseEdge, Mentions, Reachable, Resolver, import_targets, is_walk_key, mentions,
+    names_in_packages, walk_key, walk_reachable,
 };
 use crate::graph::{EdgeRef, EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
 use crate::model::RelationKind;
@@ -287,9 +287,10 @@ impl<'w> Transaction<'w> {
         let new_module_signature = new_node
             .as_ref()
             .map(|node| module_signature(&node.summary));
-        // Which files answer a key: every reader of the key. The imports alone: the walks
-        // through the file, and the importers that mention a name whose binding changed
-        // (unless a wildcard, the package or a path module changed: every importer).
+        // Which files answer a key: every reader of the key. The imports alone: the importers
+        // that mention a name whose binding changed (unless a wildcard, the package or a path
+        // module changed: every importer); the walks through the file follow its import
+        // targets (`Transaction::new_import_targets`).
         let imports_changed = old_module_signature != new_module_signature;
         let every_importer = imports_changed
             && match (&old, &new_node) {
@@ -303,12 +304,8 @@ impl<'w> Transaction<'w> {
                 _ => true,
             };
         for key in old_keys.iter().chain(new_keys.iter()) {
-            let answers_changed = !old_keys.contains(key) || !new_keys.contains(key);
-            if answers_changed || every_importer {
+            if every_importer || !old_keys.contains(key) || !new_keys.contains(key) {
                 self.changed_modules.insert(key.clone());
-            }
-            if answers_changed || imports_changed {
-                self.changed_modules.insert(walk_key(key));
             }
         }
     }
@@ -429,21 +426,62 @@ impl<'w> Transaction<'w> {
     }
 
     /// Step 3: every file that mentions a changed name or module key is re-resolved.
-    /// The walks through a changed module key are checked later (`walk_again`).
+    /// Step 3: every file that mentions a changed name or module key is re-resolved.
     pub(super) fn widen_by_mentions(&mut self) {
-        let (walks, modules): (FxHashSet<SmolStr>, FxHashSet<SmolStr>) = self
-            .changed_modules
-            .drain()
-            .partition(|key| is_walk_key(key));
-        self.writer
-            .add_mentioning(&self.next, &self.changed_names, &modules, &mut self.affected);
+        self.writer.add_mentioning(
+            &self.next,
+            &self.changed_names,
+            &self.changed_modules,
+            &mut self.affected,
+        );
+        self.indexed = self.started.elapsed();
+    }
+
+    /// The import targets of every affected file, found now, so that the walks of this
+    /// transaction's resolutions read them; a file whose targets changed (or that came or went)
+    /// makes the files that walked through it walk again (`walk_again`).
+    fn new_import_targets(&mut self) {
+        let graph = &self.next;
+        let found: Vec<(FilePath, Arc<[FilePath]>)> = self
+            .affected
+            .par_iter()
+            .filter_map(|path| {
+                let node = graph.files.get(path)?;
+                Some((path.clone(), import_targets(graph, node)))
+            })
+            .collect();
+        let mut walked_through: FxHashSet<SmolStr> = self
+            .removed_numbers
+            .keys()
+            .map(|path| walk_key(path))
+            .collect();
+        for (path, targets) in found {
+            let before = self
+                .writer
+                .graph
+                .files
+                .get(&path)
+                .map(|node| node.resolved.import_targets.clone());
+            if before.as_deref() != Some(&*targets) {
+                walked_through.insert(walk_key(&path));
+            }
+            let node = &self.next.files[&path];
+            if node.resolved.import_targets != targets {
+                // Until it is resolved again, with the targets its resolution will find.
+                let mut node = (**node).clone();
+                node.resolved = Arc::new(Resolved {
+                    import_targets: targets,
+                    ..Resolved::default()
+                });
+                self.next.files.insert(path, Arc::new(node));
+            }
+        }
         self.writer.add_mentioning(
             &self.next,
             &FxHashSet::default(),
-            &walks,
+            &walked_through,
             &mut self.walkers,
         );
-        self.indexed = self.started.elapsed();
     }
 
     /// The files whose walk passed through a change and that nothing else widened in walk
@@ -474,7 +512,7 @@ impl<'w> Transaction<'w> {
                 }
                 let old_walk = walk_reachable(before, old_node);
                 let walk = walk_reachable(graph, node);
-                if old_walk.fingerprint() != node.resolved.reachable || !walk.names().is_empty() {
+                if old_walk.fingerprint() != node.resolved.reachable {
                     return (path, None);
                 }
                 let changed: Vec<String> = walk
@@ -667,6 +705,7 @@ impl<'w> Transaction<'w> {
         &mut self,
         phase_one: &FxHashMap<FilePath, Vec<BaseEdge>>,
     ) -> Vec<(FilePath, Resolved)> {
+        self.new_import_targets();
         let walked_again = self.walk_again();
         let affected_set = std::mem::take(&mut self.affected);
         // A file whose references alone changed, and that nothing else widened in: the old

@@ -124,6 +124,8 @@ impl Resolver<'_> {
             self.recorder.module(module);
         }
         self.record_extras_beyond(&mut resolved, mentioned);
+        // The same imports name the same files (else the file would not be on this path).
+        resolved.import_targets = old.import_targets.clone();
         // The old walk's packages, unless this resolution walked again, while what walks it
         // read is what the old resolution read.
         let walk_keys = |resolved: &Resolved| -> Vec<smol_str::SmolStr> {
