@@ -104,9 +104,19 @@
 //! - An ambiguous reference never becomes an edge; it is kept with its candidates.
 //! - A call on a receiver whose type is known to come from outside the workspace never becomes
 //!   an edge to a same-named workspace method; a unique-name guess is the last resort.
-//! - Resolution reads other files only through the name index, the module map and the bases, and
-//!   records what it read (`Resolved::extra_names`), so incremental re-resolution follows
-//!   inferred types across files.
+//! - Resolution reads other files only through the name index, the module map, the bases and
+//!   other files' import targets, and records what it read (`Resolved::extra_names`,
+//!   `extra_modules`), so incremental re-resolution follows inferred types across files.
+//! - What widens an edit (`graph/build/transaction.rs`): a changed export re-resolves the files
+//!   that mention its name; a change of which files answer a module key (or of a file's
+//!   package, path modules or wildcard imports) every file that mentions the key; a changed
+//!   import elsewhere only the files that mention a name its binding changed. The
+//!   reachable-packages walk of unique-name guesses reads the import targets of the files it
+//!   passes (`Resolved::import_targets`, recorded as `resolve::walk_key`): when a file's
+//!   targets change, the walks through it are walked again on the graph before and after, and
+//!   a walker is re-resolved only if a package it gained or lost defines a name it mentions
+//!   (`Transaction::walk_again`); a resolution that read another file's walk is always
+//!   re-resolved (`Resolved::reachable` 0).
 
 pub mod analysis;
 pub mod cancel;

@@ -711,7 +711,9 @@ fn imports_by_binding(node: &FileNode) -> (Vec<ImportRead>, FxHashMap<SmolStr, V
             import.scope,
         );
         match &node.import_bindings[position] {
-            Some(binding) if !import.wildcard => bound.entry(binding.clone()).or_default().push(read),
+            Some(binding) if !import.wildcard => {
+                bound.entry(binding.clone()).or_default().push(read)
+            }
             _ => wildcards.push(read),
         }
     }

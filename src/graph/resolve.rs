@@ -1823,9 +1823,9 @@ pub(crate) fn import_targets(graph: &Graph, file: &FileNode) -> std::sync::Arc<[
     targets.into()
 }
 
-/// The names defined in the files of these packages (as `package_of` names a file's package for
-/// a file of that language): every candidate of a unique-name guess whose visibility a change
-/// of these packages' reachability can flip is named by one of them.
+/// The methods defined in the files of these packages (as `package_of` names a file's package
+/// for a file of that language): every candidate of a unique-name guess whose visibility a
+/// change of these packages' reachability can flip is named by one of them.
 pub(crate) fn names_in_packages(
     graph: &Graph,
     packages: &FxHashSet<(crate::lang::Language, String)>,
@@ -1844,7 +1844,14 @@ pub(crate) fn names_in_packages(
             packages.contains(&key)
         });
         if inside {
-            names.extend(file.summary.defs.iter().map(|def| def.name.clone()));
+            // A guess's candidates are methods (`resolve_call`'s unique-name fallback).
+            names.extend(
+                file.summary
+                    .defs
+                    .iter()
+                    .filter(|def| any_method(def.kind))
+                    .map(|def| def.name.clone()),
+            );
         }
     }
     names

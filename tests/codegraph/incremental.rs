@@ -870,8 +870,9 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
         ),
     ]);
     let guessed = |dump: &str| {
-        dump.lines()
-            .any(|line| line.starts_with("edge app/run.js::run calls far/things.js::Thing.frobnicate"))
+        dump.lines().any(|line| {
+            line.starts_with("edge app/run.js::run calls far/things.js::Thing.frobnicate")
+        })
     };
     let mut writer = GraphWriter::new();
     writer.apply(
@@ -880,7 +881,11 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
             .map(|(path, text)| update(path, Some(text)))
             .collect(),
     );
-    assert!(!guessed(&writer.graph().dump()), "{}", writer.graph().dump());
+    assert!(
+        !guessed(&writer.graph().dump()),
+        "{}",
+        writer.graph().dump()
+    );
     // (helpers.js, whether run.js's guess reaches far/, files resolved, walks kept).
     let steps = [
         // A package run.js's walk did not reach: helpers.js and run.js are resolved again;

@@ -13,8 +13,7 @@ use smol_str::SmolStr;
 use super::moved::{moved_node, relocated, same_but_positions, same_frame, same_imports};
 use super::{
     ApplyReport, FileContent, GraphWriter, RECENT_MENTIONS, exports, imports_change, index_edges,
-    module_signature,
-    name_entry, new_node, reindex,
+    module_signature, name_entry, new_node, reindex,
 };
 use crate::graph::modules::{module_keys, package_key};
 use crate::graph::resolve::{
@@ -529,7 +528,11 @@ impl<'w> Transaction<'w> {
             .filter_map(|(path, walked)| {
                 let (_, changed) = walked.as_ref()?;
                 let language = graph.files[path].language;
-                Some(changed.iter().map(move |package| (language, package.clone())))
+                Some(
+                    changed
+                        .iter()
+                        .map(move |package| (language, package.clone())),
+                )
             })
             .flatten()
             .collect();
