@@ -40,7 +40,8 @@ fn update(path: &str, text: Option<&str>) -> FileUpdate {
     }
 }
 
-fn full_build(texts: &BTreeMap<String, String>) -> String {
+/// A writer that indexed these texts in one transaction.
+fn indexed(texts: &BTreeMap<String, String>) -> GraphWriter {
     let mut writer = GraphWriter::new();
     writer.apply(
         texts
@@ -48,7 +49,11 @@ fn full_build(texts: &BTreeMap<String, String>) -> String {
             .map(|(path, text)| update(path, Some(text)))
             .collect(),
     );
-    writer.graph().dump()
+    writer
+}
+
+fn full_build(texts: &BTreeMap<String, String>) -> String {
+    indexed(texts).graph().dump()
 }
 
 /// One edit, chosen by indices that are reduced modulo what exists.
@@ -290,13 +295,7 @@ fn check_sequence(fixture: &str, edits: &[Edit]) -> Result<(), TestCaseError> {
         .iter()
         .map(|(path, text)| (path.clone(), Some(text.clone())))
         .collect();
-    let mut writer = GraphWriter::new();
-    writer.apply(
-        original
-            .iter()
-            .map(|(path, text)| update(path, Some(text)))
-            .collect(),
-    );
+    let mut writer = indexed(&original);
     for (step, edit) in edits.iter().enumerate() {
         let changed = apply_edit(&mut texts, &original, &names, edit);
         if changed.is_empty() {
@@ -372,13 +371,7 @@ proptest! {
 #[test]
 fn deleting_and_restoring_a_definition_restores_its_callers() {
     let original = fixture_texts("python");
-    let mut writer = GraphWriter::new();
-    writer.apply(
-        original
-            .iter()
-            .map(|(path, text)| update(path, Some(text)))
-            .collect(),
-    );
+    let mut writer = indexed(&original);
     let before = writer.graph().dump();
     writer.apply(vec![update("shop/util/math.py", None)]);
     let callers = codegraph::graph::query::callers(writer.graph(), "shop/util/math.py::factorial");
@@ -645,13 +638,7 @@ fn first_difference(
 #[test]
 fn symbol_search_sees_names_added_and_removed_by_edits() {
     let original = fixture_texts("python");
-    let mut writer = GraphWriter::new();
-    writer.apply(
-        original
-            .iter()
-            .map(|(path, text)| update(path, Some(text)))
-            .collect(),
-    );
+    let mut writer = indexed(&original);
     let found = |writer: &GraphWriter| -> Vec<String> {
         codegraph::graph::query::symbols(writer.graph(), "shout_loudly", 5)
             .into_iter()
@@ -874,13 +861,7 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
             line.starts_with("edge app/run.js::run calls far/things.js::Thing.frobnicate")
         })
     };
-    let mut writer = GraphWriter::new();
-    writer.apply(
-        texts
-            .iter()
-            .map(|(path, text)| update(path, Some(text)))
-            .collect(),
-    );
+    let mut writer = indexed(&texts);
     assert!(
         !guessed(&writer.graph().dump()),
         "{}",
