@@ -23,6 +23,9 @@ use crate::graph::resolve::{
 use crate::graph::{EdgeRef, EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
 use crate::model::RelationKind;
 
+/// A walker's new walk and the packages it gained or lost; `None` where it must be resolved.
+type WalkedAgain = (Reachable, Vec<String>);
+
 /// A file of the reference-level path: its old node, and its new mentions.
 type PartialFile = (Arc<crate::graph::FileNode>, Arc<Mentions>);
 
@@ -499,7 +502,7 @@ impl<'w> Transaction<'w> {
         let before = &self.writer.graph;
         let graph = &self.next;
         let partial = &self.partial;
-        let checked: Vec<(FilePath, Option<(Reachable, Vec<String>)>)> = walkers
+        let checked: Vec<(FilePath, Option<WalkedAgain>)> = walkers
             .into_par_iter()
             .map(|path| {
                 let node = &graph.files[&path];
