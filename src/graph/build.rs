@@ -61,8 +61,9 @@ pub struct FileContent {
 pub struct ApplyReport {
     pub updated_files: usize,
     pub resolved_files: usize,
-    /// Files that walked through a changed import list again and still reach the same
-    /// packages: their resolution is kept (only what the walk read is updated).
+    /// Files that walked again through a file whose import targets changed and kept their
+    /// resolution (no package they gained or lost defines a method they mention); only what
+    /// the walk read is updated.
     pub walked_again: usize,
 }
 
@@ -666,7 +667,8 @@ fn exports(node: &FileNode) -> FxHashMap<SmolStr, u64> {
 /// follow another file's imports only by the name they look up or through its wildcards
 /// (`exported_by_files`, `alias_in_files`, `reexporting_files`, `module_binding_value`), so
 /// the files that mention one of these names are all the importers that can see the change;
-/// the reachable-packages walk, which reads whole import lists, is widened by `walk_key`.
+/// the reachable-packages walks, which read whole import lists, follow the import targets
+/// instead (`Transaction::new_import_targets`).
 /// `None` when importers must all be re-resolved (package, path modules or wildcards changed).
 fn imports_change(old: &FileNode, new: &FileNode) -> Option<Vec<SmolStr>> {
     if old.summary.package != new.summary.package

@@ -1895,8 +1895,8 @@ impl Reachable {
 /// binding changed (`build::imports_change`); when its import targets changed, the files that
 /// walked through it walk again, and are re-resolved only if a package they gained or lost
 /// defines a name they mention (the writer's `Transaction::walk_again`).
-pub(crate) fn walk_key(key: &str) -> SmolStr {
-    SmolStr::new(format!("{WALK}{key}"))
+pub(crate) fn walk_key(path: &str) -> SmolStr {
+    SmolStr::new(format!("{WALK}{path}"))
 }
 
 const WALK: &str = "\0walk:";

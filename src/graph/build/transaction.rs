@@ -44,9 +44,8 @@ pub(super) struct Transaction<'w> {
     module_changes: FxHashMap<SmolStr, (Vec<FilePath>, Vec<FilePath>)>,
     /// Files to re-resolve.
     affected: FxHashSet<FilePath>,
-    /// Files whose reachable-packages walk passed through a changed import list or module key:
-    /// unless something else widens them in, they walk again, and are re-resolved only if the
-    /// packages they reach changed.
+    /// Files whose reachable-packages walk passed through a file whose import targets changed:
+    /// unless something else widens them in, they walk again (`walk_again`).
     walkers: FxHashSet<FilePath>,
     /// Whether this transaction changes what imports can reach (see
     /// `GraphWriter::imports_epoch`).
@@ -427,7 +426,6 @@ impl<'w> Transaction<'w> {
         }
     }
 
-    /// Step 3: every file that mentions a changed name or module key is re-resolved.
     /// Step 3: every file that mentions a changed name or module key is re-resolved.
     pub(super) fn widen_by_mentions(&mut self) {
         self.writer.add_mentioning(
