@@ -305,19 +305,20 @@ impl World {
         let mut cached_aliases = crate::graph::aliases::ModuleAliases::default();
         // What is known already: the current graph, else the on-disk cache.
         let mut from_disk_cache = false;
-        let cached: FxHashMap<String, cache::CachedFile> = if full {
+        let cached: FxHashMap<FilePath, cache::CachedFile> = if full {
             FxHashMap::default()
         } else {
-            let mut map: FxHashMap<String, cache::CachedFile> = FxHashMap::default();
+            let mut map: FxHashMap<FilePath, cache::CachedFile> = FxHashMap::default();
             // Summaries already in the graph are as good as the cache's.
             let graph = self.snapshot();
             for file in graph.files() {
                 map.insert(
-                    file.path.to_string(),
+                    file.path.clone(),
                     cache::CachedFile {
-                        path: file.path.to_string(),
+                        path: file.path.clone(),
                         hash: file.hash,
                         summary: file.summary.clone(),
+                        ids: file.ids.clone(),
                         resolved: None,
                     },
                 );
@@ -350,7 +351,7 @@ impl World {
                     file.language,
                     cpp_headers,
                     self.config.max_file_size,
-                    cached.get(&file.relative),
+                    cached.get(file.relative.as_str()),
                     &self.texts,
                 );
                 let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -394,7 +395,6 @@ impl World {
         if warm {
             let mut known = Vec::with_capacity(cached.len());
             for (path, file) in cached {
-                let path = FilePath::from(path.as_str());
                 let (text, class) = match contents.get(&path) {
                     Some(content) if content.hash == file.hash => {
                         (content.text.clone(), content.class)
@@ -412,7 +412,12 @@ impl World {
                     summary: file.summary,
                     class,
                 };
-                known.push((path, content, file.resolved.unwrap_or_default()));
+                known.push(crate::graph::build::LoadedFile {
+                    path,
+                    content,
+                    ids: file.ids,
+                    resolved: file.resolved.unwrap_or_default(),
+                });
             }
             state.writer = GraphWriter::load(known, cached_aliases);
         } else {

@@ -257,82 +257,66 @@ impl GraphWriter {
     /// every index is rebuilt, nothing is resolved. The files must be exactly the set the
     /// resolutions were computed for; apply the files that changed since with [`apply`].
     ///
+    /// The files are numbered in path order, so each entity's edge references are added in the
+    /// order readers see them (by path, then position) and need no sort; the nodes and the four
+    /// indices (entities, names and modules, edges, bases) are built in parallel.
+    ///
     /// [`apply`]: GraphWriter::apply
-    pub fn load(
-        files: Vec<(FilePath, FileContent, Resolved)>,
-        aliases: ModuleAliases,
-    ) -> GraphWriter {
+    pub fn load(mut files: Vec<LoadedFile>, aliases: ModuleAliases) -> GraphWriter {
+        files.sort_unstable_by(|left, right| left.path.cmp(&right.path));
+        files.dedup_by(|right, left| left.path == right.path);
+        let aliases = Arc::new(aliases);
+        let nodes: Vec<Arc<FileNode>> = files
+            .into_par_iter()
+            .map(|file| {
+                let ids = if file.ids.len() == file.content.summary.defs.len() {
+                    file.ids
+                } else {
+                    assign_ids(&file.path, &file.content.summary).into()
+                };
+                Arc::new(node_with_ids(
+                    &file.path,
+                    file.content,
+                    file.resolved,
+                    ids,
+                    &aliases,
+                ))
+            })
+            .collect();
         let mut writer = GraphWriter::new();
+        for node in &nodes {
+            writer.number_of(&node.path);
+        }
         let mut graph = Graph {
-            aliases: Arc::new(aliases),
+            aliases,
             ..Graph::default()
         };
-        let mut by_name: FxHashMap<SmolStr, Vec<NameEntry>> = FxHashMap::default();
-        let mut modules: FxHashMap<SmolStr, Vec<FilePath>> = FxHashMap::default();
-        let mut bases: FxHashMap<EntityId, Vec<super::BaseOf>> = FxHashMap::default();
-        let mut incoming: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
-        let mut outgoing: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
-        for (path, content, resolved) in files {
-            let node = new_node(&path, content, resolved, &graph.aliases);
-            let number = writer.number_of(&path);
-            let package = package_key(&node.path, &node.summary);
-            for (index, id) in node.ids.iter().enumerate() {
-                graph.entities.insert(
-                    id.clone(),
-                    EntityLoc {
-                        file: path.clone(),
-                        index: Some(index as u32),
+        let ((entities, (by_name, modules)), ((incoming, outgoing), (bases, files))) = rayon::join(
+            || rayon::join(|| entity_index(&nodes), || name_and_module_indices(&nodes)),
+            || {
+                rayon::join(
+                    || edge_indices(&nodes),
+                    || {
+                        rayon::join(
+                            || base_index(&nodes),
+                            || {
+                                nodes
+                                    .iter()
+                                    .map(|node| (node.path.clone(), node.clone()))
+                                    .collect::<imbl::OrdMap<_, _>>()
+                            },
+                        )
                     },
-                );
-                by_name
-                    .entry(node.summary.defs[index].name.clone())
-                    .or_default()
-                    .push(name_entry(&node, index, &package));
-            }
-            graph.entities.insert(
-                node.module_id.clone(),
-                EntityLoc {
-                    file: path.clone(),
-                    index: None,
-                },
-            );
-            for key in module_keys(&node.path, &node.summary) {
-                modules.entry(key).or_default().push(path.clone());
-            }
-            index_edges(number, &node.resolved, &mut incoming, &mut outgoing, false);
-            for edge in &node.resolved.edges {
-                if matches!(edge.kind, RelationKind::Extends | RelationKind::Implements) {
-                    bases.entry(edge.from.clone()).or_default().push((
-                        edge.to.clone(),
-                        edge.kind,
-                        path.clone(),
-                    ));
-                }
-            }
-            graph.files.insert(path, Arc::new(node));
-        }
-        for (name, mut entries) in by_name {
-            entries.sort();
-            graph.by_name.insert(name, entries.into());
-        }
-        for (key, mut files) in modules {
-            files.sort();
-            files.dedup();
-            graph.modules.insert(key, files.into());
-        }
-        for (child, mut list) in bases {
-            list.sort();
-            list.dedup();
-            graph.bases.insert(child, list.into());
-        }
-        for (id, mut refs) in incoming {
-            super::sort_edge_refs(&mut refs, &writer.file_paths);
-            graph.incoming.insert(id, refs.into());
-        }
-        for (id, mut refs) in outgoing {
-            super::sort_edge_refs(&mut refs, &writer.file_paths);
-            graph.outgoing.insert(id, refs.into());
-        }
+                )
+            },
+        );
+        graph.entities = entities;
+        graph.by_name = by_name;
+        graph.modules = modules;
+        graph.incoming = incoming;
+        graph.outgoing = outgoing;
+        graph.bases = bases;
+        graph.files = files;
         graph.file_paths = writer.file_paths.clone();
         graph.revision = 1;
         writer.graph = graph;
@@ -502,7 +486,18 @@ fn new_node(
     resolved: Resolved,
     aliases: &ModuleAliases,
 ) -> FileNode {
-    let ids: Arc<[EntityId]> = assign_ids(path, &content.summary).into();
+    let ids = assign_ids(path, &content.summary).into();
+    node_with_ids(path, content, resolved, ids, aliases)
+}
+
+/// [`new_node`] with the ids already assigned (the cache's, shared with its edges).
+fn node_with_ids(
+    path: &FilePath,
+    content: FileContent,
+    resolved: Resolved,
+    ids: Arc<[EntityId]>,
+    aliases: &ModuleAliases,
+) -> FileNode {
     let import_bindings = content
         .summary
         .imports
@@ -518,10 +513,130 @@ fn new_node(
         hash: content.hash,
         summary: content.summary,
         ids,
-        module_id: EntityId::from(&**path),
+        // The path's own allocation: a module's id is its path.
+        module_id: path.clone(),
         import_bindings,
         resolved: Arc::new(resolved),
     }
+}
+
+type NameIndex = super::PersistentMap<SmolStr, Arc<[NameEntry]>>;
+type ModuleIndex = super::PersistentMap<SmolStr, Arc<[FilePath]>>;
+type EdgeIndex = super::PersistentMap<EntityId, Arc<[EdgeRef]>>;
+
+/// A file given back by the cache, for [`GraphWriter::load`].
+pub struct LoadedFile {
+    pub path: FilePath,
+    pub content: FileContent,
+    /// The id of each definition (`assign_ids`), shared with the resolution's edges; ids of
+    /// another length are assigned again.
+    pub ids: Arc<[EntityId]>,
+    pub resolved: Resolved,
+}
+
+/// Where every entity of `nodes` is (a load's entity index).
+fn entity_index(nodes: &[Arc<FileNode>]) -> super::PersistentMap<EntityId, EntityLoc> {
+    let mut entities = super::PersistentMap::default();
+    for node in nodes {
+        for (index, id) in node.ids.iter().enumerate() {
+            entities.insert(
+                id.clone(),
+                EntityLoc {
+                    file: node.path.clone(),
+                    index: Some(index as u32),
+                },
+            );
+        }
+        entities.insert(
+            node.module_id.clone(),
+            EntityLoc {
+                file: node.path.clone(),
+                index: None,
+            },
+        );
+    }
+    entities
+}
+
+/// The name index and the module index of `nodes` (a load's).
+fn name_and_module_indices(nodes: &[Arc<FileNode>]) -> (NameIndex, ModuleIndex) {
+    let mut by_name: FxHashMap<SmolStr, Vec<NameEntry>> = FxHashMap::default();
+    let mut modules: FxHashMap<SmolStr, Vec<FilePath>> = FxHashMap::default();
+    for node in nodes {
+        let package = package_key(&node.path, &node.summary);
+        for (index, def) in node.summary.defs.iter().enumerate() {
+            by_name
+                .entry(def.name.clone())
+                .or_default()
+                .push(name_entry(node, index, &package));
+        }
+        for key in module_keys(&node.path, &node.summary) {
+            modules.entry(key).or_default().push(node.path.clone());
+        }
+    }
+    let by_name = by_name
+        .into_iter()
+        .map(|(name, mut entries)| {
+            entries.sort();
+            (name, entries.into())
+        })
+        .collect();
+    let modules = modules
+        .into_iter()
+        .map(|(key, mut files)| {
+            files.sort();
+            files.dedup();
+            (key, files.into())
+        })
+        .collect();
+    (by_name, modules)
+}
+
+/// The incoming and outgoing edge indices of `nodes`, numbered by position (a load's: the
+/// writer numbered them in path order, so the references come out sorted as readers want).
+fn edge_indices(nodes: &[Arc<FileNode>]) -> (EdgeIndex, EdgeIndex) {
+    let mut incoming: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
+    let mut outgoing: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
+    for (number, node) in nodes.iter().enumerate() {
+        index_edges(
+            number as u32,
+            &node.resolved,
+            &mut incoming,
+            &mut outgoing,
+            false,
+        );
+    }
+    let persist = |index: FxHashMap<EntityId, Vec<EdgeRef>>| {
+        index
+            .into_iter()
+            .map(|(id, refs)| (id, refs.into()))
+            .collect()
+    };
+    (persist(incoming), persist(outgoing))
+}
+
+/// The resolved bases of every type in `nodes` (a load's).
+fn base_index(nodes: &[Arc<FileNode>]) -> super::PersistentMap<EntityId, Arc<[super::BaseOf]>> {
+    let mut bases: FxHashMap<EntityId, Vec<super::BaseOf>> = FxHashMap::default();
+    for node in nodes {
+        for edge in &node.resolved.edges {
+            if matches!(edge.kind, RelationKind::Extends | RelationKind::Implements) {
+                bases.entry(edge.from.clone()).or_default().push((
+                    edge.to.clone(),
+                    edge.kind,
+                    node.path.clone(),
+                ));
+            }
+        }
+    }
+    bases
+        .into_iter()
+        .map(|(child, mut list)| {
+            list.sort();
+            list.dedup();
+            (child, list.into())
+        })
+        .collect()
 }
 
 /// The name-index entry of a file's definition.

@@ -2,6 +2,10 @@
 //! only what changed. One file, written atomically (temporary file, then rename). A cache that is
 //! missing, truncated, corrupt or of another format is discarded with one log line.
 //!
+//! Layout: magic, format, the blake3 checksum of the body, then the body: a [`CacheMeta`]
+//! record and one record per file, each a postcard encoding behind its four-byte length, so
+//! that a warm start decodes the files in parallel.
+//!
 //! The cache lives in the repository (`.codegraph/`), which whoever wrote the repository
 //! controls, so nothing there is trusted to point where it claims:
 //! - the directory is used only if it is a real directory (not a symlink) owned by this user;
@@ -19,20 +23,21 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use rustc_hash::FxHashMap;
 use smol_str::SmolStr;
 
 use crate::graph::aliases::ModuleAliases;
-use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, Resolved, assign_ids};
+use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, FilePath, Resolved, assign_ids};
 use crate::index::FileSummary;
 use crate::model::{RelationKind, Resolution, Span};
 
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning, or the layout
 /// (magic, format, blake3 of the body, body) changes.
-const FORMAT: u32 = 13;
+const FORMAT: u32 = 14;
 /// Magic, format, checksum.
 const HEADER: usize = 8 + 4 + 32;
 /// A cache larger than this is not read (a repository of a million small files stays far below).
@@ -40,9 +45,11 @@ pub const MAX_CACHE_BYTES: u64 = 1 << 30;
 
 #[derive(Debug)]
 pub struct CachedFile {
-    pub path: String,
+    pub path: FilePath,
     pub hash: [u8; 32],
     pub summary: Arc<FileSummary>,
+    /// The id of each definition (`assign_ids`), shared with the resolution's edges.
+    pub ids: Arc<[EntityId]>,
     /// The file's resolved edges, saved only when the whole graph was built from files on disk
     /// (no unsaved editor buffers), so that a warm start can skip resolution.
     pub resolved: Option<Resolved>,
@@ -96,20 +103,14 @@ struct StoredResolved {
     reachable: u64,
 }
 
-#[derive(Debug, Deserialize)]
-struct CacheBody {
+/// What precedes the files in the body. The body is this, then each file as its own postcard
+/// record behind a four-byte little-endian length, so that the files decode in parallel.
+#[derive(Debug, Serialize, Deserialize)]
+struct CacheMeta {
     crate_version: String,
     /// The module aliases the resolutions were computed with.
     aliases: ModuleAliases,
-    files: Vec<StoredFile>,
-}
-
-/// [`CacheBody`] as written.
-#[derive(Debug, Serialize)]
-struct CacheBodyRef<'a> {
-    crate_version: &'a str,
-    aliases: &'a ModuleAliases,
-    files: Vec<StoredFileRef<'a>>,
+    files: u32,
 }
 
 fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
@@ -188,12 +189,12 @@ fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
 }
 
 fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
-    let ids: Vec<(EntityId, Vec<EntityId>)> = files
-        .iter()
+    let ids: Vec<(FilePath, Arc<[EntityId]>)> = files
+        .par_iter()
         .map(|file| {
             (
-                EntityId::from(file.path.as_str()),
-                assign_ids(&file.path, &file.summary),
+                FilePath::from(file.path.as_str()),
+                assign_ids(&file.path, &file.summary).into(),
             )
         })
         .collect();
@@ -209,8 +210,9 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
             .ok_or_else(|| "an edge names a definition that is not cached".to_string())
     };
     files
-        .into_iter()
-        .map(|file| {
+        .into_par_iter()
+        .zip(ids.par_iter())
+        .map(|(file, (path, file_ids))| {
             let resolved = match file.resolved {
                 None => None,
                 Some(stored) => Some(Resolved {
@@ -263,9 +265,10 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
                 }),
             };
             Ok(CachedFile {
-                path: file.path,
+                path: path.clone(),
                 hash: file.hash,
                 summary: Arc::new(file.summary),
+                ids: file_ids.clone(),
                 resolved,
             })
         })
@@ -371,12 +374,44 @@ fn decode(bytes: &[u8]) -> Result<(Vec<CachedFile>, ModuleAliases), String> {
     if blake3::hash(body).as_bytes() != &bytes[12..HEADER] {
         return Err("checksum mismatch".to_string());
     }
-    let body: CacheBody =
-        postcard::from_bytes(body).map_err(|error| format!("corrupt ({error})"))?;
-    if body.crate_version != env!("CARGO_PKG_VERSION") {
-        return Err(format!("written by codegraph {}", body.crate_version));
+    let (meta, mut rest) = record(body)?;
+    let meta: CacheMeta =
+        postcard::from_bytes(meta).map_err(|error| format!("corrupt ({error})"))?;
+    if meta.crate_version != env!("CARGO_PKG_VERSION") {
+        return Err(format!("written by codegraph {}", meta.crate_version));
     }
-    Ok((expand(body.files)?, body.aliases))
+    // The count is checked against the records, not trusted for an allocation.
+    let mut records = Vec::new();
+    while !rest.is_empty() {
+        let (file, after) = record(rest)?;
+        records.push(file);
+        rest = after;
+    }
+    if records.len() != meta.files as usize {
+        return Err(format!(
+            "{} files, the header says {}",
+            records.len(),
+            meta.files
+        ));
+    }
+    let files = records
+        .into_par_iter()
+        .map(postcard::from_bytes::<StoredFile>)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| format!("corrupt ({error})"))?;
+    Ok((expand(files)?, meta.aliases))
+}
+
+/// Splits one length-prefixed record off the front of `bytes`: (the record, what follows).
+fn record(bytes: &[u8]) -> Result<(&[u8], &[u8]), String> {
+    let Some((length, rest)) = bytes.split_first_chunk::<4>() else {
+        return Err("truncated".to_string());
+    };
+    let length = u32::from_le_bytes(*length) as usize;
+    if rest.len() < length {
+        return Err("truncated".to_string());
+    }
+    Ok(rest.split_at(length))
 }
 
 /// Writes the cache atomically. Failure is logged, never fatal: the cache is an optimisation.
@@ -425,11 +460,13 @@ fn try_save(
             Err(error) => return Err(error),
         }
     }
-    let body = CacheBodyRef {
-        crate_version: env!("CARGO_PKG_VERSION"),
-        aliases,
-        files: compact(files),
-    };
+    let meta = postcard::to_allocvec(&CacheMeta {
+        crate_version: env!("CARGO_PKG_VERSION").to_string(),
+        aliases: aliases.clone(),
+        files: files.len() as u32,
+    })
+    .map_err(std::io::Error::other)?;
+    let files = compact(files);
     let target = cache_file(directory);
     let temporary = directory.join(format!(
         "index.bin.{}.{}.tmp",
@@ -449,7 +486,18 @@ fn try_save(
         writer.inner.write_all(MAGIC)?;
         writer.inner.write_all(&FORMAT.to_le_bytes())?;
         writer.inner.write_all(&[0; 32])?;
-        postcard::to_io(&body, &mut writer).map_err(std::io::Error::other)?;
+        write_record(&mut writer, &meta)?;
+        // Encoded in parallel a slice at a time, so that the whole cache is never in memory.
+        for slice in files.chunks(512) {
+            let records = slice
+                .par_iter()
+                .map(postcard::to_allocvec)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(std::io::Error::other)?;
+            for record in &records {
+                write_record(&mut writer, record)?;
+            }
+        }
         let checksum = writer.hasher.finalize();
         let mut file = writer
             .inner
@@ -465,6 +513,14 @@ fn try_save(
         let _ = std::fs::remove_file(&temporary);
     }
     written
+}
+
+/// Writes one length-prefixed record ([`record`] reads it back).
+fn write_record(writer: &mut impl Write, record: &[u8]) -> std::io::Result<()> {
+    let length = u32::try_from(record.len())
+        .map_err(|_| std::io::Error::other("a file's cache record is over 4 GiB"))?;
+    writer.write_all(&length.to_le_bytes())?;
+    writer.write_all(record)
 }
 
 /// Writes through, hashing what passes.
@@ -529,6 +585,25 @@ mod tests {
             load(directory.path()).is_none(),
             "a foreign file is discarded"
         );
+        // A record dropped from a consistent body (the checksum recomputed) is caught by the
+        // count in the header, and a length that runs past the end by the framing.
+        let (meta, rest) = record(&bytes[HEADER..]).unwrap();
+        let mut shortened = bytes[..HEADER].to_vec();
+        shortened.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+        shortened.extend_from_slice(meta);
+        assert!(!rest.is_empty(), "one file record follows the header");
+        let mut overlong = shortened.clone();
+        overlong.extend_from_slice(&u32::MAX.to_le_bytes());
+        for (body, why) in [
+            (shortened, "a missing record"),
+            (overlong, "a record past the end"),
+        ] {
+            let mut body = body;
+            let checksum = *blake3::hash(&body[HEADER..]).as_bytes();
+            body[12..HEADER].copy_from_slice(&checksum);
+            std::fs::write(&path, &body).unwrap();
+            assert!(load(directory.path()).is_none(), "{why} is discarded");
+        }
         let mut other = bytes.clone();
         other[8] = 99;
         std::fs::write(&path, other).unwrap();
