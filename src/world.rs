@@ -296,23 +296,34 @@ impl World {
     /// buffers keep their unsaved text. `progress(done, total)` is called as files are read.
     pub fn index(&self, full: bool, progress: &(dyn Fn(usize, usize) + Sync)) -> IndexReport {
         let started = Instant::now();
+        // What is known already: the current graph, else the on-disk cache (read while the
+        // workspace is walked).
+        let graph = self.snapshot();
+        let from_disk = !full && graph.files().next().is_none();
+        let (listing, disk_cache) = rayon::join(
+            || walk::walk(&self.root, self.config.max_file_size),
+            || {
+                if from_disk {
+                    self.cache_directory()
+                        .and_then(|directory| cache::load(&directory))
+                } else {
+                    None
+                }
+            },
+        );
         let walk::Listing {
             files,
             skipped,
             manifests,
-        } = walk::walk(&self.root, self.config.max_file_size);
+        } = listing;
         let aliases = manifests::read_aliases(&self.root, &manifests);
         let mut cached_aliases = crate::graph::aliases::ModuleAliases::default();
-        // What is known already: the current graph, else the on-disk cache.
         let mut from_disk_cache = false;
-        let cached: FxHashMap<FilePath, cache::CachedFile> = if full {
-            FxHashMap::default()
-        } else {
-            let mut map: FxHashMap<FilePath, cache::CachedFile> = FxHashMap::default();
+        let mut cached: FxHashMap<FilePath, cache::CachedFile> = FxHashMap::default();
+        if !full {
             // Summaries already in the graph are as good as the cache's.
-            let graph = self.snapshot();
             for file in graph.files() {
-                map.insert(
+                cached.insert(
                     file.path.clone(),
                     cache::CachedFile {
                         path: file.path.clone(),
@@ -323,19 +334,16 @@ impl World {
                     },
                 );
             }
-            if map.is_empty()
-                && let Some(directory) = self.cache_directory()
-            {
-                if let Some((files, aliases)) = cache::load(&directory) {
-                    for file in files {
-                        map.insert(file.path.clone(), file);
-                    }
-                    cached_aliases = aliases;
+            if let Some((files, aliases)) = disk_cache {
+                for file in files {
+                    cached.insert(file.path.clone(), file);
                 }
-                from_disk_cache = !map.is_empty();
+                cached_aliases = aliases;
+                from_disk_cache = !cached.is_empty();
             }
-            map
-        };
+        }
+        drop(graph);
+        let cached = cached;
         let cpp_headers =
             crate::lang::cpp_workspace(files.iter().map(|file| file.relative.as_str()));
         self.cpp_headers

@@ -248,15 +248,20 @@ impl Checker {
 
     /// Every violation, sorted by file and position.
     pub fn violations(&self) -> Vec<Violation> {
-        let mut found: Vec<Violation> = Vec::new();
-        for check in self.files.values() {
-            found.extend(check.violations.iter().cloned());
-            for cycles in &self.cycles {
-                if cycles.has_cycles() {
-                    found.extend(self.cycle_violations(cycles, check));
+        // Explaining a cycle searches it once per file in it: in parallel over the files.
+        let files: Vec<&Arc<FileCheck>> = self.files.values().collect();
+        let mut found: Vec<Violation> = files
+            .par_iter()
+            .flat_map_iter(|check| {
+                let mut found = check.violations.clone();
+                for cycles in &self.cycles {
+                    if cycles.has_cycles() {
+                        found.extend(self.cycle_violations(cycles, check));
+                    }
                 }
-            }
-        }
+                found
+            })
+            .collect();
         super::sort(&mut found);
         found
     }

@@ -35,7 +35,7 @@ pub(super) struct Cycles {
     successors: Vec<FxHashMap<u32, u32>>,
     /// Per node: its cycle (a component with more than one node), or [`NONE`].
     component: Vec<u32>,
-    /// Per node in a cycle: the nodes of the same cycle that depend on it.
+    /// Per node in a cycle: the nodes of the same cycle that depend on it, in name order.
     predecessors: Vec<Vec<u32>>,
     members: FxHashMap<u32, Vec<u32>>,
     next_component: u32,
@@ -189,6 +189,14 @@ impl Cycles {
                 }
             }
         }
+        // In name order once here, not in every search (`paths_to`).
+        for &node in &order {
+            let mut before = std::mem::take(&mut self.predecessors[node as usize]);
+            before.sort_by(|left, right| {
+                self.names[*left as usize].cmp(&self.names[*right as usize])
+            });
+            self.predecessors[node as usize] = before;
+        }
         order.len()
     }
 
@@ -219,11 +227,8 @@ impl Cycles {
         let mut queue = VecDeque::from([goal_id]);
         next.insert(goal_id, goal_id);
         while let Some(node) = queue.pop_front() {
-            let mut before = self.predecessors[node as usize].clone();
-            before.sort_by(|left, right| {
-                self.names[*left as usize].cmp(&self.names[*right as usize])
-            });
-            for previous in before {
+            // Already in name order (kept so where they are built).
+            for &previous in &self.predecessors[node as usize] {
                 if let std::collections::hash_map::Entry::Vacant(entry) = next.entry(previous) {
                     entry.insert(node);
                     queue.push_back(previous);
