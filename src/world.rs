@@ -70,6 +70,8 @@ pub struct IndexReport {
     pub files: usize,
     pub parsed: usize,
     pub from_cache: usize,
+    /// Of `from_cache`, the files not even read: their stamp was the one the cache recorded.
+    pub unread: usize,
     pub removed: usize,
     pub lines: u64,
     pub entities: usize,
@@ -123,14 +125,28 @@ pub struct World {
     disk: stamp::DiskRecord,
 }
 
-/// A file's content, whether it came from the cache and what the file looked like when read,
-/// or why it was skipped.
-type LoadResult = Result<(FileContent, bool, Option<stamp::DiskStamp>), String>;
+/// A file's content, where it came from and what the file looked like when read (before it was
+/// read), or why it was skipped.
+type LoadResult = Result<(FileContent, Source, Option<stamp::DiskStamp>), String>;
+
+/// Where a loaded file's summary came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// Extracted from the text just read.
+    Parsed,
+    /// The cache's: the text read has the cached hash.
+    Hashed,
+    /// The cache's, not read at all: the file's stamp is the settled one the cache recorded
+    /// (`cache::Unread`).
+    Trusted,
+}
 
 /// Reads, hashes and extracts one file from disk, reading at most `max_file_size` bytes. `Err`
 /// says why not: unreadable, binary, not a regular file, over the cap, or minified
 /// (`file_class::minified`). The text is not kept:
-/// `texts` reads it again when an answer needs it.
+/// `texts` reads it again when an answer needs it. With `trust` (the cache was written under
+/// the same C/C++ header setting), a file whose stamp is the one the cache recorded is not read.
+#[allow(clippy::too_many_arguments)]
 fn load_file(
     absolute: &Path,
     relative: &str,
@@ -138,10 +154,30 @@ fn load_file(
     cpp_headers: bool,
     max_file_size: u64,
     cached: Option<&cache::CachedFile>,
+    trust: bool,
     texts: &Arc<DiskTexts>,
 ) -> LoadResult {
     // Before the read: a change during it makes the stamp compare the content, never miss it.
     let disk = stamp::DiskStamp::of(absolute);
+    if trust
+        && let Some(cached) = cached
+        && let Some(unread) = &cached.unread
+        && disk.as_ref() == Some(&unread.stamp)
+        && unread.stamp.bytes() <= max_file_size
+    {
+        let content = FileContent {
+            language: cached.summary.language,
+            text: FileText::Elsewhere {
+                len: unread.len,
+                ascii: unread.ascii,
+                source: texts.clone(),
+            },
+            hash: cached.hash,
+            summary: cached.summary.clone(),
+            class: unread.class,
+        };
+        return Ok((content, Source::Trusted, disk));
+    }
     let (bytes, truncated) =
         walk::read_prefix(absolute, max_file_size).map_err(|refusal| refusal.to_string())?;
     if truncated {
@@ -171,7 +207,7 @@ fn load_file(
                 summary: cached.summary.clone(),
                 class,
             },
-            true,
+            Source::Hashed,
             disk,
         ));
     }
@@ -185,7 +221,7 @@ fn load_file(
             summary: Arc::new(summary),
             class,
         },
-        false,
+        Source::Parsed,
         disk,
     ))
 }
@@ -319,6 +355,7 @@ impl World {
         let aliases = manifests::read_aliases(&self.root, &manifests);
         let mut cached_aliases = crate::graph::aliases::ModuleAliases::default();
         let mut from_disk_cache = false;
+        let mut cached_cpp_headers = None;
         let mut cached: FxHashMap<FilePath, cache::CachedFile> = FxHashMap::default();
         if !full {
             // Summaries already in the graph are as good as the cache's.
@@ -331,14 +368,16 @@ impl World {
                         summary: file.summary.clone(),
                         ids: file.ids.clone(),
                         resolved: None,
+                        unread: None,
                     },
                 );
             }
-            if let Some((files, aliases)) = disk_cache {
-                for file in files {
+            if let Some(loaded) = disk_cache {
+                for file in loaded.files {
                     cached.insert(file.path.clone(), file);
                 }
-                cached_aliases = aliases;
+                cached_aliases = loaded.aliases;
+                cached_cpp_headers = Some(loaded.cpp_headers);
                 from_disk_cache = !cached.is_empty();
             }
         }
@@ -348,6 +387,7 @@ impl World {
             crate::lang::cpp_workspace(files.iter().map(|file| file.relative.as_str()));
         self.cpp_headers
             .store(cpp_headers, std::sync::atomic::Ordering::Relaxed);
+        let trust = cached_cpp_headers == Some(cpp_headers);
         let total = files.len();
         let done = std::sync::atomic::AtomicUsize::new(0);
         let loaded: Vec<(FilePath, LoadResult)> = files
@@ -360,6 +400,7 @@ impl World {
                     cpp_headers,
                     self.config.max_file_size,
                     cached.get(file.relative.as_str()),
+                    trust,
                     &self.texts,
                 );
                 let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -377,13 +418,36 @@ impl World {
             ..IndexReport::default()
         };
         let mut contents: FxHashMap<FilePath, FileContent> = FxHashMap::default();
+        // Per file read from disk with a settled stamp: its hash and what the cache keeps of it.
+        let mut unread: FxHashMap<FilePath, ([u8; 32], cache::Unread)> = FxHashMap::default();
+        let mut newly_settled = 0;
         for (path, result) in loaded {
             match result {
-                Ok((content, from_cache, disk)) => {
-                    if from_cache {
-                        report.from_cache += 1;
-                    } else {
-                        report.parsed += 1;
+                Ok((content, source, disk)) => {
+                    match source {
+                        Source::Parsed => report.parsed += 1,
+                        Source::Hashed => report.from_cache += 1,
+                        Source::Trusted => {
+                            report.from_cache += 1;
+                            report.unread += 1;
+                        }
+                    }
+                    if let Some(stamp) = disk.filter(stamp::DiskStamp::settled) {
+                        // A cache written now can vouch for this content by its stamp; one
+                        // that did not yet (read, not trusted) is worth writing again.
+                        newly_settled += usize::from(source != Source::Trusted);
+                        unread.insert(
+                            path.clone(),
+                            (
+                                content.hash,
+                                cache::Unread {
+                                    stamp,
+                                    len: content.text.len() as u32,
+                                    ascii: content.text.is_ascii(),
+                                    class: content.class,
+                                },
+                            ),
+                        );
                     }
                     self.disk.read(&path, disk);
                     contents.insert(path, content);
@@ -467,7 +531,7 @@ impl World {
         state.writer.apply(updates);
         let graph = Arc::new(state.writer.graph().clone());
         self.store(graph.clone());
-        let unchanged = warm && report.parsed == 0 && report.removed == 0;
+        let unchanged = warm && report.parsed == 0 && report.removed == 0 && newly_settled == 0;
         if let Some(directory) = self.cache_directory().filter(|_| !unchanged) {
             // Resolutions are saved only when they were computed from files on disk alone.
             let with_resolution = state.buffers.is_empty();
@@ -479,9 +543,13 @@ impl World {
                     hash: file.hash,
                     summary: &file.summary,
                     resolved: with_resolution.then_some(&*file.resolved),
+                    unread: unread
+                        .get(&file.path)
+                        .filter(|(hash, _)| *hash == file.hash)
+                        .map(|(_, unread)| *unread),
                 })
                 .collect();
-            cache::save(&directory, files, graph.aliases());
+            cache::save(&directory, files, graph.aliases(), cpp_headers);
         }
         fill_counts(&mut report, &graph);
         report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -547,6 +615,7 @@ impl World {
                 self.cpp_headers(),
                 self.config.max_file_size,
                 None,
+                false,
                 &self.texts,
             )
             .ok()

@@ -59,8 +59,14 @@ pub fn format_report(report: &IndexReport) -> String {
     let mut out = String::new();
     let seconds = report.duration_ms / 1000.0;
     out.push_str(&format!(
-        "Indexed {} files ({} lines) in {:.2} s: {} parsed, {} from cache, {} removed\n",
-        report.files, report.lines, seconds, report.parsed, report.from_cache, report.removed
+        "Indexed {} files ({} lines) in {:.2} s: {} parsed, {} from cache ({} not read), {} removed\n",
+        report.files,
+        report.lines,
+        seconds,
+        report.parsed,
+        report.from_cache,
+        report.unread,
+        report.removed
     ));
     out.push_str(&format!("Entities: {}\n", report.entities));
     for (kind, count) in &report.entities_by_type {

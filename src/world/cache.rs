@@ -32,12 +32,13 @@ use smol_str::SmolStr;
 use crate::graph::aliases::ModuleAliases;
 use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, FilePath, Resolved, assign_ids};
 use crate::index::FileSummary;
-use crate::model::{RelationKind, Resolution, Span};
+use crate::model::{FileClass, RelationKind, Resolution, Span};
+use crate::world::stamp::DiskStamp;
 
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning, or the layout
 /// (magic, format, blake3 of the body, body) changes.
-const FORMAT: u32 = 14;
+const FORMAT: u32 = 15;
 /// Magic, format, checksum.
 const HEADER: usize = 8 + 4 + 32;
 /// A cache larger than this is not read (a repository of a million small files stays far below).
@@ -50,9 +51,34 @@ pub struct CachedFile {
     pub summary: Arc<FileSummary>,
     /// The id of each definition (`assign_ids`), shared with the resolution's edges.
     pub ids: Arc<[EntityId]>,
+    /// What a warm start needs to take the file as cached without reading it.
+    pub unread: Option<Unread>,
     /// The file's resolved edges, saved only when the whole graph was built from files on disk
     /// (no unsaved editor buffers), so that a warm start can skip resolution.
     pub resolved: Option<Resolved>,
+}
+
+/// A file's stamp when it was read (a settled one: [`DiskStamp::settled`]), and what its text
+/// said beyond the summary. A warm start that finds the same stamp, under the same C/C++
+/// header setting, takes the file as cached without reading or hashing it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Unread {
+    pub stamp: DiskStamp,
+    /// The text's length in bytes, and whether it is all ASCII.
+    pub len: u32,
+    pub ascii: bool,
+    /// The class its path and first lines gave it (before `published_class`).
+    pub class: FileClass,
+}
+
+/// What [`load`] gives back.
+#[derive(Debug)]
+pub struct Loaded {
+    pub files: Vec<CachedFile>,
+    /// The module aliases the resolutions were computed with.
+    pub aliases: ModuleAliases,
+    /// Whether `.h` files were read as C++ (`lang::cpp_workspace`) when the cache was written.
+    pub cpp_headers: bool,
 }
 
 /// A file to save, borrowed from the graph (saving copies nothing but the stored ids).
@@ -62,6 +88,7 @@ pub struct SavedFile<'a> {
     pub hash: [u8; 32],
     pub summary: &'a FileSummary,
     pub resolved: Option<&'a Resolved>,
+    pub unread: Option<Unread>,
 }
 
 /// On disk, entity ids in resolutions are stored as (file position, definition index) pairs:
@@ -73,6 +100,7 @@ struct StoredFile {
     hash: [u8; 32],
     summary: FileSummary,
     resolved: Option<StoredResolved>,
+    unread: Option<Unread>,
 }
 
 /// [`StoredFile`] as written: the same encoding, borrowing the summary.
@@ -82,6 +110,7 @@ struct StoredFileRef<'a> {
     hash: [u8; 32],
     summary: &'a FileSummary,
     resolved: Option<StoredResolved>,
+    unread: Option<Unread>,
 }
 
 /// (file position in the cache, definition index or `MODULE` for the file itself).
@@ -110,6 +139,7 @@ struct CacheMeta {
     crate_version: String,
     /// The module aliases the resolutions were computed with.
     aliases: ModuleAliases,
+    cpp_headers: bool,
     files: u32,
 }
 
@@ -183,6 +213,7 @@ fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
                 hash: file.hash,
                 summary: file.summary,
                 resolved,
+                unread: file.unread,
             }
         })
         .collect()
@@ -270,6 +301,7 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
                 summary: Arc::new(file.summary),
                 ids: file_ids.clone(),
                 resolved,
+                unread: file.unread,
             })
         })
         .collect()
@@ -305,7 +337,7 @@ fn check_directory(directory: &Path) -> Result<(), String> {
 
 /// Loads the cache, or `None` (logged) when it is absent or unusable.
 /// The files come with the module aliases their resolutions were computed with.
-pub fn load(directory: &Path) -> Option<(Vec<CachedFile>, ModuleAliases)> {
+pub fn load(directory: &Path) -> Option<Loaded> {
     if let Err(reason) = check_directory(directory) {
         tracing::warn!(
             "cache directory {} {reason}; running without the cache",
@@ -359,7 +391,7 @@ fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-fn decode(bytes: &[u8]) -> Result<(Vec<CachedFile>, ModuleAliases), String> {
+fn decode(bytes: &[u8]) -> Result<Loaded, String> {
     if bytes.len() < 12 || &bytes[..8] != MAGIC {
         return Err("not a codegraph cache".to_string());
     }
@@ -399,7 +431,11 @@ fn decode(bytes: &[u8]) -> Result<(Vec<CachedFile>, ModuleAliases), String> {
         .map(postcard::from_bytes::<StoredFile>)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|error| format!("corrupt ({error})"))?;
-    Ok((expand(files)?, meta.aliases))
+    Ok(Loaded {
+        files: expand(files)?,
+        aliases: meta.aliases,
+        cpp_headers: meta.cpp_headers,
+    })
 }
 
 /// Splits one length-prefixed record off the front of `bytes`: (the record, what follows).
@@ -415,8 +451,13 @@ fn record(bytes: &[u8]) -> Result<(&[u8], &[u8]), String> {
 }
 
 /// Writes the cache atomically. Failure is logged, never fatal: the cache is an optimisation.
-pub fn save(directory: &Path, files: Vec<SavedFile<'_>>, aliases: &ModuleAliases) {
-    if let Err(error) = try_save(directory, files, aliases) {
+pub fn save(
+    directory: &Path,
+    files: Vec<SavedFile<'_>>,
+    aliases: &ModuleAliases,
+    cpp_headers: bool,
+) {
+    if let Err(error) = try_save(directory, files, aliases, cpp_headers) {
         tracing::warn!("cache {}: not written ({error})", directory.display());
     }
 }
@@ -434,6 +475,7 @@ fn try_save(
     directory: &Path,
     files: Vec<SavedFile<'_>>,
     aliases: &ModuleAliases,
+    cpp_headers: bool,
 ) -> std::io::Result<()> {
     check_directory(directory).map_err(|reason| {
         std::io::Error::other(format!("the directory {reason}; running without the cache"))
@@ -463,6 +505,7 @@ fn try_save(
     let meta = postcard::to_allocvec(&CacheMeta {
         crate_version: env!("CARGO_PKG_VERSION").to_string(),
         aliases: aliases.clone(),
+        cpp_headers,
         files: files.len() as u32,
     })
     .map_err(std::io::Error::other)?;
@@ -565,13 +608,16 @@ mod tests {
                 hash: [7; 32],
                 summary: &summary,
                 resolved: None,
+                unread: None,
             }],
             &aliases,
+            true,
         );
-        let (loaded, loaded_aliases) = load(directory.path()).unwrap();
-        assert_eq!(loaded_aliases, aliases);
-        assert_eq!(loaded.len(), 1);
-        assert_eq!(*loaded[0].summary, summary);
+        let loaded = load(directory.path()).unwrap();
+        assert_eq!(loaded.aliases, aliases);
+        assert!(loaded.cpp_headers);
+        assert_eq!(loaded.files.len(), 1);
+        assert_eq!(*loaded.files[0].summary, summary);
 
         let path = cache_file(directory.path());
         let bytes = std::fs::read(&path).unwrap();

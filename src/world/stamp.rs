@@ -2,17 +2,19 @@
 //! those whose text in the graph is not the text on disk (open in the editor with unsaved edits,
 //! or changed on disk since codegraph read them). Every door stamps its answers with it.
 //!
-//! Stamping must cost next to nothing beside the answer: a file's length and modification time
+//! Stamping must cost next to nothing beside the answer: a file's identity, length and times
 //! are recorded when the graph reads it ([`DiskRecord`]), and a stamp compares them with one
-//! `stat` per file; only a file whose length or time differs (or one open in an editor) is read
-//! and compared by content, so touching a file without changing it makes nothing stale.
+//! `stat` per file; only a file whose stamp differs (or one open in an editor) is read and
+//! compared by content, so touching a file without changing it makes nothing stale. The cache
+//! keeps the settled stamps too, so that a warm start need not read a file whose stamp is the
+//! same ([`DiskStamp::settled`]).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::SystemTime;
 
 use dashmap::{DashMap, DashSet};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{World, walk};
 use crate::graph::{FileNode, FilePath, FileText, Graph};
@@ -31,24 +33,62 @@ pub struct Stamp {
     pub stale_files: Vec<FilePath>,
 }
 
-/// A file's identity (device and inode), length and modification time, taken just before it
-/// was read, and whether the path is a symbolic link. Identity and link tell a file replaced by
-/// another (a rename over it, a symlink swapped in) even when length and time agree: times are
-/// only as fine as the kernel's clock tick.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A file's identity (device and inode), length, modification and change times, taken just
+/// before it was read, and whether the path is a symbolic link. Identity and link tell a file
+/// replaced by another (a rename over it, a symlink swapped in) even when length and time agree:
+/// times are only as fine as the kernel's clock tick.
+///
+/// Two stamps are equal when all of that is; `settled` is not compared.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct DiskStamp {
     device: u64,
     inode: u64,
     len: u64,
     modified: Option<SystemTime>,
+    /// The inode's change time (seconds, nanoseconds): set by the kernel on every write,
+    /// rename or `touch`, and, unlike the modification time, not settable by a program.
+    changed: (i64, i64),
     symlink: bool,
+    /// Both times were at least [`SETTLE`] old when the stamp was taken: a later write would
+    /// change them, even on a file system whose clock ticks coarsely. Only such a stamp lets
+    /// a warm start trust the cache without reading the file (git's "racily clean" entries,
+    /// avoided rather than detected).
+    #[serde(skip)]
+    settled: bool,
 }
+
+/// How old a file's times must be for its stamp to vouch for its content: far above any file
+/// system's timestamp granularity (FAT's two seconds included).
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(3);
+
+impl PartialEq for DiskStamp {
+    fn eq(&self, other: &DiskStamp) -> bool {
+        (
+            self.device,
+            self.inode,
+            self.len,
+            self.modified,
+            self.changed,
+            self.symlink,
+        ) == (
+            other.device,
+            other.inode,
+            other.len,
+            other.modified,
+            other.changed,
+            other.symlink,
+        )
+    }
+}
+
+impl Eq for DiskStamp {}
 
 impl DiskStamp {
     /// The file's stamp now; `None` when it cannot be stat-ed. One `lstat`, and a `stat` more
     /// only for a link.
     pub fn of(absolute: &Path) -> Option<DiskStamp> {
         use std::os::unix::fs::MetadataExt;
+        let now = SystemTime::now();
         let link = std::fs::symlink_metadata(absolute).ok()?;
         let symlink = link.file_type().is_symlink();
         let metadata = if symlink {
@@ -56,13 +96,35 @@ impl DiskStamp {
         } else {
             link
         };
+        let modified = metadata.modified().ok();
+        let changed = (metadata.ctime(), metadata.ctime_nsec());
+        let changed_at = u64::try_from(changed.0).ok().map(|seconds| {
+            SystemTime::UNIX_EPOCH
+                + std::time::Duration::new(seconds, changed.1.clamp(0, 999_999_999) as u32)
+        });
+        let old = |time: Option<SystemTime>| {
+            time.and_then(|time| now.duration_since(time).ok())
+                .is_some_and(|age| age >= SETTLE)
+        };
         Some(DiskStamp {
             device: metadata.dev(),
             inode: metadata.ino(),
             len: metadata.len(),
-            modified: metadata.modified().ok(),
+            modified,
+            changed,
             symlink,
+            settled: old(modified) && old(changed_at),
         })
+    }
+
+    /// The file's length in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the stamp vouches for the content read after it (see `settled`).
+    pub fn settled(&self) -> bool {
+        self.settled
     }
 }
 

@@ -61,6 +61,76 @@ fn warm_start_reuses_the_cache_and_sees_changes() {
     assert_eq!(changed.from_cache, first.files - 1);
 }
 
+/// A warm start reads no file whose stamp (identity, length, modification and change times)
+/// is the settled one the cache recorded; a file written less than three seconds before it was
+/// read is never taken on its stamp, and a rewrite that keeps the length and the modification
+/// time is still seen (its change time moved).
+#[test]
+fn a_warm_start_reads_only_the_files_whose_stamp_changed() {
+    let repo = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| std::fs::write(repo.path().join(path), text).unwrap();
+    write("a.py", "def alpha():\n    beta()\n");
+    write("b.py", "def beta():\n    pass\n");
+    let counts =
+        |report: &codegraph::world::IndexReport| (report.parsed, report.from_cache, report.unread);
+
+    // Just written: the stamps do not vouch for the content, every start reads both files.
+    assert_eq!(
+        counts(&open(repo.path()).index(false, &|_, _| {})),
+        (2, 0, 0)
+    );
+    assert_eq!(
+        counts(&open(repo.path()).index(false, &|_, _| {})),
+        (0, 2, 0)
+    );
+
+    std::thread::sleep(std::time::Duration::from_millis(3200));
+    // Settled now: this start reads them once more and records their stamps ...
+    assert_eq!(
+        counts(&open(repo.path()).index(false, &|_, _| {})),
+        (0, 2, 0)
+    );
+    // ... and the next reads neither.
+    let warm = open(repo.path());
+    assert_eq!(counts(&warm.index(false, &|_, _| {})), (0, 2, 2));
+    let cold = World::open(
+        repo.path(),
+        WorldConfig {
+            cache: CacheLocation::Disabled,
+            ..WorldConfig::default()
+        },
+    )
+    .unwrap();
+    cold.index(false, &|_, _| {});
+    assert_eq!(warm.snapshot().dump(), cold.snapshot().dump());
+
+    // The same length and modification time, other content (as `rsync -t` or an archive
+    // extraction leaves a file): the change time tells.
+    let modified = std::fs::metadata(repo.path().join("b.py"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    write("b.py", "def zeta():\n    pass\n");
+    std::fs::File::options()
+        .write(true)
+        .open(repo.path().join("b.py"))
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    let changed = open(repo.path());
+    assert_eq!(counts(&changed.index(false, &|_, _| {})), (1, 1, 1));
+    let graph = changed.snapshot();
+    let names: Vec<String> = graph
+        .file("b.py")
+        .unwrap()
+        .summary
+        .defs
+        .iter()
+        .map(|def| def.name.to_string())
+        .collect();
+    assert_eq!(names, ["zeta"]);
+}
+
 #[test]
 fn a_corrupt_cache_is_discarded_and_the_graph_is_right() {
     let repo = copy_fixture("python");
