@@ -117,6 +117,13 @@
 //!   a walker is re-resolved only if a package it gained or lost defines a name it mentions
 //!   (`Transaction::walk_again`); a resolution that read another file's walk is always
 //!   re-resolved (`Resolved::reachable` 0).
+//! - A warm start (`World::index` over the on-disk cache, `world/cache.rs`) trusts a cached
+//!   summary only for a file whose content hash equals the cached one, or, without reading
+//!   it, whose stamp (device, inode, length, modification and change times) equals the
+//!   settled stamp the cache recorded: one taken before the read whose content the cache
+//!   holds, both times at least `stamp::SETTLE` old then (`DiskStamp::settled`), under the
+//!   same C/C++ header setting. `GraphWriter::load` numbers the loaded files in path order,
+//!   so their edge references need no sort.
 
 pub mod analysis;
 pub mod cancel;

@@ -157,11 +157,18 @@ fn check(arguments: &CheckArgs, root: &Path, graph: &Graph) -> anyhow::Result<i3
         }))?;
         return Ok(status);
     }
+    // One write for thousands of lines, not one per line (stdout is line-buffered).
+    let mut lines = String::new();
     for problem in problems {
-        print(&problem.to_line(&shown_rules))?;
+        lines.push_str(&problem.to_line(&shown_rules));
+        lines.push('\n');
     }
     for violation in &new {
-        print(&violation.to_line())?;
+        lines.push_str(&violation.to_line());
+        lines.push('\n');
+    }
+    if let Some(text) = lines.strip_suffix('\n') {
+        print(text)?;
     }
     let count = |severity: Severity| {
         violations
