@@ -216,7 +216,7 @@ pub struct Graph {
     pub(crate) outgoing: PersistentMap<EntityId, Arc<[EdgeRef]>>,
     /// Every distinct definition name as one flat list, built by the first symbol search of a
     /// revision whose names changed (a scan of a slice, not of the persistent map).
-    pub(crate) names_cache: Arc<std::sync::OnceLock<Arc<[SmolStr]>>>,
+    pub(crate) names_cache: Arc<std::sync::OnceLock<NameList>>,
     /// Where the references left aside are, by the entity or name they may reach: built by the
     /// first query of a revision that needs it (`query::possible_callers`), reset by every
     /// transaction.
@@ -224,6 +224,39 @@ pub struct Graph {
     /// Where bare JavaScript/TypeScript specifiers land in the workspace (tsconfig `paths`,
     /// workspace packages); set by `world` from the manifests.
     pub(crate) aliases: Arc<aliases::ModuleAliases>,
+}
+
+/// Every distinct definition name of a revision, with each one's [`letter_mask`]: a symbol
+/// search rejects most names by their mask before reading them.
+#[derive(Debug, Default)]
+pub struct NameList {
+    pub names: Box<[SmolStr]>,
+    pub masks: Box<[u32]>,
+}
+
+/// Which characters a text holds, ASCII case folded: bits 0–25 the letters, 26 any digit, 27
+/// `_`, 28 any other ASCII character, [`NON_ASCII`] any other byte. An ASCII name can match an
+/// ASCII query (every kind of match is then an ASCII case-insensitive subsequence) only if its
+/// mask holds every bit of the query's; Unicode case folding (the Kelvin sign is a `k`) makes
+/// no such promise for other texts.
+pub fn letter_mask(text: &str) -> u32 {
+    text.bytes().fold(0, |mask, byte| {
+        mask | match byte.to_ascii_lowercase() {
+            letter @ b'a'..=b'z' => 1 << (letter - b'a'),
+            b'0'..=b'9' => 1 << 26,
+            b'_' => 1 << 27,
+            0..=127 => 1 << 28,
+            _ => NON_ASCII,
+        }
+    })
+}
+
+/// The [`letter_mask`] bit of a text that is not all ASCII.
+pub const NON_ASCII: u32 = 1 << 29;
+
+/// Whether a name of mask `name` may match a query of mask `query` (see [`letter_mask`]).
+pub fn may_match(query: u32, name: u32) -> bool {
+    (query | name) & NON_ASCII != 0 || query & !name == 0
 }
 
 /// A definition as the API shows it. Built on demand from the file's summary.
@@ -282,8 +315,16 @@ impl Graph {
 
     /// Every distinct definition name.
     pub fn names(&self) -> &[SmolStr] {
-        self.names_cache
-            .get_or_init(|| self.by_name.keys().cloned().collect())
+        &self.name_list().names
+    }
+
+    /// Every distinct definition name with its [`letter_mask`], index for index.
+    pub(crate) fn name_list(&self) -> &NameList {
+        self.names_cache.get_or_init(|| {
+            let names: Box<[SmolStr]> = self.by_name.keys().cloned().collect();
+            let masks = names.iter().map(|name| letter_mask(name)).collect();
+            NameList { names, masks }
+        })
     }
 
     /// Every entity with this exact name.

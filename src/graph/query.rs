@@ -1,6 +1,7 @@
 //! Queries over a graph snapshot, shared by every door (CLI, LSP, MCP): finding an entity from
 //! what a user typed, callers and callees, implementations, symbol search, what is at a position.
 
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use smol_str::SmolStr;
@@ -1145,21 +1146,47 @@ fn is_subsequence(needle: &[char], haystack: &[char]) -> bool {
 }
 
 /// Workspace symbols matching `query`, best first, at most `limit`.
-pub fn symbols(graph: &Graph, query: &str, limit: usize) -> Vec<SymbolMatch> {
+pub fn symbols<'a>(graph: &'a Graph, query: &str, limit: usize) -> Vec<SymbolMatch> {
     let query = query.trim();
     let query_lower = query.to_ascii_lowercase().into_bytes();
-    let mut scored: Vec<(f64, &str)> = Vec::new();
-    for (step, name) in graph.names().iter().enumerate() {
-        crate::cancel::checkpoint_every(step);
-        let score = if query.is_ascii() && name.is_ascii() {
-            ascii_match_score(query.as_bytes(), &query_lower, name.as_bytes())
-        } else {
-            unicode_match_score(query, name)
-        };
-        if let Some(score) = score {
-            scored.push((score, name.as_str()));
+    let list = graph.name_list();
+    let query_mask = super::letter_mask(query);
+    let flag = crate::cancel::current();
+    // Most names are rejected by their mask alone; the rest are scored. A large graph's names
+    // are scanned on every core, a slice at a time (the order of `scored` does not matter: it
+    // is sorted by score, length and name below).
+    let scan = |(names, masks): (&'a [SmolStr], &[u32])| {
+        // The request's flag, checked on whichever thread scans the slice.
+        if let Some(flag) = &flag {
+            flag.checkpoint();
         }
-    }
+        let mut scored: Vec<(f64, &'a str)> = Vec::new();
+        for (name, &mask) in names.iter().zip(masks) {
+            if !super::may_match(query_mask, mask) {
+                continue;
+            }
+            let score = if query.is_ascii() && name.is_ascii() {
+                ascii_match_score(query.as_bytes(), &query_lower, name.as_bytes())
+            } else {
+                unicode_match_score(query, name)
+            };
+            if let Some(score) = score {
+                scored.push((score, name.as_str()));
+            }
+        }
+        scored
+    };
+    const SLICE: usize = 4096;
+    let slices = list.names.chunks(SLICE).zip(list.masks.chunks(SLICE));
+    let mut scored: Vec<(f64, &str)> = if list.names.len() > 16 * SLICE {
+        slices
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .flat_map_iter(scan)
+            .collect()
+    } else {
+        slices.flat_map(scan).collect()
+    };
     let order = |left: &(f64, &str), right: &(f64, &str)| {
         right
             .0
@@ -1250,5 +1277,49 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The letter mask rejects exactly names that cannot match, never one that can: every
+    /// pair below is checked both ways, non-ASCII texts (the Kelvin sign folds to `k`) included.
+    #[test]
+    fn the_letter_mask_rejects_only_names_that_cannot_match() {
+        use crate::graph::{letter_mask, may_match};
+        let names = [
+            "AuthService",
+            "auth_service",
+            "HTTPServer",
+            "parse_v2",
+            "$scope",
+            "\u{212A}elvin",
+            "Größe",
+            "x",
+        ];
+        let queries = [
+            "", "auth", "AS", "srv", "v2", "2", "_", "$", "k", "kel", "grö", "GRÖ", "zz", "q",
+        ];
+        let mut rejected = Vec::new();
+        for name in names {
+            for query in queries {
+                let may = may_match(letter_mask(query), letter_mask(name));
+                let score = match_score(query, name);
+                assert!(
+                    may || score.is_none(),
+                    "{query:?} rejected {name:?} yet scores"
+                );
+                if !may {
+                    rejected.push((query, name));
+                }
+            }
+        }
+        // What the mask saves: ASCII pairs missing a character, nothing else.
+        assert!(rejected.contains(&("zz", "AuthService")));
+        assert!(rejected.contains(&("v2", "HTTPServer")));
+        assert!(rejected.contains(&("_", "AuthService")));
+        assert!(
+            !rejected
+                .iter()
+                .any(|(query, name)| !query.is_ascii() || !name.is_ascii())
+        );
+        assert!(match_score("k", "\u{212A}elvin").is_some());
     }
 }
