@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use arc_swap::ArcSwap;
 use parking_lot::Mutex;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use crate::graph::{FilePath, FileText, FileUpdate, Graph, GraphWriter, build::FileContent};
@@ -464,11 +464,14 @@ impl World {
         let warm = from_disk_cache
             && state.buffers.is_empty()
             && cached.values().all(|file| file.resolved.is_some());
+        // The files the warm start loaded as they are: updating them again would change nothing.
+        let mut as_loaded: FxHashSet<FilePath> = FxHashSet::default();
         if warm {
             let mut known = Vec::with_capacity(cached.len());
             for (path, file) in cached {
                 let (text, class) = match contents.get(&path) {
                     Some(content) if content.hash == file.hash => {
+                        as_loaded.insert(path.clone());
                         (content.text.clone(), content.class)
                     }
                     // Changed or gone: its old text is not needed, the update below replaces it.
@@ -518,7 +521,7 @@ impl World {
             }
         }
         for (path, content) in contents {
-            if state.buffers.contains_key(&path) {
+            if state.buffers.contains_key(&path) || as_loaded.contains(&path) {
                 continue;
             }
             updates.push(FileUpdate {
