@@ -904,13 +904,15 @@ pub fn content_of(path: &str, language: Language, text: String) -> FileContent {
 pub fn fill_counts(report: &mut IndexReport, graph: &Graph) {
     report.files = graph.file_count();
     report.entities = graph.entity_count();
-    let mut entities_by_type: BTreeMap<String, usize> = BTreeMap::new();
-    let mut relations_by_type: BTreeMap<String, usize> = BTreeMap::new();
+    // Counted under the kinds' static names (no allocation per definition or edge), turned into
+    // the report's maps once at the end.
+    let mut entities_by_type: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut relations_by_type: BTreeMap<&'static str, usize> = BTreeMap::new();
     for kind in EntityKind::ALL {
-        entities_by_type.insert(kind.as_str().to_string(), 0);
+        entities_by_type.insert(kind.as_str(), 0);
     }
     for kind in RelationKind::ALL {
-        relations_by_type.insert(kind.as_str().to_string(), 0);
+        relations_by_type.insert(kind.as_str(), 0);
     }
     let mut languages: BTreeMap<String, usize> = BTreeMap::new();
     let mut files_by_class: BTreeMap<String, usize> = BTreeMap::new();
@@ -927,16 +929,12 @@ pub fn fill_counts(report: &mut IndexReport, graph: &Graph) {
             .entry(file.class.as_str().to_string())
             .or_default() += 1;
         report.lines += u64::from(summary.line_count);
-        *entities_by_type.entry("module".to_string()).or_default() += 1;
+        *entities_by_type.entry("module").or_default() += 1;
         for def in &summary.defs {
-            *entities_by_type
-                .entry(def.kind.as_str().to_string())
-                .or_default() += 1;
+            *entities_by_type.entry(def.kind.as_str()).or_default() += 1;
         }
         for edge in &file.resolved.edges {
-            *relations_by_type
-                .entry(edge.kind.as_str().to_string())
-                .or_default() += 1;
+            *relations_by_type.entry(edge.kind.as_str()).or_default() += 1;
         }
         if !summary.problems.is_empty() {
             report.files_with_problems += 1;
@@ -944,6 +942,14 @@ pub fn fill_counts(report: &mut IndexReport, graph: &Graph) {
         report.ambiguous_references += file.resolved.ambiguous.len();
         report.external_references += file.resolved.external.len();
     }
+    let owned = |counts: BTreeMap<&'static str, usize>| -> BTreeMap<String, usize> {
+        counts
+            .into_iter()
+            .map(|(kind, count)| (kind.to_string(), count))
+            .collect()
+    };
+    let entities_by_type = owned(entities_by_type);
+    let relations_by_type = owned(relations_by_type);
     report.relations = relations_by_type.values().sum();
     report.entities_by_type = entities_by_type;
     report.relations_by_type = relations_by_type;
