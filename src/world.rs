@@ -382,7 +382,6 @@ impl World {
             }
         }
         drop(graph);
-        let cached = cached;
         let cpp_headers =
             crate::lang::cpp_workspace(files.iter().map(|file| file.relative.as_str()));
         self.cpp_headers
@@ -545,6 +544,7 @@ impl World {
                     path: &file.path,
                     hash: file.hash,
                     summary: &file.summary,
+                    ids: &file.ids,
                     resolved: with_resolution.then_some(&*file.resolved),
                     unread: unread
                         .get(&file.path)

@@ -87,6 +87,8 @@ pub struct SavedFile<'a> {
     pub path: &'a str,
     pub hash: [u8; 32],
     pub summary: &'a FileSummary,
+    /// The id of each definition, as the graph holds them (`assign_ids` of path and summary).
+    pub ids: &'a [EntityId],
     pub resolved: Option<&'a Resolved>,
     pub unread: Option<Unread>,
 }
@@ -147,8 +149,8 @@ fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
     let mut positions: FxHashMap<EntityId, StoredId> = FxHashMap::default();
     for (position, file) in files.iter().enumerate() {
         positions.insert(EntityId::from(file.path), (position as u32, MODULE));
-        for (index, id) in assign_ids(file.path, file.summary).into_iter().enumerate() {
-            positions.insert(id, (position as u32, index as u32));
+        for (index, id) in file.ids.iter().enumerate() {
+            positions.insert(id.clone(), (position as u32, index as u32));
         }
     }
     let stored_id = |id: &EntityId| positions.get(id).copied();
@@ -607,6 +609,7 @@ mod tests {
                 path: "a.py",
                 hash: [7; 32],
                 summary: &summary,
+                ids: &assign_ids("a.py", &summary),
                 resolved: None,
                 unread: None,
             }],
