@@ -18,6 +18,7 @@ pub mod build;
 pub mod modules;
 pub mod query;
 mod resolve;
+mod sharded;
 pub mod text;
 
 use std::sync::Arc;
@@ -193,11 +194,11 @@ pub struct EdgeRef {
     pub index: u32,
 }
 
-/// A persistent hash map of the graph, hashed with `FxHasher` (the keys are ids and names the
-/// writer and every resolution look up millions of times; SipHash's resistance to chosen
-/// collisions costs a third of an edit's lookups and buys nothing a local index needs).
-pub(crate) type PersistentMap<K, V> =
-    imbl::GenericHashMap<K, V, rustc_hash::FxBuildHasher, imbl::shared_ptr::DefaultSharedPtr>;
+/// A persistent hash map of the graph (`graph/sharded.rs`), hashed with `FxHasher` (the keys
+/// are ids and names the writer and every resolution look up millions of times; SipHash's
+/// resistance to chosen collisions costs a third of an edit's lookups and buys nothing a local
+/// index needs).
+pub(crate) type PersistentMap<K, V> = sharded::ShardedMap<K, V>;
 
 /// An immutable snapshot of the whole graph.
 #[derive(Clone, Default)]

@@ -1,0 +1,225 @@
+//! [`ShardedMap`]: the graph's persistent hash map. A snapshot's map is an `Arc` of shards,
+//! each shard an `Arc` of a plain hash map; a writer's change copies the shard list (pointers)
+//! and the shards it touches, and shares the rest with the snapshot it started from.
+//!
+//! Why not a hash array mapped trie (`imbl::HashMap`, which the graph used before): its nodes
+//! have room for every slot they could hold, and a map of a hundred thousand small entries cost
+//! about 230 bytes an entry (40 bytes of key and value) where a shard costs the hash table's
+//! own load factor, about 65 bytes (`examples` in session 13's note; issue 12). A write costs
+//! a copy of one shard (at most [`MAX_SHARD`] entries) and of the shard list, once per shard
+//! per transaction: a writer that clones a snapshot and changes a few keys copies a few
+//! shards, and a shard it already owns is written in place.
+//!
+//! Invariants: the shard count is zero (an empty map) or a power of two, and a key lives in
+//! the shard its hash's bits 32 and up select ([`shard_of`]); `len` counts the entries of all
+//! shards. Iteration order is not meaningful (readers that list keys sort or score them).
+
+use std::borrow::Borrow;
+use std::hash::{BuildHasher, Hash};
+use std::sync::Arc;
+
+use rustc_hash::{FxBuildHasher, FxHashMap};
+
+/// A map grows its shard count (doubling, rebuilding every shard) when its shards average more
+/// than this many entries: the most a write copies.
+const MAX_SHARD: usize = 256;
+/// A map built at once ([`FromIterator`]) or grown aims at this many entries a shard.
+const TARGET_SHARD: usize = 128;
+
+pub(crate) struct ShardedMap<K, V> {
+    shards: Arc<Vec<Arc<FxHashMap<K, V>>>>,
+    len: usize,
+}
+
+impl<K, V> Clone for ShardedMap<K, V> {
+    fn clone(&self) -> Self {
+        ShardedMap {
+            shards: self.shards.clone(),
+            len: self.len,
+        }
+    }
+}
+
+impl<K, V> Default for ShardedMap<K, V> {
+    fn default() -> Self {
+        ShardedMap {
+            shards: Arc::default(),
+            len: 0,
+        }
+    }
+}
+
+/// The shard of a hash among `count` (a power of two). Bits 32 and up: `hashbrown` indexes
+/// its buckets by the low bits and tags them with the top seven, which stay as varied within
+/// a shard as in the whole map.
+fn shard_of(hash: u64, count: usize) -> usize {
+    (hash >> 32) as usize & (count - 1)
+}
+
+/// The shard count for `len` entries.
+fn shard_count(len: usize) -> usize {
+    len.div_ceil(TARGET_SHARD).next_power_of_two()
+}
+
+impl<K: Hash + Eq + Clone, V: Clone> ShardedMap<K, V> {
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    fn shard<Q>(&self, key: &Q) -> Option<&FxHashMap<K, V>>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let count = self.shards.len();
+        if count == 0 {
+            return None;
+        }
+        Some(&self.shards[shard_of(FxBuildHasher.hash_one(key), count)])
+    }
+
+    pub(crate) fn get<Q>(&self, key: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.shard(key)?.get(key)
+    }
+
+    pub(crate) fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.get(key).is_some()
+    }
+
+    /// The shard `hash` selects, copied first if a snapshot shares it.
+    fn shard_mut(&mut self, hash: u64) -> &mut FxHashMap<K, V> {
+        let shards = Arc::make_mut(&mut self.shards);
+        let count = shards.len();
+        Arc::make_mut(&mut shards[shard_of(hash, count)])
+    }
+
+    pub(crate) fn insert(&mut self, key: K, value: V) -> Option<V> {
+        if self.shards.is_empty() || self.len >= self.shards.len() * MAX_SHARD {
+            self.grow();
+        }
+        let hash = FxBuildHasher.hash_one(&key);
+        let old = self.shard_mut(hash).insert(key, value);
+        if old.is_none() {
+            self.len += 1;
+        }
+        old
+    }
+
+    pub(crate) fn remove<Q>(&mut self, key: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        // Not copied when the key is absent.
+        self.shard(key)?.get(key)?;
+        let old = self.shard_mut(FxBuildHasher.hash_one(key)).remove(key);
+        if old.is_some() {
+            self.len -= 1;
+        }
+        old
+    }
+
+    /// Every entry, in no meaningful order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.shards.iter().flat_map(|shard| shard.iter())
+    }
+
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &K> {
+        self.iter().map(|(key, _)| key)
+    }
+
+    /// Rebuilds the map with twice the shards (one for an empty map).
+    fn grow(&mut self) {
+        let count = shard_count(self.len + 1).max(self.shards.len() * 2).max(1);
+        let entries: Vec<(K, V)> = self
+            .iter()
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        *self = Self::with_shards(entries, count);
+    }
+
+    fn with_shards(entries: Vec<(K, V)>, count: usize) -> Self {
+        let mut shards: Vec<FxHashMap<K, V>> = (0..count)
+            .map(|_| FxHashMap::with_capacity_and_hasher(entries.len() / count, FxBuildHasher))
+            .collect();
+        for (key, value) in entries {
+            let hash = FxBuildHasher.hash_one(&key);
+            shards[shard_of(hash, count)].insert(key, value);
+        }
+        let len = shards.iter().map(|shard| shard.len()).sum();
+        ShardedMap {
+            shards: Arc::new(shards.into_iter().map(Arc::new).collect()),
+            len,
+        }
+    }
+}
+
+impl<K: Hash + Eq + Clone, V: Clone> FromIterator<(K, V)> for ShardedMap<K, V> {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(entries: I) -> Self {
+        let entries: Vec<(K, V)> = entries.into_iter().collect();
+        if entries.is_empty() {
+            return Self::default();
+        }
+        let count = shard_count(entries.len());
+        Self::with_shards(entries, count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_copy_only_the_shards_they_touch_and_snapshots_keep_their_entries() {
+        let mut map: ShardedMap<String, u32> = (0..10_000).map(|n| (n.to_string(), n)).collect();
+        assert_eq!(map.len(), 10_000);
+        assert_eq!(map.shards.len(), 128);
+        let snapshot = map.clone();
+        assert_eq!(map.insert("5".into(), 50), Some(5));
+        assert_eq!(map.remove("6"), Some(6));
+        assert_eq!(map.remove("absent"), None);
+        assert_eq!(map.insert("new".into(), 1), None);
+        // The snapshot still sees its own entries.
+        assert_eq!(snapshot.get("5"), Some(&5));
+        assert_eq!(snapshot.get("6"), Some(&6));
+        assert_eq!(snapshot.get("new"), None);
+        assert_eq!(snapshot.len(), 10_000);
+        assert_eq!(map.get("5"), Some(&50));
+        assert!(!map.contains_key("6"));
+        assert_eq!(map.get("new"), Some(&1));
+        assert_eq!(map.len(), 10_000);
+        // Three writes copied at most three shards; the rest are shared.
+        let shared = (map.shards.iter().zip(snapshot.shards.iter()))
+            .filter(|(left, right)| Arc::ptr_eq(left, right))
+            .count();
+        assert!(shared >= 125, "{shared} of 128 shards shared");
+    }
+
+    #[test]
+    fn a_map_grows_by_inserts_and_keeps_every_entry() {
+        let mut map: ShardedMap<u64, u64> = ShardedMap::default();
+        assert_eq!(map.len(), 0);
+        assert_eq!(map.get(&1), None);
+        for n in 0..5_000 {
+            assert_eq!(map.insert(n, n * 2), None);
+        }
+        for n in (0..5_000).step_by(2) {
+            assert_eq!(map.remove(&n), Some(n * 2));
+        }
+        assert_eq!(map.len(), 2_500);
+        assert!(map.shards.len().is_power_of_two());
+        assert!(map.len() <= map.shards.len() * MAX_SHARD);
+        let mut keys: Vec<u64> = map.keys().copied().collect();
+        keys.sort();
+        assert_eq!(keys, (1..5_000).step_by(2).collect::<Vec<_>>());
+        assert!((0..5_000).all(|n| map.get(&n) == (n % 2 == 1).then_some(&(n * 2))));
+    }
+}
