@@ -23,8 +23,8 @@ pub mod text;
 
 use std::sync::Arc;
 
+use crate::model::Name;
 use serde::{Deserialize, Serialize};
-use smol_str::SmolStr;
 
 use crate::index::FileSummary;
 use crate::lang::Language;
@@ -50,8 +50,8 @@ pub struct NameEntry {
     pub top_level: bool,
     /// Visible to importers of its file.
     pub exported: bool,
-    pub owner: Option<SmolStr>,
-    pub package: Option<SmolStr>,
+    pub owner: Option<Name>,
+    pub package: Option<Name>,
 }
 
 /// A resolved base of a type: (base, extends or implements, the file that says so).
@@ -76,7 +76,7 @@ pub struct FileNode {
     pub ids: Arc<[EntityId]>,
     pub module_id: EntityId,
     /// The local name each import binds, index for index with `summary.imports`.
-    pub import_bindings: Arc<[Option<SmolStr>]>,
+    pub import_bindings: Arc<[Option<Name>]>,
     pub resolved: Arc<Resolved>,
 }
 
@@ -121,8 +121,8 @@ pub struct Resolved {
     /// Names and module keys resolution looked up beyond those `resolve::mentions` derives from
     /// the file alone (a return type's name, a field's type, reached through inferred types),
     /// so that a change to them re-resolves this file. Sorted.
-    pub extra_names: Vec<SmolStr>,
-    pub extra_modules: Vec<SmolStr>,
+    pub extra_names: Vec<Name>,
+    pub extra_modules: Vec<Name>,
     /// The files its imports name, in import order, each once (`resolve::import_targets`):
     /// what the reachable-packages walks of other files read of it. A function of the file's
     /// imports and of which files answer its import keys, both of which re-resolve it.
@@ -162,7 +162,7 @@ pub struct Edge {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AmbiguousRef {
     pub from: EntityId,
-    pub name: SmolStr,
+    pub name: Name,
     pub site: Span,
     pub candidates: Vec<EntityId>,
 }
@@ -175,7 +175,7 @@ pub struct ExternalRef {
     /// The reference's index in the file's `summary.refs`.
     pub reference: u32,
     /// The module it comes from, when an import says so.
-    pub module: Option<SmolStr>,
+    pub module: Option<Name>,
 }
 
 /// Where an entity lives: its file and its index in the file's definitions (`None` for the
@@ -209,8 +209,8 @@ pub struct Graph {
     /// `None` until reused): what an [`EdgeRef`] names.
     pub(crate) file_paths: imbl::Vector<Option<FilePath>>,
     pub(crate) entities: PersistentMap<EntityId, EntityLoc>,
-    pub(crate) by_name: PersistentMap<SmolStr, Arc<[NameEntry]>>,
-    pub(crate) modules: PersistentMap<SmolStr, Arc<[FilePath]>>,
+    pub(crate) by_name: PersistentMap<Name, Arc<[NameEntry]>>,
+    pub(crate) modules: PersistentMap<Name, Arc<[FilePath]>>,
     /// Resolved bases of each type: (base, extends or implements, the file that said so).
     pub(crate) bases: PersistentMap<EntityId, Arc<[BaseOf]>>,
     pub(crate) incoming: PersistentMap<EntityId, Arc<[EdgeRef]>>,
@@ -231,7 +231,7 @@ pub struct Graph {
 /// search rejects most names by their mask before reading them.
 #[derive(Debug, Default)]
 pub struct NameList {
-    pub names: Box<[SmolStr]>,
+    pub names: Box<[Name]>,
     pub masks: Box<[u32]>,
 }
 
@@ -266,7 +266,7 @@ pub struct Entity {
     pub id: EntityId,
     #[serde(rename = "type")]
     pub kind: EntityKind,
-    pub name: SmolStr,
+    pub name: Name,
     pub qualified_name: String,
     pub file_path: FilePath,
     /// One-based, inclusive.
@@ -315,14 +315,14 @@ impl Graph {
     }
 
     /// Every distinct definition name.
-    pub fn names(&self) -> &[SmolStr] {
+    pub fn names(&self) -> &[Name] {
         &self.name_list().names
     }
 
     /// Every distinct definition name with its [`letter_mask`], index for index.
     pub(crate) fn name_list(&self) -> &NameList {
         self.names_cache.get_or_init(|| {
-            let names: Box<[SmolStr]> = self.by_name.keys().cloned().collect();
+            let names: Box<[Name]> = self.by_name.keys().cloned().collect();
             let masks = names.iter().map(|name| letter_mask(name)).collect();
             NameList { names, masks }
         })
@@ -472,7 +472,7 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
             Entity {
                 id: file.module_id.clone(),
                 kind: EntityKind::Module,
-                name: SmolStr::new(name),
+                name: Name::new(name),
                 qualified_name: module_qualifier(&file.path, summary),
                 file_path: file.path.clone(),
                 start_line: 1,
@@ -500,7 +500,7 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
             Entity {
                 id: file.ids[index as usize].clone(),
                 kind: def.kind,
-                name: def.name.clone(),
+                name: def.name,
                 qualified_name: if qualifier.is_empty() {
                     nested
                 } else {

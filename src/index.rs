@@ -5,8 +5,8 @@
 //! Architecture invariant: a summary depends on the file's own text only, so it can be cached by
 //! content hash and computed in parallel. Everything that needs other files is in `graph`.
 
+use crate::model::Name;
 use serde::{Deserialize, Serialize};
-use smol_str::SmolStr;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor, Tree};
 
@@ -23,7 +23,7 @@ mod rust_path;
 pub struct FileSummary {
     pub language: Language,
     /// The declared package or namespace (Java, Kotlin, Scala, C#, Go, PHP).
-    pub package: Option<SmolStr>,
+    pub package: Option<Name>,
     /// Definitions in document order; parents come before their children.
     pub defs: Vec<Def>,
     pub refs: Vec<Ref>,
@@ -33,7 +33,7 @@ pub struct FileSummary {
     pub problems: Vec<Problem>,
     pub line_count: u32,
     /// Go's `//go:build` expression, when the file has one (see `lang::go_build`).
-    pub build_constraint: Option<SmolStr>,
+    pub build_constraint: Option<Name>,
     /// Rust modules declared with a `#[path]` attribute, in the default build
     /// (`index/rust_path.rs`).
     pub path_modules: Vec<PathModule>,
@@ -45,22 +45,22 @@ pub struct FileSummary {
 pub struct PathModule {
     /// The module's path below this file's module: the inline modules around the declaration,
     /// then its name (`lexical`, `outer::lexical`).
-    pub module: SmolStr,
+    pub module: Name,
     /// The file, as written, relative to the directory the declaration reads from (this file's
     /// directory, and for a declaration inside inline modules, their directories below it).
-    pub path: SmolStr,
+    pub path: Name,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Def {
     pub kind: EntityKind,
-    pub name: SmolStr,
+    pub name: Name,
     /// Index of the enclosing definition in [`FileSummary::defs`].
     pub parent: Option<u32>,
     /// The type this definition belongs to when it is not lexically inside it (set at the top
     /// level only), or the object literal that holds a JavaScript/TypeScript function, at any
     /// depth (`const traps = { get() {} }`: `traps`; `{}` for an object that holds no name).
-    pub owner: Option<SmolStr>,
+    pub owner: Option<Name>,
     pub span: Span,
     pub name_span: Span,
     pub signature: String,
@@ -68,10 +68,10 @@ pub struct Def {
     /// The declared return type of a function or method, normalised by [`value_type`]
     /// (`Result<Foo, E>` and `Option<&mut Self>` are `Foo` and `Self`); resolution types call
     /// chains with it.
-    pub returns: Option<SmolStr>,
+    pub returns: Option<Name>,
     /// The trait of the `impl Trait for Type` block an out-of-line method is in, as written
     /// (`Automaton`, `fmt::Debug`, `From<f64>`); `None` in an inherent `impl Type`.
-    pub implements: Option<SmolStr>,
+    pub implements: Option<Name>,
     /// Left out of the default build by a Rust `#[cfg(...)]` on it or around it (see
     /// `lang::rust_cfg`): a variant that loses to its active twin.
     pub disabled: bool,
@@ -90,9 +90,9 @@ pub enum RefKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ref {
     pub kind: RefKind,
-    pub name: SmolStr,
+    pub name: Name,
     /// Source text of the receiver (`self`, `os.path`, `user`), whitespace removed.
-    pub receiver: Option<SmolStr>,
+    pub receiver: Option<Name>,
     /// The span of the called or referenced name.
     pub span: Span,
     /// The innermost enclosing definition; `None` at the top level of the file.
@@ -104,10 +104,10 @@ pub struct Ref {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Import {
     /// Module path or file specifier, quotes stripped (`os.path`, `./util`, `crate::a::b`).
-    pub path: SmolStr,
+    pub path: Name,
     /// An imported name (`from m import name`, `import a.b.Name` in Java is split by resolution).
-    pub name: Option<SmolStr>,
-    pub alias: Option<SmolStr>,
+    pub name: Option<Name>,
+    pub alias: Option<Name>,
     pub wildcard: bool,
     pub span: Span,
     pub scope: Option<u32>,
@@ -124,9 +124,9 @@ pub struct Inherit {
     /// Index of the inheriting type in [`FileSummary::defs`], when it is defined in this file.
     pub child: Option<u32>,
     /// The child's name when it is given explicitly (`impl Trait for Type`).
-    pub child_name: Option<SmolStr>,
+    pub child_name: Option<Name>,
     /// The base's name as written, maybe qualified (`models.Base`).
-    pub base: SmolStr,
+    pub base: Name,
     pub kind: InheritKind,
     pub span: Span,
 }
@@ -134,8 +134,8 @@ pub struct Inherit {
 /// `name` holds a value of type `type_name` within `scope` (a function, or a type for fields).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Binding {
-    pub name: SmolStr,
-    pub type_name: SmolStr,
+    pub name: Name,
+    pub type_name: Name,
     pub scope: Option<u32>,
     pub kind: BindingKind,
     /// The bytes of `scope` where it holds, when not all of them: a Rust pattern's binding in
@@ -213,7 +213,7 @@ impl FileSummary {
             problems: Vec::new(),
             line_count: count_lines(text),
             build_constraint: match language {
-                Language::Go => crate::lang::go_build::constraint_line(text).map(SmolStr::new),
+                Language::Go => crate::lang::go_build::constraint_line(text).map(Name::new),
                 _ => None,
             },
             path_modules: Vec::new(),
@@ -761,11 +761,11 @@ struct RawDef {
     kind: EntityKind,
     span: Span,
     name_span: Span,
-    name: SmolStr,
-    owner: Option<SmolStr>,
+    name: Name,
+    owner: Option<Name>,
     signature: String,
     doc: Option<String>,
-    returns: Option<SmolStr>,
+    returns: Option<Name>,
     /// A function of a JavaScript/TypeScript object literal: a member of its owner wherever it
     /// is nested (see `javascript::object_literal_owner`); a method when the object is a
     /// prototype, a function otherwise.
@@ -777,27 +777,27 @@ struct RawDef {
 #[derive(Clone)]
 struct RawImpl {
     span: Span,
-    type_name: SmolStr,
+    type_name: Name,
     /// The trait an `impl Trait for Type` block implements, as written.
-    trait_name: Option<SmolStr>,
+    trait_name: Option<Name>,
 }
 
 /// (path, name, alias, wildcard, span)
-type RawImport = (SmolStr, Option<SmolStr>, Option<SmolStr>, bool, Span);
+type RawImport = (Name, Option<Name>, Option<Name>, bool, Span);
 
 #[derive(Clone, Default)]
 struct RawCaptures {
     defs: Vec<RawDef>,
     impls: Vec<RawImpl>,
     /// (kind, name, receiver, span, the receiver is a path)
-    refs: Vec<(RefKind, SmolStr, Option<SmolStr>, Span, bool)>,
+    refs: Vec<(RefKind, Name, Option<Name>, Span, bool)>,
     /// (name, type or value expression, what it is, span, the region where it holds when
     /// not its whole scope)
-    bindings: Vec<(SmolStr, SmolStr, BindingKind, Span, Option<Span>)>,
+    bindings: Vec<(Name, Name, BindingKind, Span, Option<Span>)>,
     imports: Vec<RawImport>,
-    inherits: Vec<(SmolStr, InheritKind, Option<SmolStr>, Span)>,
+    inherits: Vec<(Name, InheritKind, Option<Name>, Span)>,
     /// Package declarations in match order; the first one counts.
-    package: Vec<(SmolStr, Span)>,
+    package: Vec<(Name, Span)>,
     /// Rust keeps a collection's element type in declared types (`Vec<Foo>`).
     rust: bool,
 }
@@ -817,7 +817,7 @@ impl RawCaptures {
                         kind,
                         span: function.span,
                         name_span: Span::from_node(name_node),
-                        name: SmolStr::new(name),
+                        name: Name::new(name),
                         object_member: false,
                         prototype_member: false,
                         arrow: false,
@@ -838,13 +838,13 @@ impl RawCaptures {
                 kind,
                 span: definition_span(node),
                 name_span: Span::from_node(name_node),
-                name: SmolStr::new(name),
+                name: Name::new(name),
                 object_member: object_owner.is_some(),
                 prototype_member,
                 arrow: javascript::is_arrow_function(node),
                 owner: item
                     .owner
-                    .map(|owner| SmolStr::new(type_base_name(node_text(owner, text))))
+                    .map(|owner| Name::new(type_base_name(node_text(owner, text))))
                     .or(object_owner.map(|owner| owner.name)),
                 signature: signature(node, text),
                 doc: item
@@ -857,10 +857,10 @@ impl RawCaptures {
             if let Some(name_node) = item.name {
                 self.impls.push(RawImpl {
                     span: Span::from_node(node),
-                    type_name: SmolStr::new(type_base_name(node_text(name_node, text))),
+                    type_name: Name::new(type_base_name(node_text(name_node, text))),
                     trait_name: node
                         .child_by_field_name("trait")
-                        .map(|trait_node| SmolStr::new(node_text(trait_node, text))),
+                        .map(|trait_node| Name::new(node_text(trait_node, text))),
                 });
             }
         } else if item.call.is_some() || item.type_ref.is_some() {
@@ -891,7 +891,7 @@ impl RawCaptures {
             }
             self.refs.push((
                 kind,
-                SmolStr::new(name),
+                Name::new(name),
                 receiver,
                 Span::from_node(name_node),
                 path,
@@ -909,7 +909,7 @@ impl RawCaptures {
                 let bound = receiver_text(node_text(name, text));
                 for (type_name, kind, region) in go::type_switch_cases(binding, value, text) {
                     self.bindings.push((
-                        bound.clone(),
+                        bound,
                         type_name,
                         kind,
                         Span::from_node(name),
@@ -945,19 +945,19 @@ impl RawCaptures {
                         else {
                             return;
                         };
-                        bound_name = SmolStr::new(format!("{bound_name}({position})"));
+                        bound_name = Name::new(format!("{bound_name}({position})"));
                     }
                     // A trait's `type Bound: Bound;` binds `Self::Bound`.
                     if item
                         .binding
                         .is_some_and(|binding| binding.kind() == "associated_type")
                     {
-                        bound_name = SmolStr::new(format!("Self::{bound_name}"));
+                        bound_name = Name::new(format!("Self::{bound_name}"));
                     }
                     if item.binding_field {
                         // A field declared by a constructor parameter: `this.name`, which
                         // `build` binds for the whole class.
-                        bound_name = SmolStr::new(format!("this.{bound_name}"));
+                        bound_name = Name::new(format!("this.{bound_name}"));
                     }
                     self.bindings
                         .push((bound_name, type_name, kind, Span::from_node(name), None));
@@ -1013,7 +1013,7 @@ impl RawCaptures {
                 if path.len() < MAX_RECEIVER {
                     self.bindings.push((
                         receiver_text(node_text(name, text)),
-                        SmolStr::new(format!("{path}({position})")),
+                        Name::new(format!("{path}({position})")),
                         BindingKind::Variant,
                         Span::from_node(name),
                         rust::pattern_region(pattern).map(Span::from_node),
@@ -1032,7 +1032,7 @@ impl RawCaptures {
             } else if item.binding_local {
                 self.bindings.push((
                     receiver_text(node_text(name, text)),
-                    SmolStr::default(),
+                    Name::default(),
                     BindingKind::Local,
                     Span::from_node(name),
                     None,
@@ -1049,14 +1049,14 @@ impl RawCaptures {
                     .binding
                     .is_some_and(|binding| binding.kind() == "for_expression")
                 {
-                    expression = SmolStr::new(format!("{expression}[..]"));
+                    expression = Name::new(format!("{expression}[..]"));
                 } else if item.binding_entered {
                     // `with X as y`: what `__enter__` returns (see `graph::resolve::python`).
-                    expression = SmolStr::new(format!("{expression}.__enter__()"));
+                    expression = Name::new(format!("{expression}.__enter__()"));
                 } else if item.binding_decorated && value.kind() != "call" {
                     // `@group def cli()`: `cli` holds what `group(cli)` returns. (A decorator
                     // factory's call, `@click.group()`, is taken as what its decorator returns.)
-                    expression = SmolStr::new(format!("{expression}()"));
+                    expression = Name::new(format!("{expression}()"));
                 }
                 if !expression.is_empty() && expression.len() < MAX_RECEIVER {
                     self.bindings.push((
@@ -1094,24 +1094,24 @@ impl RawCaptures {
                 .unwrap_or_default();
             let mut name = item
                 .import_name
-                .map(|name| SmolStr::new(node_text(name, text).trim()));
+                .map(|name| Name::new(node_text(name, text).trim()));
             let mut alias = item
                 .import_alias
-                .map(|alias| SmolStr::new(node_text(alias, text).trim()));
+                .map(|alias| Name::new(node_text(alias, text).trim()));
             if item.import_default {
                 if item.import_path.is_some() {
                     // `import x from './x'`: the default export, bound to x.
-                    name = Some(SmolStr::new("default"));
+                    name = Some(Name::new("default"));
                 } else {
                     // `export default origin`: origin, exported as `default`.
-                    alias = Some(SmolStr::new("default"));
+                    alias = Some(Name::new("default"));
                 }
             }
             if path.is_empty() && name.is_none() {
                 return;
             }
             self.imports.push((
-                SmolStr::new(path),
+                Name::new(path),
                 name,
                 alias,
                 item.import_wildcard,
@@ -1119,7 +1119,7 @@ impl RawCaptures {
             ));
         } else if let Some(package) = item.package {
             self.package.push((
-                SmolStr::new(strip_quotes(node_text(package, text))),
+                Name::new(strip_quotes(node_text(package, text))),
                 Span::from_node(package),
             ));
         } else if let Some((node, kind)) = item
@@ -1131,9 +1131,9 @@ impl RawCaptures {
             if !base.is_empty() {
                 let child = item
                     .child
-                    .map(|child| SmolStr::new(type_base_name(node_text(child, text))));
+                    .map(|child| Name::new(type_base_name(node_text(child, text))));
                 self.inherits
-                    .push((SmolStr::new(base), kind, child, Span::from_node(node)));
+                    .push((Name::new(base), kind, child, Span::from_node(node)));
             }
         }
     }
@@ -1204,8 +1204,8 @@ fn build(
             let block = raw.impls.iter().rev().find(|scope| {
                 scope.span.contains(&raw_def.span) && scope.span.start_byte >= parent_start
             });
-            owner = block.map(|scope| scope.type_name.clone());
-            implements = block.and_then(|scope| scope.trait_name.clone());
+            owner = block.map(|scope| scope.type_name);
+            implements = block.and_then(|scope| scope.trait_name);
         }
         let mut kind = raw_def.kind;
         let parent_is_type =
@@ -1293,8 +1293,8 @@ fn build(
         {
             for method in methods {
                 let binding = Binding {
-                    name: name.clone(),
-                    type_name: type_name.clone(),
+                    name,
+                    type_name,
                     scope: Some(method),
                     kind,
                     region,
@@ -1327,7 +1327,7 @@ fn build(
                     && binding.kind == BindingKind::Type
             })
         {
-            type_name = parameter.type_name.clone();
+            type_name = parameter.type_name;
             kind = BindingKind::Type;
         }
         let binding = Binding {
@@ -1422,7 +1422,7 @@ fn strip_quotes(text: &str) -> String {
 /// The declared return type of a definition node, normalised by [`value_type`]: the grammars
 /// name it `return_type` (Rust, Python, TypeScript, ...) or `result` (Go); a variable holding a
 /// function (`const f = (): Foo => ...`) has it on its value.
-fn declared_return(node: Node<'_>, text: &str) -> Option<SmolStr> {
+fn declared_return(node: Node<'_>, text: &str) -> Option<Name> {
     // `const make = (): Store => ...`: the function is the declarator's value (maybe cast).
     let function = match node.kind() {
         "lexical_declaration" | "variable_declaration" => javascript::declared_function(node),
@@ -1483,7 +1483,7 @@ const TRANSPARENT_WRAPPERS: &[&str] = &[
 /// `mut`, `dyn`, `impl` and the annotation colon removed; transparent wrappers
 /// (`Result<Foo, E>`, `Option<&Self>`, `Promise<Foo>`, `Optional[Foo]`) unwrapped; the first of
 /// a Go result list (`(*Foo, error)`); `Foo | null` → `Foo`; generic arguments dropped.
-pub fn value_type(text: &str) -> SmolStr {
+pub fn value_type(text: &str) -> Name {
     let mut text = text.trim();
     for _ in 0..8 {
         text = text.trim_start_matches([':', '-', '>']).trim();
@@ -1552,7 +1552,7 @@ pub fn value_type(text: &str) -> SmolStr {
             }
         }
     }
-    SmolStr::new(type_base_name_qualified(text))
+    Name::new(type_base_name_qualified(text))
 }
 
 /// Splits at `separator` outside brackets.
@@ -1582,7 +1582,7 @@ fn use_tree_leaves(
     node: Node<'_>,
     text: &str,
     prefix: &str,
-    leaves: &mut Vec<(SmolStr, Option<SmolStr>, Option<SmolStr>, bool)>,
+    leaves: &mut Vec<(Name, Option<Name>, Option<Name>, bool)>,
 ) {
     let join = |prefix: &str, path: &str| -> String {
         match (prefix.is_empty(), path.is_empty()) {
@@ -1591,10 +1591,10 @@ fn use_tree_leaves(
             _ => format!("{prefix}::{path}"),
         }
     };
-    let split_last = |full: String| -> (SmolStr, Option<SmolStr>) {
+    let split_last = |full: String| -> (Name, Option<Name>) {
         match full.rsplit_once("::") {
-            Some((path, name)) => (SmolStr::new(path), Some(SmolStr::new(name))),
-            None => (SmolStr::default(), Some(SmolStr::new(full))),
+            Some((path, name)) => (Name::new(path), Some(Name::new(name))),
+            None => (Name::default(), Some(Name::new(full))),
         }
     };
     match node.kind() {
@@ -1621,12 +1621,7 @@ fn use_tree_leaves(
                 join(prefix, node_text(path, text))
             };
             let (path, name) = split_last(full);
-            leaves.push((
-                path,
-                name,
-                Some(SmolStr::new(node_text(alias, text))),
-                false,
-            ));
+            leaves.push((path, name, Some(Name::new(node_text(alias, text))), false));
         }
         "use_wildcard" => {
             let mut cursor = node.walk();
@@ -1634,7 +1629,7 @@ fn use_tree_leaves(
                 .named_children(&mut cursor)
                 .next()
                 .map_or(String::new(), |path| node_text(path, text).to_string());
-            leaves.push((SmolStr::new(join(prefix, &inner)), None, None, true));
+            leaves.push((Name::new(join(prefix, &inner)), None, None, true));
         }
         "scoped_use_list" => {
             let path = node
@@ -1751,7 +1746,7 @@ fn without_arguments(text: &str) -> String {
 /// callee's text (`new C` for a constructor), the callback's argument position and the
 /// parameter's position, as `callee\u{1}argument\u{1}parameter` for resolution to read the
 /// callee's declared parameter type.
-fn callback_site(function: Node, name: Node, text: &str) -> Option<SmolStr> {
+fn callback_site(function: Node, name: Node, text: &str) -> Option<Name> {
     let position = |parent: Node, child: Node| {
         let mut cursor = parent.walk();
         parent
@@ -1767,7 +1762,7 @@ fn callback_site(function: Node, name: Node, text: &str) -> Option<SmolStr> {
     let call = arguments.parent()?;
     let callee = match call.kind() {
         "call_expression" => receiver_text(node_text(call.child_by_field_name("function")?, text)),
-        "new_expression" => SmolStr::new(format!(
+        "new_expression" => Name::new(format!(
             "new {}",
             receiver_text(node_text(call.child_by_field_name("constructor")?, text))
         )),
@@ -1787,10 +1782,10 @@ fn callback_site(function: Node, name: Node, text: &str) -> Option<SmolStr> {
         position(parameters, node)?
     };
     (!callee.is_empty() && callee.len() < MAX_RECEIVER)
-        .then(|| SmolStr::new(format!("{callee}\u{1}{argument}\u{1}{parameter}")))
+        .then(|| Name::new(format!("{callee}\u{1}{argument}\u{1}{parameter}")))
 }
 
-fn receiver_text(text: &str) -> SmolStr {
+fn receiver_text(text: &str) -> Name {
     let is_word = |character: char| character.is_alphanumeric() || character == '_';
     let mut compact = String::with_capacity(text.len().min(MAX_RECEIVER + 8));
     let mut pending_space = false;
@@ -1809,9 +1804,9 @@ fn receiver_text(text: &str) -> SmolStr {
         }
     }
     if compact.len() > MAX_RECEIVER {
-        SmolStr::new(&compact[..crate::syntax::floor_char_boundary(&compact, MAX_RECEIVER)])
+        Name::new(&compact[..crate::syntax::floor_char_boundary(&compact, MAX_RECEIVER)])
     } else {
-        SmolStr::new(compact)
+        Name::new(compact)
     }
 }
 

@@ -5,6 +5,9 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+mod name;
+pub use name::Name;
+
 /// What kind of code entity a definition is. The names are the wire names of the API reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

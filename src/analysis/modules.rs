@@ -8,9 +8,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use crate::model::Name;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
-use smol_str::SmolStr;
 
 use super::communities::is_dependency;
 use super::filter::FileFilter;
@@ -253,9 +253,9 @@ pub fn outline(graph: &Graph, path: &str) -> Vec<OutlineEntry> {
 #[derive(Debug, Clone, Serialize)]
 pub struct ModuleImport {
     /// The module or file specifier.
-    pub module: SmolStr,
-    pub name: Option<SmolStr>,
-    pub alias: Option<SmolStr>,
+    pub module: Name,
+    pub name: Option<Name>,
+    pub alias: Option<Name>,
     /// One-based.
     pub line: u32,
 }
@@ -427,9 +427,9 @@ pub fn analyze_module_structure(graph: &Graph, path: &str) -> Option<ModuleStruc
             .imports
             .iter()
             .map(|import| ModuleImport {
-                module: import.path.clone(),
-                name: import.name.clone(),
-                alias: import.alias.clone(),
+                module: import.path,
+                name: import.name,
+                alias: import.alias,
                 line: import.span.start.line + 1,
             })
             .collect(),

@@ -8,8 +8,8 @@
 //! file answers to wins, as in `tsc`. A specifier no alias names yields no keys: it stays
 //! external (a dependency from `node_modules`).
 
+use crate::model::Name;
 use serde::{Deserialize, Serialize};
-use smol_str::SmolStr;
 
 use super::modules::{normalize_path, strip_extension};
 
@@ -48,8 +48,8 @@ impl ModuleAliases {
     }
 
     /// The module keys a bare specifier imported by the file at `path` looks up, in order.
-    pub fn keys(&self, path: &str, specifier: &str) -> Vec<SmolStr> {
-        let mut keys: Vec<SmolStr> = Vec::new();
+    pub fn keys(&self, path: &str, specifier: &str) -> Vec<Name> {
+        let mut keys: Vec<Name> = Vec::new();
         if let Some(config) = self
             .configs
             .iter()
@@ -151,13 +151,13 @@ fn matching_targets(patterns: &[(String, Vec<String>)], specifier: &str) -> Opti
 }
 
 /// The module key of a target path: normalised, without its extension (`.d.ts` included).
-fn push_key(keys: &mut Vec<SmolStr>, target: &str) {
+fn push_key(keys: &mut Vec<Name>, target: &str) {
     let Some(normal) = normalize_path(target) else {
         return;
     };
     let without = strip_extension(&normal);
     let without = without.strip_suffix(".d").unwrap_or(without);
-    let key = SmolStr::new(without);
+    let key = Name::new(without);
     if !keys.contains(&key) {
         keys.push(key);
     }
@@ -258,7 +258,7 @@ mod tests {
         };
         assert_eq!(
             aliases.keys("a.ts", "types"),
-            vec![SmolStr::new("typings/index")]
+            vec![Name::new("typings/index")]
         );
         assert!(aliases.keys("a.ts", "up/x").is_empty());
     }

@@ -18,9 +18,9 @@
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use crate::model::Name;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
-use smol_str::SmolStr;
 
 use super::aliases::ModuleAliases;
 use super::modules::{family, import_binding, module_keys, package_key};
@@ -383,7 +383,7 @@ impl GraphWriter {
         self.recent_reachable.push((path, epoch, packages));
     }
 
-    fn add_mentions(&mut self, number: u32, (names, modules): (Vec<SmolStr>, Vec<SmolStr>)) {
+    fn add_mentions(&mut self, number: u32, (names, modules): (Vec<Name>, Vec<Name>)) {
         if !self.mentions_built {
             return;
         }
@@ -395,7 +395,7 @@ impl GraphWriter {
         }
     }
 
-    fn forget_mentions(&mut self, number: u32, (names, modules): (Vec<SmolStr>, Vec<SmolStr>)) {
+    fn forget_mentions(&mut self, number: u32, (names, modules): (Vec<Name>, Vec<Name>)) {
         if !self.mentions_built {
             return;
         }
@@ -410,8 +410,8 @@ impl GraphWriter {
     fn add_mentioning(
         &self,
         graph: &Graph,
-        names: &FxHashSet<SmolStr>,
-        modules: &FxHashSet<SmolStr>,
+        names: &FxHashSet<Name>,
+        modules: &FxHashSet<Name>,
         affected: &mut FxHashSet<FilePath>,
     ) {
         let mut add = |numbers: &[u32]| {
@@ -436,7 +436,7 @@ impl GraphWriter {
         &self,
         graph: &Graph,
         type_id: &EntityId,
-        names: &mut FxHashSet<SmolStr>,
+        names: &mut FxHashSet<Name>,
     ) {
         let mut stack = vec![type_id.clone()];
         let mut seen: FxHashSet<EntityId> = FxHashSet::default();
@@ -447,7 +447,7 @@ impl GraphWriter {
             if let Some(loc) = graph.entities.get(&current)
                 && let (Some(file), Some(index)) = (graph.files.get(&loc.file), loc.index)
             {
-                names.insert(file.summary.defs[index as usize].name.clone());
+                names.insert(file.summary.defs[index as usize].name);
             }
             for edge in graph.incoming(&current) {
                 if matches!(edge.kind, RelationKind::Extends | RelationKind::Implements) {
@@ -520,8 +520,8 @@ fn node_with_ids(
     }
 }
 
-type NameIndex = super::PersistentMap<SmolStr, Arc<[NameEntry]>>;
-type ModuleIndex = super::PersistentMap<SmolStr, Arc<[FilePath]>>;
+type NameIndex = super::PersistentMap<Name, Arc<[NameEntry]>>;
+type ModuleIndex = super::PersistentMap<Name, Arc<[FilePath]>>;
 type EdgeIndex = super::PersistentMap<EntityId, Arc<[EdgeRef]>>;
 
 /// A file given back by the cache, for [`GraphWriter::load`].
@@ -560,13 +560,13 @@ fn entity_index(nodes: &[Arc<FileNode>]) -> super::PersistentMap<EntityId, Entit
 
 /// The name index and the module index of `nodes` (a load's).
 fn name_and_module_indices(nodes: &[Arc<FileNode>]) -> (NameIndex, ModuleIndex) {
-    let mut by_name: FxHashMap<SmolStr, Vec<NameEntry>> = FxHashMap::default();
-    let mut modules: FxHashMap<SmolStr, Vec<FilePath>> = FxHashMap::default();
+    let mut by_name: FxHashMap<Name, Vec<NameEntry>> = FxHashMap::default();
+    let mut modules: FxHashMap<Name, Vec<FilePath>> = FxHashMap::default();
     for node in nodes {
         let package = package_key(&node.path, &node.summary);
         for (index, def) in node.summary.defs.iter().enumerate() {
             by_name
-                .entry(def.name.clone())
+                .entry(def.name)
                 .or_default()
                 .push(name_entry(node, index, &package));
         }
@@ -640,7 +640,7 @@ fn base_index(nodes: &[Arc<FileNode>]) -> super::PersistentMap<EntityId, Arc<[su
 }
 
 /// The name-index entry of a file's definition.
-fn name_entry(node: &FileNode, index: usize, package: &Option<SmolStr>) -> NameEntry {
+fn name_entry(node: &FileNode, index: usize, package: &Option<Name>) -> NameEntry {
     let def = &node.summary.defs[index];
     NameEntry {
         id: node.ids[index].clone(),
@@ -651,8 +651,8 @@ fn name_entry(node: &FileNode, index: usize, package: &Option<SmolStr>) -> NameE
         parent: def.parent,
         top_level: is_top_level(&node.summary, index as u32),
         exported: is_exported(&node.summary, index as u32),
-        owner: def.owner.clone(),
-        package: package.clone(),
+        owner: def.owner,
+        package: *package,
     }
 }
 
@@ -715,12 +715,12 @@ fn reindex(
 
 /// For each name a file defines or re-binds through an import: a hash of everything other
 /// files' resolution can observe about it.
-fn exports(node: &FileNode) -> FxHashMap<SmolStr, u64> {
+fn exports(node: &FileNode) -> FxHashMap<Name, u64> {
     let summary = &node.summary;
     let package = package_key(&node.path, summary);
-    let mut hashers: FxHashMap<SmolStr, FxHasher> = FxHashMap::default();
+    let mut hashers: FxHashMap<Name, FxHasher> = FxHashMap::default();
     for (index, def) in summary.defs.iter().enumerate() {
-        let hasher = hashers.entry(def.name.clone()).or_default();
+        let hasher = hashers.entry(def.name).or_default();
         node.ids[index].hash(hasher);
         def.kind.hash(hasher);
         def.parent.hash(hasher);
@@ -744,7 +744,7 @@ fn exports(node: &FileNode) -> FxHashMap<SmolStr, u64> {
             && let Some(def) = summary.defs.get(scope as usize)
             && def.kind.is_type()
         {
-            let hasher = hashers.entry(def.name.clone()).or_default();
+            let hasher = hashers.entry(def.name).or_default();
             binding.name.hash(hasher);
             binding.type_name.hash(hasher);
             binding.kind.hash(hasher);
@@ -756,7 +756,7 @@ fn exports(node: &FileNode) -> FxHashMap<SmolStr, u64> {
         .iter()
         .filter(|binding| binding.scope.is_none())
     {
-        let hasher = hashers.entry(binding.name.clone()).or_default();
+        let hasher = hashers.entry(binding.name).or_default();
         binding.type_name.hash(hasher);
         binding.kind.hash(hasher);
     }
@@ -785,7 +785,7 @@ fn exports(node: &FileNode) -> FxHashMap<SmolStr, u64> {
 /// the reachable-packages walks, which read whole import lists, follow the import targets
 /// instead (`Transaction::new_import_targets`).
 /// `None` when importers must all be re-resolved (package, path modules or wildcards changed).
-fn imports_change(old: &FileNode, new: &FileNode) -> Option<Vec<SmolStr>> {
+fn imports_change(old: &FileNode, new: &FileNode) -> Option<Vec<Name>> {
     if old.summary.package != new.summary.package
         || old.summary.path_modules != new.summary.path_modules
     {
@@ -796,17 +796,17 @@ fn imports_change(old: &FileNode, new: &FileNode) -> Option<Vec<SmolStr>> {
     if old_wildcards != new_wildcards {
         return None;
     }
-    let mut names: FxHashSet<SmolStr> = FxHashSet::default();
+    let mut names: FxHashSet<Name> = FxHashSet::default();
     for binding in old_bound.keys().chain(new_bound.keys()) {
         if old_bound.get(binding) == new_bound.get(binding) {
             continue;
         }
-        names.insert(binding.clone());
+        names.insert(*binding);
         for part in binding.split(|character: char| {
             !(character.is_alphanumeric() || character == '_' || character == '$')
         }) {
             if !part.is_empty() {
-                names.insert(SmolStr::new(part));
+                names.insert(Name::new(part));
             }
         }
     }
@@ -814,23 +814,16 @@ fn imports_change(old: &FileNode, new: &FileNode) -> Option<Vec<SmolStr>> {
 }
 
 /// An import as another file reads it: (path, name, alias, scope), without its position.
-type ImportRead = (SmolStr, Option<SmolStr>, Option<SmolStr>, Option<u32>);
+type ImportRead = (Name, Option<Name>, Option<Name>, Option<u32>);
 
 /// A file's wildcard imports in order, and its other imports in order per name they bind.
-fn imports_by_binding(node: &FileNode) -> (Vec<ImportRead>, FxHashMap<SmolStr, Vec<ImportRead>>) {
+fn imports_by_binding(node: &FileNode) -> (Vec<ImportRead>, FxHashMap<Name, Vec<ImportRead>>) {
     let mut wildcards = Vec::new();
-    let mut bound: FxHashMap<SmolStr, Vec<ImportRead>> = FxHashMap::default();
+    let mut bound: FxHashMap<Name, Vec<ImportRead>> = FxHashMap::default();
     for (position, import) in node.summary.imports.iter().enumerate() {
-        let read = (
-            import.path.clone(),
-            import.name.clone(),
-            import.alias.clone(),
-            import.scope,
-        );
+        let read = (import.path, import.name, import.alias, import.scope);
         match &node.import_bindings[position] {
-            Some(binding) if !import.wildcard => {
-                bound.entry(binding.clone()).or_default().push(read)
-            }
+            Some(binding) if !import.wildcard => bound.entry(*binding).or_default().push(read),
             _ => wildcards.push(read),
         }
     }

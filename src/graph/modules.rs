@@ -3,7 +3,7 @@
 //! Both sides are plain strings, so one map (`Graph::modules`) serves every language:
 //! a file is registered under its keys; an import is resolved by looking its keys up, in order.
 
-use smol_str::SmolStr;
+use crate::model::Name;
 
 use super::aliases::ModuleAliases;
 use crate::index::{FileSummary, Import, PathModule};
@@ -71,24 +71,24 @@ fn join(base: &str, relative: &str) -> Option<String> {
 
 /// The key of a module of the crate whose directory is `crate_dir`: crates of one workspace
 /// (or a vendored tree) never answer each other's `crate::` paths.
-fn crate_key(crate_dir: &str, module: &str) -> SmolStr {
-    SmolStr::new(format!("crate:{crate_dir}::{module}"))
+fn crate_key(crate_dir: &str, module: &str) -> Name {
+    Name::new(format!("crate:{crate_dir}::{module}"))
 }
 
 /// The key every Rust file answers to by where it lies (`file:a/src/lexical` for
 /// `a/src/lexical/mod.rs` or `a/src/lexical.rs`): how the files of a `#[path]` module and its
 /// children are found.
-fn rust_file_key(path: &str) -> SmolStr {
+fn rust_file_key(path: &str) -> Name {
     let without = strip_extension(path);
     let module = without.strip_suffix("/mod").unwrap_or(without);
-    SmolStr::new(format!("file:{module}"))
+    Name::new(format!("file:{module}"))
 }
 
 /// The key of the files that declare `#[path]` modules in a crate ([`rust_package`]: each
 /// integration test is a crate of its own): every lookup of a module of that crate reads it
 /// first.
-pub(crate) fn rust_mounts_key(package: &str) -> SmolStr {
-    SmolStr::new(format!("mounts:{package}"))
+pub(crate) fn rust_mounts_key(package: &str) -> Name {
+    Name::new(format!("mounts:{package}"))
 }
 
 /// The crate whose `#[path]` modules a crate key of a file at `importer` reads: the importer's
@@ -112,11 +112,7 @@ pub(crate) fn split_crate_key(key: &str) -> Option<(&str, &str)> {
 /// (inside inline modules, to their directories below it, below the file's own stem unless it
 /// is a `mod.rs` or a crate root), and the named file is a `mod.rs` of its own: its children
 /// are beside it.
-pub(crate) fn path_module_key(
-    declaring: &str,
-    module: &PathModule,
-    wanted: &str,
-) -> Option<SmolStr> {
+pub(crate) fn path_module_key(declaring: &str, module: &PathModule, wanted: &str) -> Option<Name> {
     let own = rust_module_path(declaring);
     let full = if own.module.is_empty() {
         module.module.to_string()
@@ -141,7 +137,7 @@ pub(crate) fn path_module_key(
         return Some(rust_file_key(&target));
     }
     let child = join(directory(&target), &rest.replace("::", "/"))?;
-    Some(SmolStr::new(format!("file:{child}")))
+    Some(Name::new(format!("file:{child}")))
 }
 
 /// The directory of the crate a Rust file belongs to (`a/b/` for `a/b/src/x.rs`, and for
@@ -258,24 +254,24 @@ fn rust_module_path(path: &str) -> RustModule<'_> {
 }
 
 /// The keys a file is registered under in the module map.
-pub fn module_keys(path: &str, summary: &FileSummary) -> Vec<SmolStr> {
+pub fn module_keys(path: &str, summary: &FileSummary) -> Vec<Name> {
     let language = summary.language;
-    let mut keys: Vec<SmolStr> = Vec::new();
+    let mut keys: Vec<Name> = Vec::new();
     match language.spec().module_system {
         ModuleSystem::Python => {
             let without = strip_extension(path);
             let module = without.strip_suffix("/__init__").unwrap_or(without);
             for suffix in component_suffixes(module) {
-                keys.push(SmolStr::new(suffix.replace('/', ".")));
+                keys.push(Name::new(suffix.replace('/', ".")));
             }
         }
         ModuleSystem::JavaScript => {
             let without = strip_extension(path);
-            keys.push(SmolStr::new(without));
+            keys.push(Name::new(without));
             if let Some(directory) = without.strip_suffix("/index") {
-                keys.push(SmolStr::new(directory));
+                keys.push(Name::new(directory));
             } else if without == "index" {
-                keys.push(SmolStr::new(""));
+                keys.push(Name::new(""));
             }
         }
         ModuleSystem::Rust => {
@@ -295,12 +291,12 @@ pub fn module_keys(path: &str, summary: &FileSummary) -> Vec<SmolStr> {
                 return keys;
             }
             if !crate_name.is_empty() {
-                keys.push(SmolStr::new(format!("{crate_name}::{module}")));
+                keys.push(Name::new(format!("{crate_name}::{module}")));
             }
         }
         ModuleSystem::Go => {
             for suffix in component_suffixes(directory(path)) {
-                keys.push(SmolStr::new(suffix));
+                keys.push(Name::new(suffix));
             }
             // The package at the repository's root is imported by its module path, whose last
             // element is (by convention) the package's name: `github.com/sirupsen/logrus`.
@@ -308,20 +304,20 @@ pub fn module_keys(path: &str, summary: &FileSummary) -> Vec<SmolStr> {
                 && let Some(package) = &summary.package
                 && !package.ends_with("_test")
             {
-                keys.push(package.clone());
+                keys.push(*package);
             }
         }
         ModuleSystem::Package | ModuleSystem::WholeModule => {}
         ModuleSystem::Include => {
             for suffix in component_suffixes(path) {
-                keys.push(SmolStr::new(suffix));
+                keys.push(Name::new(suffix));
             }
         }
         ModuleSystem::Require => {
             let without = strip_extension(path);
             let module = without.strip_suffix("/init").unwrap_or(without);
             for suffix in component_suffixes(module) {
-                keys.push(SmolStr::new(suffix));
+                keys.push(Name::new(suffix));
             }
         }
     }
@@ -331,14 +327,14 @@ pub fn module_keys(path: &str, summary: &FileSummary) -> Vec<SmolStr> {
 
 /// The package a file belongs to, for same-package visibility; `None` where the language has no
 /// such rule (Python, JavaScript, Rust, C, Ruby, Lua, Bash).
-pub fn package_key(path: &str, summary: &FileSummary) -> Option<SmolStr> {
+pub fn package_key(path: &str, summary: &FileSummary) -> Option<Name> {
     match summary.language.spec().module_system {
-        ModuleSystem::Go => Some(SmolStr::new(directory(path))),
+        ModuleSystem::Go => Some(Name::new(directory(path))),
         ModuleSystem::Package => Some(match &summary.package {
             Some(package) => normalize_package(package),
-            None => SmolStr::new(directory(path).replace('/', ".")),
+            None => Name::new(directory(path).replace('/', ".")),
         }),
-        ModuleSystem::WholeModule => Some(SmolStr::new(swift_module(path))),
+        ModuleSystem::WholeModule => Some(Name::new(swift_module(path))),
         _ => None,
     }
 }
@@ -363,8 +359,8 @@ pub fn swift_module(path: &str) -> &str {
     }
 }
 
-pub fn normalize_package(text: &str) -> SmolStr {
-    SmolStr::new(
+pub fn normalize_package(text: &str) -> Name {
+    Name::new(
         text.trim()
             .trim_start_matches('\\')
             .replace('\\', ".")
@@ -453,17 +449,17 @@ pub fn import_keys(
     path: &str,
     summary: &FileSummary,
     import: &Import,
-) -> Vec<SmolStr> {
+) -> Vec<Name> {
     let spec = summary.language.spec();
     let raw = import.path.as_str();
     let here = directory(path);
-    let mut keys: Vec<SmolStr> = Vec::new();
+    let mut keys: Vec<Name> = Vec::new();
     match spec.module_system {
         ModuleSystem::Python => {
             let dots = raw.len() - raw.trim_start_matches('.').len();
             let rest = &raw[dots..];
             if dots == 0 {
-                keys.push(SmolStr::new(rest));
+                keys.push(Name::new(rest));
             } else {
                 let mut base = here.to_string();
                 for _ in 1..dots {
@@ -474,7 +470,7 @@ pub fn import_keys(
                 } else {
                     format!("{base}/{}", rest.replace('.', "/"))
                 };
-                keys.push(SmolStr::new(target.trim_matches('/').replace('/', ".")));
+                keys.push(Name::new(target.trim_matches('/').replace('/', ".")));
             }
         }
         ModuleSystem::JavaScript => {
@@ -492,7 +488,7 @@ pub fn import_keys(
                     join(here, cleaned)
                 };
                 if let Some(target) = joined {
-                    keys.push(SmolStr::new(target));
+                    keys.push(Name::new(target));
                 }
             } else {
                 keys.extend(aliases.keys(path, raw));
@@ -557,7 +553,7 @@ pub fn import_keys(
                     let mut relative = base.clone();
                     relative.extend(segments.iter().map(|segment| segment.to_string()));
                     keys.push(crate_key(crate_dir, &relative.join("::")));
-                    keys.push(SmolStr::new(raw));
+                    keys.push(Name::new(raw));
                     // From an integration test, bench or example, a path that starts with a
                     // crate's name may name the crate under test.
                     if let Some(tested) = tested_crate
@@ -572,15 +568,15 @@ pub fn import_keys(
         }
         ModuleSystem::Go => {
             for suffix in component_suffixes(raw) {
-                keys.push(SmolStr::new(suffix));
+                keys.push(Name::new(suffix));
             }
         }
         ModuleSystem::Package | ModuleSystem::WholeModule => {}
         ModuleSystem::Include => {
             if let Some(target) = join(here, raw) {
-                keys.push(SmolStr::new(target));
+                keys.push(Name::new(target));
             }
-            keys.push(SmolStr::new(raw.trim_start_matches("./")));
+            keys.push(Name::new(raw.trim_start_matches("./")));
         }
         ModuleSystem::Require => {
             let cleaned = match summary.language {
@@ -603,10 +599,10 @@ pub fn import_keys(
             let cleaned = strip_extension(&cleaned).to_string();
             let relative_first = summary.language != Language::Lua;
             if relative_first && let Some(target) = join(here, &cleaned) {
-                keys.push(SmolStr::new(target));
+                keys.push(Name::new(target));
             }
             if let Some(target) = normalize_path(&cleaned) {
-                keys.push(SmolStr::new(target));
+                keys.push(Name::new(target));
             }
         }
     }
@@ -616,19 +612,19 @@ pub fn import_keys(
 
 /// The name under which an import without an alias binds its module (`import a.b` binds `a.b`
 /// as a receiver prefix in Python; a Go import binds its last path element).
-pub fn import_binding(summary: &FileSummary, import: &Import) -> Option<SmolStr> {
+pub fn import_binding(summary: &FileSummary, import: &Import) -> Option<Name> {
     if let Some(alias) = &import.alias {
-        return Some(alias.clone());
+        return Some(*alias);
     }
     if import.name.is_some() {
-        return import.name.clone();
+        return import.name;
     }
     let raw = import.path.as_str();
     match summary.language.spec().module_system {
-        ModuleSystem::Python => Some(SmolStr::new(raw)),
-        ModuleSystem::Go => raw.rsplit('/').next().map(SmolStr::new),
-        ModuleSystem::Rust => raw.rsplit("::").next().map(SmolStr::new),
-        ModuleSystem::Package => raw.rsplit(['.', '\\']).next().map(SmolStr::new),
+        ModuleSystem::Python => Some(Name::new(raw)),
+        ModuleSystem::Go => raw.rsplit('/').next().map(Name::new),
+        ModuleSystem::Rust => raw.rsplit("::").next().map(Name::new),
+        ModuleSystem::Package => raw.rsplit(['.', '\\']).next().map(Name::new),
         _ => None,
     }
 }
@@ -644,7 +640,7 @@ mod tests {
 
     fn import(path: &str) -> Import {
         Import {
-            path: SmolStr::new(path),
+            path: Name::new(path),
             name: None,
             alias: None,
             wildcard: false,
@@ -728,8 +724,8 @@ mod tests {
     #[test]
     fn path_modules_are_found_where_rustc_looks() {
         let module = |module: &str, path: &str| PathModule {
-            module: SmolStr::new(module),
-            path: SmolStr::new(path),
+            module: Name::new(module),
+            path: Name::new(path),
         };
         let lexical = module("lexical", "../src/lexical/mod.rs");
         // The module itself, and the modules below it beside its file.

@@ -1,10 +1,10 @@
 //! Queries over a graph snapshot, shared by every door (CLI, LSP, MCP): finding an entity from
 //! what a user typed, callers and callees, implementations, symbol search, what is at a position.
 
+use crate::model::Name;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
-use smol_str::SmolStr;
 
 use super::{Edge, Entity, EntityId, Graph};
 use crate::model::{EntityKind, RelationKind, Resolution, Span};
@@ -255,7 +255,7 @@ fn rust_trait_implementations(graph: &Graph, id: &str) -> Vec<EntityId> {
         };
         graph
             .file(&location.file)
-            .and_then(|file| file.summary.defs[index as usize].implements.clone())
+            .and_then(|file| file.summary.defs[index as usize].implements)
             .is_some_and(|written| {
                 let head = written.split('<').next().unwrap_or(&written);
                 head.rsplit("::").next().unwrap_or(head).trim() == trait_name
@@ -654,7 +654,7 @@ fn go_embedding_chain(graph: &Graph, id: &str) -> Vec<EntityId> {
 /// The names in a Go type's method set: its own methods and those promoted from embedded
 /// types (for an interface, those of the interfaces it embeds). Pointer and value receivers
 /// both count, as in what gopls lists as implementations.
-pub fn go_method_set(graph: &Graph, id: &str) -> FxHashSet<SmolStr> {
+pub fn go_method_set(graph: &Graph, id: &str) -> FxHashSet<Name> {
     go_embedding_chain(graph, id)
         .iter()
         .flat_map(|current| members(graph, current))
@@ -1155,7 +1155,7 @@ pub fn symbols<'a>(graph: &'a Graph, query: &str, limit: usize) -> Vec<SymbolMat
     // Most names are rejected by their mask alone; the rest are scored. A large graph's names
     // are scanned on every core, a slice at a time (the order of `scored` does not matter: it
     // is sorted by score, length and name below).
-    let scan = |(names, masks): (&'a [SmolStr], &[u32])| {
+    let scan = |(names, masks): (&'a [Name], &[u32])| {
         // The request's flag, checked on whichever thread scans the slice.
         if let Some(flag) = &flag {
             flag.checkpoint();

@@ -21,8 +21,8 @@ pub(super) mod rust;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::model::Name;
 use rustc_hash::{FxHashMap, FxHashSet};
-use smol_str::SmolStr;
 
 use super::aliases::ModuleAliases;
 use super::modules::{family, import_keys, normalize_package, package_key};
@@ -47,9 +47,9 @@ enum Found {
 type KindFilter = fn(EntityKind) -> bool;
 
 /// (files, name, kind filter, depth) → what those files export under that name.
-type ExportedMemo = FxHashMap<(Vec<FilePath>, SmolStr, usize, u32), Vec<EntityId>>;
+type ExportedMemo = FxHashMap<(Vec<FilePath>, Name, usize, u32), Vec<EntityId>>;
 
-type MembersMemo = FxHashMap<(EntityId, SmolStr, usize, bool), Vec<EntityId>>;
+type MembersMemo = FxHashMap<(EntityId, Name, usize, bool), Vec<EntityId>>;
 
 /// (file, import index) → the files that import names.
 type ForeignImports = FxHashMap<(FilePath, usize), Rc<Vec<FilePath>>>;
@@ -109,22 +109,22 @@ pub(crate) fn is_exported(summary: &FileSummary, index: u32) -> bool {
 /// result depends on besides the file itself.
 #[derive(Default)]
 pub(crate) struct Recorder {
-    names: RefCell<FxHashSet<SmolStr>>,
-    modules: RefCell<FxHashSet<SmolStr>>,
+    names: RefCell<FxHashSet<Name>>,
+    modules: RefCell<FxHashSet<Name>>,
 }
 
 impl Recorder {
     fn name(&self, name: &str) {
         let mut names = self.names.borrow_mut();
         if !names.contains(name) {
-            names.insert(SmolStr::new(name));
+            names.insert(Name::new(name));
         }
     }
 
-    fn module(&self, key: &SmolStr) {
+    fn module(&self, key: &Name) {
         let mut modules = self.modules.borrow_mut();
         if !modules.contains(key) {
-            modules.insert(key.clone());
+            modules.insert(*key);
         }
     }
 }
@@ -135,7 +135,7 @@ impl Recorder {
 pub(crate) struct Reachable {
     packages: FxHashSet<String>,
     /// `walk_key` of every file whose import targets the walk read, sorted.
-    modules: Vec<SmolStr>,
+    modules: Vec<Name>,
 }
 
 pub(crate) struct Resolver<'a> {
@@ -144,7 +144,7 @@ pub(crate) struct Resolver<'a> {
     summary: &'a FileSummary,
     spec: &'static LanguageSpec,
     family: u8,
-    package: Option<SmolStr>,
+    package: Option<Name>,
     /// (parent, name) → definitions of this file.
     children: FxHashMap<(Option<u32>, &'a str), Vec<u32>>,
     /// Out-of-line members of this file by (owner, name): `function M.f`, `func (s *T) f`.
@@ -154,7 +154,7 @@ pub(crate) struct Resolver<'a> {
     import_files: RefCell<Vec<Option<Rc<Vec<FilePath>>>>>,
     foreign_imports: RefCell<ForeignImports>,
     /// The name each import binds, index for index with `summary.imports`.
-    import_bindings: Vec<Option<SmolStr>>,
+    import_bindings: Vec<Option<Name>>,
     /// (scope, variable) → its binding (the first in the file).
     bindings: FxHashMap<(Option<u32>, &'a str), &'a Binding>,
     /// (scope, variable) → its bindings that hold in a region of the scope only (a Rust
@@ -173,8 +173,8 @@ pub(crate) struct Resolver<'a> {
     known_reachable: RefCell<Option<Reachable>>,
     walked: RefCell<Option<Reachable>>,
     /// Receiver values already inferred: (receiver, scope) → value.
-    values: RefCell<FxHashMap<(SmolStr, Option<u32>), Value>>,
-    owners: RefCell<FxHashMap<SmolStr, Option<EntityId>>>,
+    values: RefCell<FxHashMap<(Name, Option<u32>), Value>>,
+    owners: RefCell<FxHashMap<Name, Option<EntityId>>>,
     exported_memo: RefCell<ExportedMemo>,
     /// (type, member name, kind filter, along the bases) → what `member_lookup` found.
     members_memo: RefCell<MembersMemo>,
@@ -460,13 +460,13 @@ impl<'a> Resolver<'a> {
     }
 
     /// The package an import names, for package-based languages: `(package, name)`.
-    fn package_import(&self, import: &Import) -> (SmolStr, Option<SmolStr>) {
+    fn package_import(&self, import: &Import) -> (Name, Option<Name>) {
         let package = normalize_package(&import.path);
         if import.name.is_some() || import.wildcard {
-            return (package, import.name.clone());
+            return (package, import.name);
         }
         match package.rsplit_once('.') {
-            Some((head, last)) => (SmolStr::new(head), Some(SmolStr::new(last))),
+            Some((head, last)) => (Name::new(head), Some(Name::new(last))),
             None => (package, None),
         }
     }
@@ -480,7 +480,7 @@ impl<'a> Resolver<'a> {
         depth: u32,
     ) -> Vec<EntityId> {
         // Glob imports send every unresolved name of a file through the same re-export chains.
-        let key = (files.to_vec(), SmolStr::new(name), filter as usize, depth);
+        let key = (files.to_vec(), Name::new(name), filter as usize, depth);
         if let Some(found) = self.exported_memo.borrow().get(&key) {
             return found.clone();
         }
@@ -512,7 +512,7 @@ impl<'a> Resolver<'a> {
                     let binds = &target.import_bindings[position];
                     if binds.as_deref() == Some(name) || (import.wildcard && import.name.is_none())
                     {
-                        let original = import.name.clone().unwrap_or_else(|| SmolStr::new(name));
+                        let original = import.name.unwrap_or_else(|| Name::new(name));
                         // A local alias (`export default origin`, `export const plus = add`)
                         // names a definition or import of the same file.
                         let next_files = if import.path.is_empty() {
@@ -611,7 +611,7 @@ impl<'a> Resolver<'a> {
         if found.is_empty() && import.name.is_some() {
             // `from package import submodule`.
             let mut sub = import.clone();
-            sub.path = SmolStr::new(match self.spec.module_system {
+            sub.path = Name::new(match self.spec.module_system {
                 ModuleSystem::Python => format!("{}.{original}", import.path.trim_end_matches('.')),
                 ModuleSystem::Rust => format!("{}::{original}", import.path),
                 _ => format!("{}/{original}", import.path),
@@ -619,7 +619,7 @@ impl<'a> Resolver<'a> {
             if self.spec.module_system == ModuleSystem::Python
                 && import.path.chars().all(|character| character == '.')
             {
-                sub.path = SmolStr::new(format!("{}{original}", import.path));
+                sub.path = Name::new(format!("{}{original}", import.path));
             }
             found = self
                 .files_of_import(&sub)
@@ -672,7 +672,7 @@ impl<'a> Resolver<'a> {
     ) -> Vec<EntityId> {
         let key = (
             type_id.clone(),
-            SmolStr::new(name),
+            Name::new(name),
             filter as usize,
             with_bases,
         );
@@ -788,7 +788,7 @@ impl<'a> Resolver<'a> {
         };
         self.owners
             .borrow_mut()
-            .insert(SmolStr::new(owner), found.clone());
+            .insert(Name::new(owner), found.clone());
         found
     }
 
@@ -973,7 +973,7 @@ impl<'a> Resolver<'a> {
             if !self.import_visible(import, scope) {
                 continue;
             }
-            let binding = self.import_bindings[position].clone();
+            let binding = self.import_bindings[position];
             if binding.as_deref() == Some(receiver) {
                 if self.spec.module_system == ModuleSystem::Package {
                     continue;
@@ -1010,7 +1010,7 @@ impl<'a> Resolver<'a> {
         let rust_path = self.spec.module_system == ModuleSystem::Rust && receiver.contains("::");
         if python_head || rust_path {
             let module = Import {
-                path: SmolStr::new(receiver),
+                path: Name::new(receiver),
                 name: None,
                 alias: None,
                 wildcard: false,
@@ -1058,7 +1058,7 @@ impl<'a> Resolver<'a> {
         let value = if path {
             self.path_value(receiver, scope)
         } else if depth == 0 && self.regional.is_empty() {
-            let key = (SmolStr::new(receiver), scope);
+            let key = (Name::new(receiver), scope);
             let known = self.values.borrow().get(&key).cloned();
             match known {
                 Some(value) => value,
@@ -1329,7 +1329,7 @@ impl<'a> Resolver<'a> {
         found
     }
 
-    fn module_of_receiver(&self, receiver: Option<&str>, name: &str) -> Option<SmolStr> {
+    fn module_of_receiver(&self, receiver: Option<&str>, name: &str) -> Option<Name> {
         let key = receiver
             .map(|receiver| receiver.split(['.', ':']).next().unwrap_or(receiver))
             .unwrap_or(name);
@@ -1337,7 +1337,7 @@ impl<'a> Resolver<'a> {
             .import_bindings
             .iter()
             .position(|binding| binding.as_deref() == Some(key))?;
-        Some(self.summary.imports[position].path.clone())
+        Some(self.summary.imports[position].path)
     }
 
     // ----- the two phases -----
@@ -1399,7 +1399,7 @@ impl<'a> Resolver<'a> {
                 if self.spec.module_system == ModuleSystem::Rust {
                     // A module named relative to this one (`dfa::DFA` after `mod dfa;`).
                     let files = self.files_of_import(&Import {
-                        path: SmolStr::new(qualifier),
+                        path: Name::new(qualifier),
                         name: None,
                         alias: None,
                         wildcard: false,
@@ -1589,7 +1589,7 @@ impl<'a> Resolver<'a> {
             }
             Found::Ambiguous(candidates) => resolved.ambiguous.push(AmbiguousRef {
                 from,
-                name: reference.name.clone(),
+                name: reference.name,
                 site: reference.span,
                 candidates,
             }),
@@ -1748,7 +1748,7 @@ fn python_key_from_source_root(graph: &Graph, found: &str, key: &str, recorder: 
         return true;
     }
     // Adding or removing that `__init__.py` changes the answer: its package's key is a lookup.
-    recorder.module(&SmolStr::new(root.replace('/', ".")));
+    recorder.module(&Name::new(root.replace('/', ".")));
     !graph
         .files
         .contains_key(format!("{root}/__init__.py").as_str())
@@ -1782,7 +1782,7 @@ fn is_identifier(text: &str) -> bool {
 /// targets it read.
 pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode) -> Reachable {
     let mut packages: FxHashSet<String> = FxHashSet::default();
-    let mut modules: Vec<SmolStr> = Vec::new();
+    let mut modules: Vec<Name> = Vec::new();
     let mut seen: FxHashSet<FilePath> = FxHashSet::default();
     let mut frontier: Vec<FilePath> = vec![start.path.clone()];
     seen.insert(start.path.clone());
@@ -1829,7 +1829,7 @@ pub(crate) fn import_targets(graph: &Graph, file: &FileNode) -> std::sync::Arc<[
 pub(crate) fn names_in_packages(
     graph: &Graph,
     packages: &FxHashSet<(crate::lang::Language, String)>,
-) -> FxHashSet<SmolStr> {
+) -> FxHashSet<Name> {
     let mut languages: Vec<crate::lang::Language> =
         packages.iter().map(|(language, _)| *language).collect();
     languages.sort_by_key(|language| language.name());
@@ -1850,7 +1850,7 @@ pub(crate) fn names_in_packages(
                     .defs
                     .iter()
                     .filter(|def| any_method(def.kind))
-                    .map(|def| def.name.clone()),
+                    .map(|def| def.name),
             );
         }
     }
@@ -1873,7 +1873,7 @@ impl Reachable {
             .collect()
     }
 
-    pub(crate) fn modules(&self) -> &[SmolStr] {
+    pub(crate) fn modules(&self) -> &[Name] {
         &self.modules
     }
 
@@ -1895,8 +1895,8 @@ impl Reachable {
 /// binding changed (`build::imports_change`); when its import targets changed, the files that
 /// walked through it walk again, and are re-resolved only if a package they gained or lost
 /// defines a name they mention (the writer's `Transaction::walk_again`).
-pub(crate) fn walk_key(path: &str) -> SmolStr {
-    SmolStr::new(format!("{WALK}{path}"))
+pub(crate) fn walk_key(path: &str) -> Name {
+    Name::new(format!("{WALK}{path}"))
 }
 
 const WALK: &str = "\0walk:";
@@ -1906,7 +1906,7 @@ pub(crate) fn is_walk_key(key: &str) -> bool {
 }
 
 /// A file's mentions: the names and the module keys, each sorted and without repeats.
-pub(crate) type Mentions = (Vec<SmolStr>, Vec<SmolStr>);
+pub(crate) type Mentions = (Vec<Name>, Vec<Name>);
 
 /// Every name and module key a file's resolution may look up, as a pure function of the file.
 /// A superset is fine; a missing entry would leave a stale edge after an incremental change.
@@ -1914,19 +1914,19 @@ pub(crate) fn mentions(
     aliases: &ModuleAliases,
     path: &str,
     summary: &FileSummary,
-) -> (Vec<SmolStr>, Vec<SmolStr>) {
-    let mut names: FxHashSet<SmolStr> = FxHashSet::default();
-    let split_into = |text: &str, names: &mut FxHashSet<SmolStr>| {
+) -> (Vec<Name>, Vec<Name>) {
+    let mut names: FxHashSet<Name> = FxHashSet::default();
+    let split_into = |text: &str, names: &mut FxHashSet<Name>| {
         for part in text.split(|character: char| {
             !(character.is_alphanumeric() || character == '_' || character == '$')
         }) {
             if !part.is_empty() {
-                names.insert(SmolStr::new(part));
+                names.insert(Name::new(part));
             }
         }
     };
     for reference in &summary.refs {
-        names.insert(reference.name.clone());
+        names.insert(reference.name);
         if let Some(receiver) = &reference.receiver {
             split_into(receiver, &mut names);
         }
@@ -1934,44 +1934,44 @@ pub(crate) fn mentions(
     for import in &summary.imports {
         split_into(&import.path, &mut names);
         if let Some(name) = &import.name {
-            names.insert(name.clone());
+            names.insert(*name);
         }
         if let Some(alias) = &import.alias {
-            names.insert(alias.clone());
+            names.insert(*alias);
         }
     }
     for inherit in &summary.inherits {
         split_into(&inherit.base, &mut names);
         if let Some(child) = &inherit.child_name {
-            names.insert(child.clone());
+            names.insert(*child);
         }
     }
     for binding in &summary.bindings {
-        names.insert(binding.type_name.clone());
+        names.insert(binding.type_name);
     }
     for def in &summary.defs {
         if let Some(owner) = &def.owner {
-            names.insert(owner.clone());
+            names.insert(*owner);
         }
     }
-    let mut modules: Vec<SmolStr> = Vec::new();
+    let mut modules: Vec<Name> = Vec::new();
     for import in &summary.imports {
         modules.extend(import_keys(aliases, path, summary, import));
         // Submodule and re-export lookups derive keys from the import and the imported name.
         if let Some(name) = &import.name {
             let mut sub = import.clone();
-            sub.path = SmolStr::new(format!("{}.{name}", import.path));
+            sub.path = Name::new(format!("{}.{name}", import.path));
             modules.extend(import_keys(aliases, path, summary, &sub));
-            sub.path = SmolStr::new(format!("{}{name}", import.path));
+            sub.path = Name::new(format!("{}{name}", import.path));
             modules.extend(import_keys(aliases, path, summary, &sub));
-            sub.path = SmolStr::new(format!("{}::{name}", import.path));
+            sub.path = Name::new(format!("{}::{name}", import.path));
             modules.extend(import_keys(aliases, path, summary, &sub));
-            sub.path = SmolStr::new(format!("{}/{name}", import.path));
+            sub.path = Name::new(format!("{}/{name}", import.path));
             modules.extend(import_keys(aliases, path, summary, &sub));
         }
     }
     // Path receivers repeat (`Self::`, `ArgAction::Set`): each is looked up once.
-    let path_receivers: FxHashSet<&SmolStr> = summary
+    let path_receivers: FxHashSet<&Name> = summary
         .refs
         .iter()
         .filter_map(|reference| reference.receiver.as_ref())
@@ -1979,7 +1979,7 @@ pub(crate) fn mentions(
         .collect();
     for receiver in path_receivers {
         let import = Import {
-            path: receiver.clone(),
+            path: *receiver,
             name: None,
             alias: None,
             wildcard: false,
@@ -1988,7 +1988,7 @@ pub(crate) fn mentions(
         };
         modules.extend(import_keys(aliases, path, summary, &import));
     }
-    let mut names: Vec<SmolStr> = names.into_iter().collect();
+    let mut names: Vec<Name> = names.into_iter().collect();
     names.sort();
     modules.sort();
     modules.dedup();

@@ -1,7 +1,7 @@
 //! What Go's syntax says that the queries alone cannot: the type a type switch's variable has
 //! in each of its cases.
 
-use smol_str::SmolStr;
+use crate::model::Name;
 use tree_sitter::Node;
 
 use super::{BindingKind, node_text, receiver_text, value_type};
@@ -14,7 +14,7 @@ pub(super) fn type_switch_cases<'tree>(
     switch: Node<'tree>,
     value: Node<'tree>,
     text: &str,
-) -> Vec<(SmolStr, BindingKind, Node<'tree>)> {
+) -> Vec<(Name, BindingKind, Node<'tree>)> {
     let switched = receiver_text(node_text(value, text));
     let mut cases = Vec::new();
     let mut cursor = switch.walk();
@@ -27,10 +27,10 @@ pub(super) fn type_switch_cases<'tree>(
                     [only] if node_text(*only, text) != "nil" => {
                         cases.push((value_type(node_text(*only, text)), BindingKind::Type, case));
                     }
-                    _ => cases.push((switched.clone(), BindingKind::Value, case)),
+                    _ => cases.push((switched, BindingKind::Value, case)),
                 }
             }
-            "default_case" => cases.push((switched.clone(), BindingKind::Value, case)),
+            "default_case" => cases.push((switched, BindingKind::Value, case)),
             _ => {}
         }
     }

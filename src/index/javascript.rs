@@ -11,12 +11,12 @@
 //! name (an argument, a returned value) is named `{}`. The object assigned to `module.exports`
 //! or exported as the default is the module itself: its functions stay the file's own.
 
-use smol_str::SmolStr;
+use crate::model::Name;
 use tree_sitter::Node;
 
 /// Who holds a function defined in an object literal.
 pub(super) struct ObjectOwner {
-    pub(super) name: SmolStr,
+    pub(super) name: Name,
     /// The object is a constructor's prototype (`Foo.prototype = {...}`): its functions are
     /// methods of `Foo`, like `Foo.prototype.m = function`.
     pub(super) prototype: bool,
@@ -25,7 +25,7 @@ pub(super) struct ObjectOwner {
 impl ObjectOwner {
     fn named(name: &str) -> Option<ObjectOwner> {
         Some(ObjectOwner {
-            name: SmolStr::new(if is_identifier(name) { name } else { "{}" }),
+            name: Name::new(if is_identifier(name) { name } else { "{}" }),
             prototype: false,
         })
     }
@@ -115,7 +115,7 @@ fn assignment_owner(target: Node<'_>, text: &str) -> Option<ObjectOwner> {
             }
             if property == "prototype" && object.kind() == "identifier" {
                 return Some(ObjectOwner {
-                    name: SmolStr::new(node_text(object)),
+                    name: Name::new(node_text(object)),
                     prototype: true,
                 });
             }
@@ -191,12 +191,12 @@ fn is_identifier(text: &str) -> bool {
 /// A TypeScript union type's alternatives that name a type, each as [`super::value_type`]
 /// reads it, joined by ` | ` (`Subject<T> | null` → `Subject`, `IObservableValue<any> |
 /// IComputedValue<any>` → `IObservableValue | IComputedValue`).
-pub(super) fn union_alternatives(text: &str) -> SmolStr {
-    let alternatives: Vec<SmolStr> = super::top_level_split(text, '|')
+pub(super) fn union_alternatives(text: &str) -> Name {
+    let alternatives: Vec<Name> = super::top_level_split(text, '|')
         .map(str::trim)
         .filter(|alternative| !matches!(*alternative, "null" | "undefined" | "void" | ""))
         .map(super::value_type)
         .filter(|alternative| !alternative.is_empty())
         .collect();
-    SmolStr::new(alternatives.join(" | "))
+    Name::new(alternatives.join(" | "))
 }

@@ -7,7 +7,7 @@
 //! and `f!(..)` a nested macro (neither is a call), and anything inside a `macro_rules!` body is
 //! a template, called only where the macro is expanded (rust-analyzer lists no caller for it).
 
-use smol_str::SmolStr;
+use crate::model::Name;
 use tree_sitter::Node;
 
 use crate::model::{Position, Span};
@@ -15,7 +15,7 @@ use crate::model::{Position, Span};
 /// A call found in a token tree: its receiver (as source text) and whether that receiver is a
 /// path (`A::f`) rather than a value (`a.f`).
 pub(super) struct TokenCall {
-    pub receiver: Option<SmolStr>,
+    pub receiver: Option<Name>,
     pub path: bool,
 }
 
@@ -200,7 +200,7 @@ pub(super) fn impl_methods(
 
 /// Where a struct pattern binds `name`: `Path{field}` (`let Self { pool, .. } = self` binds
 /// `pool` as `Self{pool}`, `Value::Object { map: m, .. }` binds `m` as `Value::Object{map}`).
-pub(super) fn struct_pattern_site(path: Node<'_>, name: Node<'_>, text: &str) -> Option<SmolStr> {
+pub(super) fn struct_pattern_site(path: Node<'_>, name: Node<'_>, text: &str) -> Option<Name> {
     let mut field = name;
     while field.kind() != "field_pattern" {
         field = field.parent()?;
@@ -208,7 +208,7 @@ pub(super) fn struct_pattern_site(path: Node<'_>, name: Node<'_>, text: &str) ->
     let field_name = field.child_by_field_name("name")?;
     let path = super::receiver_text(text.get(path.byte_range())?);
     let field_name = text.get(field_name.byte_range())?;
-    Some(SmolStr::new(format!("{path}{{{field_name}}}")))
+    Some(Name::new(format!("{path}{{{field_name}}}")))
 }
 
 /// Sequences and sets: their first type argument is the element.
@@ -248,14 +248,14 @@ const WRAPPERS: &[&str] = &[
 /// A Rust type as written, for resolution: [`super::value_type`]'s normal form, except that a
 /// collection keeps its element (`&[ClassRange]`, `Option<Vec<Foo>>`, `impl Iterator<Item =
 /// &Foo>` → `Vec<Foo>`), which indexing, `for` loops and closures' parameters read.
-pub(super) fn declared_type(text: &str) -> SmolStr {
+pub(super) fn declared_type(text: &str) -> Name {
     match element_type(text) {
         Some(element) => {
             let element = declared_type(element);
             if element.is_empty() {
-                SmolStr::new("Vec")
+                Name::new("Vec")
             } else {
-                SmolStr::new(format!("Vec<{element}>"))
+                Name::new(format!("Vec<{element}>"))
             }
         }
         None => super::value_type(text),
@@ -383,16 +383,16 @@ pub(super) fn drop_conflicting_bindings(bindings: &mut Vec<super::Binding>) {
     use rustc_hash::FxHashMap;
     let positional =
         |kind: BindingKind| matches!(kind, BindingKind::Callback | BindingKind::Variant);
-    type Key = (Option<u32>, SmolStr, Option<(u32, u32)>);
-    let mut first: FxHashMap<Key, SmolStr> = FxHashMap::default();
+    type Key = (Option<u32>, Name, Option<(u32, u32)>);
+    let mut first: FxHashMap<Key, Name> = FxHashMap::default();
     let mut conflicting: Vec<Key> = Vec::new();
     for binding in bindings.iter().filter(|binding| positional(binding.kind)) {
-        let key = (binding.scope, binding.name.clone(), binding.region);
+        let key = (binding.scope, binding.name, binding.region);
         match first.get(&key) {
             Some(known) if *known != binding.type_name => conflicting.push(key),
             Some(_) => {}
             None => {
-                first.insert(key, binding.type_name.clone());
+                first.insert(key, binding.type_name);
             }
         }
     }

@@ -3,7 +3,7 @@
 //! file that is, and the module paths it answers, the graph's module map works out
 //! (`graph/modules.rs`); here only what the declaring file says is read.
 
-use smol_str::SmolStr;
+use crate::model::Name;
 use tree_sitter::Node;
 
 use super::PathModule;
@@ -50,8 +50,8 @@ pub(super) fn path_modules(
                             None => {
                                 if let Some(path) = pending {
                                     found.push(PathModule {
-                                        module: SmolStr::new(module),
-                                        path: SmolStr::new(path),
+                                        module: Name::new(module),
+                                        path: Name::new(path),
                                     });
                                 }
                             }
@@ -63,7 +63,7 @@ pub(super) fn path_modules(
             }
         }
     }
-    found.sort_by(|left, right| left.module.cmp(&right.module));
+    found.sort_by_key(|left| left.module);
     found
 }
 

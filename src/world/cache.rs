@@ -26,8 +26,8 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::model::Name;
 use rustc_hash::FxHashMap;
-use smol_str::SmolStr;
 
 use crate::graph::aliases::ModuleAliases;
 use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, FilePath, Resolved, assign_ids};
@@ -120,15 +120,15 @@ type StoredId = (u32, u32);
 const MODULE: u32 = u32::MAX;
 
 /// (the reference's index in the summary, module)
-type StoredExternal = (u32, Option<SmolStr>);
+type StoredExternal = (u32, Option<Name>);
 
 #[derive(Debug, Serialize, Deserialize)]
 struct StoredResolved {
     edges: Vec<(StoredId, StoredId, RelationKind, Resolution, Option<Span>)>,
-    ambiguous: Vec<(StoredId, SmolStr, Span, Vec<StoredId>)>,
+    ambiguous: Vec<(StoredId, Name, Span, Vec<StoredId>)>,
     external: Vec<StoredExternal>,
-    extra_names: Vec<SmolStr>,
-    extra_modules: Vec<SmolStr>,
+    extra_names: Vec<Name>,
+    extra_modules: Vec<Name>,
     /// The files the imports name, by position in the cache.
     import_targets: Vec<u32>,
     reachable: u64,
@@ -182,18 +182,13 @@ fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
                             .iter()
                             .map(stored_id)
                             .collect::<Option<Vec<_>>>()?;
-                        Some((
-                            stored_id(&item.from)?,
-                            item.name.clone(),
-                            item.site,
-                            candidates,
-                        ))
+                        Some((stored_id(&item.from)?, item.name, item.site, candidates))
                     })
                     .collect::<Option<Vec<_>>>()?;
                 let external = resolved
                     .external
                     .iter()
-                    .map(|item| (item.reference, item.module.clone()))
+                    .map(|item| (item.reference, item.module))
                     .collect();
                 let import_targets = resolved
                     .import_targets

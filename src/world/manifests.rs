@@ -318,7 +318,7 @@ fn normalize(path: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smol_str::SmolStr;
+    use crate::model::Name;
 
     fn table(files: &[(&str, &str)]) -> ModuleAliases {
         let manifests: Vec<(String, String)> = files
@@ -328,7 +328,7 @@ mod tests {
         aliases_from_texts(&manifests)
     }
 
-    fn keys(aliases: &ModuleAliases, from: &str, specifier: &str) -> Vec<SmolStr> {
+    fn keys(aliases: &ModuleAliases, from: &str, specifier: &str) -> Vec<Name> {
         aliases.keys(from, specifier)
     }
 

@@ -11,9 +11,9 @@
 
 use std::sync::Arc;
 
+use crate::model::Name;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use smol_str::SmolStr;
 
 use super::config::{PathClass, RuleBody, RuleSet, has_glob};
 use super::cycles::{Cycles, node_display, node_of};
@@ -335,8 +335,8 @@ impl Checker {
 }
 
 /// The nodes a file's dependencies for cycles rule `index` land on, without duplicates.
-fn shape(cycles: &Cycles, check: &FileCheck, index: usize) -> Vec<SmolStr> {
-    let mut nodes: Vec<SmolStr> = check.cycle_deps[index]
+fn shape(cycles: &Cycles, check: &FileCheck, index: usize) -> Vec<Name> {
+    let mut nodes: Vec<Name> = check.cycle_deps[index]
         .iter()
         .map(|dep| node_of(cycles.unit, &dep.file))
         .collect();

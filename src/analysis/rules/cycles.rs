@@ -16,8 +16,8 @@
 
 use std::collections::VecDeque;
 
+use crate::model::Name;
 use rustc_hash::{FxHashMap, FxHashSet};
-use smol_str::SmolStr;
 
 use super::config::CycleUnit;
 
@@ -29,8 +29,8 @@ pub(super) struct Cycles {
     /// The rule's index in the rule set.
     pub rule: usize,
     pub unit: CycleUnit,
-    ids: FxHashMap<SmolStr, u32>,
-    names: Vec<SmolStr>,
+    ids: FxHashMap<Name, u32>,
+    names: Vec<Name>,
     /// Per node: its successors, each with how many of the node's files depend on it.
     successors: Vec<FxHashMap<u32, u32>>,
     /// Per node: its cycle (a component with more than one node), or [`NONE`].
@@ -42,10 +42,10 @@ pub(super) struct Cycles {
 }
 
 /// The node a file belongs to.
-pub(super) fn node_of(unit: CycleUnit, path: &str) -> SmolStr {
+pub(super) fn node_of(unit: CycleUnit, path: &str) -> Name {
     match unit {
-        CycleUnit::Files => SmolStr::new(path),
-        CycleUnit::Directories => SmolStr::new(path.rsplit_once('/').map_or("", |(dir, _)| dir)),
+        CycleUnit::Files => Name::new(path),
+        CycleUnit::Directories => Name::new(path.rsplit_once('/').map_or("", |(dir, _)| dir)),
     }
 }
 
@@ -73,13 +73,13 @@ impl Cycles {
         }
     }
 
-    fn id(&mut self, name: &SmolStr) -> u32 {
+    fn id(&mut self, name: &Name) -> u32 {
         if let Some(&id) = self.ids.get(name) {
             return id;
         }
         let id = self.names.len() as u32;
-        self.ids.insert(name.clone(), id);
-        self.names.push(name.clone());
+        self.ids.insert(*name, id);
+        self.names.push(*name);
         self.successors.push(FxHashMap::default());
         self.component.push(NONE);
         self.predecessors.push(Vec::new());
@@ -88,7 +88,7 @@ impl Cycles {
 
     /// One file's dependencies moved from the nodes `old` to the nodes `new` (each without
     /// duplicates). Adds to `touched` the file's node when its set of successors changed.
-    pub fn change(&mut self, file: &str, old: &[SmolStr], new: &[SmolStr], touched: &mut Vec<u32>) {
+    pub fn change(&mut self, file: &str, old: &[Name], new: &[Name], touched: &mut Vec<u32>) {
         let from_name = node_of(self.unit, file);
         let from = self.id(&from_name);
         let mut moved = false;
@@ -253,16 +253,16 @@ pub(super) struct PathsTo<'a> {
 
 impl PathsTo<'_> {
     /// The path from `start` to the goal, both included.
-    pub fn from(&self, start: &str) -> Vec<SmolStr> {
+    pub fn from(&self, start: &str) -> Vec<Name> {
         let names = &self.cycles.names;
         let Some(mut node) = self.cycles.ids.get(start).copied() else {
-            return vec![SmolStr::new(start)];
+            return vec![Name::new(start)];
         };
-        let mut path = vec![names[node as usize].clone()];
+        let mut path = vec![names[node as usize]];
         while node != self.goal {
             match self.next.get(&node) {
                 Some(&after) => {
-                    path.push(names[after as usize].clone());
+                    path.push(names[after as usize]);
                     node = after;
                 }
                 None => break,
@@ -289,14 +289,14 @@ mod tests {
     }
 
     /// Which nodes share a cycle, as a sorted list of sorted cycles of names.
-    fn partition(cycles: &Cycles) -> Vec<Vec<SmolStr>> {
-        let mut found: Vec<Vec<SmolStr>> = cycles
+    fn partition(cycles: &Cycles) -> Vec<Vec<Name>> {
+        let mut found: Vec<Vec<Name>> = cycles
             .members
             .values()
             .map(|members| {
-                let mut names: Vec<SmolStr> = members
+                let mut names: Vec<Name> = members
                     .iter()
-                    .map(|&member| cycles.names[member as usize].clone())
+                    .map(|&member| cycles.names[member as usize])
                     .collect();
                 names.sort();
                 names
@@ -306,7 +306,7 @@ mod tests {
         found
     }
 
-    fn from_scratch(unit: CycleUnit, targets: &FxHashMap<String, Vec<SmolStr>>) -> Cycles {
+    fn from_scratch(unit: CycleUnit, targets: &FxHashMap<String, Vec<Name>>) -> Cycles {
         let mut cycles = Cycles::new(0, unit);
         let mut touched = Vec::new();
         let mut files: Vec<&String> = targets.keys().collect();
@@ -332,12 +332,12 @@ mod tests {
             let files: Vec<String> = (0..14)
                 .map(|index| format!("d{}/f{index}", index % 4))
                 .collect();
-            let mut targets: FxHashMap<String, Vec<SmolStr>> = FxHashMap::default();
+            let mut targets: FxHashMap<String, Vec<Name>> = FxHashMap::default();
             let mut kept = Cycles::new(0, unit);
             let mut seen_cycles = 0;
             for _ in 0..400 {
                 let file = &files[random.below(files.len())];
-                let mut new: Vec<SmolStr> = (0..random.below(3))
+                let mut new: Vec<Name> = (0..random.below(3))
                     .map(|_| node_of(unit, &files[random.below(files.len())]))
                     .collect();
                 new.sort();

@@ -6,8 +6,8 @@
 //! ambiguous references (never guessed), and calls resolved only because the name is unique in
 //! the workspace (`Resolution::UniqueName`, a guess): a rule must not fire on a guess.
 
+use crate::model::Name;
 use rustc_hash::FxHashSet;
-use smol_str::SmolStr;
 
 use super::{DependencyKind, Fix};
 use crate::graph::{EntityId, FileNode, FilePath, Graph};
@@ -20,10 +20,7 @@ pub enum Target {
     Entity { file: FilePath, entity: EntityId },
     /// A module from outside the workspace, as the import writes it (`requests.adapters`,
     /// `net/http`, `node:fs`), and the name it imports from it, if any.
-    External {
-        module: SmolStr,
-        name: Option<SmolStr>,
-    },
+    External { module: Name, name: Option<Name> },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -102,8 +99,8 @@ pub fn dependencies(graph: &Graph, file: &FileNode) -> Vec<Dependency> {
             kind: DependencyKind::Import,
             site: import.span,
             target: Target::External {
-                module: import.path.clone(),
-                name: import.name.clone(),
+                module: import.path,
+                name: import.name,
             },
         });
     }

@@ -6,9 +6,9 @@
 
 use std::sync::Arc;
 
+use crate::model::Name;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use smol_str::SmolStr;
 
 use super::moved::{moved_node, relocated, same_but_positions, same_frame, same_imports};
 use super::{
@@ -37,11 +37,11 @@ pub(super) struct Transaction<'w> {
     started: std::time::Instant,
     report: ApplyReport,
     /// Names and module keys that now mean something else.
-    changed_names: FxHashSet<SmolStr>,
-    changed_modules: FxHashSet<SmolStr>,
+    changed_names: FxHashSet<Name>,
+    changed_modules: FxHashSet<Name>,
     /// Name-index and module-map entries removed and added, per key.
-    name_changes: FxHashMap<SmolStr, (Vec<NameEntry>, Vec<NameEntry>)>,
-    module_changes: FxHashMap<SmolStr, (Vec<FilePath>, Vec<FilePath>)>,
+    name_changes: FxHashMap<Name, (Vec<NameEntry>, Vec<NameEntry>)>,
+    module_changes: FxHashMap<Name, (Vec<FilePath>, Vec<FilePath>)>,
     /// Files to re-resolve.
     affected: FxHashSet<FilePath>,
     /// Files whose reachable-packages walk passed through a file whose import targets changed:
@@ -181,13 +181,13 @@ impl<'w> Transaction<'w> {
             .unwrap_or_default();
         let old_module_signature = old.as_ref().map(|node| module_signature(&node.summary));
         let number = self.writer.number_of(&path);
-        let mut old_mentions: Option<(Vec<SmolStr>, Vec<SmolStr>)> = None;
+        let mut old_mentions: Option<(Vec<Name>, Vec<Name>)> = None;
         if let Some(old) = &old {
             let old_package = package_key(&old.path, &old.summary);
             for (index, id) in old.ids.iter().enumerate() {
                 self.next.entities.remove(id);
                 self.name_changes
-                    .entry(old.summary.defs[index].name.clone())
+                    .entry(old.summary.defs[index].name)
                     .or_default()
                     .0
                     .push(name_entry(old, index, &old_package));
@@ -195,7 +195,7 @@ impl<'w> Transaction<'w> {
             self.next.entities.remove(&old.module_id);
             for key in &old_keys {
                 self.module_changes
-                    .entry(key.clone())
+                    .entry(*key)
                     .or_default()
                     .0
                     .push(path.clone());
@@ -233,11 +233,7 @@ impl<'w> Transaction<'w> {
                         index: Some(index as u32),
                     },
                 );
-                self.name_changes
-                    .entry(def.name.clone())
-                    .or_default()
-                    .1
-                    .push(entry);
+                self.name_changes.entry(def.name).or_default().1.push(entry);
             }
             self.next.entities.insert(
                 node.module_id.clone(),
@@ -248,7 +244,7 @@ impl<'w> Transaction<'w> {
             );
             for key in &new_keys {
                 self.module_changes
-                    .entry(key.clone())
+                    .entry(*key)
                     .or_default()
                     .1
                     .push(path.clone());
@@ -277,12 +273,12 @@ impl<'w> Transaction<'w> {
         // Which names and module keys now mean something else?
         for (name, hash) in &old_exports {
             if new_exports.get(name) != Some(hash) {
-                self.changed_names.insert(name.clone());
+                self.changed_names.insert(*name);
             }
         }
         for name in new_exports.keys() {
             if !old_exports.contains_key(name) {
-                self.changed_names.insert(name.clone());
+                self.changed_names.insert(*name);
             }
         }
         let new_module_signature = new_node
@@ -306,7 +302,7 @@ impl<'w> Transaction<'w> {
             };
         for key in old_keys.iter().chain(new_keys.iter()) {
             if every_importer || !old_keys.contains(key) || !new_keys.contains(key) {
-                self.changed_modules.insert(key.clone());
+                self.changed_modules.insert(*key);
             }
         }
     }
@@ -450,7 +446,7 @@ impl<'w> Transaction<'w> {
                 Some((path.clone(), import_targets(graph, node)))
             })
             .collect();
-        let mut walked_through: FxHashSet<SmolStr> = self
+        let mut walked_through: FxHashSet<Name> = self
             .removed_numbers
             .keys()
             .map(|path| walk_key(path))
@@ -555,7 +551,7 @@ impl<'w> Transaction<'w> {
             }
             self.report.walked_again += 1;
             let resolved = &self.next.files[&path].resolved;
-            let mut modules: Vec<SmolStr> = resolved
+            let mut modules: Vec<Name> = resolved
                 .extra_modules
                 .iter()
                 .filter(|key| !is_walk_key(key))
@@ -934,7 +930,7 @@ impl<'w> Transaction<'w> {
 
 /// The mentions a file no longer has and those it gained: two sorted lists each.
 fn mentions_changed(old: &Mentions, new: &Mentions) -> (Mentions, Mentions) {
-    fn difference(a: &[SmolStr], b: &[SmolStr]) -> Vec<SmolStr> {
+    fn difference(a: &[Name], b: &[Name]) -> Vec<Name> {
         a.iter()
             .filter(|item| b.binary_search(item).is_err())
             .cloned()

@@ -4,9 +4,9 @@
 //! computed here at query time, never stored as edges, so that every door can say "none
 //! proven" rather than "none".
 
+use crate::model::Name;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use smol_str::SmolStr;
 
 use super::{EntityId, Graph, owner_type};
 use crate::graph::{AmbiguousRef, ExternalRef, FileNode, FilePath};
@@ -44,9 +44,9 @@ pub struct PossibleCall {
     pub from: EntityId,
     pub file: FilePath,
     /// The name as written.
-    pub name: SmolStr,
+    pub name: Name,
     /// What the name was called on, as written (`self.repo`, `client`), when anything.
-    pub receiver: Option<SmolStr>,
+    pub receiver: Option<Name>,
     /// One-based.
     pub line: u32,
     /// The definitions the name could mean (for an unresolved reference, the first few of that
@@ -59,7 +59,7 @@ fn ambiguous_call(file: &FileNode, ambiguous: &AmbiguousRef) -> PossibleCall {
     PossibleCall {
         from: ambiguous.from.clone(),
         file: file.path.clone(),
-        name: ambiguous.name.clone(),
+        name: ambiguous.name,
         receiver: None,
         line: ambiguous.site.start.line + 1,
         candidates: ambiguous.candidates.clone(),
@@ -93,8 +93,8 @@ fn unresolved_call(
     Some(PossibleCall {
         from: file.scope_entity(reference.scope).clone(),
         file: file.path.clone(),
-        name: reference.name.clone(),
-        receiver: reference.receiver.clone(),
+        name: reference.name,
+        receiver: reference.receiver,
         line: reference.span.start.line + 1,
         candidates: candidates.to_vec(),
         reason: LeftAside::Unresolved,
@@ -109,7 +109,7 @@ pub struct LeftAsideIndex {
     /// Candidate → (file, index in its `resolved.ambiguous`).
     ambiguous: FxHashMap<EntityId, Vec<(FilePath, u32)>>,
     /// Name → (file, index in its `resolved.external`).
-    unresolved: FxHashMap<SmolStr, Vec<(FilePath, u32)>>,
+    unresolved: FxHashMap<Name, Vec<(FilePath, u32)>>,
 }
 
 impl LeftAsideIndex {
@@ -132,7 +132,7 @@ impl LeftAsideIndex {
                 if external.module.is_none() && !graph.named(&reference.name).is_empty() {
                     index
                         .unresolved
-                        .entry(reference.name.clone())
+                        .entry(reference.name)
                         .or_default()
                         .push((file.path.clone(), position as u32));
                 }
@@ -269,7 +269,7 @@ pub fn possible_implementations(graph: &Graph, id: &str) -> Vec<PossibleCall> {
     };
     let (base, member) = if entity.kind == EntityKind::Method {
         match owner_type(graph, &entity) {
-            Some(owner) => (owner, Some(entity.name.clone())),
+            Some(owner) => (owner, Some(entity.name)),
             None => return Vec::new(),
         }
     } else {
@@ -323,7 +323,7 @@ pub fn possible_implementations(graph: &Graph, id: &str) -> Vec<PossibleCall> {
             found.push(PossibleCall {
                 from,
                 file: file.path.clone(),
-                name: inherit.base.clone(),
+                name: inherit.base,
                 receiver: None,
                 line: inherit.span.start.line + 1,
                 candidates: candidates.clone(),

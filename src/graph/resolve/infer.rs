@@ -18,7 +18,7 @@
 
 use std::rc::Rc;
 
-use smol_str::SmolStr;
+use crate::model::Name;
 
 use super::{Found, Resolver, any_callable, any_type};
 use crate::graph::{EntityId, FilePath};
@@ -587,7 +587,7 @@ impl<'a> Resolver<'a> {
         if self.spec.module_system == crate::lang::ModuleSystem::Rust {
             // A module of the crate named relative to this one (`util::f()` after `mod util;`).
             let import = crate::index::Import {
-                path: SmolStr::new(path),
+                path: Name::new(path),
                 name: None,
                 alias: None,
                 wildcard: false,
@@ -626,7 +626,7 @@ impl<'a> Resolver<'a> {
             return false;
         }
         let import = crate::index::Import {
-            path: SmolStr::new(specifier),
+            path: Name::new(specifier),
             name: None,
             alias: None,
             wildcard: false,
@@ -877,7 +877,7 @@ impl<'a> Resolver<'a> {
         }
         // A type parameter: its bound.
         if let Some((bound, BindingKind::Bound, _)) = self.binding_of(type_text, scope) {
-            let bound = bound.clone();
+            let bound = *bound;
             return match self.type_value(&bound, scope) {
                 Value::External => Value::Unknown,
                 other => other,
@@ -927,7 +927,7 @@ impl<'a> Resolver<'a> {
         &self,
         name: &str,
         scope: Option<u32>,
-    ) -> Option<(&'a SmolStr, BindingKind, Option<u32>)> {
+    ) -> Option<(&'a Name, BindingKind, Option<u32>)> {
         let mut current = scope;
         let at = self.at.get();
         loop {

@@ -21,7 +21,7 @@ use crate::model::{RelationKind, Span};
 enum Outcome<'r> {
     Edges(&'r [Edge]),
     Ambiguous(&'r [EntityId]),
-    External(&'r Option<smol_str::SmolStr>),
+    External(&'r Option<crate::model::Name>),
     Nothing,
 }
 
@@ -128,7 +128,7 @@ impl Resolver<'_> {
         resolved.import_targets = old.import_targets.clone();
         // The old walk's packages, unless this resolution walked again, while what walks it
         // read is what the old resolution read.
-        let walk_keys = |resolved: &Resolved| -> Vec<smol_str::SmolStr> {
+        let walk_keys = |resolved: &Resolved| -> Vec<crate::model::Name> {
             resolved
                 .extra_modules
                 .iter()
@@ -155,13 +155,13 @@ impl Resolver<'_> {
             })),
             Outcome::Ambiguous(candidates) => into.ambiguous.push(AmbiguousRef {
                 from,
-                name: reference.name.clone(),
+                name: reference.name,
                 site: reference.span,
                 candidates: candidates.to_vec(),
             }),
             Outcome::External(module) => into.external.push(ExternalRef {
                 reference: position as u32,
-                module: (*module).clone(),
+                module: *(*module),
             }),
             Outcome::Nothing => {}
         }

@@ -10,7 +10,7 @@
 //! - A special method (`__eq__`, `__reduce__`, `__enter__`) is defined by every class through
 //!   `object`: a receiver of unknown type never guesses one by its unique name.
 
-use smol_str::SmolStr;
+use crate::model::Name;
 
 use super::Resolver;
 use super::infer::Value;
@@ -139,7 +139,7 @@ impl<'a> Resolver<'a> {
                 continue;
             };
             let relative = Import {
-                path: SmolStr::new(format!(".{name}")),
+                path: Name::new(format!(".{name}")),
                 name: None,
                 alias: None,
                 wildcard: false,

@@ -157,7 +157,7 @@ impl<'a> Resolver<'a> {
         let declared = {
             let resolver = self.resolver_for(file);
             match resolver.field_binding(index, field) {
-                Some(binding) if binding.kind == BindingKind::Type => binding.type_name.clone(),
+                Some(binding) if binding.kind == BindingKind::Type => binding.type_name,
                 _ => return Value::Unknown,
             }
         };
