@@ -33,8 +33,10 @@ use crate::model::{EntityKind, FileClass, RelationKind, Resolution, Span};
 pub use build::{FileUpdate, GraphWriter};
 pub use text::{FileText, TextSource};
 
-pub type EntityId = Arc<str>;
-pub type FilePath = Arc<str>;
+/// An entity's id, interned (`model::Name`: eight bytes, each text stored once for the process).
+pub type EntityId = crate::model::Name;
+/// A workspace-relative file path, interned like ids.
+pub type FilePath = crate::model::Name;
 
 /// One definition in the name index, with the facts resolution filters on, so that looking a
 /// common name up (`new`, `get`, `__init__`) never touches the files.
@@ -470,11 +472,11 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
             let name = file.path.rsplit('/').next().unwrap_or(&file.path);
             let end_line = summary.line_count.max(1);
             Entity {
-                id: file.module_id.clone(),
+                id: file.module_id,
                 kind: EntityKind::Module,
                 name: Name::new(name),
                 qualified_name: module_qualifier(&file.path, summary),
-                file_path: file.path.clone(),
+                file_path: file.path,
                 start_line: 1,
                 end_line,
                 signature: None,
@@ -498,7 +500,7 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
             let qualifier = module_qualifier(&file.path, summary);
             let nested = summary.nested_name(index);
             Entity {
-                id: file.ids[index as usize].clone(),
+                id: file.ids[index as usize],
                 kind: def.kind,
                 name: def.name,
                 qualified_name: if qualifier.is_empty() {
@@ -506,7 +508,7 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
                 } else {
                     format!("{qualifier}.{nested}")
                 },
-                file_path: file.path.clone(),
+                file_path: file.path,
                 start_line: def.span.start.line + 1,
                 end_line: def.span.end.line + 1,
                 signature: (!def.signature.is_empty()).then(|| def.signature.clone()),
@@ -515,8 +517,8 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
                 span: def.span,
                 name_span: def.name_span,
                 parent: Some(match def.parent {
-                    Some(parent) => file.ids[parent as usize].clone(),
-                    None => file.module_id.clone(),
+                    Some(parent) => file.ids[parent as usize],
+                    None => file.module_id,
                 }),
             }
         }

@@ -295,7 +295,7 @@ impl State {
         }
         if let Some((root, relative)) = self.root_of(&path) {
             self.diagnostics
-                .opened(document.uri, root.client_root.clone(), relative.clone());
+                .opened(document.uri, root.client_root.clone(), relative);
             root.world
                 .open_buffer(&relative, document.version, document.text);
         }

@@ -361,9 +361,9 @@ impl World {
             // Summaries already in the graph are as good as the cache's.
             for file in graph.files() {
                 cached.insert(
-                    file.path.clone(),
+                    file.path,
                     cache::CachedFile {
-                        path: file.path.clone(),
+                        path: file.path,
                         hash: file.hash,
                         summary: file.summary.clone(),
                         ids: file.ids.clone(),
@@ -374,7 +374,7 @@ impl World {
             }
             if let Some(loaded) = disk_cache {
                 for file in loaded.files {
-                    cached.insert(file.path.clone(), file);
+                    cached.insert(file.path, file);
                 }
                 cached_aliases = loaded.aliases;
                 cached_cpp_headers = Some(loaded.cpp_headers);
@@ -436,7 +436,7 @@ impl World {
                         // that did not yet (read, not trusted) is worth writing again.
                         newly_settled += usize::from(source != Source::Trusted);
                         unread.insert(
-                            path.clone(),
+                            path,
                             (
                                 content.hash,
                                 cache::Unread {
@@ -470,7 +470,7 @@ impl World {
             for (path, file) in cached {
                 let (text, class) = match contents.get(&path) {
                     Some(content) if content.hash == file.hash => {
-                        as_loaded.insert(path.clone());
+                        as_loaded.insert(path);
                         (content.text.clone(), content.class)
                     }
                     // Changed or gone: its old text is not needed, the update below replaces it.
@@ -504,7 +504,7 @@ impl World {
             if !contents.contains_key(&file.path) && !state.buffers.contains_key(&file.path) {
                 self.disk.forget(&file.path);
                 updates.push(FileUpdate {
-                    path: file.path.clone(),
+                    path: file.path,
                     content: None,
                 });
                 report.removed += 1;
@@ -514,7 +514,7 @@ impl World {
             state.writer = GraphWriter::new();
             for (path, buffer) in &state.buffers {
                 updates.push(FileUpdate {
-                    path: path.clone(),
+                    path: *path,
                     content: Some(buffer.content(path)),
                 });
             }
@@ -694,7 +694,7 @@ impl World {
         let content = buffer.content(relative);
         let mut state = self.state.lock();
         self.disk.open(&path);
-        state.buffers.insert(path.clone(), buffer);
+        state.buffers.insert(path, buffer);
         self.publish(
             &mut state,
             vec![FileUpdate {
@@ -724,7 +724,7 @@ impl World {
         buffer.apply(version, edits);
         let too_large = buffer.len() as u64 > self.config.max_file_size;
         state.edited.retain(|edited| *edited != path);
-        state.edited.push(path.clone());
+        state.edited.push(path);
         if state.edited.len() > EDITED_TREES {
             let oldest = state.edited.remove(0);
             if let Some(buffer) = state.buffers.get_mut(&oldest) {
@@ -775,7 +775,7 @@ impl World {
             .lock()
             .buffers
             .iter()
-            .map(|(path, buffer)| (path.clone(), buffer.text()))
+            .map(|(path, buffer)| (*path, buffer.text()))
             .collect();
         let mut unsaved: Vec<FilePath> = buffers
             .into_iter()
@@ -800,7 +800,7 @@ impl World {
         let mut documents: Vec<(FilePath, bool)> = state
             .buffers
             .iter()
-            .map(|(path, buffer)| (path.clone(), buffer.has_tree()))
+            .map(|(path, buffer)| (*path, buffer.has_tree()))
             .collect();
         documents.sort();
         documents

@@ -219,8 +219,8 @@ pub fn compute(graph: &Graph) -> Communities {
         crate::cancel::checkpoint();
         for id in std::iter::once(&file.module_id).chain(file.ids.iter()) {
             if !index_of.contains_key(id) {
-                index_of.insert(id.clone(), ids.len() as u32);
-                ids.push(id.clone());
+                index_of.insert(*id, ids.len() as u32);
+                ids.push(*id);
             }
         }
     }
@@ -360,7 +360,7 @@ pub fn compute(graph: &Graph) -> Communities {
                 directory: String::new(),
                 member_count: members.len(),
                 production_count: *production_count,
-                members: members.iter().map(|&m| ids[m as usize].clone()).collect(),
+                members: members.iter().map(|&m| ids[m as usize]).collect(),
                 parent: None,
                 depends_on: Vec::new(),
                 used_by: Vec::new(),
@@ -383,7 +383,7 @@ pub fn compute(graph: &Graph) -> Communities {
         for level in 0..LEVELS {
             at[level] = numbering[level][&partitions[level][node]];
         }
-        membership.insert(id.clone(), at);
+        membership.insert(*id, at);
     }
     for at in membership.values() {
         for level in 0..LEVELS - 1 {
@@ -417,7 +417,7 @@ pub fn compute(graph: &Graph) -> Communities {
     let pagerank: FxHashMap<EntityId, f64> = ids
         .iter()
         .enumerate()
-        .map(|(node, id)| (id.clone(), ranks[node]))
+        .map(|(node, id)| (*id, ranks[node]))
         .collect();
     // Centrality inside each community: the weight of a member's edges to other members.
     let mut internal: Vec<FxHashMap<u32, f64>> = vec![FxHashMap::default(); communities.len()];

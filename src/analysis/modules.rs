@@ -128,8 +128,8 @@ fn walk(
 ) -> Vec<Dependency> {
     let downstream = direction == Direction::Downstream;
     let mut seen: FxHashSet<EntityId> = FxHashSet::default();
-    seen.insert(id.clone());
-    let mut frontier = vec![id.clone()];
+    seen.insert(*id);
+    let mut frontier = vec![*id];
     let mut reached = Vec::new();
     for hop in 1..=depth {
         let mut next = Vec::new();
@@ -139,19 +139,19 @@ fn walk(
                 graph
                     .outgoing(current)
                     .filter(|edge| is_dependency(edge.kind))
-                    .map(|edge| (edge.to.clone(), edge.kind, edge.resolution))
+                    .map(|edge| (edge.to, edge.kind, edge.resolution))
                     .collect()
             } else {
                 graph
                     .incoming(current)
                     .filter(|edge| is_dependency(edge.kind))
-                    .map(|edge| (edge.from.clone(), edge.kind, edge.resolution))
+                    .map(|edge| (edge.from, edge.kind, edge.resolution))
                     .collect()
             };
             neighbours.sort();
             for (neighbour, relation, resolution) in neighbours {
                 if filter.admits(graph.class_of(&neighbour))
-                    && seen.insert(neighbour.clone())
+                    && seen.insert(neighbour)
                     && let Some(entity) = graph.entity(&neighbour)
                 {
                     next.push(neighbour);
@@ -161,7 +161,7 @@ fn walk(
                         direction,
                         relation,
                         resolution,
-                        via: current.clone(),
+                        via: *current,
                     });
                 }
             }
@@ -180,7 +180,7 @@ fn walk(
 pub fn find_file(graph: &Graph, text: &str) -> Result<FilePath, Vec<String>> {
     let trimmed = text.trim().trim_start_matches("./");
     if let Some(file) = graph.file(trimmed) {
-        return Ok(file.path.clone());
+        return Ok(file.path);
     }
     if let Lookup::Found(entity) = query::lookup(graph, trimmed)
         && entity.kind == EntityKind::Module
@@ -200,10 +200,10 @@ pub fn find_file(graph: &Graph, text: &str) -> Result<FilePath, Vec<String>> {
                 || module.ends_with(&format!(".{dotted}"))
                 || module == format!("{dotted}.__init__")
         })
-        .map(|file| file.path.clone())
+        .map(|file| file.path)
         .collect();
     if by_module.len() == 1 {
-        return Ok(by_module[0].clone());
+        return Ok(by_module[0]);
     }
     if by_module.len() > 1 {
         return Err(by_module.iter().map(|path| path.to_string()).collect());
@@ -349,7 +349,7 @@ pub fn analyze_module_structure(graph: &Graph, path: &str) -> Option<ModuleStruc
             if let Some(target) = graph.location(&edge.to)
                 && *target.file != *path
             {
-                dependencies.insert(target.file.clone());
+                dependencies.insert(target.file);
             }
         }
         for edge in graph.incoming(id).filter(|edge| is_dependency(edge.kind)) {
@@ -359,11 +359,11 @@ pub fn analyze_module_structure(graph: &Graph, path: &str) -> Option<ModuleStruc
             if *source.file == *path {
                 continue;
             }
-            dependents.insert(source.file.clone());
+            dependents.insert(source.file);
             if let Some(index) = index {
                 let entry = references.entry(top_level_of[index]).or_default();
                 entry.0 += 1;
-                entry.1.insert(source.file.clone());
+                entry.1.insert(source.file);
             }
         }
     }
@@ -411,7 +411,7 @@ pub fn analyze_module_structure(graph: &Graph, path: &str) -> Option<ModuleStruc
         functions: complexities.len(),
         total_complexity: complexities.iter().map(|(_, complexity)| complexity).sum(),
         max_complexity: most_complex.map_or(0, |(_, complexity)| *complexity),
-        most_complex: most_complex.map(|(entity, _)| entity.id.clone()),
+        most_complex: most_complex.map(|(entity, _)| entity.id),
         fan_in: dependents.len(),
         fan_out: dependencies.len(),
         in_import_cycle: !import_cycle.is_empty(),
@@ -419,7 +419,7 @@ pub fn analyze_module_structure(graph: &Graph, path: &str) -> Option<ModuleStruc
     };
 
     Some(ModuleStructure {
-        file: file.path.clone(),
+        file: file.path,
         language: file.language,
         entities,
         imports: file
@@ -452,33 +452,33 @@ fn imported_files(graph: &Graph, path: &str) -> BTreeSet<FilePath> {
         .filter(|edge| edge.kind == RelationKind::Imports)
         .filter_map(|edge| graph.location(&edge.to))
         .filter(|target| *target.file != *path)
-        .map(|target| target.file.clone())
+        .map(|target| target.file)
         .collect()
 }
 
 /// A shortest cycle of file imports from `path` back to itself (the file at both ends), or empty.
 /// The same relation as [`refactor::import_cycles`], searched from one file only.
 fn import_cycle_through(graph: &Graph, path: &str) -> Vec<FilePath> {
-    let Some(start) = graph.file(path).map(|file| file.path.clone()) else {
+    let Some(start) = graph.file(path).map(|file| file.path) else {
         return Vec::new();
     };
     let mut previous: FxHashMap<FilePath, FilePath> = FxHashMap::default();
-    let mut queue = VecDeque::from([start.clone()]);
+    let mut queue = VecDeque::from([start]);
     while let Some(current) = queue.pop_front() {
         for next in imported_files(graph, &current) {
             if next == start {
-                let mut cycle = vec![start.clone(), current.clone()];
+                let mut cycle = vec![start, current];
                 let mut back = current;
                 while let Some(before) = previous.get(&back) {
-                    cycle.push(before.clone());
-                    back = before.clone();
+                    cycle.push(*before);
+                    back = *before;
                 }
                 // Built backwards from the end: start, current, ..., start.
                 cycle.reverse();
                 return cycle;
             }
-            if !previous.contains_key(&next) {
-                previous.insert(next.clone(), current.clone());
+            if let std::collections::hash_map::Entry::Vacant(e) = previous.entry(next) {
+                e.insert(current);
                 queue.push_back(next);
             }
         }

@@ -66,7 +66,7 @@ pub struct Location {
 impl Location {
     fn of(entity: &Entity) -> Location {
         Location {
-            file: entity.file_path.clone(),
+            file: entity.file_path,
             start_line: entity.start_line,
             end_line: entity.end_line,
         }
@@ -151,7 +151,7 @@ pub fn repo_facts(graph: &Graph) -> RepoFacts {
 
 /// Import cycles between files: Tarjan's algorithm (iterative) over `file imports file` edges.
 pub fn import_cycles(graph: &Graph) -> Vec<ImportCycle> {
-    let files: Vec<FilePath> = graph.files().map(|file| file.path.clone()).collect();
+    let files: Vec<FilePath> = graph.files().map(|file| file.path).collect();
     let index_of: FxHashMap<&str, usize> = files
         .iter()
         .enumerate()
@@ -184,10 +184,10 @@ pub fn import_cycles(graph: &Graph) -> Vec<ImportCycle> {
             component.sort_by(|&left, &right| files[left].cmp(&files[right]));
             let cycle = one_cycle(&successors, &component)
                 .into_iter()
-                .map(|node| files[node].clone())
+                .map(|node| files[node])
                 .collect();
             ImportCycle {
-                files: component.iter().map(|&node| files[node].clone()).collect(),
+                files: component.iter().map(|&node| files[node]).collect(),
                 cycle,
             }
         })
@@ -315,7 +315,7 @@ fn duplicate_bodies(graph: &Graph) -> FxHashMap<EntityId, std::sync::Arc<[Entity
             by_hash
                 .entry(blake3::hash(normalised.as_bytes()))
                 .or_default()
-                .push(file.ids[index].clone());
+                .push(file.ids[index]);
         }
     }
     let mut duplicates = FxHashMap::default();
@@ -323,7 +323,7 @@ fn duplicate_bodies(graph: &Graph) -> FxHashMap<EntityId, std::sync::Arc<[Entity
         group.sort();
         let group: std::sync::Arc<[EntityId]> = group.into();
         for id in group.iter() {
-            duplicates.insert(id.clone(), group.clone());
+            duplicates.insert(*id, group.clone());
         }
     }
     duplicates
@@ -731,10 +731,10 @@ fn overrides_something(graph: &Graph, entity: &Entity) -> bool {
         return false;
     }
     let mut seen = FxHashSet::default();
-    let mut frontier = vec![parent.clone()];
+    let mut frontier = vec![*parent];
     while let Some(current) = frontier.pop() {
         for (base, _) in crate::graph::query::supertypes(graph, &current) {
-            if !seen.insert(base.id.clone()) {
+            if !seen.insert(base.id) {
                 continue;
             }
             if crate::graph::query::members(graph, &base.id)
@@ -743,7 +743,7 @@ fn overrides_something(graph: &Graph, entity: &Entity) -> bool {
             {
                 return true;
             }
-            frontier.push(base.id.clone());
+            frontier.push(base.id);
         }
     }
     false

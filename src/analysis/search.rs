@@ -294,7 +294,7 @@ fn file_postings(file: &FileNode, weights: &FieldWeights) -> FilePostings {
             postings.entry(term).or_default().push((doc_index, count));
         }
         docs.push(Doc {
-            id: entity.id.clone(),
+            id: entity.id,
             kind: entity.kind,
             class: match index {
                 None => file.class,
@@ -375,7 +375,7 @@ impl SearchIndex {
             .par_iter()
             .map(|file| {
                 cancel.checkpoint();
-                (file.path.clone(), file_postings(file, &next.weights))
+                (file.path, file_postings(file, &next.weights))
             })
             .collect();
         for (path, mut postings) in built {
@@ -770,7 +770,7 @@ impl SearchIndex {
         let hits = scored
             .into_iter()
             .map(|(score, _, doc)| SearchHit {
-                id: doc.id.clone(),
+                id: doc.id,
                 kind: doc.kind,
                 class: doc.class,
                 relevance: (score * scale).clamp(0.0, 1.0),
@@ -865,7 +865,7 @@ impl SearchIndex {
                 let score = scratch.scores[doc as usize].0;
                 let doc = &postings.docs[doc as usize];
                 if wanted.iter().any(|id| **id == doc.id) {
-                    result.insert(doc.id.clone(), score);
+                    result.insert(doc.id, score);
                 }
             }
         }

@@ -125,15 +125,15 @@ impl GraphWriter {
         }
         let number = match self.free_numbers.pop() {
             Some(number) => {
-                self.file_paths.set(number as usize, Some(path.clone()));
+                self.file_paths.set(number as usize, Some(*path));
                 number
             }
             None => {
-                self.file_paths.push_back(Some(path.clone()));
+                self.file_paths.push_back(Some(*path));
                 (self.file_paths.len() - 1) as u32
             }
         };
-        self.file_numbers.insert(path.clone(), number);
+        self.file_numbers.insert(*path, number);
         number
     }
 
@@ -178,7 +178,7 @@ impl GraphWriter {
         let mut latest: FxHashMap<FilePath, Option<FileContent>> = FxHashMap::default();
         let mut order: Vec<FilePath> = Vec::new();
         for update in updates {
-            if latest.insert(update.path.clone(), update.content).is_none() {
+            if latest.insert(update.path, update.content).is_none() {
                 order.push(update.path);
             }
         }
@@ -210,7 +210,7 @@ impl GraphWriter {
             .files
             .values()
             .filter(|file| family(file.language) == javascript)
-            .map(|file| (file.path.clone(), file.summary.clone()))
+            .map(|file| (file.path, file.summary.clone()))
             .collect::<Vec<_>>()
             .into_iter()
             .map(|(path, summary)| (self.number_of(&path), path, summary))
@@ -241,7 +241,7 @@ impl GraphWriter {
             if class != node.class {
                 let mut changed = (**node).clone();
                 changed.class = class;
-                self.graph.files.insert(path.clone(), Arc::new(changed));
+                self.graph.files.insert(*path, Arc::new(changed));
             }
         }
         let mut transaction = Transaction::begin(self, 0);
@@ -263,7 +263,7 @@ impl GraphWriter {
     ///
     /// [`apply`]: GraphWriter::apply
     pub fn load(mut files: Vec<LoadedFile>, aliases: ModuleAliases) -> GraphWriter {
-        files.sort_unstable_by(|left, right| left.path.cmp(&right.path));
+        files.sort_unstable_by_key(|left| left.path);
         files.dedup_by(|right, left| left.path == right.path);
         let aliases = Arc::new(aliases);
         let nodes: Vec<Arc<FileNode>> = files
@@ -302,7 +302,7 @@ impl GraphWriter {
                             || {
                                 nodes
                                     .iter()
-                                    .map(|node| (node.path.clone(), node.clone()))
+                                    .map(|node| (node.path, node.clone()))
                                     .collect::<imbl::OrdMap<_, _>>()
                             },
                         )
@@ -355,7 +355,7 @@ impl GraphWriter {
             self.recent_mentions.remove(0);
         }
         self.recent_mentions.push(RecentMentions {
-            path: path.clone(),
+            path: *path,
             summary: summary.clone(),
             aliases: aliases.clone(),
             mentions,
@@ -419,7 +419,7 @@ impl GraphWriter {
                 if let Some(Some(path)) = self.file_paths.get(*number as usize)
                     && graph.files.contains_key(path)
                 {
-                    affected.insert(path.clone());
+                    affected.insert(*path);
                 }
             }
         };
@@ -438,10 +438,10 @@ impl GraphWriter {
         type_id: &EntityId,
         names: &mut FxHashSet<Name>,
     ) {
-        let mut stack = vec![type_id.clone()];
+        let mut stack = vec![*type_id];
         let mut seen: FxHashSet<EntityId> = FxHashSet::default();
         while let Some(current) = stack.pop() {
-            if !seen.insert(current.clone()) {
+            if !seen.insert(current) {
                 continue;
             }
             if let Some(loc) = graph.entities.get(&current)
@@ -451,7 +451,7 @@ impl GraphWriter {
             }
             for edge in graph.incoming(&current) {
                 if matches!(edge.kind, RelationKind::Extends | RelationKind::Implements) {
-                    stack.push(edge.from.clone());
+                    stack.push(edge.from);
                 }
             }
         }
@@ -505,7 +505,7 @@ fn node_with_ids(
         .map(|import| import_binding(&content.summary, import))
         .collect();
     FileNode {
-        path: path.clone(),
+        path: *path,
         language: content.language,
         ascii: content.text.is_ascii(),
         class: published_class(aliases, path, content.language, content.class),
@@ -514,7 +514,7 @@ fn node_with_ids(
         summary: content.summary,
         ids,
         // The path's own allocation: a module's id is its path.
-        module_id: path.clone(),
+        module_id: *path,
         import_bindings,
         resolved: Arc::new(resolved),
     }
@@ -540,17 +540,17 @@ fn entity_index(nodes: &[Arc<FileNode>]) -> super::PersistentMap<EntityId, Entit
     for node in nodes {
         for (index, id) in node.ids.iter().enumerate() {
             entities.insert(
-                id.clone(),
+                *id,
                 EntityLoc {
-                    file: node.path.clone(),
+                    file: node.path,
                     index: Some(index as u32),
                 },
             );
         }
         entities.insert(
-            node.module_id.clone(),
+            node.module_id,
             EntityLoc {
-                file: node.path.clone(),
+                file: node.path,
                 index: None,
             },
         );
@@ -571,7 +571,7 @@ fn name_and_module_indices(nodes: &[Arc<FileNode>]) -> (NameIndex, ModuleIndex) 
                 .push(name_entry(node, index, &package));
         }
         for key in module_keys(&node.path, &node.summary) {
-            modules.entry(key).or_default().push(node.path.clone());
+            modules.entry(key).or_default().push(node.path);
         }
     }
     let by_name = by_name
@@ -621,11 +621,10 @@ fn base_index(nodes: &[Arc<FileNode>]) -> super::PersistentMap<EntityId, Arc<[su
     for node in nodes {
         for edge in &node.resolved.edges {
             if matches!(edge.kind, RelationKind::Extends | RelationKind::Implements) {
-                bases.entry(edge.from.clone()).or_default().push((
-                    edge.to.clone(),
-                    edge.kind,
-                    node.path.clone(),
-                ));
+                bases
+                    .entry(edge.from)
+                    .or_default()
+                    .push((edge.to, edge.kind, node.path));
             }
         }
     }
@@ -643,8 +642,8 @@ fn base_index(nodes: &[Arc<FileNode>]) -> super::PersistentMap<EntityId, Arc<[su
 fn name_entry(node: &FileNode, index: usize, package: &Option<Name>) -> NameEntry {
     let def = &node.summary.defs[index];
     NameEntry {
-        id: node.ids[index].clone(),
-        file: node.path.clone(),
+        id: node.ids[index],
+        file: node.path,
         index: index as u32,
         kind: def.kind,
         language: node.language,
@@ -671,7 +670,7 @@ fn index_edges(
     {
         Some(entries) => entries.push(edge_ref),
         None if !listed_only => {
-            index.insert(id.clone(), vec![edge_ref]);
+            index.insert(*id, vec![edge_ref]);
         }
         None => {}
     };

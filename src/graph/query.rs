@@ -77,7 +77,7 @@ fn decide(mut candidates: Vec<Entity>, graph: &Graph, text: &str) -> Lookup {
         },
         1 => Lookup::Found(candidates.remove(0)),
         _ => {
-            candidates.sort_by(|left, right| left.id.cmp(&right.id));
+            candidates.sort_by_key(|left| left.id);
             Lookup::Ambiguous(candidates)
         }
     }
@@ -156,7 +156,7 @@ fn group_calls<'a>(
     let mut grouped: FxHashMap<EntityId, (Vec<Span>, Resolution)> = FxHashMap::default();
     for edge in edges.filter(|edge| edge.kind == RelationKind::Calls) {
         let entry = grouped
-            .entry(neighbour(edge).clone())
+            .entry(*neighbour(edge))
             .or_insert_with(|| (Vec::new(), edge.resolution));
         if let Some(site) = edge.site {
             entry.0.push(site);
@@ -177,7 +177,7 @@ fn group_calls<'a>(
             })
         })
         .collect();
-    calls.sort_by(|left, right| left.entity.id.cmp(&right.entity.id));
+    calls.sort_by_key(|left| left.entity.id);
     calls
 }
 
@@ -238,7 +238,6 @@ fn rust_trait_implementations(graph: &Graph, id: &str) -> Vec<EntityId> {
     }
     let Some(trait_id) = entity
         .parent
-        .clone()
         .filter(|parent| graph.kind_of(parent) == Some(EntityKind::Trait))
     else {
         return Vec::new();
@@ -303,13 +302,12 @@ fn javascript_implementations(graph: &Graph, id: &str) -> Vec<EntityId> {
 pub(crate) fn owner_type(graph: &Graph, entity: &Entity) -> Option<EntityId> {
     entity
         .parent
-        .clone()
         .filter(|parent| graph.kind_of(parent).is_some_and(EntityKind::is_type))
         .or_else(|| {
             graph
                 .incoming(&entity.id)
                 .find(|edge| edge.kind == RelationKind::Defines)
-                .map(|edge| edge.from.clone())
+                .map(|edge| edge.from)
         })
 }
 
@@ -340,7 +338,7 @@ pub fn overridden_members(graph: &Graph, id: &str) -> Vec<EntityId> {
     }) else {
         return Vec::new();
     };
-    let mut found: Vec<EntityId> = implemented.iter().map(|member| member.id.clone()).collect();
+    let mut found: Vec<EntityId> = implemented.iter().map(|member| member.id).collect();
     match entity.language {
         Language::TypeScript | Language::Tsx | Language::JavaScript => {
             let mut seen: FxHashSet<EntityId> = FxHashSet::default();
@@ -352,7 +350,7 @@ pub fn overridden_members(graph: &Graph, id: &str) -> Vec<EntityId> {
             while let Some(current) = frontier.pop() {
                 for edge in graph.outgoing(&current) {
                     if !matches!(edge.kind, RelationKind::Extends | RelationKind::Implements)
-                        || !seen.insert(edge.to.clone())
+                        || !seen.insert(edge.to)
                     {
                         continue;
                     }
@@ -361,7 +359,7 @@ pub fn overridden_members(graph: &Graph, id: &str) -> Vec<EntityId> {
                             found.push(member.id);
                         }
                     }
-                    frontier.push(edge.to.clone());
+                    frontier.push(edge.to);
                 }
             }
         }
@@ -429,7 +427,7 @@ fn build_twins(graph: &Graph, id: &str) -> Vec<EntityId> {
                     && twin.summary.defs[entry.index as usize].kind == kind
             })
         })
-        .map(|entry| entry.id.clone())
+        .map(|entry| entry.id)
         .collect()
 }
 
@@ -470,8 +468,8 @@ fn python_calls_written_inside(graph: &Graph, id: &str) -> Vec<Edge> {
             .collect::<Vec<Edge>>()
     };
     let around = match def.parent {
-        Some(parent) => file.ids[parent as usize].clone(),
-        None => file.module_id.clone(),
+        Some(parent) => file.ids[parent as usize],
+        None => file.module_id,
     };
     let mut edges: Vec<Edge> = calls(&around)
         .into_iter()
@@ -526,14 +524,14 @@ pub fn call_closure(graph: &Graph, id: &str, incoming: bool, max_depth: u32) -> 
                 callees(graph, current)
             };
             for call in neighbours {
-                if seen.insert(call.entity.id.clone()) {
-                    if expanded.insert(call.entity.id.clone()) {
-                        next.push(call.entity.id.clone());
+                if seen.insert(call.entity.id) {
+                    if expanded.insert(call.entity.id) {
+                        next.push(call.entity.id);
                     }
                     reached.push(Reached {
                         entity: call.entity,
                         depth,
-                        via: current.clone(),
+                        via: *current,
                         call_lines: call.call_lines,
                         resolution: call.resolution,
                     });
@@ -618,7 +616,7 @@ pub fn implementations_resolved(graph: &Graph, id: &str) -> Vec<(Entity, Resolut
             }
         }
     }
-    found.sort_by(|left, right| left.0.id.cmp(&right.0.id));
+    found.sort_by_key(|left| left.0.id);
     found.dedup_by(|left, right| left.0.id == right.0.id);
     found
 }
@@ -635,7 +633,7 @@ fn go_embedding_chain(graph: &Graph, id: &str) -> Vec<EntityId> {
     let mut order = Vec::new();
     let mut frontier = vec![EntityId::from(id)];
     while let Some(current) = frontier.pop() {
-        if !seen.insert(current.clone()) {
+        if !seen.insert(current) {
             continue;
         }
         let interface = graph.kind_of(&current) == Some(EntityKind::Interface);
@@ -643,7 +641,7 @@ fn go_embedding_chain(graph: &Graph, id: &str) -> Vec<EntityId> {
             if edge.kind == RelationKind::Extends
                 || (interface && edge.kind == RelationKind::Implements)
             {
-                frontier.push(edge.to.clone());
+                frontier.push(edge.to);
             }
         }
         order.push(current);
@@ -722,7 +720,7 @@ pub fn go_interfaces_of(graph: &Graph, id: &str) -> Vec<EntityId> {
                 continue;
             };
             if file.summary.defs[parent as usize].kind == EntityKind::Interface {
-                interfaces.insert(file.ids[parent as usize].clone());
+                interfaces.insert(file.ids[parent as usize]);
             }
         }
     }
@@ -748,12 +746,12 @@ pub fn subtypes(graph: &Graph, id: &str) -> Vec<EntityId> {
                 .filter(|edge| {
                     matches!(edge.kind, RelationKind::Extends | RelationKind::Implements)
                 })
-                .map(|edge| edge.from.clone())
+                .map(|edge| edge.from)
                 .collect();
             children.sort();
             for child in children {
-                if seen.insert(child.clone()) {
-                    order.push(child.clone());
+                if seen.insert(child) {
+                    order.push(child);
                     next.push(child);
                 }
             }
@@ -830,12 +828,12 @@ pub fn targets_at(graph: &Graph, path: &str, byte: u32) -> Vec<EntityId> {
             !matches!(edge.kind, RelationKind::Contains | RelationKind::Defines)
                 && edge.site.is_some_and(|site| site.contains_byte(byte))
         })
-        .map(|edge| edge.to.clone())
+        .map(|edge| edge.to)
         .collect();
     if targets.is_empty() {
         for (index, def) in file.summary.defs.iter().enumerate() {
             if def.name_span.contains_byte(byte) {
-                targets.push(file.ids[index].clone());
+                targets.push(file.ids[index]);
             }
         }
     }
@@ -884,7 +882,7 @@ fn overloaded_function_at(file: &super::FileNode, text: &str, byte: u32) -> Vec<
                 && def.kind.is_callable()
                 && def.span.start_byte as usize > start
         })
-        .map(|(index, _)| vec![file.ids[index].clone()])
+        .map(|(index, _)| vec![file.ids[index]])
         .unwrap_or_default()
 }
 
@@ -923,7 +921,7 @@ fn assigned_function_at(file: &super::FileNode, text: &str, byte: u32) -> Vec<En
         .map(str::trim_start)
         .map(|rest| rest.strip_prefix("async").map_or(rest, str::trim_start));
     if between.map(|rest| rest.trim_end_matches('*').trim_end()) == Some("function") {
-        vec![file.ids[index as usize].clone()]
+        vec![file.ids[index as usize]]
     } else {
         Vec::new()
     }

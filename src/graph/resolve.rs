@@ -296,13 +296,13 @@ impl<'a> Resolver<'a> {
     }
 
     fn id(&self, index: u32) -> EntityId {
-        self.file.ids[index as usize].clone()
+        self.file.ids[index as usize]
     }
 
     fn scope_id(&self, scope: Option<u32>) -> EntityId {
         match scope {
             Some(index) => self.id(index),
-            None => self.file.module_id.clone(),
+            None => self.file.module_id,
         }
     }
 
@@ -335,13 +335,10 @@ impl<'a> Resolver<'a> {
         if candidates.is_empty() {
             return Found::Nothing;
         }
-        let first_file = graph
-            .entities
-            .get(&candidates[0])
-            .map(|loc| loc.file.clone());
+        let first_file = graph.entities.get(&candidates[0]).map(|loc| loc.file);
         let one_file = candidates
             .iter()
-            .all(|id| graph.entities.get(id).map(|loc| loc.file.clone()) == first_file);
+            .all(|id| graph.entities.get(id).map(|loc| loc.file) == first_file);
         if one_file {
             Found::Targets(candidates, resolution)
         } else {
@@ -403,7 +400,7 @@ impl<'a> Resolver<'a> {
             return candidates;
         }
         let caller_is_test = self.file.path.ends_with("_test.go");
-        let file_of = |id: &EntityId| self.graph.entities.get(id).map(|loc| loc.file.clone());
+        let file_of = |id: &EntityId| self.graph.entities.get(id).map(|loc| loc.file);
         let visible: Vec<EntityId> = candidates
             .iter()
             .filter(|id| {
@@ -443,7 +440,7 @@ impl<'a> Resolver<'a> {
         target: &FileNode,
         position: usize,
     ) -> Rc<Vec<FilePath>> {
-        let key = (target.path.clone(), position);
+        let key = (target.path, position);
         if let Some(files) = self.foreign_imports.borrow().get(&key) {
             return files.clone();
         }
@@ -500,7 +497,7 @@ impl<'a> Resolver<'a> {
             .named(name, filter)
             .into_iter()
             .filter(|entry| entry.exported && files.contains(&entry.file))
-            .map(|entry| entry.id.clone())
+            .map(|entry| entry.id)
             .collect();
         if found.is_empty() && depth < 3 {
             // Re-exports: `export { x } from './y'`, `from .y import x` in an `__init__.py`.
@@ -516,7 +513,7 @@ impl<'a> Resolver<'a> {
                         // A local alias (`export default origin`, `export const plus = add`)
                         // names a definition or import of the same file.
                         let next_files = if import.path.is_empty() {
-                            Rc::new(vec![target.path.clone()])
+                            Rc::new(vec![target.path])
                         } else {
                             self.foreign_import_files(target, position)
                         };
@@ -548,7 +545,7 @@ impl<'a> Resolver<'a> {
                 .named(wanted, filter)
                 .into_iter()
                 .filter(|entry| entry.top_level && entry.package.as_ref() == Some(&package))
-                .map(|entry| entry.id.clone())
+                .map(|entry| entry.id)
                 .collect();
             if !found.is_empty() {
                 return found;
@@ -576,7 +573,7 @@ impl<'a> Resolver<'a> {
                         && super::modules::swift_module(&entry.file).rsplit('/').next()
                             == Some(module)
                 })
-                .map(|entry| entry.id.clone())
+                .map(|entry| entry.id)
                 .collect();
         }
         let files = &*self.import_files(position);
@@ -597,7 +594,7 @@ impl<'a> Resolver<'a> {
             return files
                 .iter()
                 .filter_map(|path| self.graph.files.get(path))
-                .map(|file| file.module_id.clone())
+                .map(|file| file.module_id)
                 .collect();
         }
         let mut found = self.exported_by_files(files, original, filter, 0);
@@ -625,7 +622,7 @@ impl<'a> Resolver<'a> {
                 .files_of_import(&sub)
                 .iter()
                 .filter_map(|path| self.graph.files.get(path))
-                .map(|file| file.module_id.clone())
+                .map(|file| file.module_id)
                 .collect();
         }
         found
@@ -656,7 +653,7 @@ impl<'a> Resolver<'a> {
         self.graph
             .bases
             .get(type_id)
-            .map(|bases| bases.iter().map(|(base, _, _)| base.clone()).collect())
+            .map(|bases| bases.iter().map(|(base, _, _)| *base).collect())
             .unwrap_or_default()
     }
 
@@ -670,12 +667,7 @@ impl<'a> Resolver<'a> {
         filter: KindFilter,
         with_bases: bool,
     ) -> Vec<EntityId> {
-        let key = (
-            type_id.clone(),
-            Name::new(name),
-            filter as usize,
-            with_bases,
-        );
+        let key = (*type_id, Name::new(name), filter as usize, with_bases);
         if let Some(found) = self.members_memo.borrow().get(&key) {
             return found.clone();
         }
@@ -692,12 +684,12 @@ impl<'a> Resolver<'a> {
         with_bases: bool,
     ) -> Vec<EntityId> {
         let mut visited: FxHashSet<EntityId> = FxHashSet::default();
-        let mut level = vec![type_id.clone()];
+        let mut level = vec![*type_id];
         for _ in 0..10 {
             let mut found = Vec::new();
             let mut next = Vec::new();
             for current in level {
-                if !visited.insert(current.clone()) {
+                if !visited.insert(current) {
                     continue;
                 }
                 found.extend(self.direct_members(&current, name, filter));
@@ -754,7 +746,7 @@ impl<'a> Resolver<'a> {
                     .as_ref()
                     == Some(type_id)
             })
-            .map(|entry| entry.id.clone())
+            .map(|entry| entry.id)
             .collect()
     }
 
@@ -780,15 +772,13 @@ impl<'a> Resolver<'a> {
     /// The type an out-of-line definition belongs to.
     fn resolve_owner(&self, owner: &str) -> Option<EntityId> {
         if let Some(known) = self.owners.borrow().get(owner) {
-            return known.clone();
+            return *known;
         }
         let found = match self.resolve_name(owner, None, any_type) {
             Found::Targets(ids, _) => ids.into_iter().next(),
             _ => None,
         };
-        self.owners
-            .borrow_mut()
-            .insert(Name::new(owner), found.clone());
+        self.owners.borrow_mut().insert(Name::new(owner), found);
         found
     }
 
@@ -911,7 +901,7 @@ impl<'a> Resolver<'a> {
                         && entry.owner.is_none()
                         && entry.package.as_ref() == Some(package)
                 })
-                .map(|entry| entry.id.clone())
+                .map(|entry| entry.id)
                 .collect();
             if !ids.is_empty() {
                 return self.decide_here(ids, Resolution::SamePackage);
@@ -924,7 +914,7 @@ impl<'a> Resolver<'a> {
             let ids: Vec<EntityId> = self
                 .named(name, filter)
                 .into_iter()
-                .map(|entry| entry.id.clone())
+                .map(|entry| entry.id)
                 .collect();
             return match ids.len() {
                 0 => Found::Nothing,
@@ -954,7 +944,7 @@ impl<'a> Resolver<'a> {
                     && path.as_bytes()[stem.len()] == b'.'
                     && !path[stem.len() + 1..].contains(['.', '/'])
                 {
-                    files.push(path.clone());
+                    files.push(*path);
                 }
             }
         }
@@ -985,7 +975,7 @@ impl<'a> Resolver<'a> {
                         .iter()
                         .filter_map(|id| self.graph.entities.get(id))
                         .filter(|loc| loc.index.is_none())
-                        .map(|loc| loc.file.clone())
+                        .map(|loc| loc.file)
                         .collect();
                     if modules.is_empty() {
                         continue;
@@ -1150,7 +1140,7 @@ impl<'a> Resolver<'a> {
                     self.spec.unique_name_fallback == UniqueNameFallback::Always
                         || self.visible_package(&entry.file)
                 })
-                .map(|entry| entry.id.clone())
+                .map(|entry| entry.id)
                 .collect();
             let ids = self.within_build(ids);
             if ids.len() == 1 {
@@ -1321,7 +1311,7 @@ impl<'a> Resolver<'a> {
             }
             for (child_index, child) in file.summary.defs.iter().enumerate() {
                 if child.parent == Some(index) && child.name == name && child.kind.is_callable() {
-                    found.push(file.ids[child_index].clone());
+                    found.push(file.ids[child_index]);
                 }
             }
         }
@@ -1350,7 +1340,7 @@ impl<'a> Resolver<'a> {
             let child = match (inherit.child, &inherit.child_name) {
                 (Some(index), _) => self.id(index),
                 (None, Some(child_name)) => match self.resolve_name(child_name, None, any_type) {
-                    Found::Targets(ids, _) if ids.len() == 1 => ids[0].clone(),
+                    Found::Targets(ids, _) if ids.len() == 1 => ids[0],
                     _ => continue,
                 },
                 (None, None) => continue,
@@ -1371,7 +1361,7 @@ impl<'a> Resolver<'a> {
                 } else {
                     RelationKind::Extends
                 };
-                edges.push((child.clone(), base, kind, inherit.span));
+                edges.push((child, base, kind, inherit.span));
             }
         }
         edges.sort();
@@ -1416,7 +1406,7 @@ impl<'a> Resolver<'a> {
                         .named(last, any_type)
                         .into_iter()
                         .filter(|entry| entry.package.as_ref() == Some(&package))
-                        .map(|entry| entry.id.clone())
+                        .map(|entry| entry.id)
                         .collect();
                     if !found.is_empty() {
                         return found;
@@ -1478,8 +1468,8 @@ impl<'a> Resolver<'a> {
         }
         for (child, base, kind, span) in bases {
             resolved.edges.push(Edge {
-                from: child.clone(),
-                to: base.clone(),
+                from: *child,
+                to: *base,
                 kind: *kind,
                 resolution: Resolution::Syntax,
                 site: Some(*span),
@@ -1500,7 +1490,7 @@ impl<'a> Resolver<'a> {
                     self.import_files(position)
                         .iter()
                         .filter_map(|path| self.graph.files.get(path))
-                        .map(|file| file.module_id.clone())
+                        .map(|file| file.module_id)
                         .collect()
                 } else {
                     found
@@ -1509,13 +1499,13 @@ impl<'a> Resolver<'a> {
                 self.import_files(position)
                     .iter()
                     .filter_map(|path| self.graph.files.get(path))
-                    .map(|file| file.module_id.clone())
+                    .map(|file| file.module_id)
                     .collect()
             };
             for target in targets {
                 if target != self.file.module_id {
                     resolved.edges.push(Edge {
-                        from: self.file.module_id.clone(),
+                        from: self.file.module_id,
                         to: target,
                         kind: RelationKind::Imports,
                         resolution: Resolution::Import,
@@ -1579,7 +1569,7 @@ impl<'a> Resolver<'a> {
                         continue;
                     }
                     resolved.edges.push(Edge {
-                        from: from.clone(),
+                        from,
                         to: target,
                         kind: relation,
                         resolution,
@@ -1784,8 +1774,8 @@ pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode) -> Reachable {
     let mut packages: FxHashSet<String> = FxHashSet::default();
     let mut modules: Vec<Name> = Vec::new();
     let mut seen: FxHashSet<FilePath> = FxHashSet::default();
-    let mut frontier: Vec<FilePath> = vec![start.path.clone()];
-    seen.insert(start.path.clone());
+    let mut frontier: Vec<FilePath> = vec![start.path];
+    seen.insert(start.path);
     for hop in 0..3 {
         let mut next = Vec::new();
         for path in frontier {
@@ -1797,9 +1787,9 @@ pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode) -> Reachable {
                 modules.push(walk_key(&path));
             }
             for found in file.resolved.import_targets.iter() {
-                if seen.len() < 400 && seen.insert(found.clone()) {
+                if seen.len() < 400 && seen.insert(*found) {
                     packages.insert(package_of(start.language, found).to_string());
-                    next.push(found.clone());
+                    next.push(*found);
                 }
             }
         }
@@ -1860,7 +1850,7 @@ pub(crate) fn names_in_packages(
 fn push_targets(targets: &mut Vec<FilePath>, files: &[FilePath]) {
     for found in files {
         if !targets.contains(found) {
-            targets.push(found.clone());
+            targets.push(*found);
         }
     }
 }

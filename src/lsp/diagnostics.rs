@@ -130,7 +130,7 @@ impl Diagnostics {
             .open
             .lock()
             .iter()
-            .map(|(uri, (root, path))| (uri.clone(), root.clone(), path.clone()))
+            .map(|(uri, (root, path))| (uri.clone(), root.clone(), *path))
             .collect();
         let rules_open: Vec<(Uri, std::path::PathBuf, String)> = self
             .rules_open

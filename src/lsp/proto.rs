@@ -238,7 +238,7 @@ impl Converter<'_> {
             return Vec::new();
         };
         let entities = self.graph.file_entities(relative);
-        let module_id = file.module_id.clone();
+        let module_id = file.module_id;
         let text = (self.encoding == ColumnEncoding::Utf16 && !file.ascii)
             .then(|| file.text())
             .flatten();

@@ -150,7 +150,7 @@ fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
     for (position, file) in files.iter().enumerate() {
         positions.insert(EntityId::from(file.path), (position as u32, MODULE));
         for (index, id) in file.ids.iter().enumerate() {
-            positions.insert(id.clone(), (position as u32, index as u32));
+            positions.insert(*id, (position as u32, index as u32));
         }
     }
     let stored_id = |id: &EntityId| positions.get(id).copied();
@@ -231,7 +231,7 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
             .get(position as usize)
             .ok_or("an edge names a file that is not cached")?;
         if index == MODULE {
-            return Ok(module.clone());
+            return Ok(*module);
         }
         defs.get(index as usize)
             .cloned()
@@ -293,7 +293,7 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
                 }),
             };
             Ok(CachedFile {
-                path: path.clone(),
+                path: *path,
                 hash: file.hash,
                 summary: Arc::new(file.summary),
                 ids: file_ids.clone(),

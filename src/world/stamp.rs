@@ -141,7 +141,7 @@ impl DiskRecord {
     pub(super) fn read(&self, path: &FilePath, stamp: Option<DiskStamp>) {
         match stamp {
             Some(stamp) => {
-                self.read.insert(path.clone(), stamp);
+                self.read.insert(*path, stamp);
             }
             None => self.forget(path),
         }
@@ -152,7 +152,7 @@ impl DiskRecord {
     }
 
     pub(super) fn open(&self, path: &FilePath) {
-        self.open.insert(path.clone());
+        self.open.insert(*path);
     }
 
     pub(super) fn close(&self, path: &str) {
@@ -191,9 +191,9 @@ impl World {
                 continue;
             }
             if open {
-                stamp.unsaved_files.push(node.path.clone());
+                stamp.unsaved_files.push(node.path);
             } else {
-                stamp.stale_files.push(node.path.clone());
+                stamp.stale_files.push(node.path);
             }
         }
         stamp

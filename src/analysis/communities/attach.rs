@@ -172,7 +172,7 @@ pub(super) fn parent_id(graph: &Graph, id: &str) -> Option<EntityId> {
     let index = location.index?;
     let file = graph.file(&location.file)?;
     Some(match file.summary.defs.get(index as usize)?.parent {
-        Some(parent) => file.ids.get(parent as usize)?.clone(),
-        None => file.module_id.clone(),
+        Some(parent) => *file.ids.get(parent as usize)?,
+        None => file.module_id,
     })
 }

@@ -147,7 +147,7 @@ pub(super) fn describe_members(
     community.central = central
         .iter()
         .take(CITED.max(NAMED))
-        .map(|(_, node)| context.ids[*node as usize].clone())
+        .map(|(_, node)| context.ids[*node as usize])
         .collect();
     let mut named: Vec<&str> = Vec::new();
     for id in &community.central {

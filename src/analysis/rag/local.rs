@@ -126,7 +126,7 @@ impl Walk<'_> {
             return false;
         }
         self.reached.insert(
-            id.clone(),
+            *id,
             Reached {
                 distance,
                 relation: relation.to_string(),
@@ -138,24 +138,24 @@ impl Walk<'_> {
 
     fn relate(&mut self, source: &EntityId, target: &EntityId, kind: RelationKind) {
         self.relationships.insert(Relationship {
-            source: source.clone(),
-            target: target.clone(),
+            source: *source,
+            target: *target,
             kind,
         });
     }
 
     /// An entity and everything it lexically contains (a class and its methods).
     fn own(&self, id: &EntityId) -> Vec<EntityId> {
-        let mut own = vec![id.clone()];
+        let mut own = vec![*id];
         let mut next = 0;
         while next < own.len() && own.len() < 500 {
-            let current = own[next].clone();
+            let current = own[next];
             next += 1;
             for edge in self.graph.outgoing(&current) {
                 if matches!(edge.kind, RelationKind::Contains | RelationKind::Defines)
                     && !own.contains(&edge.to)
                 {
-                    own.push(edge.to.clone());
+                    own.push(edge.to);
                 }
             }
         }
@@ -196,7 +196,7 @@ impl Walk<'_> {
                 }
                 for target in types {
                     if target != id && !found.iter().any(|(_, known)| known == target) {
-                        found.push((binding.name.to_string(), target.clone()));
+                        found.push((binding.name.to_string(), *target));
                     }
                 }
             }
@@ -211,7 +211,7 @@ impl Walk<'_> {
         let mut reached = Vec::new();
         for member in &own {
             if member != from && self.reach(member, distance, "member", prior * MEMBER_PRIOR) {
-                reached.push(member.clone());
+                reached.push(*member);
             }
         }
         let graph = self.graph;
@@ -224,7 +224,7 @@ impl Walk<'_> {
                 }
                 self.relate(&edge.from, &edge.to, edge.kind);
                 if self.reach(&edge.to, distance, &relation_label(edge.kind, true), prior) {
-                    reached.push(edge.to.clone());
+                    reached.push(edge.to);
                 }
             }
             for edge in graph.incoming(member) {
@@ -238,7 +238,7 @@ impl Walk<'_> {
                     &relation_label(edge.kind, false),
                     prior,
                 ) {
-                    reached.push(edge.from.clone());
+                    reached.push(edge.from);
                 }
             }
             for (name, target) in self.binding_types(member) {
@@ -275,7 +275,7 @@ impl Walk<'_> {
                     &relation_label(edge.kind, false),
                     prior,
                 ) {
-                    reached.push(edge.from.clone());
+                    reached.push(edge.from);
                 }
             }
         }
@@ -302,7 +302,7 @@ pub fn local_search(
     };
     for start in starts {
         walk.reached.insert(
-            start.id.clone(),
+            start.id,
             Reached {
                 distance: 0,
                 relation: "start".to_string(),
@@ -310,7 +310,7 @@ pub fn local_search(
             },
         );
     }
-    let mut frontier: Vec<EntityId> = starts.iter().map(|start| start.id.clone()).collect();
+    let mut frontier: Vec<EntityId> = starts.iter().map(|start| start.id).collect();
     for hop in 1..=depth {
         let prior = USES_PRIOR * USES_DECAY.powi(hop as i32 - 1);
         let mut next = Vec::new();
@@ -335,14 +335,14 @@ pub fn local_search(
                         "imported_by_its_file",
                         USES_PRIOR * FILE_IMPORT_PRIOR,
                     ) {
-                        next.push(edge.to.clone());
+                        next.push(edge.to);
                     }
                 }
             }
         }
         frontier = next;
     }
-    let mut frontier: Vec<EntityId> = starts.iter().map(|start| start.id.clone()).collect();
+    let mut frontier: Vec<EntityId> = starts.iter().map(|start| start.id).collect();
     for hop in 1..=depth {
         let prior = CALLER_PRIOR * CALLER_DECAY.powi(hop as i32 - 1);
         let mut next = Vec::new();
@@ -376,7 +376,7 @@ pub fn local_search(
             } else {
                 (1.0 - TEXT_SHARE) * reached.prior
             };
-            Some((relevance * options.filter.weight(class, asked), id.clone()))
+            Some((relevance * options.filter.weight(class, asked), *id))
         })
         .collect();
     ranked.sort_by(|left, right| {
@@ -418,9 +418,9 @@ pub fn local_search(
         answer,
         start_entity: starts
             .first()
-            .map(|start| start.id.clone())
+            .map(|start| start.id)
             .unwrap_or_else(|| EntityId::from("")),
-        context_entities: starts.iter().map(|start| start.id.clone()).collect(),
+        context_entities: starts.iter().map(|start| start.id).collect(),
         entities_searched: walk.reached.len(),
         confidence: relevant_entities
             .first()

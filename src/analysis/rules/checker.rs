@@ -159,7 +159,7 @@ impl Checker {
             let new: Vec<FilePath> = changed
                 .iter()
                 .filter(|node| !self.classes.contains_key(&node.path))
-                .map(|node| node.path.clone())
+                .map(|node| node.path)
                 .collect();
             let rules = &self.rules;
             let classes: Vec<(FilePath, Arc<PathClass>)> = if new.len() >= PARALLEL_FROM {
@@ -218,7 +218,7 @@ impl Checker {
             self.last_cycle_nodes += cycles.settle(touched);
         }
         for check in checks {
-            self.files.insert(check.node.path.clone(), check);
+            self.files.insert(check.node.path, check);
         }
         if added || removed {
             self.problems = Arc::new(self.pattern_problems());
@@ -308,7 +308,7 @@ impl Checker {
                 dep.kind,
                 dep.site,
                 dep.entity.to_string(),
-                Some(dep.file.clone()),
+                Some(dep.file),
                 explanation,
             ));
         }
@@ -437,7 +437,7 @@ fn violation(
     Violation {
         rule: rule.name.clone(),
         severity: rule.severity,
-        file: node.path.clone(),
+        file: node.path,
         line: site.start.line + 1,
         column: site.start.column + 1,
         span: site,
@@ -549,8 +549,8 @@ fn evaluate_file(
                     Target::Entity { file, entity } => Some(CycleDep {
                         kind: dependency.kind,
                         site: dependency.site,
-                        file: file.clone(),
-                        entity: entity.clone(),
+                        file: *file,
+                        entity: *entity,
                     }),
                     Target::External { .. } => None,
                 })

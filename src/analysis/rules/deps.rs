@@ -86,8 +86,8 @@ pub fn dependencies(graph: &Graph, file: &FileNode) -> Vec<Dependency> {
             kind,
             site,
             target: Target::Entity {
-                file: location.file.clone(),
-                entity: edge.to.clone(),
+                file: location.file,
+                entity: edge.to,
             },
         });
     }

@@ -23,7 +23,7 @@ pub(super) fn moved_node(
     aliases: &ModuleAliases,
 ) -> FileNode {
     FileNode {
-        path: old.path.clone(),
+        path: old.path,
         language: content.language,
         ascii: content.text.is_ascii(),
         class: published_class(aliases, &old.path, content.language, content.class),
@@ -31,7 +31,7 @@ pub(super) fn moved_node(
         hash: content.hash,
         summary: content.summary,
         ids: old.ids.clone(),
-        module_id: old.module_id.clone(),
+        module_id: old.module_id,
         import_bindings: old.import_bindings.clone(),
         // Until it is resolved again: the same imports name the same files.
         resolved: Arc::new(Resolved {

@@ -99,7 +99,7 @@ impl<'w> Transaction<'w> {
     pub(super) fn swap_file(&mut self, path: FilePath, content: Option<FileContent>) {
         let old = self.next.files.get(&path).cloned();
         if self.report.updated_files <= RECENT_MENTIONS {
-            self.swapped.insert(path.clone());
+            self.swapped.insert(path);
         }
         if let (Some(old), Some(new)) = (&old, &content)
             && old.hash == new.hash
@@ -111,7 +111,7 @@ impl<'w> Transaction<'w> {
             if !old.text.same_as(&new.text) {
                 let mut node = (**old).clone();
                 node.text = new.text.clone();
-                self.next.files.insert(path.clone(), Arc::new(node));
+                self.next.files.insert(path, Arc::new(node));
             }
             return;
         }
@@ -138,9 +138,8 @@ impl<'w> Transaction<'w> {
                 self.next.files.insert(path, Arc::new(node));
                 return;
             }
-            self.removed_edges
-                .push((path.clone(), old.resolved.clone()));
-            self.next.files.insert(path.clone(), Arc::new(node));
+            self.removed_edges.push((path, old.resolved.clone()));
+            self.next.files.insert(path, Arc::new(node));
             self.affected.insert(path);
             return;
         }
@@ -157,8 +156,7 @@ impl<'w> Transaction<'w> {
             let number = self.writer.number_of(&path);
             let old_mentions = self.old_mentions(old);
             let new_mentions = self.update_mentions(number, &path, &node, Some(old_mentions));
-            self.partial
-                .insert(path.clone(), (old.clone(), new_mentions));
+            self.partial.insert(path, (old.clone(), new_mentions));
             self.next.files.insert(path, Arc::new(node));
             return;
         }
@@ -194,15 +192,10 @@ impl<'w> Transaction<'w> {
             }
             self.next.entities.remove(&old.module_id);
             for key in &old_keys {
-                self.module_changes
-                    .entry(*key)
-                    .or_default()
-                    .0
-                    .push(path.clone());
+                self.module_changes.entry(*key).or_default().0.push(path);
             }
             old_mentions = Some(self.old_mentions(old));
-            self.removed_edges
-                .push((path.clone(), old.resolved.clone()));
+            self.removed_edges.push((path, old.resolved.clone()));
             self.next.files.remove(&path);
         }
         let new_node = content.map(|content| {
@@ -227,31 +220,27 @@ impl<'w> Transaction<'w> {
                 let def = &node.summary.defs[index];
                 let entry = name_entry(node, index, &package);
                 self.next.entities.insert(
-                    id.clone(),
+                    *id,
                     EntityLoc {
-                        file: path.clone(),
+                        file: path,
                         index: Some(index as u32),
                     },
                 );
                 self.name_changes.entry(def.name).or_default().1.push(entry);
             }
             self.next.entities.insert(
-                node.module_id.clone(),
+                node.module_id,
                 EntityLoc {
-                    file: path.clone(),
+                    file: path,
                     index: None,
                 },
             );
             for key in &new_keys {
-                self.module_changes
-                    .entry(*key)
-                    .or_default()
-                    .1
-                    .push(path.clone());
+                self.module_changes.entry(*key).or_default().1.push(path);
             }
             self.update_mentions(number, &path, node, old_mentions.take());
-            self.next.files.insert(path.clone(), node.clone());
-            self.affected.insert(path.clone());
+            self.next.files.insert(path, node.clone());
+            self.affected.insert(path);
         } else {
             if let Some(old_mentions) = old_mentions.take() {
                 self.writer.forget_mentions(number, old_mentions);
@@ -267,7 +256,7 @@ impl<'w> Transaction<'w> {
             }
             self.writer.file_numbers.remove(&path);
             self.writer.file_paths.set(number as usize, None);
-            self.removed_numbers.insert(path.clone(), number);
+            self.removed_numbers.insert(path, number);
             self.writer.free_numbers.push(number);
         }
         // Which names and module keys now mean something else?
@@ -443,7 +432,7 @@ impl<'w> Transaction<'w> {
             .par_iter()
             .filter_map(|path| {
                 let node = graph.files.get(path)?;
-                Some((path.clone(), import_targets(graph, node)))
+                Some((*path, import_targets(graph, node)))
             })
             .collect();
         let mut walked_through: FxHashSet<Name> = self
@@ -579,12 +568,10 @@ impl<'w> Transaction<'w> {
         files
             .par_iter()
             .filter_map(|path| {
-                graph_ref.files.get(*path).map(|file| {
-                    (
-                        (*path).clone(),
-                        Resolver::new(graph_ref, file).resolve_bases(),
-                    )
-                })
+                graph_ref
+                    .files
+                    .get(*path)
+                    .map(|file| (*(*path), Resolver::new(graph_ref, file).resolve_bases()))
             })
             .collect()
     }
@@ -599,7 +586,7 @@ impl<'w> Transaction<'w> {
         let mut old_bases: FxHashMap<EntityId, FxHashSet<(EntityId, RelationKind)>> =
             FxHashMap::default();
         let mut contributors: FxHashSet<FilePath> = self.affected.clone();
-        contributors.extend(self.removed_edges.iter().map(|(path, _)| path.clone()));
+        contributors.extend(self.removed_edges.iter().map(|(path, _)| *path));
         let mut touched_children: FxHashSet<EntityId> = FxHashSet::default();
         for path in &contributors {
             let old_resolved = self
@@ -617,14 +604,14 @@ impl<'w> Transaction<'w> {
             if let Some(resolved) = old_resolved {
                 for edge in &resolved.edges {
                     if matches!(edge.kind, RelationKind::Extends | RelationKind::Implements) {
-                        touched_children.insert(edge.from.clone());
+                        touched_children.insert(edge.from);
                     }
                 }
             }
         }
         for (_, edges) in &phase_one {
             for (child, _, _, _) in edges {
-                touched_children.insert(child.clone());
+                touched_children.insert(*child);
             }
         }
         for child in &touched_children {
@@ -632,24 +619,18 @@ impl<'w> Transaction<'w> {
                 .next
                 .bases
                 .get(child)
-                .map(|bases| {
-                    bases
-                        .iter()
-                        .map(|(base, kind, _)| (base.clone(), *kind))
-                        .collect()
-                })
+                .map(|bases| bases.iter().map(|(base, kind, _)| (*base, *kind)).collect())
                 .unwrap_or_default();
-            old_bases.insert(child.clone(), set);
+            old_bases.insert(*child, set);
         }
         let mut new_contributions: FxHashMap<EntityId, Vec<(EntityId, RelationKind, FilePath)>> =
             FxHashMap::default();
         for (path, edges) in &phase_one {
             for (child, base, kind, _) in edges {
-                new_contributions.entry(child.clone()).or_default().push((
-                    base.clone(),
-                    *kind,
-                    path.clone(),
-                ));
+                new_contributions
+                    .entry(*child)
+                    .or_default()
+                    .push((*base, *kind, *path));
             }
         }
         for child in &touched_children {
@@ -674,10 +655,8 @@ impl<'w> Transaction<'w> {
             }
             next.sort();
             next.dedup();
-            let next_set: FxHashSet<(EntityId, RelationKind)> = next
-                .iter()
-                .map(|(base, kind, _)| (base.clone(), *kind))
-                .collect();
+            let next_set: FxHashSet<(EntityId, RelationKind)> =
+                next.iter().map(|(base, kind, _)| (*base, *kind)).collect();
             if old_bases.get(child) != Some(&next_set) {
                 // Everything that inherits from this type may now find other members.
                 let mut names = FxHashSet::default();
@@ -693,7 +672,7 @@ impl<'w> Transaction<'w> {
             if next.is_empty() {
                 self.next.bases.remove(child);
             } else {
-                self.next.bases.insert(child.clone(), next.into());
+                self.next.bases.insert(*child, next.into());
             }
         }
         self.based = self.started.elapsed();
@@ -714,7 +693,7 @@ impl<'w> Transaction<'w> {
             .into_iter()
             .filter(|(path, _)| !affected_set.contains(path) && self.next.files.contains_key(path))
             .collect();
-        partial.sort_by(|a, b| a.0.cmp(&b.0));
+        partial.sort_by_key(|a| a.0);
         let mut affected: Vec<FilePath> = affected_set
             .into_iter()
             .filter(|path| self.next.files.contains_key(path))
@@ -728,7 +707,7 @@ impl<'w> Transaction<'w> {
             .iter()
             .filter_map(|path| {
                 let packages = self.writer.recent_reachable(path, epoch)?;
-                Some((path.clone(), packages))
+                Some((*path, packages))
             })
             .collect();
         let swapped = &self.swapped;
@@ -756,7 +735,7 @@ impl<'w> Transaction<'w> {
                     };
                     let mut result = resolving.resolve_all(&bases);
                     result.shrink_to_fit();
-                    (path.clone(), result, kept(path, &resolving))
+                    (*path, result, kept(path, &resolving))
                 })
                 .collect();
             resolved.par_extend(partial.par_iter().map(|(path, (old, mentioned))| {
@@ -765,14 +744,14 @@ impl<'w> Transaction<'w> {
                 match resolving.resolve_changed(&old.summary, &old.resolved, mentioned) {
                     Some(mut result) => {
                         result.shrink_to_fit();
-                        (path.clone(), result, kept(path, &resolving))
+                        (*path, result, kept(path, &resolving))
                     }
                     None => {
                         let bases = Resolver::new(graph_ref, file).resolve_bases();
                         let resolving = resolver(path);
                         let mut result = resolving.resolve_all(&bases);
                         result.shrink_to_fit();
-                        (path.clone(), result, kept(path, &resolving))
+                        (*path, result, kept(path, &resolving))
                     }
                 }
             }));
@@ -781,8 +760,7 @@ impl<'w> Transaction<'w> {
         let mut resolved = Vec::with_capacity(results.len());
         for (path, result, reachable) in results {
             if let Some(packages) = reachable {
-                self.writer
-                    .remember_reachable(path.clone(), epoch, packages);
+                self.writer.remember_reachable(path, epoch, packages);
             }
             resolved.push((path, result));
         }
@@ -806,7 +784,7 @@ impl<'w> Transaction<'w> {
             if !old_by_path.contains_key(path)
                 && let Some(old) = self.writer.graph.files.get(path)
             {
-                old_by_path.insert(path.clone(), old.resolved.clone());
+                old_by_path.insert(*path, old.resolved.clone());
             }
         }
         let same_shape = |old: &Resolved, new: &Resolved| {
@@ -824,7 +802,7 @@ impl<'w> Transaction<'w> {
                     .get(path)
                     .is_some_and(|old| same_shape(old, result))
             })
-            .map(|(path, _)| path.clone())
+            .map(|(path, _)| *path)
             .collect();
         // What each re-resolved file read through inferred types, beyond its own mentions.
         for (path, result) in &resolved {
@@ -850,8 +828,7 @@ impl<'w> Transaction<'w> {
         // An edit's few files (no file removed, so no number reused): only the entities of
         // edges that changed place are re-indexed; the others' entries are what they were.
         let by_position = self.removed_numbers.is_empty() && resolved.len() <= RECENT_MENTIONS;
-        let resolved_paths: FxHashSet<FilePath> =
-            resolved.iter().map(|(path, _)| path.clone()).collect();
+        let resolved_paths: FxHashSet<FilePath> = resolved.iter().map(|(path, _)| *path).collect();
         for (path, old) in &old_by_path {
             if unchanged.contains(path) {
                 continue;
@@ -867,8 +844,8 @@ impl<'w> Transaction<'w> {
                 continue;
             }
             for edge in &old.edges {
-                incoming_add.entry(edge.to.clone()).or_default();
-                outgoing_add.entry(edge.from.clone()).or_default();
+                incoming_add.entry(edge.to).or_default();
+                outgoing_add.entry(edge.from).or_default();
             }
         }
         // The entities of the edges that changed place, in every file indexed by position;
@@ -960,12 +937,8 @@ fn moved_entities(
             continue;
         }
         for edge in before.into_iter().chain(after) {
-            if !incoming.contains_key(&edge.to) {
-                incoming.insert(edge.to.clone(), Vec::new());
-            }
-            if !outgoing.contains_key(&edge.from) {
-                outgoing.insert(edge.from.clone(), Vec::new());
-            }
+            incoming.entry(edge.to).or_default();
+            outgoing.entry(edge.from).or_default();
         }
     }
 }

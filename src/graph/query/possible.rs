@@ -57,8 +57,8 @@ pub struct PossibleCall {
 
 fn ambiguous_call(file: &FileNode, ambiguous: &AmbiguousRef) -> PossibleCall {
     PossibleCall {
-        from: ambiguous.from.clone(),
-        file: file.path.clone(),
+        from: ambiguous.from,
+        file: file.path,
         name: ambiguous.name,
         receiver: None,
         line: ambiguous.site.start.line + 1,
@@ -74,7 +74,7 @@ fn unresolved_candidates(graph: &Graph, name: &str) -> Vec<EntityId> {
         .iter()
         .filter(|entry| entry.kind.is_callable())
         .take(MAX_UNRESOLVED_CANDIDATES)
-        .map(|entry| entry.id.clone())
+        .map(|entry| entry.id)
         .collect()
 }
 
@@ -91,8 +91,8 @@ fn unresolved_call(
     }
     let reference = file.external_reference(external)?;
     Some(PossibleCall {
-        from: file.scope_entity(reference.scope).clone(),
-        file: file.path.clone(),
+        from: *file.scope_entity(reference.scope),
+        file: file.path,
         name: reference.name,
         receiver: reference.receiver,
         line: reference.span.start.line + 1,
@@ -120,9 +120,9 @@ impl LeftAsideIndex {
                 for candidate in &ambiguous.candidates {
                     index
                         .ambiguous
-                        .entry(candidate.clone())
+                        .entry(*candidate)
                         .or_default()
-                        .push((file.path.clone(), position as u32));
+                        .push((file.path, position as u32));
                 }
             }
             for (position, external) in file.resolved.external.iter().enumerate() {
@@ -134,7 +134,7 @@ impl LeftAsideIndex {
                         .unresolved
                         .entry(reference.name)
                         .or_default()
-                        .push((file.path.clone(), position as u32));
+                        .push((file.path, position as u32));
                 }
             }
         }
@@ -222,7 +222,7 @@ pub fn possible_caller_counts(graph: &Graph, path: &str) -> FxHashMap<EntityId, 
     };
     file.ids
         .iter()
-        .filter_map(|id| Some((id.clone(), index.ambiguous.get(id)?.len())))
+        .filter_map(|id| Some((*id, index.ambiguous.get(id)?.len())))
         .collect()
 }
 
@@ -252,8 +252,8 @@ fn inheriting_type(
         .filter(|entry| entry.file == file.path)
         .collect();
     match (here.as_slice(), types.as_slice()) {
-        ([only], _) => Some(only.id.clone()),
-        ([], [only]) => Some(only.id.clone()),
+        ([only], _) => Some(only.id),
+        ([], [only]) => Some(only.id),
         _ => None,
     }
 }
@@ -273,7 +273,7 @@ pub fn possible_implementations(graph: &Graph, id: &str) -> Vec<PossibleCall> {
             None => return Vec::new(),
         }
     } else {
-        (entity.id.clone(), None)
+        (entity.id, None)
     };
     let Some(base_name) = graph.entity(&base).map(|base| base.name) else {
         return Vec::new();
@@ -282,7 +282,7 @@ pub fn possible_implementations(graph: &Graph, id: &str) -> Vec<PossibleCall> {
         .named(&base_name)
         .iter()
         .filter(|entry| entry.kind.is_type() || entry.kind == EntityKind::Module)
-        .map(|entry| entry.id.clone())
+        .map(|entry| entry.id)
         .collect();
     let reason = if candidates.len() > 1 {
         LeftAside::Ambiguous
@@ -322,7 +322,7 @@ pub fn possible_implementations(graph: &Graph, id: &str) -> Vec<PossibleCall> {
             };
             found.push(PossibleCall {
                 from,
-                file: file.path.clone(),
+                file: file.path,
                 name: inherit.base,
                 receiver: None,
                 line: inherit.span.start.line + 1,

@@ -738,7 +738,7 @@ impl<'a> Resolver<'a> {
             };
             let def = &file.summary.defs[index as usize];
             if def.kind.is_type() {
-                values.push(Value::Instance(vec![target.clone()]));
+                values.push(Value::Instance(vec![*target]));
                 continue;
             }
             let Some(returns) = &def.returns else {
@@ -757,7 +757,7 @@ impl<'a> Resolver<'a> {
     /// A field's value: its declared type (or assigned value) in the type's own file, along the
     /// type's bases; a method of that name (a getter, a property) gives its return type.
     fn field_of_type(&self, type_id: &EntityId, field: &str, depth: u32) -> Value {
-        let mut level = vec![type_id.clone()];
+        let mut level = vec![*type_id];
         let mut seen: Vec<EntityId> = Vec::new();
         for _ in 0..6 {
             let mut next = Vec::new();
@@ -765,7 +765,7 @@ impl<'a> Resolver<'a> {
                 if seen.contains(&current) {
                     continue;
                 }
-                seen.push(current.clone());
+                seen.push(current);
                 let Some((file, Some(index))) = self.def_of(&current) else {
                     continue;
                 };
@@ -1166,7 +1166,7 @@ impl<'a> Resolver<'a> {
         ));
         self.foreign
             .borrow_mut()
-            .insert(file.path.clone(), resolver.clone());
+            .insert(file.path, resolver.clone());
         ResolverRef::Foreign(resolver)
     }
 }

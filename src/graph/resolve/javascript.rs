@@ -53,7 +53,7 @@ impl Resolver<'_> {
             for target in targets {
                 if target != from {
                     edges.push(Edge {
-                        from: from.clone(),
+                        from,
                         to: target,
                         kind: RelationKind::Implements,
                         resolution: Resolution::ReceiverType,
@@ -144,8 +144,8 @@ impl Resolver<'_> {
                     }
                     for found in self.foreign_import_files(file, position).iter() {
                         if !all.contains(found) {
-                            all.push(found.clone());
-                            next.push(found.clone());
+                            all.push(*found);
+                            next.push(*found);
                         }
                     }
                 }
@@ -195,7 +195,7 @@ impl Resolver<'_> {
                     && entry.owner.as_deref() == Some(object)
                     && files.contains(&entry.file)
             })
-            .map(|entry| entry.id.clone())
+            .map(|entry| entry.id)
             .collect()
     }
 }

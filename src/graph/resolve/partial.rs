@@ -147,8 +147,8 @@ impl Resolver<'_> {
         let from = self.scope_id(reference.scope);
         match outcome {
             Outcome::Edges(edges) => into.edges.extend(edges.iter().map(|edge| Edge {
-                from: from.clone(),
-                to: edge.to.clone(),
+                from,
+                to: edge.to,
                 kind: edge.kind,
                 resolution: edge.resolution,
                 site: Some(reference.span),

@@ -391,7 +391,7 @@ impl<'a> Resolver<'a> {
         let owned: Vec<EntityId> = candidates
             .iter()
             .filter(|entry| entry.owner.as_deref() == Some(primitive))
-            .map(|entry| entry.id.clone())
+            .map(|entry| entry.id)
             .collect();
         if !owned.is_empty() {
             return self.decide_members(owned);
@@ -413,7 +413,7 @@ impl<'a> Resolver<'a> {
                 .resolve_type_path(&trait_def.name, scope)
                 .contains(trait_id)
             {
-                declared.push(entry.id.clone());
+                declared.push(entry.id);
             }
         }
         self.decide_members(declared)
