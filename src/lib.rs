@@ -2,7 +2,9 @@
 //!
 //! # Code map
 //!
-//! - `model`    entity and relation kinds, resolution kinds, spans. No protocol types.
+//! - `model`    entity and relation kinds, resolution kinds, spans, and `Name` (`model/name.rs`):
+//!   the interned string every name, entity id and file path of summaries and the graph is
+//!   (eight bytes; each text stored once for the process, never freed). No protocol types.
 //! - `lang`     the language registry; `lang/queries/<language>/*.scm` hold all language knowledge
 //!   that is syntax (definitions, references, imports, inheritance), plus a few resolution facts;
 //!   `lang/file_class.rs` says what a file is for (production, test, fixture, example, generated,
@@ -16,7 +18,8 @@
 //!   in); `index/go.rs` the type a Go type switch's variable has in each case;
 //!   `index/rust_path.rs` the modules declared with `#[path]`, whose files
 //!   `graph/modules.rs` places in the declaring crate's module tree.
-//! - `graph`    the immutable graph snapshot, scope-based resolution (`graph/resolve.rs`) with
+//! - `graph`    the immutable graph snapshot (its indices are `graph/sharded.rs` maps: an `Arc`
+//!   of shards, each an `Arc`'d hash map, a write copying the shards it touches), scope-based resolution (`graph/resolve.rs`) with
 //!   receiver-type inference (`graph/resolve/infer.rs`: declared and assigned bindings,
 //!   constructors, return types, field chains; Rust's elements, patterns and generic bounds in
 //!   `graph/resolve/rust.rs`), the single writer's transaction

@@ -312,7 +312,7 @@ fn global_search_chooses_the_level_from_the_question() {
         "receipt refund migrations loader template engine email backend",
     ] {
         let options = SearchOptions::new(&graph, SearchScope::All, 1);
-        let best = index.search_with(question, &options).hits[0].id.clone();
+        let best = index.search_with(question, &options).hits[0].id;
         let answer =
             rag::global_search(&graph, &index, &found, question, &GlobalOptions::default());
         assert_eq!(answer.supporting_entities[0].entity.id, best, "{question}");

@@ -235,7 +235,7 @@ fn check_case(case: &Path) -> Vec<String> {
                         .defs
                         .iter()
                         .position(|def| def.name_span.start.line as usize == line_index)
-                        .map(|index| file.ids[index].clone());
+                        .map(|index| file.ids[index]);
                     let Some(id) =
                         named_here.or_else(|| target_on_line(graph, path, source, line_index))
                     else {
