@@ -47,9 +47,11 @@ enum Found {
 type KindFilter = fn(EntityKind) -> bool;
 
 /// (files, name, kind filter, depth) → what those files export under that name.
-type ExportedMemo = FxHashMap<(Vec<FilePath>, Name, usize, u32), Vec<EntityId>>;
+/// Memos are looked up by (key, name), the name last, as a `&str`: interning a name only to
+/// look it up would take the global table's lock for every lookup.
+type ExportedMemo = FxHashMap<(Vec<FilePath>, usize, u32), FxHashMap<Name, Vec<EntityId>>>;
 
-type MembersMemo = FxHashMap<(EntityId, Name, usize, bool), Vec<EntityId>>;
+type MembersMemo = FxHashMap<(EntityId, usize, bool), FxHashMap<Name, Vec<EntityId>>>;
 
 /// (file, import index) → the files that import names.
 type ForeignImports = FxHashMap<(FilePath, usize), Rc<Vec<FilePath>>>;
@@ -152,6 +154,11 @@ pub(crate) struct Resolver<'a> {
     /// The files each import names, index for index with `summary.imports`, found on first use
     /// (a foreign file's resolver may need none of them).
     import_files: RefCell<Vec<Option<Rc<Vec<FilePath>>>>>,
+    /// For an `#include`, its files and the sources beside them (`included_with_sources`),
+    /// index for index with `summary.imports`, found on first use: every name a C file does
+    /// not define itself reads them (a kernel file's hundreds of names times its dozens of
+    /// includes, each a search of the file map, were a sixth of the whole kernel's resolution).
+    included_files: RefCell<Vec<Option<Rc<Vec<FilePath>>>>>,
     foreign_imports: RefCell<ForeignImports>,
     /// The name each import binds, index for index with `summary.imports`.
     import_bindings: Vec<Option<Name>>,
@@ -173,7 +180,7 @@ pub(crate) struct Resolver<'a> {
     known_reachable: RefCell<Option<Reachable>>,
     walked: RefCell<Option<Reachable>>,
     /// Receiver values already inferred: (receiver, scope) → value.
-    values: RefCell<FxHashMap<(Name, Option<u32>), Value>>,
+    values: RefCell<FxHashMap<Option<u32>, FxHashMap<Name, Value>>>,
     owners: RefCell<FxHashMap<Name, Option<EntityId>>>,
     exported_memo: RefCell<ExportedMemo>,
     /// (type, member name, kind filter, along the bases) → what `member_lookup` found.
@@ -232,6 +239,7 @@ impl<'a> Resolver<'a> {
             children,
             owned,
             import_files: RefCell::new(vec![None; summary.imports.len()]),
+            included_files: RefCell::new(vec![None; summary.imports.len()]),
             without_bases: false,
             foreign_imports: RefCell::new(FxHashMap::default()),
             import_bindings: file.import_bindings.to_vec(),
@@ -477,12 +485,21 @@ impl<'a> Resolver<'a> {
         depth: u32,
     ) -> Vec<EntityId> {
         // Glob imports send every unresolved name of a file through the same re-export chains.
-        let key = (files.to_vec(), Name::new(name), filter as usize, depth);
-        if let Some(found) = self.exported_memo.borrow().get(&key) {
+        let key = (files.to_vec(), filter as usize, depth);
+        if let Some(found) = self
+            .exported_memo
+            .borrow()
+            .get(&key)
+            .and_then(|by_name| by_name.get(name))
+        {
             return found.clone();
         }
         let found = self.exported_by_files_uncached(files, name, filter, depth);
-        self.exported_memo.borrow_mut().insert(key, found.clone());
+        self.exported_memo
+            .borrow_mut()
+            .entry(key)
+            .or_default()
+            .insert(Name::new(name), found.clone());
         found
     }
 
@@ -667,12 +684,21 @@ impl<'a> Resolver<'a> {
         filter: KindFilter,
         with_bases: bool,
     ) -> Vec<EntityId> {
-        let key = (*type_id, Name::new(name), filter as usize, with_bases);
-        if let Some(found) = self.members_memo.borrow().get(&key) {
+        let key = (*type_id, filter as usize, with_bases);
+        if let Some(found) = self
+            .members_memo
+            .borrow()
+            .get(&key)
+            .and_then(|by_name| by_name.get(name))
+        {
             return found.clone();
         }
         let found = self.member_lookup_uncached(type_id, name, filter, with_bases);
-        self.members_memo.borrow_mut().insert(key, found.clone());
+        self.members_memo
+            .borrow_mut()
+            .entry(key)
+            .or_default()
+            .insert(Name::new(name), found.clone());
         found
     }
 
@@ -925,7 +951,16 @@ impl<'a> Resolver<'a> {
         Found::Nothing
     }
 
-    fn included_with_sources(&self, position: usize) -> Vec<FilePath> {
+    fn included_with_sources(&self, position: usize) -> Rc<Vec<FilePath>> {
+        if let Some(files) = &self.included_files.borrow()[position] {
+            return files.clone();
+        }
+        let files = Rc::new(self.find_included_with_sources(position));
+        self.included_files.borrow_mut()[position] = Some(files.clone());
+        files
+    }
+
+    fn find_included_with_sources(&self, position: usize) -> Vec<FilePath> {
         let mut files = self.import_files(position).to_vec();
         for header in self.import_files(position).iter().cloned() {
             let stem = match header.rfind('.') {
@@ -935,7 +970,7 @@ impl<'a> Resolver<'a> {
             for (path, _) in self
                 .graph
                 .files
-                .range::<_, FilePath>(FilePath::from(stem)..)
+                .range::<_, str>((std::ops::Bound::Included(stem), std::ops::Bound::Unbounded))
             {
                 if !path.starts_with(stem) {
                     break;
@@ -1048,13 +1083,21 @@ impl<'a> Resolver<'a> {
         let value = if path {
             self.path_value(receiver, scope)
         } else if depth == 0 && self.regional.is_empty() {
-            let key = (Name::new(receiver), scope);
-            let known = self.values.borrow().get(&key).cloned();
+            let known = self
+                .values
+                .borrow()
+                .get(&scope)
+                .and_then(|by_receiver| by_receiver.get(receiver))
+                .cloned();
             match known {
                 Some(value) => value,
                 None => {
                     let value = self.receiver_value(receiver, scope);
-                    self.values.borrow_mut().insert(key, value.clone());
+                    self.values
+                        .borrow_mut()
+                        .entry(scope)
+                        .or_default()
+                        .insert(Name::new(receiver), value.clone());
                     value
                 }
             }
