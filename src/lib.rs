@@ -125,7 +125,8 @@
 //!   it, whose stamp (device, inode, length, modification and change times) equals the
 //!   settled stamp the cache recorded: one taken before the read whose content the cache
 //!   holds, both times at least `stamp::SETTLE` old then (`DiskStamp::settled`), under the
-//!   same C/C++ header setting. `GraphWriter::load` numbers the loaded files in path order,
+//!   same C/C++ header setting. The cache writes each distinct name once (its meta record's
+//!   table) and the file records as indices into it (`model::NameCodec`). `GraphWriter::load` numbers the loaded files in path order,
 //!   so their edge references need no sort.
 
 pub mod analysis;

@@ -7,6 +7,7 @@ use std::fmt;
 
 mod name;
 pub use name::Name;
+pub(crate) use name::{NameCodec, with_codec};
 
 /// What kind of code entity a definition is. The names are the wire names of the API reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -26,19 +26,18 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::model::Name;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::aliases::ModuleAliases;
 use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, FilePath, Resolved, assign_ids};
 use crate::index::FileSummary;
-use crate::model::{FileClass, RelationKind, Resolution, Span};
+use crate::model::{FileClass, Name, NameCodec, RelationKind, Resolution, Span, with_codec};
 use crate::world::stamp::DiskStamp;
 
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning, or the layout
 /// (magic, format, blake3 of the body, body) changes.
-const FORMAT: u32 = 15;
+const FORMAT: u32 = 16;
 /// Magic, format, checksum.
 const HEADER: usize = 8 + 4 + 32;
 /// A cache larger than this is not read (a repository of a million small files stays far below).
@@ -143,6 +142,9 @@ struct CacheMeta {
     aliases: ModuleAliases,
     cpp_headers: bool,
     files: u32,
+    /// Every distinct name the file records hold, which write each name as its index here
+    /// (`model::NameCodec`): a load interns each text once.
+    names: Vec<String>,
 }
 
 fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
@@ -423,9 +425,20 @@ fn decode(bytes: &[u8]) -> Result<Loaded, String> {
             meta.files
         ));
     }
+    let names: Arc<[Name]> = meta
+        .names
+        .par_iter()
+        .map(Name::new)
+        .collect::<Vec<_>>()
+        .into();
     let files = records
         .into_par_iter()
-        .map(postcard::from_bytes::<StoredFile>)
+        .map(|record| {
+            with_codec(NameCodec::Decode(names.clone()), || {
+                postcard::from_bytes::<StoredFile>(record)
+            })
+            .0
+        })
         .collect::<Result<Vec<_>, _>>()
         .map_err(|error| format!("corrupt ({error})"))?;
     Ok(Loaded {
@@ -499,14 +512,43 @@ fn try_save(
             Err(error) => return Err(error),
         }
     }
+    let count = files.len() as u32;
+    let files = compact(files);
+    // The names the records hold: each record serialised once only to collect them.
+    let mut names: Vec<Name> = files
+        .par_iter()
+        .map(|file| {
+            let (encoded, codec) = with_codec(NameCodec::Collect(FxHashSet::default()), || {
+                postcard::to_allocvec(file)
+            });
+            encoded.map(|_| match codec {
+                NameCodec::Collect(names) => names,
+                _ => FxHashSet::default(),
+            })
+        })
+        .try_reduce(FxHashSet::default, |mut left, right| {
+            left.extend(right);
+            Ok(left)
+        })
+        .map_err(std::io::Error::other)?
+        .into_iter()
+        .collect();
+    names.sort();
+    let table: Arc<FxHashMap<Name, u32>> = Arc::new(
+        names
+            .iter()
+            .enumerate()
+            .map(|(index, name)| (*name, index as u32))
+            .collect(),
+    );
     let meta = postcard::to_allocvec(&CacheMeta {
         crate_version: env!("CARGO_PKG_VERSION").to_string(),
         aliases: aliases.clone(),
         cpp_headers,
-        files: files.len() as u32,
+        files: count,
+        names: names.iter().map(|name| name.to_string()).collect(),
     })
     .map_err(std::io::Error::other)?;
-    let files = compact(files);
     let target = cache_file(directory);
     let temporary = directory.join(format!(
         "index.bin.{}.{}.tmp",
@@ -531,7 +573,12 @@ fn try_save(
         for slice in files.chunks(512) {
             let records = slice
                 .par_iter()
-                .map(postcard::to_allocvec)
+                .map(|file| {
+                    with_codec(NameCodec::Encode(table.clone()), || {
+                        postcard::to_allocvec(file)
+                    })
+                    .0
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(std::io::Error::other)?;
             for record in &records {
