@@ -1477,6 +1477,16 @@ impl<'a> Resolver<'a> {
 
     /// Phase two: every edge whose reference is in this file.
     pub(crate) fn resolve_all(&self, bases: &[BaseEdge]) -> Resolved {
+        self.resolve_all_knowing(bases, None)
+    }
+
+    /// The same, given the file's [`mentions`] when the caller has them (the writer does for
+    /// the file being edited): they are computed otherwise.
+    pub(crate) fn resolve_all_knowing(
+        &self,
+        bases: &[BaseEdge],
+        mentioned: Option<&Mentions>,
+    ) -> Resolved {
         let mut resolved = Resolved::default();
         let summary = self.summary;
         // Containment, and members defined outside their type.
@@ -1567,7 +1577,10 @@ impl<'a> Resolver<'a> {
             push_targets(&mut targets, &self.import_files(position));
         }
         resolved.import_targets = targets.into();
-        self.record_extras(&mut resolved);
+        match mentioned {
+            Some(mentioned) => self.record_extras_beyond(&mut resolved, mentioned),
+            None => self.record_extras(&mut resolved),
+        }
         resolved
     }
 
@@ -1948,6 +1961,14 @@ pub(crate) fn mentions(
     path: &str,
     summary: &FileSummary,
 ) -> (Vec<Name>, Vec<Name>) {
+    (
+        mentioned_names(summary),
+        mentioned_modules(aliases, path, summary),
+    )
+}
+
+/// The names of a file's [`mentions`], sorted and without repeats.
+pub(crate) fn mentioned_names(summary: &FileSummary) -> Vec<Name> {
     let mut names: FxHashSet<Name> = FxHashSet::default();
     let split_into = |text: &str, names: &mut FxHashSet<Name>| {
         for part in text.split(|character: char| {
@@ -1958,11 +1979,16 @@ pub(crate) fn mentions(
             }
         }
     };
+    // Receivers repeat (`self.parser`, `Self::`): each distinct one is split once.
+    let mut receivers: FxHashSet<Name> = FxHashSet::default();
     for reference in &summary.refs {
         names.insert(reference.name);
-        if let Some(receiver) = &reference.receiver {
-            split_into(receiver, &mut names);
+        if let Some(receiver) = reference.receiver {
+            receivers.insert(receiver);
         }
+    }
+    for receiver in receivers {
+        split_into(&receiver, &mut names);
     }
     for import in &summary.imports {
         split_into(&import.path, &mut names);
@@ -1987,6 +2013,30 @@ pub(crate) fn mentions(
             names.insert(*owner);
         }
     }
+    let mut names: Vec<Name> = names.into_iter().collect();
+    names.sort();
+    names
+}
+
+/// The receivers that are paths (`ArgAction::Set`), each once: besides the imports, what the
+/// module keys of a file's [`mentions`] come from.
+pub(crate) fn path_receivers(summary: &FileSummary) -> FxHashSet<Name> {
+    summary
+        .refs
+        .iter()
+        .filter_map(|reference| reference.receiver)
+        .filter(|receiver| receiver.contains("::"))
+        .collect()
+}
+
+/// The module keys of a file's [`mentions`], sorted and without repeats: a function of the
+/// aliases, the path, the language, the imports (not where they are) and the
+/// [`path_receivers`] alone.
+pub(crate) fn mentioned_modules(
+    aliases: &ModuleAliases,
+    path: &str,
+    summary: &FileSummary,
+) -> Vec<Name> {
     let mut modules: Vec<Name> = Vec::new();
     for import in &summary.imports {
         modules.extend(import_keys(aliases, path, summary, import));
@@ -2003,16 +2053,9 @@ pub(crate) fn mentions(
             modules.extend(import_keys(aliases, path, summary, &sub));
         }
     }
-    // Path receivers repeat (`Self::`, `ArgAction::Set`): each is looked up once.
-    let path_receivers: FxHashSet<&Name> = summary
-        .refs
-        .iter()
-        .filter_map(|reference| reference.receiver.as_ref())
-        .filter(|receiver| receiver.contains("::"))
-        .collect();
-    for receiver in path_receivers {
+    for receiver in path_receivers(summary) {
         let import = Import {
-            path: *receiver,
+            path: receiver,
             name: None,
             alias: None,
             wildcard: false,
@@ -2021,9 +2064,7 @@ pub(crate) fn mentions(
         };
         modules.extend(import_keys(aliases, path, summary, &import));
     }
-    let mut names: Vec<Name> = names.into_iter().collect();
-    names.sort();
     modules.sort();
     modules.dedup();
-    (names, modules)
+    modules
 }

@@ -17,10 +17,11 @@ use super::{
 };
 use crate::graph::modules::{module_keys, package_key};
 use crate::graph::resolve::{
-    BaseEdge, Mentions, Reachable, Resolver, import_targets, is_walk_key, mentions,
-    names_in_packages, walk_key, walk_reachable,
+    BaseEdge, Mentions, Reachable, Resolver, import_targets, is_walk_key, mentioned_names,
+    mentions, names_in_packages, path_receivers, walk_key, walk_reachable,
 };
 use crate::graph::{EdgeRef, EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
+use crate::index::FileSummary;
 use crate::model::RelationKind;
 
 /// A walker's new walk and the packages it gained or lost; `None` where it must be resolved.
@@ -44,6 +45,8 @@ pub(super) struct Transaction<'w> {
     module_changes: FxHashMap<Name, (Vec<FilePath>, Vec<FilePath>)>,
     /// Files to re-resolve.
     affected: FxHashSet<FilePath>,
+    /// The mentions of the files this transaction swapped, when it had few (an edit's).
+    new_mentions: FxHashMap<FilePath, Arc<Mentions>>,
     /// Files whose reachable-packages walk passed through a file whose import targets changed:
     /// unless something else widens them in, they walk again (`walk_again`).
     walkers: FxHashSet<FilePath>,
@@ -82,6 +85,7 @@ impl<'w> Transaction<'w> {
             name_changes: FxHashMap::default(),
             module_changes: FxHashMap::default(),
             affected: FxHashSet::default(),
+            new_mentions: FxHashMap::default(),
             walkers: FxHashSet::default(),
             partial: FxHashMap::default(),
             imports_changed: false,
@@ -155,7 +159,8 @@ impl<'w> Transaction<'w> {
             let node = moved_node(old, content.expect("matched as Some"), &self.next.aliases);
             let number = self.writer.number_of(&path);
             let old_mentions = self.old_mentions(old);
-            let new_mentions = self.update_mentions(number, &path, &node, Some(old_mentions));
+            let new_mentions =
+                self.update_mentions(number, &path, &node, Some(old_mentions), Some(&old.summary));
             self.partial.insert(path, (old.clone(), new_mentions));
             self.next.files.insert(path, Arc::new(node));
             return;
@@ -238,7 +243,13 @@ impl<'w> Transaction<'w> {
             for key in &new_keys {
                 self.module_changes.entry(*key).or_default().1.push(path);
             }
-            self.update_mentions(number, &path, node, old_mentions.take());
+            self.update_mentions(
+                number,
+                &path,
+                node,
+                old_mentions.take(),
+                old.as_ref().map(|old| &*old.summary),
+            );
             self.next.files.insert(path, node.clone());
             self.affected.insert(path);
         } else {
@@ -313,13 +324,25 @@ impl<'w> Transaction<'w> {
         path: &FilePath,
         node: &crate::graph::FileNode,
         old_mentions: Option<Mentions>,
+        old_summary: Option<&FileSummary>,
     ) -> Arc<Mentions> {
         if !self.writer.mentions_built {
             // A first full index (see `GraphWriter::prepare_changes`): nothing to update, and
             // nothing reads what this returns (no file had an old node to edit).
             return Arc::default();
         }
-        let new_mentions = mentions(&self.next.aliases, &node.path, &node.summary);
+        // The module keys cost most (each import's keys, in several spellings): an edit that
+        // kept the imports and the path receivers keeps them.
+        let new_mentions = match (&old_mentions, old_summary) {
+            (Some((_, old_modules)), Some(old_summary))
+                if old_summary.language == node.summary.language
+                    && same_imports(&old_summary.imports, &node.summary.imports)
+                    && path_receivers(old_summary) == path_receivers(&node.summary) =>
+            {
+                (mentioned_names(&node.summary), old_modules.clone())
+            }
+            _ => mentions(&self.next.aliases, &node.path, &node.summary),
+        };
         match old_mentions {
             Some(old_mentions) if old_mentions == new_mentions => {}
             Some(old_mentions) => {
@@ -331,6 +354,7 @@ impl<'w> Transaction<'w> {
         }
         let new_mentions = Arc::new(new_mentions);
         if self.report.updated_files <= RECENT_MENTIONS {
+            self.new_mentions.insert(*path, new_mentions.clone());
             self.writer.remember_mentions(
                 path,
                 &node.summary,
@@ -711,6 +735,7 @@ impl<'w> Transaction<'w> {
             })
             .collect();
         let swapped = &self.swapped;
+        let mentioned = &self.new_mentions;
         let kept = |path: &FilePath, resolver: &Resolver<'_>| {
             swapped
                 .contains(path)
@@ -733,7 +758,8 @@ impl<'w> Transaction<'w> {
                         // Widened in by a base change: its own bases did not change.
                         None => Resolver::new(graph_ref, file).resolve_bases(),
                     };
-                    let mut result = resolving.resolve_all(&bases);
+                    let mut result =
+                        resolving.resolve_all_knowing(&bases, mentioned.get(path).map(|m| &**m));
                     result.shrink_to_fit();
                     (*path, result, kept(path, &resolving))
                 })
