@@ -173,7 +173,7 @@ fn subset(
 }
 
 /// User plus system time of this process, all threads.
-fn cpu_time() -> Duration {
+pub fn cpu_time() -> Duration {
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
         return Duration::ZERO;
     };
@@ -288,6 +288,64 @@ fn measure(directory: &Path) -> Value {
     })
 }
 
+/// The query latencies alone on `directory`'s graph, loaded from its cache in the workspace
+/// (indexed and cached first if it has none), with the slowest inputs: what to look at when a
+/// p99 misses.
+pub fn queries(directory: &Path) {
+    let started = Instant::now();
+    let world = World::open(directory, WorldConfig::default()).expect("corpus opens");
+    let report = world.index(false, &|_, _| {});
+    let graph = world.snapshot();
+    println!(
+        "graph: {} files ({} parsed, {} from the cache) in {:.1} s",
+        report.files,
+        report.parsed,
+        report.from_cache,
+        started.elapsed().as_secs_f64()
+    );
+    let slowest = |mut timed: Vec<(Duration, String, usize)>| {
+        timed.sort_by_key(|entry| std::cmp::Reverse(entry.0));
+        timed
+            .iter()
+            .take(3)
+            .map(|(time, input, count)| {
+                format!(
+                    "{input} ({count} results, {:.2} ms)",
+                    time.as_secs_f64() * 1000.0
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    // Twice each: the first symbol search of a revision builds its name list.
+    for round in ["first", "again"] {
+        let mut timed = Vec::new();
+        for query in symbol_queries(&graph) {
+            let started = Instant::now();
+            let found = codegraph::graph::query::symbols(&graph, &query, 100).len();
+            timed.push((started.elapsed(), query, found));
+        }
+        let (p50, p99) = percentiles(timed.iter().map(|(time, ..)| *time).collect());
+        println!(
+            "workspace/symbol ({round}): p50 {p50:.2} ms, p99 {p99:.2} ms; slowest {}",
+            slowest(timed)
+        );
+    }
+    for round in ["first", "again"] {
+        let mut timed = Vec::new();
+        for id in entities_with_callers(&graph, 200) {
+            let started = Instant::now();
+            let found = codegraph::graph::query::callers(&graph, &id).len();
+            timed.push((started.elapsed(), id, found));
+        }
+        let (p50, p99) = percentiles(timed.iter().map(|(time, ..)| *time).collect());
+        println!(
+            "callers ({round}): p50 {p50:.2} ms, p99 {p99:.2} ms; slowest {}",
+            slowest(timed)
+        );
+    }
+}
+
 /// 20 varied queries: names of the graph, their prefixes and humps, a nonsense word.
 fn symbol_queries(graph: &codegraph::graph::Graph) -> Vec<String> {
     let names = graph.names();
@@ -324,17 +382,23 @@ fn entities_with_callers(graph: &codegraph::graph::Graph, count: usize) -> Vec<S
 
 /// p50 and p99 of `work` over `inputs`, in milliseconds.
 fn latencies(inputs: Vec<String>, work: impl Fn(&str)) -> (f64, f64) {
-    if inputs.is_empty() {
+    percentiles(
+        inputs
+            .iter()
+            .map(|input| {
+                let started = Instant::now();
+                work(input);
+                started.elapsed()
+            })
+            .collect(),
+    )
+}
+
+/// p50 and p99 of some durations, in milliseconds.
+fn percentiles(mut times: Vec<Duration>) -> (f64, f64) {
+    if times.is_empty() {
         return (0.0, 0.0);
     }
-    let mut times: Vec<Duration> = inputs
-        .iter()
-        .map(|input| {
-            let started = Instant::now();
-            work(input);
-            started.elapsed()
-        })
-        .collect();
     times.sort();
     let at = |fraction: f64| {
         let index = ((times.len() as f64 * fraction) as usize).min(times.len() - 1);

@@ -35,8 +35,10 @@ impl Name {
 }
 
 impl Default for Name {
+    /// The empty name, interned once (a summary's default fields ask for it often).
     fn default() -> Name {
-        Name::new("")
+        static EMPTY: std::sync::OnceLock<Name> = std::sync::OnceLock::new();
+        *EMPTY.get_or_init(|| Name::new(""))
     }
 }
 

@@ -147,7 +147,8 @@ struct CacheMeta {
     names: Vec<String>,
 }
 
-fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
+/// Where each entity of the files being saved is: its [`StoredId`].
+fn stored_positions(files: &[SavedFile<'_>]) -> FxHashMap<EntityId, StoredId> {
     let mut positions: FxHashMap<EntityId, StoredId> = FxHashMap::default();
     for (position, file) in files.iter().enumerate() {
         positions.insert(EntityId::from(file.path), (position as u32, MODULE));
@@ -155,67 +156,71 @@ fn compact(files: Vec<SavedFile<'_>>) -> Vec<StoredFileRef<'_>> {
             positions.insert(*id, (position as u32, index as u32));
         }
     }
+    positions
+}
+
+/// One file as written: its resolution's ids as [`StoredId`]s. Made when the file is
+/// encoded, and dropped once it is, so that the whole cache's compact form is never in memory.
+fn compact<'a>(
+    file: &SavedFile<'a>,
+    positions: &FxHashMap<EntityId, StoredId>,
+) -> StoredFileRef<'a> {
     let stored_id = |id: &EntityId| positions.get(id).copied();
-    files
-        .into_iter()
-        .map(|file| {
-            // A resolution naming an entity outside the cached files is dropped whole; the
-            // warm start then resolves again.
-            let resolved = file.resolved.and_then(|resolved| {
-                let edges = resolved
-                    .edges
+    // A resolution naming an entity outside the cached files is dropped whole; the
+    // warm start then resolves again.
+    let resolved = file.resolved.and_then(|resolved| {
+        let edges = resolved
+            .edges
+            .iter()
+            .map(|edge| {
+                Some((
+                    stored_id(&edge.from)?,
+                    stored_id(&edge.to)?,
+                    edge.kind,
+                    edge.resolution,
+                    edge.site,
+                ))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let ambiguous = resolved
+            .ambiguous
+            .iter()
+            .map(|item| {
+                let candidates = item
+                    .candidates
                     .iter()
-                    .map(|edge| {
-                        Some((
-                            stored_id(&edge.from)?,
-                            stored_id(&edge.to)?,
-                            edge.kind,
-                            edge.resolution,
-                            edge.site,
-                        ))
-                    })
+                    .map(stored_id)
                     .collect::<Option<Vec<_>>>()?;
-                let ambiguous = resolved
-                    .ambiguous
-                    .iter()
-                    .map(|item| {
-                        let candidates = item
-                            .candidates
-                            .iter()
-                            .map(stored_id)
-                            .collect::<Option<Vec<_>>>()?;
-                        Some((stored_id(&item.from)?, item.name, item.site, candidates))
-                    })
-                    .collect::<Option<Vec<_>>>()?;
-                let external = resolved
-                    .external
-                    .iter()
-                    .map(|item| (item.reference, item.module))
-                    .collect();
-                let import_targets = resolved
-                    .import_targets
-                    .iter()
-                    .map(|path| stored_id(path).map(|(position, _)| position))
-                    .collect::<Option<Vec<_>>>()?;
-                Some(StoredResolved {
-                    import_targets,
-                    edges,
-                    ambiguous,
-                    external,
-                    extra_names: resolved.extra_names.clone(),
-                    extra_modules: resolved.extra_modules.clone(),
-                    reachable: resolved.reachable,
-                })
-            });
-            StoredFileRef {
-                path: file.path,
-                hash: file.hash,
-                summary: file.summary,
-                resolved,
-                unread: file.unread,
-            }
+                Some((stored_id(&item.from)?, item.name, item.site, candidates))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let external = resolved
+            .external
+            .iter()
+            .map(|item| (item.reference, item.module))
+            .collect();
+        let import_targets = resolved
+            .import_targets
+            .iter()
+            .map(|path| stored_id(path).map(|(position, _)| position))
+            .collect::<Option<Vec<_>>>()?;
+        Some(StoredResolved {
+            import_targets,
+            edges,
+            ambiguous,
+            external,
+            extra_names: resolved.extra_names.clone(),
+            extra_modules: resolved.extra_modules.clone(),
+            reachable: resolved.reachable,
         })
-        .collect()
+    });
+    StoredFileRef {
+        path: file.path,
+        hash: file.hash,
+        summary: file.summary,
+        resolved,
+        unread: file.unread,
+    }
 }
 
 fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
@@ -513,15 +518,17 @@ fn try_save(
         }
     }
     let count = files.len() as u32;
-    let files = compact(files);
-    // The names the records hold: each record serialised once only to collect them.
+    let positions = stored_positions(&files);
+    // The names the records hold: each record is made and walked once only to collect them
+    // (into no bytes), then again to be written.
     let mut names: Vec<Name> = files
         .par_iter()
         .map(|file| {
-            let (encoded, codec) = with_codec(NameCodec::Collect(FxHashSet::default()), || {
-                postcard::to_allocvec(file)
+            let stored = compact(file, &positions);
+            let (walked, codec) = with_codec(NameCodec::Collect(FxHashSet::default()), || {
+                postcard::serialize_with_flavor::<_, _, ()>(&stored, Discard)
             });
-            encoded.map(|_| match codec {
+            walked.map(|()| match codec {
                 NameCodec::Collect(names) => names,
                 _ => FxHashSet::default(),
             })
@@ -574,8 +581,9 @@ fn try_save(
             let records = slice
                 .par_iter()
                 .map(|file| {
+                    let stored = compact(file, &positions);
                     with_codec(NameCodec::Encode(table.clone()), || {
-                        postcard::to_allocvec(file)
+                        postcard::to_allocvec(&stored)
                     })
                     .0
                 })
@@ -600,6 +608,26 @@ fn try_save(
         let _ = std::fs::remove_file(&temporary);
     }
     written
+}
+
+/// A postcard output that keeps no bytes: serialising into it only walks the value (the save's
+/// first pass, which collects the names).
+struct Discard;
+
+impl postcard::ser_flavors::Flavor for Discard {
+    type Output = ();
+
+    fn try_push(&mut self, _: u8) -> postcard::Result<()> {
+        Ok(())
+    }
+
+    fn try_extend(&mut self, _: &[u8]) -> postcard::Result<()> {
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<()> {
+        Ok(())
+    }
 }
 
 /// Writes one length-prefixed record ([`record`] reads it back).
