@@ -235,6 +235,19 @@ pub struct Graph {
 pub struct NameList {
     pub names: Box<[Name]>,
     pub masks: Box<[u32]>,
+    /// The names' texts one after another, and where each ends: a search reads them in order
+    /// from one block, where following each name's pointer to the interned table cost a cache
+    /// miss per name (most of a short query's time on the kernel's 1.6 M names).
+    pub text: Box<str>,
+    pub ends: Box<[usize]>,
+}
+
+impl NameList {
+    /// The text of name `index`, from the one block.
+    pub fn text_of(&self, index: usize) -> &str {
+        let start = if index == 0 { 0 } else { self.ends[index - 1] };
+        &self.text[start..self.ends[index]]
+    }
 }
 
 /// Which characters a text holds, ASCII case folded: bits 0–25 the letters, 26 any digit, 27
@@ -326,7 +339,20 @@ impl Graph {
         self.names_cache.get_or_init(|| {
             let names: Box<[Name]> = self.by_name.keys().cloned().collect();
             let masks = names.iter().map(|name| letter_mask(name)).collect();
-            NameList { names, masks }
+            let mut text = String::with_capacity(names.iter().map(|name| name.len()).sum());
+            let ends = names
+                .iter()
+                .map(|name| {
+                    text.push_str(name);
+                    text.len()
+                })
+                .collect();
+            NameList {
+                names,
+                masks,
+                text: text.into_boxed_str(),
+                ends,
+            }
         })
     }
 

@@ -369,15 +369,24 @@ fn symbol_queries(graph: &codegraph::graph::Graph) -> Vec<String> {
 }
 
 fn entities_with_callers(graph: &codegraph::graph::Graph, count: usize) -> Vec<String> {
-    let mut targets: Vec<String> = graph
+    // Interned ids, not a `String` per edge: freeing millions of small strings just before the
+    // measurement made glibc consolidate its free lists inside the first query timed (60 ms
+    // of `malloc_consolidate` in one call on the kernel), a cost of the benchmark, not of the
+    // query.
+    let mut targets: Vec<codegraph::graph::EntityId> = graph
         .all_edges()
         .filter(|edge| edge.kind == codegraph::model::RelationKind::Calls)
-        .map(|edge| edge.to.to_string())
+        .map(|edge| edge.to)
         .collect();
     targets.sort();
     targets.dedup();
     let step = (targets.len() / count).max(1);
-    targets.into_iter().step_by(step).take(count).collect()
+    targets
+        .into_iter()
+        .step_by(step)
+        .take(count)
+        .map(|id| id.to_string())
+        .collect()
 }
 
 /// p50 and p99 of `work` over `inputs`, in milliseconds.

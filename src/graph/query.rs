@@ -1009,8 +1009,11 @@ fn ascii_match_score(query: &[u8], query_lower: &[u8], name: &[u8]) -> Option<f6
     // Every kind of match is also a case-insensitive subsequence: most names fail this first.
     let mut position = 0;
     for &byte in name {
-        if position < query_lower.len() && query_lower[position] == byte.to_ascii_lowercase() {
+        if query_lower[position] == byte.to_ascii_lowercase() {
             position += 1;
+            if position == query_lower.len() {
+                break;
+            }
         }
     }
     if position < query_lower.len() {
@@ -1060,16 +1063,8 @@ fn ascii_match_score(query: &[u8], query_lower: &[u8], name: &[u8]) -> Option<f6
     {
         return Some(0.6 - length_penalty);
     }
-    let mut position = 0;
-    for &byte in name {
-        if position < query_lower.len() && query_lower[position] == byte.to_ascii_lowercase() {
-            position += 1;
-        }
-    }
-    if position == query_lower.len() {
-        return Some(0.4 - length_penalty);
-    }
-    None
+    // A subsequence, as found first.
+    Some(0.4 - length_penalty)
 }
 
 fn unicode_match_score(query: &str, name: &str) -> Option<f64> {
@@ -1149,33 +1144,59 @@ pub fn symbols<'a>(graph: &'a Graph, query: &str, limit: usize) -> Vec<SymbolMat
     let query_lower = query.to_ascii_lowercase().into_bytes();
     let list = graph.name_list();
     let query_mask = super::letter_mask(query);
+    let query_ascii = query.is_ascii();
     let flag = crate::cancel::current();
     // Most names are rejected by their mask alone; the rest are scored. A large graph's names
     // are scanned on every core, a slice at a time (the order of `scored` does not matter: it
     // is sorted by score, length and name below).
-    let scan = |(names, masks): (&'a [Name], &[u32])| {
+    let order = |left: &(f64, &str), right: &(f64, &str)| {
+        right
+            .0
+            .total_cmp(&left.0)
+            .then_with(|| left.1.len().cmp(&right.1.len()))
+            .then_with(|| left.1.cmp(right.1))
+    };
+    // Only the best names can contribute `limit` entities: each slice keeps its best
+    // `limit + 1` (ties broken by length and text, as the final order), not every match.
+    let keep = limit.max(1) + 1;
+    let prune = |scored: &mut Vec<(f64, &str)>| {
+        if scored.len() > keep {
+            scored.select_nth_unstable_by(keep - 1, order);
+            scored.truncate(keep);
+        }
+    };
+    let scan = |slice: std::ops::Range<usize>| {
         // The request's flag, checked on whichever thread scans the slice.
         if let Some(flag) = &flag {
             flag.checkpoint();
         }
         let mut scored: Vec<(f64, &'a str)> = Vec::new();
-        for (name, &mask) in names.iter().zip(masks) {
-            if !super::may_match(query_mask, mask) {
+        for index in slice {
+            if !super::may_match(query_mask, list.masks[index]) {
                 continue;
             }
-            let score = if query.is_ascii() && name.is_ascii() {
+            let name = list.text_of(index);
+            // The mask says whether the name is ASCII, without reading it again.
+            let ascii = list.masks[index] & super::NON_ASCII == 0;
+            let score = if query_ascii && ascii {
                 ascii_match_score(query.as_bytes(), &query_lower, name.as_bytes())
             } else {
                 unicode_match_score(query, name)
             };
             if let Some(score) = score {
-                scored.push((score, name.as_str()));
+                scored.push((score, name));
+                if scored.len() >= 4 * keep {
+                    prune(&mut scored);
+                }
             }
         }
+        prune(&mut scored);
         scored
     };
     const SLICE: usize = 4096;
-    let slices = list.names.chunks(SLICE).zip(list.masks.chunks(SLICE));
+    let slices = (0..list.names.len())
+        .step_by(SLICE)
+        .map(|start| start..(start + SLICE).min(list.names.len()));
     let mut scored: Vec<(f64, &str)> = if list.names.len() > 16 * SLICE {
         slices
             .collect::<Vec<_>>()
@@ -1185,18 +1206,7 @@ pub fn symbols<'a>(graph: &'a Graph, query: &str, limit: usize) -> Vec<SymbolMat
     } else {
         slices.flat_map(scan).collect()
     };
-    let order = |left: &(f64, &str), right: &(f64, &str)| {
-        right
-            .0
-            .total_cmp(&left.0)
-            .then_with(|| left.1.len().cmp(&right.1.len()))
-            .then_with(|| left.1.cmp(right.1))
-    };
-    // Only the best names can contribute `limit` entities: select them before sorting.
-    if scored.len() > limit.max(1) {
-        scored.select_nth_unstable_by(limit.max(1), order);
-        scored.truncate(limit.max(1) + 1);
-    }
+    prune(&mut scored);
     scored.sort_by(order);
     let mut matches = Vec::new();
     for (score, name) in scored {
