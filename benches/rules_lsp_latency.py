@@ -2,7 +2,8 @@
 """Edit -> textDocument/diagnostic latency through the real server (`codegraph lsp --stdio`) over pipes.
 
 usage: benches/rules_lsp_latency.py BINARY ROOT FILE ITERATIONS
-       (ROOT holds .codegraph/rules.toml with a rule forbidding django/db/** -> django/http/**;
+       (ROOT holds .codegraph/rules.toml with a rule named orm-knows-no-http forbidding
+        django/db/** -> django/http/**;
         FILE is under django/db/). With a fifth argument METHOD (e.g. textDocument/documentSymbol)
         the same edits are followed by METHOD instead, unchecked: the floor.
 """
