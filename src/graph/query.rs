@@ -1003,6 +1003,19 @@ pub fn match_score(query: &str, name: &str) -> Option<f64> {
 /// [`match_score`] for ASCII text without allocating: it runs once per name in the workspace
 /// for every `workspace/symbol` request.
 fn ascii_match_score(query: &[u8], query_lower: &[u8], name: &[u8]) -> Option<f64> {
+    ascii_match_score_above(query, query_lower, name, f64::NEG_INFINITY)
+}
+
+/// [`ascii_match_score`], or `None` as soon as the score is known to be below `floor`: each
+/// tier's scores lie below the tier before it (prefix matches above 0.75, word starts in 0.6 to
+/// 0.7, substrings in 0.5 to 0.6, subsequences at most 0.4), so a search that already holds
+/// enough better names skips the costly tiers.
+fn ascii_match_score_above(
+    query: &[u8],
+    query_lower: &[u8],
+    name: &[u8],
+    floor: f64,
+) -> Option<f64> {
     if query.is_empty() {
         return Some(0.1);
     }
@@ -1033,6 +1046,9 @@ fn ascii_match_score(query: &[u8], query_lower: &[u8], name: &[u8]) -> Option<f6
     if name.len() >= query.len() && name[..query.len()].eq_ignore_ascii_case(query) {
         return Some(0.85 - length_penalty);
     }
+    if floor > 0.7 {
+        return None;
+    }
     // Word starts: `AuthService` has `A`, `S`; `auth_service` has `a`, `s`.
     let mut matched = 0;
     let mut starts = 0;
@@ -1056,6 +1072,9 @@ fn ascii_match_score(query: &[u8], query_lower: &[u8], name: &[u8]) -> Option<f6
     if matched == query_lower.len() && query.len() <= starts {
         return Some(0.7 - length_penalty);
     }
+    if floor > 0.6 {
+        return None;
+    }
     if name.len() >= query.len()
         && name
             .windows(query.len())
@@ -1064,7 +1083,7 @@ fn ascii_match_score(query: &[u8], query_lower: &[u8], name: &[u8]) -> Option<f6
         return Some(0.6 - length_penalty);
     }
     // A subsequence, as found first.
-    Some(0.4 - length_penalty)
+    Some(0.4 - length_penalty).filter(|score| *score >= floor)
 }
 
 fn unicode_match_score(query: &str, name: &str) -> Option<f64> {
@@ -1156,7 +1175,7 @@ pub fn symbols<'a>(graph: &'a Graph, query: &str, limit: usize) -> Vec<SymbolMat
             .then_with(|| left.1.len().cmp(&right.1.len()))
             .then_with(|| left.1.cmp(right.1))
     };
-    // Only the best names can contribute `limit` entities: each slice keeps its best
+    // Only the best names can contribute `limit` entities: each thread keeps its best
     // `limit + 1` (ties broken by length and text, as the final order), not every match.
     let keep = limit.max(1) + 1;
     let prune = |scored: &mut Vec<(f64, &str)>| {
@@ -1165,12 +1184,25 @@ pub fn symbols<'a>(graph: &'a Graph, query: &str, limit: usize) -> Vec<SymbolMat
             scored.truncate(keep);
         }
     };
-    let scan = |slice: std::ops::Range<usize>| {
+    // The lowest score among `keep` names already found: a name scoring below it cannot be
+    // among the best `keep` of all (their order is by score first).
+    let floor_of = |scored: &[(f64, &str)]| {
+        if scored.len() >= keep {
+            scored
+                .iter()
+                .map(|(score, _)| *score)
+                .fold(f64::INFINITY, f64::min)
+        } else {
+            f64::NEG_INFINITY
+        }
+    };
+    // Scans one slice into a thread's running best names.
+    let scan = |mut scored: Vec<(f64, &'a str)>, slice: std::ops::Range<usize>| {
         // The request's flag, checked on whichever thread scans the slice.
         if let Some(flag) = &flag {
             flag.checkpoint();
         }
-        let mut scored: Vec<(f64, &'a str)> = Vec::new();
+        let mut floor = floor_of(&scored);
         for index in slice {
             if !super::may_match(query_mask, list.masks[index]) {
                 continue;
@@ -1179,7 +1211,7 @@ pub fn symbols<'a>(graph: &'a Graph, query: &str, limit: usize) -> Vec<SymbolMat
             // The mask says whether the name is ASCII, without reading it again.
             let ascii = list.masks[index] & super::NON_ASCII == 0;
             let score = if query_ascii && ascii {
-                ascii_match_score(query.as_bytes(), &query_lower, name.as_bytes())
+                ascii_match_score_above(query.as_bytes(), &query_lower, name.as_bytes(), floor)
             } else {
                 unicode_match_score(query, name)
             };
@@ -1187,6 +1219,7 @@ pub fn symbols<'a>(graph: &'a Graph, query: &str, limit: usize) -> Vec<SymbolMat
                 scored.push((score, name));
                 if scored.len() >= 4 * keep {
                     prune(&mut scored);
+                    floor = floor_of(&scored);
                 }
             }
         }
@@ -1201,10 +1234,14 @@ pub fn symbols<'a>(graph: &'a Graph, query: &str, limit: usize) -> Vec<SymbolMat
         slices
             .collect::<Vec<_>>()
             .into_par_iter()
-            .flat_map_iter(scan)
-            .collect()
+            .fold(Vec::new, scan)
+            .reduce(Vec::new, |mut left, right| {
+                left.extend(right);
+                prune(&mut left);
+                left
+            })
     } else {
-        slices.flat_map(scan).collect()
+        slices.fold(Vec::new(), scan)
     };
     prune(&mut scored);
     scored.sort_by(order);
@@ -1274,15 +1311,29 @@ mod tests {
         ];
         for name in names {
             for query in queries {
+                let full = ascii_match_score(
+                    query.as_bytes(),
+                    query.to_ascii_lowercase().as_bytes(),
+                    name.as_bytes(),
+                );
                 assert_eq!(
-                    ascii_match_score(
-                        query.as_bytes(),
-                        query.to_ascii_lowercase().as_bytes(),
-                        name.as_bytes()
-                    ),
+                    full,
                     unicode_match_score(query, name),
                     "{query:?} against {name:?}"
                 );
+                // Given a floor, a score at or above it is the same; one below may be skipped.
+                for floor in [0.3, 0.45, 0.55, 0.65, 0.75, 0.9, 1.0] {
+                    let above = ascii_match_score_above(
+                        query.as_bytes(),
+                        query.to_ascii_lowercase().as_bytes(),
+                        name.as_bytes(),
+                        floor,
+                    );
+                    match full {
+                        Some(score) if score >= floor => assert_eq!(above, full),
+                        _ => assert!(above.is_none() || above == full, "{query:?} {name:?}"),
+                    }
+                }
             }
         }
     }
