@@ -678,14 +678,16 @@ impl Graph {
 /// Sorts edge references in the order readers see an entity's edges in: by file path, then by
 /// position in the file (not by file number, which depends on the order files were added).
 pub(crate) fn sort_edge_refs(refs: &mut [EdgeRef], paths: &imbl::Vector<Option<FilePath>>) {
-    let path_of = |edge_ref: &EdgeRef| {
-        paths
-            .get(edge_ref.file as usize)
-            .and_then(|path| path.as_deref())
-    };
-    refs.sort_by(|left, right| {
-        path_of(left)
-            .cmp(&path_of(right))
-            .then(left.index.cmp(&right.index))
-    });
+    refs.sort_by(|left, right| edge_ref_key(left, paths).cmp(&edge_ref_key(right, paths)));
+}
+
+/// What [`sort_edge_refs`] orders by: the file's path, then the position in the file.
+pub(crate) fn edge_ref_key<'p>(
+    edge_ref: &EdgeRef,
+    paths: &'p imbl::Vector<Option<FilePath>>,
+) -> (Option<&'p str>, u32) {
+    let path = paths
+        .get(edge_ref.file as usize)
+        .and_then(|path| path.as_deref());
+    (path, edge_ref.index)
 }

@@ -431,6 +431,34 @@ impl GraphWriter {
         }
     }
 
+    /// Which of `candidates` mention one of `names`: [`Self::add_mentioning`] asked of a few
+    /// files, without collecting every file that mentions a common method name.
+    fn mentioning_among(
+        &self,
+        names: &FxHashSet<Name>,
+        candidates: &[FilePath],
+    ) -> FxHashSet<FilePath> {
+        let wanted: FxHashMap<u32, FilePath> = candidates
+            .iter()
+            .filter_map(|path| Some((*self.file_numbers.get(path)?, *path)))
+            .collect();
+        let mut found = FxHashSet::default();
+        if wanted.is_empty() {
+            return found;
+        }
+        for name in names {
+            for number in self.name_mentions.files(name) {
+                if let Some(path) = wanted.get(number) {
+                    found.insert(*path);
+                    if found.len() == wanted.len() {
+                        return found;
+                    }
+                }
+            }
+        }
+        found
+    }
+
     /// The names of a type and of every type that inherits from it, transitively.
     fn collect_descendant_names(
         &self,
@@ -692,7 +720,7 @@ fn reindex(
     replaced: &FxHashSet<u32>,
     paths: &imbl::Vector<Option<FilePath>>,
 ) {
-    for (id, added) in additions {
+    for (id, mut added) in additions {
         let mut next: Vec<EdgeRef> = index
             .get(&id)
             .map(|refs| {
@@ -702,11 +730,27 @@ fn reindex(
                     .collect()
             })
             .unwrap_or_default();
-        next.extend(added);
+        if added.len() <= 8 {
+            // An edit's few entries join a sorted list: each finds its place by a binary
+            // search instead of the whole list being sorted again (its every element a path
+            // looked up), and the list stays sorted.
+            super::sort_edge_refs(&mut added, paths);
+            let mut start = 0;
+            for edge_ref in added {
+                let key = super::edge_ref_key(&edge_ref, paths);
+                let place = start
+                    + next[start..]
+                        .partition_point(|existing| super::edge_ref_key(existing, paths) < key);
+                next.insert(place, edge_ref);
+                start = place + 1;
+            }
+        } else {
+            next.extend(added);
+            super::sort_edge_refs(&mut next, paths);
+        }
         if next.is_empty() {
             index.remove(&id);
         } else {
-            super::sort_edge_refs(&mut next, paths);
             index.insert(id, next.into());
         }
     }

@@ -135,7 +135,8 @@ impl Recorder {
 /// walk that found them read (its resolution depends on them).
 #[derive(Clone, Debug)]
 pub(crate) struct Reachable {
-    packages: FxHashSet<String>,
+    /// Each a prefix of an interned path.
+    packages: FxHashSet<&'static str>,
     /// `walk_key` of every file whose import targets the walk read, sorted.
     modules: Vec<Name>,
 }
@@ -174,7 +175,7 @@ pub(crate) struct Resolver<'a> {
     /// Resolvers of other files, for types and return types declared there.
     foreign: RefCell<FxHashMap<FilePath, Rc<Resolver<'a>>>>,
     /// The packages the file's imports reach, computed on the first unique-name guess.
-    reachable_packages: RefCell<Option<FxHashSet<String>>>,
+    reachable_packages: RefCell<Option<FxHashSet<&'static str>>>,
     /// The same, known from an earlier resolution of the file (`knowing_reachable`), and as
     /// this resolver found or took them (`reachable`).
     known_reachable: RefCell<Option<Reachable>>,
@@ -1264,7 +1265,7 @@ impl<'a> Resolver<'a> {
             *self.walked.borrow_mut() = Some(known);
         }
         if self.reachable_packages.borrow().is_none() {
-            let known = walk_reachable(self.graph, self.file);
+            let known = walk_reachable(self.graph, self.file, true);
             for key in &known.modules {
                 self.recorder.module(key);
             }
@@ -1825,9 +1826,9 @@ fn is_identifier(text: &str) -> bool {
 
 /// The packages a file's imports reach within three hops (at most 400 files), following each
 /// file's import targets as its last resolution found them, and `walk_key` of every file whose
-/// targets it read.
-pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode) -> Reachable {
-    let mut packages: FxHashSet<String> = FxHashSet::default();
+/// targets it read (with `keys`; without, an old walk compared with a new one, none).
+pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode, keys: bool) -> Reachable {
+    let mut packages: FxHashSet<&'static str> = FxHashSet::default();
     let mut modules: Vec<Name> = Vec::new();
     let mut seen: FxHashSet<FilePath> = FxHashSet::default();
     let mut frontier: Vec<FilePath> = vec![start.path];
@@ -1839,12 +1840,12 @@ pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode) -> Reachable {
                 continue;
             };
             // Its own targets change only with what re-resolves the file itself.
-            if hop > 0 {
+            if hop > 0 && keys {
                 modules.push(walk_key(&path));
             }
             for found in file.resolved.import_targets.iter() {
                 if seen.len() < 400 && seen.insert(*found) {
-                    packages.insert(package_of(start.language, found).to_string());
+                    packages.insert(package_of(start.language, found.as_str()));
                     next.push(*found);
                 }
             }
@@ -1880,9 +1881,27 @@ pub(crate) fn names_in_packages(
         packages.iter().map(|(language, _)| *language).collect();
     languages.sort_by_key(|language| language.name());
     languages.dedup();
+    // A package is a prefix of its files' paths, and the files are ordered by path: only the
+    // files under some package's prefix are read (a prefix under another is read with it).
+    let mut prefixes: Vec<&str> = packages
+        .iter()
+        .map(|(_, package)| package.as_str())
+        .collect();
+    prefixes.sort_unstable();
+    prefixes.dedup_by(|later, earlier| later.starts_with(*earlier));
     let mut names = FxHashSet::default();
     let mut key = (crate::lang::Language::Python, String::new());
-    for file in graph.files.values() {
+    let under = prefixes.iter().flat_map(|prefix| {
+        graph
+            .files
+            .range::<_, str>((
+                std::ops::Bound::Included(*prefix),
+                std::ops::Bound::Unbounded,
+            ))
+            .take_while(move |(path, _)| path.starts_with(prefix))
+            .map(|(_, file)| file)
+    });
+    for file in under {
         let inside = languages.iter().any(|language| {
             key.0 = *language;
             key.1.clear();
@@ -1913,9 +1932,10 @@ fn push_targets(targets: &mut Vec<FilePath>, files: &[FilePath]) {
 
 impl Reachable {
     /// The packages one walk reaches and the other does not.
-    pub(crate) fn changed_packages<'r>(&'r self, other: &'r Reachable) -> Vec<&'r String> {
+    pub(crate) fn changed_packages(&self, other: &Reachable) -> Vec<&'static str> {
         self.packages
             .symmetric_difference(&other.packages)
+            .copied()
             .collect()
     }
 
@@ -1925,7 +1945,7 @@ impl Reachable {
 
     /// A fingerprint of the packages (`Resolved::reachable`): equal sets, equal fingerprints.
     pub(crate) fn fingerprint(&self) -> u64 {
-        let mut packages: Vec<&String> = self.packages.iter().collect();
+        let mut packages: Vec<&str> = self.packages.iter().copied().collect();
         packages.sort();
         let mut hasher = rustc_hash::FxHasher::default();
         std::hash::Hash::hash(&packages, &mut hasher);

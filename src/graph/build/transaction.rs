@@ -25,7 +25,7 @@ use crate::index::FileSummary;
 use crate::model::RelationKind;
 
 /// A walker's new walk and the packages it gained or lost; `None` where it must be resolved.
-type WalkedAgain = (Reachable, Vec<String>);
+type WalkedAgain = (Reachable, Vec<&'static str>);
 
 /// A file of the reference-level path: its old node, and its new mentions.
 type PartialFile = (Arc<crate::graph::FileNode>, Arc<Mentions>);
@@ -519,16 +519,12 @@ impl<'w> Transaction<'w> {
                 if partial.contains_key(&path) || node.resolved.reachable == 0 {
                     return (path, None);
                 }
-                let old_walk = walk_reachable(before, old_node);
-                let walk = walk_reachable(graph, node);
+                let old_walk = walk_reachable(before, old_node, false);
+                let walk = walk_reachable(graph, node, true);
                 if old_walk.fingerprint() != node.resolved.reachable {
                     return (path, None);
                 }
-                let changed: Vec<String> = walk
-                    .changed_packages(&old_walk)
-                    .into_iter()
-                    .cloned()
-                    .collect();
+                let changed: Vec<&'static str> = walk.changed_packages(&old_walk);
                 (path, Some((walk, changed)))
             })
             .collect();
@@ -541,7 +537,7 @@ impl<'w> Transaction<'w> {
                 Some(
                     changed
                         .iter()
-                        .map(move |package| (language, package.clone())),
+                        .map(move |package| (language, package.to_string())),
                 )
             })
             .flatten()
@@ -549,8 +545,17 @@ impl<'w> Transaction<'w> {
         let mut mentioning: FxHashSet<FilePath> = FxHashSet::default();
         if !changed_packages.is_empty() {
             let names = names_in_packages(graph, &changed_packages);
-            self.writer
-                .add_mentioning(graph, &names, &FxHashSet::default(), &mut mentioning);
+            // Only whether these walkers mention one matters, not every file that does.
+            let candidates: Vec<FilePath> = checked
+                .iter()
+                .filter(|(_, walked)| {
+                    walked
+                        .as_ref()
+                        .is_some_and(|(_, changed)| !changed.is_empty())
+                })
+                .map(|(path, _)| *path)
+                .collect();
+            mentioning = self.writer.mentioning_among(&names, &candidates);
         }
         let mut kept = Vec::new();
         for (path, walked) in checked {
