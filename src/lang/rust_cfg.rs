@@ -15,31 +15,42 @@ use tree_sitter::Node;
 /// siblings and a handful of attributes); a range inside another is left out.
 pub fn disabled_ranges(root: Node<'_>, text: &str) -> Vec<std::ops::Range<u32>> {
     let mut ranges: Vec<std::ops::Range<u32>> = Vec::new();
+    let mut cursor = root.walk();
     for (at, _) in text.match_indices("#[cfg") {
-        let Some(attribute) = root
-            .descendant_for_byte_range(at, at + 1)
-            .and_then(|node| {
-                std::iter::successors(Some(node), |node| node.parent())
-                    .find(|node| node.kind() == "attribute_item")
-            })
-            .filter(|attribute| attribute.start_byte() == at && in_item_list(*attribute, root))
-        else {
+        // One descent with a cursor, which knows each node's parent: a node's `parent()` and
+        // `next_named_sibling()` each search down from the root again, and a big `impl`'s
+        // body has thousands of children.
+        cursor.reset(root);
+        let mut path = vec![root];
+        while cursor.goto_first_child_for_byte(at).is_some() && cursor.node().start_byte() <= at {
+            path.push(cursor.node());
+        }
+        let Some(depth) = path.iter().rposition(|node| node.kind() == "attribute_item") else {
             continue;
         };
+        let attribute = path[depth];
+        if attribute.start_byte() != at || !in_item_list(&path[..=depth]) {
+            continue;
+        }
         let source = text.get(attribute.byte_range()).unwrap_or("");
         if cfg_predicate(source).is_none_or(|predicate| evaluate(predicate) != Some(false)) {
             continue;
         }
         // The item it applies to: the next sibling that is neither an attribute nor a comment.
-        let item = std::iter::successors(attribute.next_named_sibling(), |node| {
-            node.next_named_sibling()
-        })
-        .find(|node| {
-            !matches!(
-                node.kind(),
-                "attribute_item" | "line_comment" | "block_comment"
-            )
-        });
+        while cursor.node().id() != attribute.id() && cursor.goto_parent() {}
+        let mut item = None;
+        while cursor.goto_next_sibling() {
+            let node = cursor.node();
+            if node.is_named()
+                && !matches!(
+                    node.kind(),
+                    "attribute_item" | "line_comment" | "block_comment"
+                )
+            {
+                item = Some(node);
+                break;
+            }
+        }
         if let Some(item) = item {
             ranges.push(item.start_byte() as u32..item.end_byte() as u32);
         }
@@ -54,20 +65,19 @@ pub fn disabled_ranges(root: Node<'_>, text: &str) -> Vec<std::ops::Range<u32>> 
     outermost
 }
 
-/// Whether a node is among the items of the file or of a `mod`, `impl` or `trait` body, those
-/// bodies themselves among such items.
-fn in_item_list(node: Node<'_>, root: Node<'_>) -> bool {
-    let mut current = node;
+/// Whether the last node of `path` (from the root down to it) is among the items of the file
+/// or of a `mod`, `impl` or `trait` body, those bodies themselves among such items.
+fn in_item_list(path: &[Node<'_>]) -> bool {
+    let mut at = path.len() - 1;
     loop {
-        let Some(list) = current.parent() else {
-            return false;
-        };
-        if list.id() == root.id() {
+        // The list holding `path[at]`, and the list's owner.
+        if at == 1 {
             return true;
         }
-        let Some(owner) = list.parent() else {
+        if at < 2 {
             return false;
-        };
+        }
+        let (list, owner) = (path[at - 1], path[at - 2]);
         let is_body = matches!(owner.kind(), "mod_item" | "impl_item" | "trait_item")
             && owner
                 .child_by_field_name("body")
@@ -75,7 +85,7 @@ fn in_item_list(node: Node<'_>, root: Node<'_>) -> bool {
         if !is_body {
             return false;
         }
-        current = owner;
+        at -= 2;
     }
 }
 
