@@ -582,8 +582,8 @@ pub fn reextract(
 
 /// The bytes to re-read for an edit of `dirty`: the top-level nodes it touches, widened by the
 /// comments next to them and one more node on each side (a definition's doc comment, patterns
-/// that look at a neighbouring statement), from the end of the node before to the start of the
-/// node after. An edit strictly inside the body of one container (an `impl`, a class, a module:
+/// that look at a neighbouring statement; before it, not a container, whose captures an edit
+/// after it cannot change), from the end of the node before to the start of the node after. An edit strictly inside the body of one container (an `impl`, a class, a module:
 /// a `body` that is a declaration list) narrows to the members of that body it touches, and so
 /// on down: typing in one method of a 5,000-line `impl` re-reads that method, not the `impl`.
 /// The containers around the region keep their captures ([`Captures::shift`] stretches them).
@@ -622,7 +622,12 @@ fn reread_region(
         while first > 0 && children[first - 1].kind().contains("comment") {
             first -= 1;
         }
-        first = first.saturating_sub(1);
+        // One more node before, unless it is a container (an `impl`, a class, a module): the
+        // captures of what comes after do not depend on it, and a container before a small
+        // edited item (a function after a 4,000-line `impl`) is most of the file.
+        if first > 0 && container_body(children[first - 1]).is_none() {
+            first -= 1;
+        }
         let mut last = last;
         while last + 1 < children.len() && children[last + 1].kind().contains("comment") {
             last += 1;
@@ -1994,6 +1999,24 @@ fn collect_syntax_errors(root: Node<'_>, problems: &mut Vec<Problem>) {
 #[cfg(test)]
 mod tests {
     use super::without_arguments;
+
+    /// An edit re-reads its item and the nodes next to it, but not a container before it (a
+    /// function after a long `impl`), and re-reads a container after it (an attribute edited
+    /// above an `impl` may change it).
+    #[test]
+    fn the_reread_region_skips_a_container_before_the_edit() {
+        let text =
+            "struct S;\nimpl S {\n    fn a() {}\n    fn b() {}\n}\nfn f() { g(); }\nfn h() {}\n";
+        let tree = crate::syntax::parse(crate::lang::Language::Rust, text, None).expect("parses");
+        let at = |needle: &str| text.find(needle).expect("in the text");
+        let region = super::reread_region(tree.root_node(), at("g()")..at("g()") + 1, text.len());
+        assert_eq!(&text[region], "\nfn f() { g(); }\nfn h() {}\n");
+        let before = "struct S;\nfn f() { g(); }\nimpl S {\n    fn a() {}\n}\n";
+        let tree = crate::syntax::parse(crate::lang::Language::Rust, before, None).expect("parses");
+        let g = before.find("g()").expect("in the text");
+        let region = super::reread_region(tree.root_node(), g..g + 1, before.len());
+        assert_eq!(&before[region], before);
+    }
 
     #[test]
     fn long_values_keep_their_calls_without_arguments() {

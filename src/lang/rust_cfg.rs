@@ -25,7 +25,10 @@ pub fn disabled_ranges(root: Node<'_>, text: &str) -> Vec<std::ops::Range<u32>> 
         while cursor.goto_first_child_for_byte(at).is_some() && cursor.node().start_byte() <= at {
             path.push(cursor.node());
         }
-        let Some(depth) = path.iter().rposition(|node| node.kind() == "attribute_item") else {
+        let Some(depth) = path
+            .iter()
+            .rposition(|node| node.kind() == "attribute_item")
+        else {
             continue;
         };
         let attribute = path[depth];
