@@ -97,6 +97,13 @@ impl Buffer {
         }
     }
 
+    /// The summary of this very text, when the caller has it (the graph's, for a document
+    /// opened as it is on disk): [`Buffer::content`] then extracts nothing.
+    pub fn knowing_summary(mut self, summary: Option<Arc<crate::index::FileSummary>>) -> Buffer {
+        self.summary = summary;
+        self
+    }
+
     pub fn version(&self) -> i32 {
         self.version
     }
