@@ -714,18 +714,18 @@ impl World {
         let language = crate::lang::header_language(Path::new(relative), &text, self.cpp_headers())
             .unwrap_or(language);
         let path = FilePath::from(relative);
-        let mut state = self.state.lock();
         // A document opened as it is on disk (the usual case) keeps the summary the graph has:
-        // nothing is parsed or extracted again until its first edit.
+        // nothing is parsed or extracted again until its first edit. (The same bytes in the same
+        // language give the same summary, whatever changed in the graph since.)
         let hash: [u8; 32] = blake3::hash(text.as_bytes()).into();
-        let known = state
-            .writer
-            .graph()
+        let known = self
+            .snapshot()
             .file(relative)
             .filter(|node| node.hash == hash && node.summary.language == language)
             .map(|node| node.summary.clone());
         let buffer = Buffer::new(language, version, text).knowing_summary(known);
         let content = buffer.content(relative);
+        let mut state = self.state.lock();
         self.disk.open(&path);
         state.buffers.insert(path, buffer);
         self.publish(
