@@ -583,7 +583,8 @@ pub fn reextract(
 /// The bytes to re-read for an edit of `dirty`: the top-level nodes it touches, widened by the
 /// comments next to them and one more node on each side (a definition's doc comment, patterns
 /// that look at a neighbouring statement; before it, not a container, whose captures an edit
-/// after it cannot change), from the end of the node before to the start of the node after. An edit strictly inside the body of one container (an `impl`, a class, a module:
+/// after it cannot change), from the end of the node before to the start of the node after.
+/// An edit strictly inside the body of one container (an `impl`, a class, a module:
 /// a `body` that is a declaration list) narrows to the members of that body it touches, and so
 /// on down: typing in one method of a 5,000-line `impl` re-reads that method, not the `impl`.
 /// The containers around the region keep their captures ([`Captures::shift`] stretches them).
