@@ -28,7 +28,8 @@
 //!   files, `GraphWriter::prepare_changes`, which servers call after their initial index and
 //!   one-shot commands never do; an edit that only moved text keeps its old
 //!   resolution, moved to the new sites, `graph/build/moved.rs`, and one that changed only
-//!   references resolves only those, `graph/resolve/partial.rs`; the packages an edited
+//!   references, or only renamed functions, resolves only those references (and the renamed
+//!   functions' own), `graph/resolve/partial.rs`; the packages an edited
 //!   file's imports reach are kept while the writer's imports epoch holds), and the queries every door shares
 //!   (callers, callees, implementations, symbols, ...; Go's implicit interfaces by method sets
 //!   and the references left aside, ambiguous or unresolved (`graph/query/possible.rs`), are

@@ -680,6 +680,62 @@ fn deleting_any_line_of_a_resolution_case_equals_a_full_rebuild() {
     }
 }
 
+/// Typing at the end of a definition's name, and nowhere else (for a function or a method, the
+/// writer's rename path: only the renamed definitions leave and enter the indices, and unless
+/// the file mentions an old or a new name only its references inside them are resolved
+/// again), for every definition of every file of every resolution case, then deleting what was
+/// typed: after each edit the graph equals a full rebuild.
+#[test]
+fn renaming_any_definition_of_a_resolution_case_equals_a_full_rebuild() {
+    use codegraph::model::EntityKind;
+    let mut renamed = 0;
+    for case in crate::resolution::case_files() {
+        let name = format!("resolution/{}", case.file_name().unwrap().to_string_lossy());
+        let texts = fixture_texts(&name);
+        let mut writer = indexed(&texts);
+        for (path, text) in &texts {
+            let summary = writer.graph().file(path).expect("indexed").summary.clone();
+            for def in &summary.defs {
+                let at = def.name_span.end_byte as usize;
+                let edited = format!("{}Zq{}", &text[..at], &text[at..]);
+                for step in [&edited, text] {
+                    let mut current = texts.clone();
+                    current.insert(path.clone(), step.clone());
+                    writer.apply(vec![update(path, Some(step))]);
+                    let problems = writer.graph().index_problems();
+                    assert!(
+                        problems.is_empty(),
+                        "{name}: {path}, {} renamed: {problems:#?}",
+                        def.name
+                    );
+                    let (incremental, full) = (writer.graph().dump(), full_build(&current));
+                    if incremental != full {
+                        let incremental: std::collections::BTreeSet<&str> =
+                            incremental.lines().collect();
+                        let full: std::collections::BTreeSet<&str> = full.lines().collect();
+                        panic!(
+                            "{name}: {path}, {} renamed{}:\nonly incremental: {:#?}\nonly full: {:#?}",
+                            def.name,
+                            if std::ptr::eq(step, text) {
+                                " and back"
+                            } else {
+                                ""
+                            },
+                            incremental.difference(&full).collect::<Vec<_>>(),
+                            full.difference(&incremental).collect::<Vec<_>>()
+                        );
+                    }
+                }
+                renamed += usize::from(matches!(
+                    def.kind,
+                    EntityKind::Function | EntityKind::Method
+                ));
+            }
+        }
+    }
+    assert!(renamed > 100, "only {renamed} functions renamed");
+}
+
 /// Edits that only move text (an empty line at the top, in the middle, at the end of every file
 /// of every fixture and resolution case, one after the other) take the writer's position-only
 /// path; the graph still equals a full rebuild, positions included.

@@ -13,6 +13,7 @@
 use super::{FileContent, ModuleAliases, published_class};
 use crate::graph::{FileNode, Resolved};
 use crate::index::{Binding, BindingKind, Def, FileSummary, Import, Inherit, Ref};
+use crate::model::EntityKind;
 use std::sync::Arc;
 
 /// The node of a file whose new summary differs from `old`'s only in positions
@@ -70,6 +71,56 @@ pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
 /// patterns name every field, so a field added to a summary type must be placed here, on one
 /// side or the other.
 pub(super) fn same_frame(old: &FileSummary, new: &FileSummary) -> bool {
+    frame_alike(old, new, true)
+}
+
+/// The definitions an edit renamed, when it changed nothing else of the frame (definitions'
+/// names and, through them, ids aside, the two summaries are [`same_frame`]): the indices of
+/// the definitions whose id changed (a renamed function and whatever is nested in it), given
+/// the new ids. `None` when no name changed, or when a renamed definition is something other
+/// files' resolution reads besides its name and id: a type (its members' visibility and
+/// lookups go by its name), a module (its module keys), the child of a base, or a JavaScript
+/// object literal's function (found among its type's members by name). Then the file takes
+/// the full path.
+///
+/// Why only the renamed ones matter: apart from its references, what a file's resolution reads
+/// of its own definitions it reads by name (`Resolver::resolve_name`, which records the name),
+/// so a rename changes the outcome of a reference outside the renamed definitions only if the
+/// file mentions one of the names that changed, and then the writer widens the whole file in.
+pub(super) fn renamed_definitions(
+    old: &FileNode,
+    new: &FileSummary,
+    new_ids: &[crate::graph::EntityId],
+) -> Option<Vec<u32>> {
+    if !frame_alike(&old.summary, new, false) || old.ids.len() != new_ids.len() {
+        return None;
+    }
+    let family = crate::graph::modules::family;
+    let javascript = family(new.language) == family(crate::lang::Language::JavaScript);
+    let mut renamed = Vec::new();
+    for (index, (def, (old_id, new_id))) in
+        new.defs.iter().zip(old.ids.iter().zip(new_ids)).enumerate()
+    {
+        if old_id == new_id && def.name == old.summary.defs[index].name {
+            continue;
+        }
+        let index = index as u32;
+        let reads_more = !matches!(def.kind, EntityKind::Function | EntityKind::Method)
+            || (javascript && def.owner.is_some())
+            || new
+                .inherits
+                .iter()
+                .any(|inherit| inherit.child == Some(index));
+        if reads_more {
+            return None;
+        }
+        renamed.push(index);
+    }
+    (!renamed.is_empty()).then_some(renamed)
+}
+
+/// [`same_frame`], or with `names` false the same but for the definitions' names.
+fn frame_alike(old: &FileSummary, new: &FileSummary, names: bool) -> bool {
     let FileSummary {
         language,
         package,
@@ -125,10 +176,12 @@ pub(super) fn same_frame(old: &FileSummary, new: &FileSummary) -> bool {
             *kind == new.kind
                 && *implements == new.implements
                 && *arrow == new.arrow
-                && *name == new.name
+                && (!names || *name == new.name)
                 && *parent == new.parent
                 && *owner == new.owner
-                && *signature == new.signature
+                // (The head of a renamed definition holds its name; only a lookup of the name
+                // reads it.)
+                && (*signature == new.signature || (!names && *name != new.name))
                 && *returns == new.returns
                 && *disabled == new.disabled
         })

@@ -10,10 +10,12 @@ use crate::model::Name;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::moved::{moved_node, relocated, same_but_positions, same_frame, same_imports};
+use super::moved::{
+    moved_node, relocated, renamed_definitions, same_but_positions, same_frame, same_imports,
+};
 use super::{
     ApplyReport, FileContent, GraphWriter, RECENT_MENTIONS, exports, imports_change, index_edges,
-    module_signature, name_entry, new_node, reindex,
+    module_signature, name_entry, new_node, node_with_ids, reindex,
 };
 use crate::graph::modules::{module_keys, package_key};
 use crate::graph::resolve::{
@@ -165,6 +167,20 @@ impl<'w> Transaction<'w> {
             self.next.files.insert(path, Arc::new(node));
             return;
         }
+        // An edit that renamed functions and changed nothing else of the frame (typing a
+        // definition's name): the renamed definitions' entities, name entries and names change,
+        // and with them every file that mentions an old or a new name, the file itself
+        // included; unless that widens the file in, only its changed references and those
+        // inside the renamed definitions are resolved (`Resolver::resolve_changed`).
+        if let (Some(old), Some(new)) = (&old, &content)
+            && old.language == new.language
+        {
+            let ids = crate::graph::assign_ids(&path, &new.summary);
+            if let Some(renamed) = renamed_definitions(old, &new.summary, &ids) {
+                self.swap_renamed(path, old, content.expect("matched as Some"), ids, &renamed);
+                return;
+            }
+        }
         let reach_same = match (&old, &content) {
             (Some(old), Some(new)) => {
                 old.language == new.language
@@ -305,6 +321,66 @@ impl<'w> Transaction<'w> {
                 self.changed_modules.insert(*key);
             }
         }
+    }
+
+    /// [`Transaction::swap_file`] for an edit that renamed the definitions `renamed` (indices
+    /// into both summaries, `moved::renamed_definitions`) and changed nothing else of the
+    /// frame: only those definitions leave and enter the entity and name indices (the others'
+    /// name entries are what they were: no type was renamed), and the file joins the
+    /// reference-level path.
+    fn swap_renamed(
+        &mut self,
+        path: FilePath,
+        old: &Arc<crate::graph::FileNode>,
+        content: FileContent,
+        ids: Vec<EntityId>,
+        renamed: &[u32],
+    ) {
+        let node = node_with_ids(
+            &path,
+            content,
+            Resolved {
+                // The same imports name the same files.
+                import_targets: old.resolved.import_targets.clone(),
+                ..Resolved::default()
+            },
+            ids.into(),
+            &self.next.aliases,
+        );
+        let number = self.writer.number_of(&path);
+        let package = package_key(&node.path, &node.summary);
+        for &index in renamed {
+            let index = index as usize;
+            self.next.entities.remove(&old.ids[index]);
+            let old_name = old.summary.defs[index].name;
+            self.name_changes
+                .entry(old_name)
+                .or_default()
+                .0
+                .push(name_entry(old, index, &package));
+            self.changed_names.insert(old_name);
+        }
+        for &index in renamed {
+            self.next.entities.insert(
+                node.ids[index as usize],
+                EntityLoc {
+                    file: path,
+                    index: Some(index),
+                },
+            );
+            let new_name = node.summary.defs[index as usize].name;
+            self.name_changes
+                .entry(new_name)
+                .or_default()
+                .1
+                .push(name_entry(&node, index as usize, &package));
+            self.changed_names.insert(new_name);
+        }
+        let old_mentions = self.old_mentions(old);
+        let new_mentions =
+            self.update_mentions(number, &path, &node, Some(old_mentions), Some(&old.summary));
+        self.partial.insert(path, (old.clone(), new_mentions));
+        self.next.files.insert(path, Arc::new(node));
     }
 
     /// A file's mentions before this change: remembered from its last edit, else computed.
@@ -772,7 +848,7 @@ impl<'w> Transaction<'w> {
             resolved.par_extend(partial.par_iter().map(|(path, (old, mentioned))| {
                 let file = &graph_ref.files[path];
                 let resolving = resolver(path);
-                match resolving.resolve_changed(&old.summary, &old.resolved, mentioned) {
+                match resolving.resolve_changed(old, mentioned) {
                     Some(mut result) => {
                         result.shrink_to_fit();
                         (*path, result, kept(path, &resolving))

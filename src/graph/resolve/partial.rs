@@ -9,11 +9,18 @@
 //! resolution gives (the header's edges, then each reference's in turn), so the result equals
 //! `resolve_all`'s, except that `extra_names` may keep a name only a removed reference read (a
 //! superset only makes a later change re-resolve the file when it need not).
+//!
+//! An edit that renamed functions (`build::moved::renamed_definitions`) takes the same path:
+//! the renamed definitions (and what is nested in them) have new ids, which the edges of
+//! definitions are mapped to; the references inside them are resolved again; every other
+//! reference keeps its outcome, because what a file's resolution reads of its own definitions
+//! it reads by name, and a file that mentions an old or a new name is widened in by the writer
+//! and resolved whole.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Resolver;
-use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, Resolved};
+use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, FileNode, Resolved};
 use crate::index::{BindingKind, FileSummary, Ref, RefKind};
 use crate::model::{RelationKind, Span};
 
@@ -43,11 +50,32 @@ impl Resolver<'_> {
     /// resolves the whole file.
     pub(crate) fn resolve_changed(
         &self,
-        old_summary: &FileSummary,
-        old: &Resolved,
+        old_node: &FileNode,
         mentioned: &super::Mentions,
     ) -> Option<Resolved> {
+        let (old_summary, old) = (&*old_node.summary, &*old_node.resolved);
         let new = self.summary;
+        // A rename (`build::moved::renamed_definitions`) changed the ids of the renamed
+        // definitions: the edges of definitions and bases name them by their new ids, a
+        // reference inside one is resolved again, and an old outcome that reached one (which
+        // the writer's widening should have made impossible) sends the file down the full path.
+        let renamed: FxHashMap<EntityId, EntityId> = old_node
+            .ids
+            .iter()
+            .zip(self.file.ids.iter())
+            .filter(|(old, new)| old != new)
+            .map(|(old, new)| (*old, *new))
+            .collect();
+        let renamed_scopes: FxHashSet<u32> = (0..self.file.ids.len() as u32)
+            .filter(|index| renamed.contains_key(&old_node.ids[*index as usize]))
+            .collect();
+        let in_renamed =
+            |scope: Option<u32>| scope.is_some_and(|index| renamed_scopes.contains(&index));
+        let new_id = |id: &EntityId| *renamed.get(id).unwrap_or(id);
+        let old_scope_id = |scope: Option<u32>| match scope {
+            Some(index) => old_node.ids[index as usize],
+            None => old_node.module_id,
+        };
         // The edges before the first call or use come from definitions, bases and imports:
         // the same as before, at their new sites.
         let header = old
@@ -59,6 +87,8 @@ impl Resolver<'_> {
         let mut resolved = Resolved::default();
         for edge in &old.edges[..header] {
             let mut edge = edge.clone();
+            edge.from = new_id(&edge.from);
+            edge.to = new_id(&edge.to);
             if let Some(site) = &mut edge.site {
                 *site = *moves.get(site)?;
             }
@@ -77,8 +107,21 @@ impl Resolver<'_> {
         {
             return None;
         }
+        if !renamed.is_empty()
+            && (old.edges[header..]
+                .iter()
+                .any(|edge| renamed.contains_key(&edge.to))
+                || old.ambiguous.iter().any(|entry| {
+                    entry
+                        .candidates
+                        .iter()
+                        .any(|candidate| renamed.contains_key(candidate))
+                }))
+        {
+            return None;
+        }
         for (position, reference) in old_summary.refs.iter().enumerate() {
-            let from = self.scope_id(reference.scope);
+            let from = old_scope_id(reference.scope);
             let start = edge;
             while old.edges.get(edge).is_some_and(|candidate| {
                 candidate.site == Some(reference.span) && candidate.from == from
@@ -100,9 +143,11 @@ impl Resolver<'_> {
             } else {
                 Outcome::Nothing
             };
-            outcomes
-                .entry(key(reference, &old_regions))
-                .or_insert(outcome);
+            if !in_renamed(reference.scope) {
+                outcomes
+                    .entry(key(reference, &old_regions))
+                    .or_insert(outcome);
+            }
         }
         if edge != old.edges.len()
             || ambiguous != old.ambiguous.len()
@@ -113,8 +158,10 @@ impl Resolver<'_> {
         // The new references: the old outcome where there is one, else resolved now.
         for (position, reference) in new.refs.iter().enumerate() {
             match outcomes.get(&key(reference, &new_regions)) {
-                Some(outcome) => self.reuse(position, reference, outcome, &mut resolved),
-                None => self.resolve_reference(position, reference, &mut resolved),
+                Some(outcome) if !in_renamed(reference.scope) => {
+                    self.reuse(position, reference, outcome, &mut resolved)
+                }
+                _ => self.resolve_reference(position, reference, &mut resolved),
             }
         }
         for name in &old.extra_names {
