@@ -240,6 +240,22 @@ fn edit_then_request(server: &mut Server, path: &Path, language: Language) {
         symbols = names.len();
     }
 
+    // 2b. documentSymbol with no edit before it: what the answer itself costs, the floor of 2.
+    let mut floor_times = Vec::with_capacity(ITERATIONS);
+    for _ in 0..ITERATIONS {
+        let start = Instant::now();
+        let document = server.request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        floor_times.push(start.elapsed());
+        assert!(
+            document
+                .as_array()
+                .is_some_and(|symbols| !symbols.is_empty())
+        );
+    }
+
     // 3. A call inside a body switched between two callees (one character, the exports stay),
     //    then outgoingCalls of the caller.
     let (caller_line, caller_column) = position_in(&appended, "codegraph_caller", end_line);
@@ -283,6 +299,11 @@ fn edit_then_request(server: &mut Server, path: &Path, language: Language) {
     print_latency(
         &format!("    a definition renamed → documentSymbol ({symbols} top-level symbols)"),
         &mut symbol_times,
+        5.0,
+    );
+    print_latency(
+        "    documentSymbol alone, no edit (the floor of the line above)",
+        &mut floor_times,
         5.0,
     );
     print_latency(

@@ -553,14 +553,17 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
 
 /// Assigns ids to a file's definitions: `path::Nested.name`, then `#2`, `#3` for duplicates.
 pub fn assign_ids(path: &str, summary: &FileSummary) -> Vec<EntityId> {
-    let mut seen: rustc_hash::FxHashMap<String, u32> = rustc_hash::FxHashMap::default();
-    (0..summary.defs.len() as u32)
-        .map(|index| {
-            let base = format!("{path}::{}", summary.nested_name(index));
-            let count = seen.entry(base.clone()).or_insert(0);
+    let bases: Vec<String> = (0..summary.defs.len() as u32)
+        .map(|index| format!("{path}::{}", summary.nested_name(index)))
+        .collect();
+    let mut seen: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+    bases
+        .iter()
+        .map(|base| {
+            let count = seen.entry(base).or_insert(0);
             *count += 1;
             if *count == 1 {
-                EntityId::from(base)
+                EntityId::new(base)
             } else {
                 EntityId::from(format!("{base}#{count}"))
             }

@@ -261,6 +261,40 @@ fn same_regions(old: &FileSummary, new: &FileSummary) -> bool {
     })
 }
 
+/// Whether two summaries of one file give the same mentions (`resolve::mentions`): the same
+/// references' names and receivers, imports, bases, binding types and owners, wherever they
+/// are. Checked field by field where `resolve::mentioned_names` and `mentioned_modules` read.
+pub(super) fn same_mention_sources(old: &FileSummary, new: &FileSummary) -> bool {
+    old.language == new.language
+        && old.package == new.package
+        && old.path_modules == new.path_modules
+        && old.refs.len() == new.refs.len()
+        && old
+            .refs
+            .iter()
+            .zip(&new.refs)
+            .all(|(old, new)| old.name == new.name && old.receiver == new.receiver)
+        && same_imports(&old.imports, &new.imports)
+        && old.inherits.len() == new.inherits.len()
+        && old
+            .inherits
+            .iter()
+            .zip(&new.inherits)
+            .all(|(old, new)| old.base == new.base && old.child_name == new.child_name)
+        && old.bindings.len() == new.bindings.len()
+        && old
+            .bindings
+            .iter()
+            .zip(&new.bindings)
+            .all(|(old, new)| old.type_name == new.type_name)
+        && old.defs.len() == new.defs.len()
+        && old
+            .defs
+            .iter()
+            .zip(&new.defs)
+            .all(|(old, new)| old.owner == new.owner)
+}
+
 /// Whether two files' imports are the same but for where they are.
 pub(super) fn same_imports(old: &[Import], new: &[Import]) -> bool {
     old.len() == new.len()

@@ -12,6 +12,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::moved::{
     moved_node, relocated, renamed_definitions, same_but_positions, same_frame, same_imports,
+    same_mention_sources,
 };
 use super::{
     ApplyReport, FileContent, GraphWriter, RECENT_MENTIONS, exports, imports_change, index_edges,
@@ -410,6 +411,19 @@ impl<'w> Transaction<'w> {
         // The module keys cost most (each import's keys, in several spellings): an edit that
         // kept the imports and the path receivers keeps them.
         let new_mentions = match (&old_mentions, old_summary) {
+            // A rename, or a keystroke that changed no name: the same names, read from the
+            // same places, without going through the references again.
+            (Some(old_mentions), Some(old_summary))
+                if old_summary.language == node.summary.language
+                    && same_mention_sources(old_summary, &node.summary) =>
+            {
+                debug_assert_eq!(
+                    *old_mentions,
+                    mentions(&self.next.aliases, &node.path, &node.summary),
+                    "same_mention_sources is missing a source of mentions"
+                );
+                old_mentions.clone()
+            }
             (Some((_, old_modules)), Some(old_summary))
                 if old_summary.language == node.summary.language
                     && same_imports(&old_summary.imports, &node.summary.imports)
