@@ -23,6 +23,8 @@ pub mod text;
 
 use std::sync::Arc;
 
+use rustc_hash::FxHashSet;
+
 use crate::model::Name;
 use serde::{Deserialize, Serialize};
 
@@ -227,6 +229,22 @@ pub struct Graph {
     /// Where bare JavaScript/TypeScript specifiers land in the workspace (tsconfig `paths`,
     /// workspace packages); set by `world` from the manifests.
     pub(crate) aliases: Arc<aliases::ModuleAliases>,
+    /// The files the last transactions replaced, added or removed ([`Graph::changed_since`]).
+    pub(crate) changes: imbl::Vector<Arc<Change>>,
+}
+
+/// The files one transaction replaced, added or removed in the file map; `None` when it did
+/// not list them (more than [`Change::LISTED`], or a change of every file's context).
+#[derive(Debug)]
+pub struct Change {
+    pub(crate) paths: Option<Box<[FilePath]>>,
+}
+
+impl Change {
+    /// The most files a transaction lists; a bigger one is "everything may have changed".
+    pub(crate) const LISTED: usize = 4096;
+    /// How many transactions a graph remembers.
+    pub(crate) const KEPT: usize = 64;
 }
 
 /// Every distinct definition name of a revision, with each one's [`letter_mask`]: a symbol
@@ -307,6 +325,29 @@ impl Graph {
 
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    /// What identifies this snapshot among the changes ([`Graph::changed_since`]): the last
+    /// transaction's change, `None` for a graph no transaction made.
+    pub fn change_mark(&self) -> Option<Arc<Change>> {
+        self.changes.last().cloned()
+    }
+
+    /// The paths whose node in the file map is not the one of the snapshot `mark` identifies
+    /// ([`Graph::change_mark`]): replaced, added or removed by the transactions since. `None`
+    /// when that snapshot is not among the last [`Change::KEPT`] before this one (or on another
+    /// line of snapshots, a proposed change's), or a transaction since did not list its files:
+    /// then every file must be compared. A reader that keeps something per file (the rules
+    /// checker) finds an edit's file without comparing every file's node.
+    pub fn changed_since(&self, mark: &Arc<Change>) -> Option<FxHashSet<FilePath>> {
+        let mut paths: FxHashSet<FilePath> = FxHashSet::default();
+        for change in self.changes.iter().rev() {
+            if Arc::ptr_eq(change, mark) {
+                return Some(paths);
+            }
+            paths.extend(change.paths.as_deref()?.iter().copied());
+        }
+        None
     }
 
     pub fn file(&self, path: &str) -> Option<&Arc<FileNode>> {

@@ -245,6 +245,8 @@ impl GraphWriter {
             }
         }
         let mut transaction = Transaction::begin(self, 0);
+        // Classes changed above, and resolutions below, anywhere.
+        transaction.touch_everything();
         transaction.re_resolve(files.into_iter().map(|(_, path, _)| path));
         let phase_one = transaction.resolve_bases();
         let phase_one = transaction.apply_bases(phase_one);

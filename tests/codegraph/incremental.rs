@@ -736,6 +736,48 @@ fn renaming_any_definition_of_a_resolution_case_equals_a_full_rebuild() {
     assert!(renamed > 100, "only {renamed} functions renamed");
 }
 
+/// What a reader that keeps something per file (the rules checker) asks a new snapshot: which
+/// files changed since the one it saw. Exactly the edited, added and removed files; nothing for
+/// the same snapshot; `None` for a snapshot of another line or too far back.
+#[test]
+fn a_snapshot_lists_the_files_changed_since_an_earlier_one() {
+    let texts: BTreeMap<String, String> = [
+        ("a.py", "def f():\n    return 1\n"),
+        ("b.py", "from a import f\n\ndef g():\n    return f()\n"),
+        ("c.py", "def h():\n    pass\n"),
+    ]
+    .into_iter()
+    .map(|(path, text)| (path.to_string(), text.to_string()))
+    .collect();
+    let mut writer = indexed(&texts);
+    let first = writer.graph().clone();
+    let mark = first.change_mark().expect("a transaction made it");
+    let listed = |graph: &codegraph::graph::Graph| -> Option<Vec<String>> {
+        let mut paths: Vec<String> = graph
+            .changed_since(&mark)?
+            .into_iter()
+            .map(|path| path.to_string())
+            .collect();
+        paths.sort();
+        Some(paths)
+    };
+    assert_eq!(listed(&first), Some(vec![]));
+    // Renaming `f` re-resolves `b.py` too: its node changes with its edges.
+    writer.apply(vec![update("a.py", Some("def f2():\n    return 1\n"))]);
+    writer.apply(vec![update("d.py", Some("x = 1\n")), update("c.py", None)]);
+    assert_eq!(
+        listed(writer.graph()),
+        Some(["a.py", "b.py", "c.py", "d.py"].map(String::from).to_vec())
+    );
+    // Another line of snapshots does not know the mark.
+    assert_eq!(listed(indexed(&texts).graph()), None);
+    // Nor does a snapshot too many transactions later.
+    for round in 0..70 {
+        writer.apply(vec![update("d.py", Some(&format!("x = {round}\n")))]);
+    }
+    assert_eq!(listed(writer.graph()), None);
+}
+
 /// Edits that only move text (an empty line at the top, in the middle, at the end of every file
 /// of every fixture and resolution case, one after the other) take the writer's position-only
 /// path; the graph still equals a full rebuild, positions included.

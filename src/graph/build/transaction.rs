@@ -67,6 +67,10 @@ pub(super) struct Transaction<'w> {
     /// The numbers removed files had (freed, maybe reused by a file added in this
     /// transaction): their edges leave the indices.
     removed_numbers: FxHashMap<FilePath, u32>,
+    /// The paths whose node this transaction replaced, added or removed (`Graph::changes`),
+    /// while they are at most `Change::LISTED`; `None` past that, or when every file's context
+    /// changed (`Transaction::touch_everything`).
+    touched: Option<FxHashSet<FilePath>>,
     /// Timings of the steps, for the log.
     indexed: std::time::Duration,
     based: std::time::Duration,
@@ -95,10 +99,32 @@ impl<'w> Transaction<'w> {
             swapped: FxHashSet::default(),
             removed_edges: Vec::new(),
             removed_numbers: FxHashMap::default(),
+            touched: Some(FxHashSet::default()),
             indexed: Default::default(),
             based: Default::default(),
             resolved_at: Default::default(),
         }
+    }
+
+    /// A file's node enters the next graph's file map, and the list of what changed.
+    fn put_file(&mut self, path: FilePath, node: Arc<crate::graph::FileNode>) {
+        self.next.files.insert(path, node);
+        self.touch(path);
+    }
+
+    fn touch(&mut self, path: FilePath) {
+        if let Some(touched) = &mut self.touched {
+            touched.insert(path);
+            if touched.len() > crate::graph::Change::LISTED {
+                self.touched = None;
+            }
+        }
+    }
+
+    /// Says that this transaction may have changed every file (the module aliases changed
+    /// what each file is): readers compare every file's node again.
+    pub(super) fn touch_everything(&mut self) {
+        self.touched = None;
     }
 
     /// Step 1: a file's new content (or its removal) replaces the old in the entities, the
@@ -118,7 +144,7 @@ impl<'w> Transaction<'w> {
             if !old.text.same_as(&new.text) {
                 let mut node = (**old).clone();
                 node.text = new.text.clone();
-                self.next.files.insert(path, Arc::new(node));
+                self.put_file(path, Arc::new(node));
             }
             return;
         }
@@ -142,11 +168,11 @@ impl<'w> Transaction<'w> {
             // the same entities in the same order, so the edge indices (by position) stay.
             if let Some(resolved) = relocated(&old.summary, &node.summary, &old.resolved) {
                 node.resolved = Arc::new(resolved);
-                self.next.files.insert(path, Arc::new(node));
+                self.put_file(path, Arc::new(node));
                 return;
             }
             self.removed_edges.push((path, old.resolved.clone()));
-            self.next.files.insert(path, Arc::new(node));
+            self.put_file(path, Arc::new(node));
             self.affected.insert(path);
             return;
         }
@@ -165,7 +191,7 @@ impl<'w> Transaction<'w> {
             let new_mentions =
                 self.update_mentions(number, &path, &node, Some(old_mentions), Some(&old.summary));
             self.partial.insert(path, (old.clone(), new_mentions));
-            self.next.files.insert(path, Arc::new(node));
+            self.put_file(path, Arc::new(node));
             return;
         }
         // An edit that renamed functions and changed nothing else of the frame (typing a
@@ -219,6 +245,7 @@ impl<'w> Transaction<'w> {
             old_mentions = Some(self.old_mentions(old));
             self.removed_edges.push((path, old.resolved.clone()));
             self.next.files.remove(&path);
+            self.touch(path);
         }
         let new_node = content.map(|content| {
             Arc::new(new_node(
@@ -267,7 +294,7 @@ impl<'w> Transaction<'w> {
                 old_mentions.take(),
                 old.as_ref().map(|old| &*old.summary),
             );
-            self.next.files.insert(path, node.clone());
+            self.put_file(path, node.clone());
             self.affected.insert(path);
         } else {
             if let Some(old_mentions) = old_mentions.take() {
@@ -381,7 +408,7 @@ impl<'w> Transaction<'w> {
         let new_mentions =
             self.update_mentions(number, &path, &node, Some(old_mentions), Some(&old.summary));
         self.partial.insert(path, (old.clone(), new_mentions));
-        self.next.files.insert(path, Arc::new(node));
+        self.put_file(path, Arc::new(node));
     }
 
     /// A file's mentions before this change: remembered from its last edit, else computed.
@@ -572,7 +599,7 @@ impl<'w> Transaction<'w> {
                     import_targets: targets,
                     ..Resolved::default()
                 });
-                self.next.files.insert(path, Arc::new(node));
+                self.put_file(path, Arc::new(node));
             }
         }
         self.writer.add_mentioning(
@@ -995,7 +1022,7 @@ impl<'w> Transaction<'w> {
             if let Some(file) = self.next.files.get(&path) {
                 let mut node = (**file).clone();
                 node.resolved = Arc::new(result);
-                self.next.files.insert(path, Arc::new(node));
+                self.put_file(path, Arc::new(node));
             }
         }
         let paths = &self.writer.file_paths;
@@ -1019,6 +1046,16 @@ impl<'w> Transaction<'w> {
             self.writer.imports_epoch += 1;
         }
         self.next.revision = self.writer.graph.revision + 1;
+        let paths = self
+            .touched
+            .take()
+            .map(|touched| touched.into_iter().collect::<Vec<_>>().into_boxed_slice());
+        self.next
+            .changes
+            .push_back(Arc::new(crate::graph::Change { paths }));
+        if self.next.changes.len() > crate::graph::Change::KEPT {
+            self.next.changes.pop_front();
+        }
         // Derived per revision: the next query that needs it rebuilds it.
         self.next.left_aside = Default::default();
         self.writer.graph = self.next;
