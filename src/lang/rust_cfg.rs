@@ -16,31 +16,27 @@ use tree_sitter::Node;
 pub fn disabled_ranges(root: Node<'_>, text: &str) -> Vec<std::ops::Range<u32>> {
     let mut ranges: Vec<std::ops::Range<u32>> = Vec::new();
     let mut cursor = root.walk();
-    // The nodes from the root down to the cursor's, kept in step with it: what
-    // `in_item_list` reads (a node's `parent()` searches down from the root again).
-    let mut path = vec![root];
     for (at, _) in text.match_indices("#[cfg") {
-        // Along and up to the first node that ends after `at`, then down to the deepest that
-        // holds it. The positions ascend, so the cursor goes through each list once: from the
-        // root every time, a big `impl`'s thousands of children were scanned again for each
-        // attribute.
-        while path.len() > 1 && cursor.node().end_byte() <= at {
-            if cursor.goto_next_sibling() {
-                *path.last_mut().expect("below the root") = cursor.node();
-            } else {
-                cursor.goto_parent();
-                path.pop();
-            }
-        }
-        if cursor.node().start_byte() > at {
-            // In a gap before the next node: no attribute starts here.
+        // Not an attribute: another name that starts so (`cfg_attr`), or a line comment (doc
+        // comments quote `#[cfg]`s; a third of arg.rs's): each descent costs a search of the
+        // lists on the way down.
+        if text[at + "#[cfg".len()..]
+            .chars()
+            .next()
+            .is_some_and(|next| next.is_alphanumeric() || next == '_')
+        {
             continue;
         }
-        while cursor.goto_first_child_for_byte(at).is_some() {
-            if cursor.node().start_byte() > at {
-                cursor.goto_parent();
-                break;
-            }
+        let line_start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);
+        if text[line_start..at].trim_start().starts_with("//") {
+            continue;
+        }
+        // One descent with a cursor, which knows each node's parent: a node's `parent()` and
+        // `next_named_sibling()` each search down from the root again, and a big `impl`'s
+        // body has thousands of children.
+        cursor.reset(root);
+        let mut path = vec![root];
+        while cursor.goto_first_child_for_byte(at).is_some() && cursor.node().start_byte() <= at {
             path.push(cursor.node());
         }
         let Some(depth) = path
@@ -58,14 +54,10 @@ pub fn disabled_ranges(root: Node<'_>, text: &str) -> Vec<std::ops::Range<u32>> 
             continue;
         }
         // The item it applies to: the next sibling that is neither an attribute nor a comment.
-        while path.len() > depth + 1 {
-            cursor.goto_parent();
-            path.pop();
-        }
+        while cursor.node().id() != attribute.id() && cursor.goto_parent() {}
         let mut item = None;
         while cursor.goto_next_sibling() {
             let node = cursor.node();
-            *path.last_mut().expect("below the root") = node;
             if node.is_named()
                 && !matches!(
                     node.kind(),
