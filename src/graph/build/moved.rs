@@ -76,7 +76,7 @@ pub(super) fn same_frame(old: &FileSummary, new: &FileSummary) -> bool {
 
 /// The definitions an edit renamed, when it changed nothing else of the frame (definitions'
 /// names and, through them, ids aside, the two summaries are [`same_frame`]): the indices of
-/// the definitions whose id changed (a renamed function and whatever is nested in it), given
+/// the definitions whose id changed (a renamed function and whatever is nested in it), and
 /// the new ids. `None` when no name changed, or when a renamed definition is something other
 /// files' resolution reads besides its name and id: a type (its members' visibility and
 /// lookups go by its name), a module (its module keys), the child of a base, or a JavaScript
@@ -90,16 +90,22 @@ pub(super) fn same_frame(old: &FileSummary, new: &FileSummary) -> bool {
 pub(super) fn renamed_definitions(
     old: &FileNode,
     new: &FileSummary,
-    new_ids: &[crate::graph::EntityId],
-) -> Option<Vec<u32>> {
-    if !frame_alike(&old.summary, new, false) || old.ids.len() != new_ids.len() {
+) -> Option<(Vec<u32>, Vec<crate::graph::EntityId>)> {
+    if !frame_alike(&old.summary, new, false) {
+        return None;
+    }
+    let new_ids = crate::graph::assign_ids(&old.path, new);
+    if old.ids.len() != new_ids.len() {
         return None;
     }
     let family = crate::graph::modules::family;
     let javascript = family(new.language) == family(crate::lang::Language::JavaScript);
     let mut renamed = Vec::new();
-    for (index, (def, (old_id, new_id))) in
-        new.defs.iter().zip(old.ids.iter().zip(new_ids)).enumerate()
+    for (index, (def, (old_id, new_id))) in new
+        .defs
+        .iter()
+        .zip(old.ids.iter().zip(&new_ids))
+        .enumerate()
     {
         if old_id == new_id && def.name == old.summary.defs[index].name {
             continue;
@@ -116,7 +122,7 @@ pub(super) fn renamed_definitions(
         }
         renamed.push(index);
     }
-    (!renamed.is_empty()).then_some(renamed)
+    (!renamed.is_empty()).then_some((renamed, new_ids))
 }
 
 /// [`same_frame`], or with `names` false the same but for the definitions' names.
@@ -268,13 +274,13 @@ pub(super) fn same_mention_sources(old: &FileSummary, new: &FileSummary) -> bool
     old.language == new.language
         && old.package == new.package
         && old.path_modules == new.path_modules
+        && same_imports(&old.imports, &new.imports)
         && old.refs.len() == new.refs.len()
         && old
             .refs
             .iter()
             .zip(&new.refs)
             .all(|(old, new)| old.name == new.name && old.receiver == new.receiver)
-        && same_imports(&old.imports, &new.imports)
         && old.inherits.len() == new.inherits.len()
         && old
             .inherits

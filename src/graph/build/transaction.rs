@@ -201,12 +201,10 @@ impl<'w> Transaction<'w> {
         // inside the renamed definitions are resolved (`Resolver::resolve_changed`).
         if let (Some(old), Some(new)) = (&old, &content)
             && old.language == new.language
+            && let Some((renamed, ids)) = renamed_definitions(old, &new.summary)
         {
-            let ids = crate::graph::assign_ids(&path, &new.summary);
-            if let Some(renamed) = renamed_definitions(old, &new.summary, &ids) {
-                self.swap_renamed(path, old, content.expect("matched as Some"), ids, &renamed);
-                return;
-            }
+            self.swap_renamed(path, old, content.expect("matched as Some"), ids, &renamed);
+            return;
         }
         let reach_same = match (&old, &content) {
             (Some(old), Some(new)) => {
