@@ -23,7 +23,8 @@
 //!   receiver-type inference (`graph/resolve/infer.rs`: declared and assigned bindings,
 //!   constructors, return types, field chains; Rust's elements, patterns and generic bounds in
 //!   `graph/resolve/rust.rs`), the single writer's transaction
-//!   (`graph/build.rs`, `graph/build/transaction.rs`; what each file mentions, the writer's
+//!   (`graph/build.rs`, `graph/build/transaction.rs`; each snapshot lists the files its last
+//!   transactions changed, `Graph::changed_since`, which the rules checker reads; what each file mentions, the writer's
 //!   own index, in `graph/build/mentions.rs`, built by the first change to a graph that has
 //!   files, `GraphWriter::prepare_changes`, which servers call after their initial index and
 //!   one-shot commands never do; an edit that only moved text keeps its old
