@@ -275,30 +275,21 @@ pub(super) fn same_mention_sources(old: &FileSummary, new: &FileSummary) -> bool
         && old.package == new.package
         && old.path_modules == new.path_modules
         && same_imports(&old.imports, &new.imports)
-        && old.refs.len() == new.refs.len()
-        && old
-            .refs
-            .iter()
-            .zip(&new.refs)
-            .all(|(old, new)| old.name == new.name && old.receiver == new.receiver)
-        && old.inherits.len() == new.inherits.len()
-        && old
-            .inherits
-            .iter()
-            .zip(&new.inherits)
-            .all(|(old, new)| old.base == new.base && old.child_name == new.child_name)
-        && old.bindings.len() == new.bindings.len()
-        && old
-            .bindings
-            .iter()
-            .zip(&new.bindings)
-            .all(|(old, new)| old.type_name == new.type_name)
-        && old.defs.len() == new.defs.len()
-        && old
-            .defs
-            .iter()
-            .zip(&new.defs)
-            .all(|(old, new)| old.owner == new.owner)
+        && pairwise(&old.refs, &new.refs, |old, new| {
+            old.name == new.name && old.receiver == new.receiver
+        })
+        && pairwise(&old.inherits, &new.inherits, |old, new| {
+            old.base == new.base && old.child_name == new.child_name
+        })
+        && pairwise(&old.bindings, &new.bindings, |old, new| {
+            old.type_name == new.type_name
+        })
+        && pairwise(&old.defs, &new.defs, |old, new| old.owner == new.owner)
+}
+
+/// Whether two lists have the same length and `same` holds for each pair in order.
+fn pairwise<T>(old: &[T], new: &[T], same: impl Fn(&T, &T) -> bool) -> bool {
+    old.len() == new.len() && old.iter().zip(new).all(|(old, new)| same(old, new))
 }
 
 /// Whether two files' imports are the same but for where they are.
