@@ -227,15 +227,7 @@ impl<'w> Transaction<'w> {
         let number = self.writer.number_of(&path);
         let mut old_mentions: Option<(Vec<Name>, Vec<Name>)> = None;
         if let Some(old) = &old {
-            let old_package = package_key(&old.path, &old.summary);
-            for (index, id) in old.ids.iter().enumerate() {
-                self.next.entities.remove(id);
-                self.name_changes
-                    .entry(old.summary.defs[index].name)
-                    .or_default()
-                    .0
-                    .push(name_entry(old, index, &old_package));
-            }
+            self.definitions_leave(old, 0..old.ids.len());
             self.next.entities.remove(&old.module_id);
             for key in &old_keys {
                 self.module_changes.entry(*key).or_default().0.push(path);
@@ -262,19 +254,7 @@ impl<'w> Transaction<'w> {
             .map(|node| module_keys(&node.path, &node.summary))
             .unwrap_or_default();
         if let Some(node) = &new_node {
-            let package = package_key(&node.path, &node.summary);
-            for (index, id) in node.ids.iter().enumerate() {
-                let def = &node.summary.defs[index];
-                let entry = name_entry(node, index, &package);
-                self.next.entities.insert(
-                    *id,
-                    EntityLoc {
-                        file: path,
-                        index: Some(index as u32),
-                    },
-                );
-                self.name_changes.entry(def.name).or_default().1.push(entry);
-            }
+            self.definitions_enter(node, 0..node.ids.len());
             self.next.entities.insert(
                 node.module_id,
                 EntityLoc {
@@ -374,39 +354,60 @@ impl<'w> Transaction<'w> {
             &self.next.aliases,
         );
         let number = self.writer.number_of(&path);
-        let package = package_key(&node.path, &node.summary);
-        for &index in renamed {
-            let index = index as usize;
-            self.next.entities.remove(&old.ids[index]);
-            let old_name = old.summary.defs[index].name;
-            self.name_changes
-                .entry(old_name)
-                .or_default()
-                .0
-                .push(name_entry(old, index, &package));
-            self.changed_names.insert(old_name);
-        }
-        for &index in renamed {
-            self.next.entities.insert(
-                node.ids[index as usize],
-                EntityLoc {
-                    file: path,
-                    index: Some(index),
-                },
-            );
-            let new_name = node.summary.defs[index as usize].name;
-            self.name_changes
-                .entry(new_name)
-                .or_default()
-                .1
-                .push(name_entry(&node, index as usize, &package));
-            self.changed_names.insert(new_name);
+        let renamed = || renamed.iter().map(|&index| index as usize);
+        // All the old ids leave before any new one enters: two names swapped keep both.
+        self.definitions_leave(old, renamed());
+        self.definitions_enter(&node, renamed());
+        for index in renamed() {
+            self.changed_names.insert(old.summary.defs[index].name);
+            self.changed_names.insert(node.summary.defs[index].name);
         }
         let old_mentions = self.old_mentions(old);
         let new_mentions =
             self.update_mentions(number, &path, &node, Some(old_mentions), Some(&old.summary));
         self.partial.insert(path, (old.clone(), new_mentions));
         self.put_file(path, Arc::new(node));
+    }
+
+    /// The definitions `indices` of a file's old node leave the entity index, and their name
+    /// entries the name index (pending: `reindex_names_and_modules`).
+    fn definitions_leave(
+        &mut self,
+        old: &crate::graph::FileNode,
+        indices: impl Iterator<Item = usize>,
+    ) {
+        let package = package_key(&old.path, &old.summary);
+        for index in indices {
+            self.next.entities.remove(&old.ids[index]);
+            self.name_changes
+                .entry(old.summary.defs[index].name)
+                .or_default()
+                .0
+                .push(name_entry(old, index, &package));
+        }
+    }
+
+    /// The definitions `indices` of a file's new node enter the entity and name indices.
+    fn definitions_enter(
+        &mut self,
+        node: &crate::graph::FileNode,
+        indices: impl Iterator<Item = usize>,
+    ) {
+        let package = package_key(&node.path, &node.summary);
+        for index in indices {
+            self.next.entities.insert(
+                node.ids[index],
+                EntityLoc {
+                    file: node.path,
+                    index: Some(index as u32),
+                },
+            );
+            self.name_changes
+                .entry(node.summary.defs[index].name)
+                .or_default()
+                .1
+                .push(name_entry(node, index, &package));
+        }
     }
 
     /// A file's mentions before this change: remembered from its last edit, else computed.
@@ -439,8 +440,7 @@ impl<'w> Transaction<'w> {
             // A rename, or a keystroke that changed no name: the same names, read from the
             // same places, without going through the references again.
             (Some(old_mentions), Some(old_summary))
-                if old_summary.language == node.summary.language
-                    && same_mention_sources(old_summary, &node.summary) =>
+                if same_mention_sources(old_summary, &node.summary) =>
             {
                 debug_assert_eq!(
                     *old_mentions,

@@ -59,16 +59,14 @@ impl Resolver<'_> {
         // definitions: the edges of definitions and bases name them by their new ids, a
         // reference inside one is resolved again, and an old outcome that reached one (which
         // the writer's widening should have made impossible) sends the file down the full path.
-        let renamed: FxHashMap<EntityId, EntityId> = old_node
-            .ids
-            .iter()
-            .zip(self.file.ids.iter())
-            .filter(|(old, new)| old != new)
-            .map(|(old, new)| (*old, *new))
-            .collect();
-        let renamed_scopes: FxHashSet<u32> = (0..self.file.ids.len() as u32)
-            .filter(|index| renamed.contains_key(&old_node.ids[*index as usize]))
-            .collect();
+        let mut renamed: FxHashMap<EntityId, EntityId> = FxHashMap::default();
+        let mut renamed_scopes: FxHashSet<u32> = FxHashSet::default();
+        for (index, (old, new)) in old_node.ids.iter().zip(self.file.ids.iter()).enumerate() {
+            if old != new {
+                renamed.insert(*old, *new);
+                renamed_scopes.insert(index as u32);
+            }
+        }
         let in_renamed =
             |scope: Option<u32>| scope.is_some_and(|index| renamed_scopes.contains(&index));
         let new_id = |id: &EntityId| *renamed.get(id).unwrap_or(id);
