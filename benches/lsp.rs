@@ -19,7 +19,8 @@
 //! (c) `prepareCallHierarchy` + `incomingCalls` on functions that have callers (found through
 //!     workspace symbols), the two round trips together.
 //! (d) MEMORY of 100 open documents: the server's VmRSS (/proc/<pid>/status) before and after
-//!     `didOpen` of 100 files spread over the corpus, against their total text size.
+//!     `didOpen` of 100 files spread over the corpus, against their total text size, each read
+//!     once the server has been quiet long enough to return freed memory (`world::trim`).
 #![allow(clippy::print_stdout)]
 
 use std::collections::HashMap;
@@ -450,8 +451,10 @@ fn call_hierarchy(server: &mut Server) {
 }
 
 fn memory(server: &mut Server, paths: &[&PathBuf]) {
-    // Let the index's transient allocations settle.
-    std::thread::sleep(Duration::from_millis(500));
+    // Each figure is read once the server has been quiet long enough to return what it freed to
+    // the system (`world::trim`), as it does between an editor's bursts of changes.
+    let settle = codegraph::world::trim::QUIET + Duration::from_millis(500);
+    std::thread::sleep(settle);
     let before = server.rss_kib();
     let texts: Vec<String> = paths
         .iter()
@@ -467,7 +470,7 @@ fn memory(server: &mut Server, paths: &[&PathBuf]) {
     // Opens are applied in arrival order before the next message is read: this answer comes
     // after all of them.
     server.request("codegraph/status", Value::Null);
-    std::thread::sleep(Duration::from_millis(500));
+    std::thread::sleep(settle);
     let after = server.rss_kib();
     // One edit each (a blank line appended): an edited document keeps its syntax tree.
     for (path, text) in paths.iter().zip(&texts) {
@@ -481,7 +484,7 @@ fn memory(server: &mut Server, paths: &[&PathBuf]) {
         );
     }
     server.request("codegraph/status", Value::Null);
-    std::thread::sleep(Duration::from_millis(500));
+    std::thread::sleep(settle);
     let edited = server.rss_kib();
     for path in paths {
         server.notify(
@@ -490,7 +493,7 @@ fn memory(server: &mut Server, paths: &[&PathBuf]) {
         );
     }
     server.request("codegraph/status", Value::Null);
-    std::thread::sleep(Duration::from_millis(500));
+    std::thread::sleep(settle);
     let closed = server.rss_kib();
     let grown = |rss: u64| rss.saturating_sub(before) * 1024;
     println!(

@@ -14,6 +14,7 @@ pub mod cache;
 pub mod manifests;
 pub mod stamp;
 pub mod texts;
+pub mod trim;
 pub mod walk;
 pub mod watch;
 
@@ -313,6 +314,7 @@ impl World {
     fn store(&self, graph: Arc<Graph>) {
         retire(self.current.swap(graph));
         self.revision.send_modify(|revision| *revision += 1);
+        trim::after_change();
     }
 
     /// The current graph. Cheap; the snapshot never changes.
