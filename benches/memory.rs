@@ -17,9 +17,9 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::mem::size_of;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use codegraph::graph::{AmbiguousRef, Edge, ExternalRef, FileNode, NameEntry, Resolved};
 use codegraph::index::{Binding, Def, FileSummary, Import, Inherit, Ref};
@@ -168,7 +168,10 @@ fn main() {
             entry.1 += text.len();
         }
         for (shape, (count, bytes)) in shapes {
-            println!("    {shape:40} {count:>10} strings {:>8.1} MB of text", bytes as f64 / 1e6);
+            println!(
+                "    {shape:40} {count:>10} strings {:>8.1} MB of text",
+                bytes as f64 / 1e6
+            );
         }
     }
     let mut records: BTreeMap<&str, (usize, usize)> = BTreeMap::new();

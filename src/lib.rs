@@ -62,7 +62,9 @@
 //!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes,
 //!   the trust stamp every door puts on its answers (`world/stamp.rs`: the revision, and
 //!   which files of the answer have unsaved editor edits or changed on disk since indexing),
-//!   and `World::proposed`, the graph proposed contents would give, never stored.
+//!   `World::proposed`, the graph proposed contents would give, never stored, and
+//!   `world/trim.rs`, which gives freed memory back to the system once the graph has been
+//!   quiet for a second (glibc's `malloc_trim`; the crate's one `unsafe` call).
 //! - `export`   the graph written for other tools: a SCIP index (`export/scip.rs`: documents,
 //!   definitions, the proven references only (no ambiguous reference, no unique-name guess),
 //!   symbol information with relationships, references into dependencies as their packages'
