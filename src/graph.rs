@@ -135,6 +135,11 @@ pub struct Resolved {
     /// its unique-name guesses needed them, else 0: when a file's imports change, a file that
     /// walked through it keeps its resolution if its walk still reaches the same packages.
     pub reachable: u64,
+    /// The names whose unique-name guesses asked which packages the imports reach
+    /// (`Resolver::visible_package`), its foreign resolvers' included. Sorted. The walk's
+    /// packages decide nothing else: a walk that gains or loses a package changes the file's
+    /// resolution only if that package defines one of these names.
+    pub guessed: Vec<Name>,
 }
 
 impl Resolved {
@@ -150,6 +155,7 @@ impl Resolved {
         self.external.shrink_to_fit();
         self.extra_names.shrink_to_fit();
         self.extra_modules.shrink_to_fit();
+        self.guessed.shrink_to_fit();
     }
 }
 

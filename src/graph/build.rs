@@ -62,7 +62,7 @@ pub struct ApplyReport {
     pub updated_files: usize,
     pub resolved_files: usize,
     /// Files that walked again through a file whose import targets changed and kept their
-    /// resolution (no package they gained or lost defines a method they mention); only what
+    /// resolution (no package they gained or lost defines a name they guessed); only what
     /// the walk read is updated.
     pub walked_again: usize,
 }
@@ -431,34 +431,6 @@ impl GraphWriter {
         for key in modules {
             add(self.module_mentions.files(key));
         }
-    }
-
-    /// Which of `candidates` mention one of `names`: [`Self::add_mentioning`] asked of a few
-    /// files, without collecting every file that mentions a common method name.
-    fn mentioning_among(
-        &self,
-        names: &FxHashSet<Name>,
-        candidates: &[FilePath],
-    ) -> FxHashSet<FilePath> {
-        let wanted: FxHashMap<u32, FilePath> = candidates
-            .iter()
-            .filter_map(|path| Some((*self.file_numbers.get(path)?, *path)))
-            .collect();
-        let mut found = FxHashSet::default();
-        if wanted.is_empty() {
-            return found;
-        }
-        for name in names {
-            for number in self.name_mentions.files(name) {
-                if let Some(path) = wanted.get(number) {
-                    found.insert(*path);
-                    if found.len() == wanted.len() {
-                        return found;
-                    }
-                }
-            }
-        }
-        found
     }
 
     /// The names of a type and of every type that inherits from it, transitively.

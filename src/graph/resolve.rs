@@ -113,6 +113,8 @@ pub(crate) fn is_exported(summary: &FileSummary, index: u32) -> bool {
 pub(crate) struct Recorder {
     names: RefCell<FxHashSet<Name>>,
     modules: RefCell<FxHashSet<Name>>,
+    /// The names of unique-name guesses that read the reachable packages (`Resolved::guessed`).
+    guessed: RefCell<FxHashSet<Name>>,
 }
 
 impl Recorder {
@@ -127,6 +129,13 @@ impl Recorder {
         let mut modules = self.modules.borrow_mut();
         if !modules.contains(key) {
             modules.insert(*key);
+        }
+    }
+
+    fn guessed(&self, name: &str) {
+        let mut guessed = self.guessed.borrow_mut();
+        if !guessed.contains(name) {
+            guessed.insert(Name::new(name));
         }
     }
 }
@@ -1177,6 +1186,9 @@ impl<'a> Resolver<'a> {
             && !self.spec.is_builtin_method(name)
             && !(self.spec.module_system == ModuleSystem::Python && python::is_special_method(name))
         {
+            if self.spec.unique_name_fallback != UniqueNameFallback::Always {
+                self.recorder.guessed(name);
+            }
             let ids: Vec<EntityId> = self
                 .named(name, any_method)
                 .into_iter()
@@ -1678,6 +1690,8 @@ impl<'a> Resolver<'a> {
             .cloned()
             .collect();
         resolved.extra_modules.sort();
+        resolved.guessed = self.recorder.guessed.borrow().iter().cloned().collect();
+        resolved.guessed.sort();
         // The walk a file can walk again alone: its own, when no other file's walk was read
         // (a foreign resolver's guesses walk that file's imports).
         let mut walk_keys = resolved.extra_modules.iter().filter(|key| is_walk_key(key));

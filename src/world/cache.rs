@@ -37,7 +37,7 @@ use crate::world::stamp::DiskStamp;
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning, or the layout
 /// (magic, format, blake3 of the body, body) changes.
-const FORMAT: u32 = 16;
+const FORMAT: u32 = 17;
 /// Magic, format, checksum.
 const HEADER: usize = 8 + 4 + 32;
 /// A cache larger than this is not read (a repository of a million small files stays far below).
@@ -131,6 +131,7 @@ struct StoredResolved {
     /// The files the imports name, by position in the cache.
     import_targets: Vec<u32>,
     reachable: u64,
+    guessed: Vec<Name>,
 }
 
 /// What precedes the files in the body. The body is this, then each file as its own postcard
@@ -212,6 +213,7 @@ fn compact<'a>(
             extra_names: resolved.extra_names.clone(),
             extra_modules: resolved.extra_modules.clone(),
             reachable: resolved.reachable,
+            guessed: resolved.guessed.clone(),
         })
     });
     StoredFileRef {
@@ -297,6 +299,7 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
                         .map(|position| id_of((position, MODULE)))
                         .collect::<Result<_, String>>()?,
                     reachable: stored.reachable,
+                    guessed: stored.guessed,
                 }),
             };
             Ok(CachedFile {

@@ -920,8 +920,9 @@ fn published_examples_are_production_whenever_the_aliases_arrive() {
 /// An import added to or removed from a module that many files import re-resolves the module
 /// and the files that can see the change, not every importer: an importer that mentions no
 /// name the import binds stays as it was, one whose guesses walked through the module's
-/// imports (the packages a receiver's method may come from) is resolved again, and the graph
-/// equals a full rebuild after each edit.
+/// imports (the packages a receiver's method may come from) is resolved again when a package
+/// its walk gained or lost defines a name it guessed, and the graph equals a full rebuild
+/// after each edit.
 #[test]
 fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
     let helpers = "export function helper() {}\n";
@@ -930,6 +931,8 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
     let other = "export function other() {}\n";
     let with_unrelated =
         "import { unrelated } from '../misc/unrelated.js';\nexport function helper() {}\n";
+    let with_mentioned =
+        "import { Named } from '../named/named.js';\nexport function helper() {}\n";
     let mut texts: BTreeMap<String, String> = BTreeMap::from([
         ("lib/helpers.js".to_string(), helpers.to_string()),
         // Guesses x.frobnicate() among the packages its imports reach.
@@ -948,6 +951,12 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
         (
             "misc/unrelated.js".to_string(),
             "export function unrelated() {}\n".to_string(),
+        ),
+        // A package that defines a method named like a name run.js mentions (`helper`, which
+        // it calls as an import) but does not guess.
+        (
+            "named/named.js".to_string(),
+            "export class Named {\n  helper() {}\n}\n".to_string(),
         ),
         (
             "far/things.js".to_string(),
@@ -975,6 +984,10 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
         // packages and keeps its resolution.
         // A package the walk did not reach, defining no name run.js mentions: the same.
         (with_unrelated, false, 1, 1),
+        (helpers, false, 1, 1),
+        // A package the walk did not reach, defining a name run.js mentions but guesses
+        // nothing by (`Resolved::guessed`): the same.
+        (with_mentioned, false, 1, 1),
         (helpers, false, 1, 1),
         (with_sibling, false, 1, 1),
     ];

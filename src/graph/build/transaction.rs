@@ -611,8 +611,9 @@ impl<'w> Transaction<'w> {
     /// The files whose walk passed through a change and that nothing else widened in walk
     /// again (in parallel), on the graph before and after. A file keeps its resolution, with
     /// what the walk read now (`Resolved::extra_modules`' walk keys and `reachable`), when no
-    /// package its walk gained or lost defines a name it mentions: its unique-name guesses
-    /// test only candidates named like its references, so none changed visibility. Otherwise,
+    /// package its walk gained or lost defines a name it guessed (`Resolved::guessed`): the
+    /// walk's packages are read only by those guesses, which test only candidates of their
+    /// name, so none changed visibility. Otherwise,
     /// or when the file's resolution read another file's walk (`reachable` 0), it joins the
     /// affected files. An edited file of the reference-level path is resolved whole instead (it
     /// would replay its old walk).
@@ -643,7 +644,7 @@ impl<'w> Transaction<'w> {
                 (path, Some((walk, changed)))
             })
             .collect();
-        // The names the changed packages define, and the files that mention one.
+        // The names the changed packages define, and the walkers that guessed one.
         let changed_packages: FxHashSet<(crate::lang::Language, String)> = checked
             .iter()
             .filter_map(|(path, walked)| {
@@ -657,28 +658,25 @@ impl<'w> Transaction<'w> {
             })
             .flatten()
             .collect();
-        let mut mentioning: FxHashSet<FilePath> = FxHashSet::default();
-        if !changed_packages.is_empty() {
-            let names = names_in_packages(graph, &changed_packages);
-            // Only whether these walkers mention one matters, not every file that does.
-            let candidates: Vec<FilePath> = checked
+        let names = if changed_packages.is_empty() {
+            FxHashSet::default()
+        } else {
+            names_in_packages(graph, &changed_packages)
+        };
+        let guessing = |path: &FilePath| {
+            graph.files[path]
+                .resolved
+                .guessed
                 .iter()
-                .filter(|(_, walked)| {
-                    walked
-                        .as_ref()
-                        .is_some_and(|(_, changed)| !changed.is_empty())
-                })
-                .map(|(path, _)| *path)
-                .collect();
-            mentioning = self.writer.mentioning_among(&names, &candidates);
-        }
+                .any(|name| names.contains(name))
+        };
         let mut kept = Vec::new();
         for (path, walked) in checked {
             let Some((walk, changed)) = walked else {
                 self.affected.insert(path);
                 continue;
             };
-            if !changed.is_empty() && mentioning.contains(&path) {
+            if !changed.is_empty() && guessing(&path) {
                 self.affected.insert(path);
                 continue;
             }
@@ -843,6 +841,7 @@ impl<'w> Transaction<'w> {
             .filter(|path| self.next.files.contains_key(path))
             .collect();
         affected.sort();
+        tracing::trace!("resolved whole: {affected:?}");
         // The imports epoch this graph will have: the packages an edited file's imports
         // reach, computed at it, hold for it.
         let epoch = self.writer.imports_epoch + u64::from(self.imports_changed);

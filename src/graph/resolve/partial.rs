@@ -7,8 +7,8 @@
 //! `match`-arm regions that hold it) resolves as it did: its old outcome is reused at its new
 //! site, and only the new references are resolved. The edges come out in the order a full
 //! resolution gives (the header's edges, then each reference's in turn), so the result equals
-//! `resolve_all`'s, except that `extra_names` may keep a name only a removed reference read (a
-//! superset only makes a later change re-resolve the file when it need not).
+//! `resolve_all`'s, except that `extra_names` and `guessed` may keep a name only a removed
+//! reference read (a superset only makes a later change re-resolve the file when it need not).
 //!
 //! An edit that renamed functions (`build::moved::renamed_definitions`) takes the same path:
 //! the renamed definitions (and what is nested in them) have new ids, which the edges of
@@ -167,6 +167,10 @@ impl Resolver<'_> {
         }
         for module in &old.extra_modules {
             self.recorder.module(module);
+        }
+        // The kept outcomes' guesses, with the new references'.
+        for name in &old.guessed {
+            self.recorder.guessed(name);
         }
         self.record_extras_beyond(&mut resolved, mentioned);
         // The same imports name the same files (else the file would not be on this path).
