@@ -11,13 +11,28 @@ fn copy_fixture(name: &str) -> tempfile::TempDir {
     directory
 }
 
+/// Copies a fixture's tree, but for a cache in it (`.codegraph/index.bin` and the `.gitignore`
+/// beside it, and the directory when nothing else is there; a rules file there is the
+/// fixture's): the README's quick start runs `codegraph` on `fixtures/python`, which writes a
+/// cache there, and a copy of it would be read (or refused) as the copy's own.
 pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    let written_by_cache = |name: &std::ffi::OsStr| name == "index.bin" || name == ".gitignore";
+    let in_cache = from.file_name().is_some_and(|name| name == ".codegraph");
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
+        if in_cache && written_by_cache(&entry.file_name()) {
+            continue;
+        }
         let target = to.join(entry.file_name());
         if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_tree(&entry.path(), &target);
+            let only_a_cache = entry.file_name() == ".codegraph"
+                && std::fs::read_dir(entry.path())
+                    .unwrap()
+                    .all(|inner| written_by_cache(&inner.unwrap().file_name()));
+            if !only_a_cache {
+                copy_tree(&entry.path(), &target);
+            }
         } else {
             std::fs::copy(entry.path(), target).unwrap();
         }

@@ -1,7 +1,7 @@
 //! The MCP door, driven by an rmcp client over an in-memory pipe, on a temp copy of
 //! fixtures/python (so the fixture is never written and escape targets can sit next to it).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use codegraph::mcp::CodegraphMcp;
@@ -14,6 +14,7 @@ use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Value, json};
 
+use crate::cache::copy_tree;
 use crate::support::fixture;
 
 #[derive(Clone, Default)]
@@ -29,19 +30,6 @@ struct Session {
     client: RunningService<RoleClient, TestClient>,
     /// Holds `repo/` (the workspace) and things outside it.
     dir: tempfile::TempDir,
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 async fn start() -> Session {

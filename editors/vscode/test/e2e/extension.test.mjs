@@ -46,10 +46,17 @@ after(async () => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-/** A copy of fixtures/python with a `.git` (hidden by VS Code) and these workspace settings. */
+/**
+ * A copy of fixtures/python with a `.git` (hidden by VS Code) and these workspace settings; not
+ * its `.codegraph` cache, which the README's quick start writes there (the fixture has no rules
+ * file).
+ */
 function workspace(name, settings) {
   const folder = path.join(scratch, name);
-  fs.cpSync(path.join(repository, 'fixtures', 'python'), folder, { recursive: true });
+  fs.cpSync(path.join(repository, 'fixtures', 'python'), folder, {
+    recursive: true,
+    filter: (source) => path.basename(source) !== '.codegraph',
+  });
   fs.mkdirSync(path.join(folder, '.git'));
   fs.mkdirSync(path.join(folder, '.vscode'));
   fs.writeFileSync(path.join(folder, '.vscode', 'settings.json'), JSON.stringify(settings, null, 2));
