@@ -117,12 +117,17 @@ pub(crate) struct Recorder {
     guessed: RefCell<FxHashSet<Name>>,
 }
 
+/// Adds `name` to `set`, interning it only when it is new.
+fn record(set: &RefCell<FxHashSet<Name>>, name: &str) {
+    let mut set = set.borrow_mut();
+    if !set.contains(name) {
+        set.insert(Name::new(name));
+    }
+}
+
 impl Recorder {
     fn name(&self, name: &str) {
-        let mut names = self.names.borrow_mut();
-        if !names.contains(name) {
-            names.insert(Name::new(name));
-        }
+        record(&self.names, name);
     }
 
     fn module(&self, key: &Name) {
@@ -133,10 +138,7 @@ impl Recorder {
     }
 
     fn guessed(&self, name: &str) {
-        let mut guessed = self.guessed.borrow_mut();
-        if !guessed.contains(name) {
-            guessed.insert(Name::new(name));
-        }
+        record(&self.guessed, name);
     }
 }
 
