@@ -11,6 +11,8 @@
 
 use std::sync::Arc;
 
+use serde_json::value::RawValue;
+
 use tokio::io::{
     AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
 };
@@ -117,9 +119,59 @@ async fn read_header<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Header 
     }
 }
 
+/// What [`check_body`] reads of a message that is one JSON object: its id and method as
+/// written, every other member parsed (the syntax checked) but not kept. A `didOpen` of a big
+/// file then costs no second copy of its text: its only copies are the framed body and the
+/// server's own parse.
+#[derive(serde::Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+}
+
+/// A member that is present, `null` included (an `Option` field alone reads `null` as absent).
+fn present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue as serde::Deserialize>::deserialize(deserializer).map(Some)
+}
+
 /// The answer a well-framed body needs instead of reaching the server, if any.
 fn check_body(body: &[u8]) -> Option<serde_json::Value> {
     let error = |code: i64, message: String| serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    // An object, the usual case, is checked without building its value; anything else (a
+    // batch, a scalar: answered as an invalid request, and a struct would accept an array)
+    // takes the general path below.
+    if body.trim_ascii_start().starts_with(b"{") {
+        let envelope: Envelope = match serde_json::from_slice(body) {
+            Ok(envelope) => envelope,
+            Err(parse_error) if parse_error.is_data() => {
+                return Some(error(-32600, format!("Invalid Request: {parse_error}")));
+            }
+            Err(parse_error) => return Some(error(-32700, format!("Parse error: {parse_error}"))),
+        };
+        if let Some(id) = envelope.id.map(RawValue::get)
+            && !id.starts_with('"')
+            && id.parse::<i64>().is_err()
+        {
+            return Some(error(
+                -32600,
+                format!("Invalid Request: the id {id} is not an integer or a string"),
+            ));
+        }
+        if envelope
+            .method
+            .is_some_and(|method| !method.get().starts_with('"'))
+        {
+            return Some(error(
+                -32600,
+                "Invalid Request: the method is not a string".to_string(),
+            ));
+        }
+        return None;
+    }
     let value: serde_json::Value = match serde_json::from_slice(body) {
         Ok(value) => value,
         Err(parse_error) => return Some(error(-32700, format!("Parse error: {parse_error}"))),
@@ -247,4 +299,60 @@ where
         }
     });
     (server_input, server_output, output)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_body;
+
+    /// The error code and message `check_body` answers for a body, `None` when it passes.
+    fn verdict(body: &str) -> Option<(i64, String)> {
+        check_body(body.as_bytes()).map(|answer| {
+            let error = &answer["error"];
+            (
+                error["code"].as_i64().unwrap(),
+                error["message"].as_str().unwrap().to_string(),
+            )
+        })
+    }
+
+    #[test]
+    fn a_message_is_checked_without_building_its_value() {
+        let invalid = |message: &str| Some((-32600, format!("Invalid Request: {message}")));
+        // Requests and notifications pass, whatever else they hold.
+        for body in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"textDocument/didOpen","params":{"textDocument":{"text":"def f():\n    \"\\u00e9\"\n"}}}"#,
+            r#" {"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":"abc","method":"shutdown"}"#,
+            r#"{"jsonrpc":"2.0","id":-3,"result":null}"#,
+        ] {
+            assert_eq!(verdict(body), None, "{body}");
+        }
+        // Ids that are neither an integer nor a string, `null` included.
+        assert_eq!(
+            verdict(r#"{"id":null,"method":"m"}"#),
+            invalid("the id null is not an integer or a string")
+        );
+        assert_eq!(
+            verdict(r#"{"id":2.5,"method":"m"}"#),
+            invalid("the id 2.5 is not an integer or a string")
+        );
+        assert_eq!(
+            verdict(r#"{"id":{"a":1},"method":"m"}"#),
+            invalid(r#"the id {"a":1} is not an integer or a string"#)
+        );
+        assert_eq!(
+            verdict(r#"{"id":1,"method":["m"]}"#),
+            invalid("the method is not a string")
+        );
+        // Not one object: a batch and a scalar are invalid requests, broken JSON a parse error.
+        let not_one_object = invalid("a message is one JSON object (no batches)");
+        assert_eq!(verdict(r#"[1,"m"]"#), not_one_object);
+        assert_eq!(verdict("7"), not_one_object);
+        for broken in [r#"{"id":1,"method":"m""#, r#"{"id":1} trailing"#, "{"] {
+            let (code, message) = verdict(broken).expect(broken);
+            assert_eq!(code, -32700, "{broken}");
+            assert!(message.starts_with("Parse error: "), "{message}");
+        }
+    }
 }

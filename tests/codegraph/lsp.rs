@@ -445,7 +445,7 @@ fn malformed_messages_are_answered_and_the_server_keeps_serving() {
         (-32700, "Parse error: (serde)"),
         (
             -32600,
-            "Invalid Request: the id 1.1805916207174113e+21 is not an integer or a string",
+            "Invalid Request: the id 1180591620717411303424 is not an integer or a string",
         ),
     ]
     .into_iter()
