@@ -9,8 +9,11 @@
 //!   with `#2`, `#3`, ... for later duplicates in the same file. They depend on the file's own
 //!   text only, so re-indexing an unrelated file never changes them.
 //! - Edges are stored with the file whose reference produced them; the `incoming` and
-//!   `outgoing` maps index them by entity, as [`EdgeRef`]s (the file's number, the edge's
-//!   position), listed in path order.
+//!   `outgoing` maps list, for each entity, the numbers of the files that hold an edge to it
+//!   (from it), each once, in path order; within a file, [`Resolved::edges_to`] and
+//!   [`Resolved::edges_from`] find them by a per-file order computed on first use. So an edit
+//!   changes the maps only where a file starts or stops reaching an entity, never because its
+//!   edges moved.
 //! - Ambiguous references are not edges; they are kept in [`Resolved::ambiguous`].
 
 pub mod aliases;
@@ -140,9 +143,54 @@ pub struct Resolved {
     /// packages decide nothing else: a walk that gains or loses a package changes the file's
     /// resolution only if that package defines one of these names.
     pub guessed: Vec<Name>,
+    /// The edges by target and by source, for the graph's queries (never stored).
+    #[serde(skip)]
+    pub order: EdgeOrder,
 }
 
 impl Resolved {
+    /// The edges to `id`, in position order.
+    pub fn edges_to<'r>(&'r self, id: &EntityId) -> impl Iterator<Item = &'r Edge> + use<'r> {
+        self.edges_by(0, id.addr(), |edge| &edge.to)
+    }
+
+    /// The edges from `id`, in position order.
+    pub fn edges_from<'r>(&'r self, id: &EntityId) -> impl Iterator<Item = &'r Edge> + use<'r> {
+        self.edges_by(1, id.addr(), |edge| &edge.from)
+    }
+
+    /// The edges whose `end` (the target, 0, or the source, 1) is the entity interned at
+    /// `wanted`: a binary search of that order by interned address.
+    fn edges_by(
+        &self,
+        which: usize,
+        wanted: usize,
+        end: fn(&Edge) -> &EntityId,
+    ) -> impl Iterator<Item = &Edge> {
+        let orders = self.order.0.get_or_init(|| {
+            [0, 1].map(|which| {
+                let end: fn(&Edge) -> &EntityId = if which == 0 {
+                    |edge| &edge.to
+                } else {
+                    |edge| &edge.from
+                };
+                let mut positions: Vec<u32> = (0..self.edges.len() as u32).collect();
+                positions.sort_by_key(|position| {
+                    (end(&self.edges[*position as usize]).addr(), *position)
+                });
+                positions.into_boxed_slice()
+            })
+        });
+        let order: &[u32] = &orders[which];
+        let edges = &self.edges;
+        let start =
+            order.partition_point(|position| end(&edges[*position as usize]).addr() < wanted);
+        order[start..]
+            .iter()
+            .map(move |position| &edges[*position as usize])
+            .take_while(move |edge| end(edge).addr() == wanted)
+    }
+
     /// Gives back the spare capacity of lists grown by pushing: a resolution is kept for as
     /// long as its file is indexed, and a full index resolves every file before keeping any.
     pub(crate) fn shrink_to_fit(&mut self) {
@@ -196,12 +244,29 @@ pub struct EntityLoc {
     pub index: Option<u32>,
 }
 
-/// A reference to an edge: the number of the file that holds it ([`Graph::edge_file`]) and its
-/// index there. Eight bytes: the edge indices hold two of these per edge.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct EdgeRef {
-    pub file: u32,
-    pub index: u32,
+/// A file's edges in two orders, by target and by source (positions into `edges`, sorted by
+/// the entity's interned address, then by position), computed by the first query that reads
+/// them. A clone starts empty: whoever clones a resolution may change its edges.
+#[derive(Default)]
+pub struct EdgeOrder(std::sync::OnceLock<[Box<[u32]>; 2]>);
+
+impl Clone for EdgeOrder {
+    fn clone(&self) -> Self {
+        EdgeOrder::default()
+    }
+}
+
+impl PartialEq for EdgeOrder {
+    /// Derived from the edges, which the resolutions compare.
+    fn eq(&self, _: &EdgeOrder) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for EdgeOrder {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("EdgeOrder")
+    }
 }
 
 /// A persistent hash map of the graph (`graph/sharded.rs`), hashed with `FxHasher` (the keys
@@ -216,15 +281,17 @@ pub struct Graph {
     pub(crate) revision: u64,
     pub(crate) files: imbl::OrdMap<FilePath, Arc<FileNode>>,
     /// The path of each file number (the writer numbers files; a removed file's number is
-    /// `None` until reused): what an [`EdgeRef`] names.
+    /// `None` until reused): what the `incoming` and `outgoing` lists name.
     pub(crate) file_paths: imbl::Vector<Option<FilePath>>,
     pub(crate) entities: PersistentMap<EntityId, EntityLoc>,
     pub(crate) by_name: PersistentMap<Name, Arc<[NameEntry]>>,
     pub(crate) modules: PersistentMap<Name, Arc<[FilePath]>>,
     /// Resolved bases of each type: (base, extends or implements, the file that said so).
     pub(crate) bases: PersistentMap<EntityId, Arc<[BaseOf]>>,
-    pub(crate) incoming: PersistentMap<EntityId, Arc<[EdgeRef]>>,
-    pub(crate) outgoing: PersistentMap<EntityId, Arc<[EdgeRef]>>,
+    /// The numbers of the files with an edge to each entity, in path order.
+    pub(crate) incoming: PersistentMap<EntityId, Arc<[u32]>>,
+    /// The numbers of the files with an edge from each entity, in path order.
+    pub(crate) outgoing: PersistentMap<EntityId, Arc<[u32]>>,
     /// Every distinct definition name as one flat list, built by the first symbol search of a
     /// revision whose names changed (a scan of a slice, not of the persistent map).
     pub(crate) names_cache: Arc<std::sync::OnceLock<NameList>>,
@@ -449,46 +516,41 @@ impl Graph {
             .as_deref()
     }
 
-    /// The edges that point at an entity, as references into their files (cheap to count).
-    pub fn incoming_refs(&self, id: &str) -> &[EdgeRef] {
-        self.incoming.get(id).map_or(&[], |refs| refs)
+    /// The files that hold an edge to an entity, in path order (each once).
+    pub fn incoming_files(&self, id: &str) -> impl Iterator<Item = &Arc<FileNode>> {
+        self.numbered_files(self.incoming.get(id))
     }
 
     pub fn location(&self, id: &str) -> Option<&EntityLoc> {
         self.entities.get(id)
     }
 
-    /// The path of the file an edge reference points into.
-    pub fn edge_path(&self, edge_ref: &EdgeRef) -> Option<&FilePath> {
-        self.file_paths.get(edge_ref.file as usize)?.as_ref()
-    }
-
-    /// The file an edge reference points into.
-    pub fn edge_file(&self, edge_ref: &EdgeRef) -> Option<&Arc<FileNode>> {
-        self.files.get(self.edge_path(edge_ref)?)
-    }
-
-    pub fn edge(&self, edge_ref: &EdgeRef) -> Option<&Edge> {
-        self.edge_file(edge_ref)?
-            .resolved
-            .edges
-            .get(edge_ref.index as usize)
-    }
-
-    pub fn incoming(&self, id: &str) -> impl Iterator<Item = &Edge> {
-        self.incoming
-            .get(id)
+    /// The files of a list of file numbers.
+    fn numbered_files<'g>(
+        &'g self,
+        numbers: Option<&'g Arc<[u32]>>,
+    ) -> impl Iterator<Item = &'g Arc<FileNode>> {
+        numbers
             .into_iter()
-            .flat_map(|refs| refs.iter())
-            .filter_map(|edge_ref| self.edge(edge_ref))
+            .flat_map(|numbers| numbers.iter())
+            .filter_map(|number| {
+                let path = self.file_paths.get(*number as usize)?.as_ref()?;
+                self.files.get(path)
+            })
     }
 
-    pub fn outgoing(&self, id: &str) -> impl Iterator<Item = &Edge> {
-        self.outgoing
-            .get(id)
-            .into_iter()
-            .flat_map(|refs| refs.iter())
-            .filter_map(|edge_ref| self.edge(edge_ref))
+    /// The edges that point at an entity: by file in path order, then by position.
+    pub fn incoming<'g>(&'g self, id: &str) -> impl Iterator<Item = &'g Edge> {
+        let id = Name::existing(id);
+        self.numbered_files(id.and_then(|id| self.incoming.get(&id)))
+            .flat_map(move |file| id.into_iter().flat_map(|id| file.resolved.edges_to(&id)))
+    }
+
+    /// The edges from an entity: by file in path order, then by position.
+    pub fn outgoing<'g>(&'g self, id: &str) -> impl Iterator<Item = &'g Edge> {
+        let id = Name::existing(id);
+        self.numbered_files(id.and_then(|id| self.outgoing.get(&id)))
+            .flat_map(move |file| id.into_iter().flat_map(|id| file.resolved.edges_from(&id)))
     }
 
     pub fn all_edges(&self) -> impl Iterator<Item = &Edge> {
@@ -665,29 +727,32 @@ impl Graph {
     /// graph is consistent). Tests call it after incremental changes.
     pub fn index_problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
-        let mut expected_incoming: std::collections::BTreeMap<&str, Vec<EdgeRef>> =
-            Default::default();
-        let mut expected_outgoing: std::collections::BTreeMap<&str, Vec<EdgeRef>> =
-            Default::default();
+        let mut expected_incoming: std::collections::BTreeMap<&str, Vec<u32>> = Default::default();
+        let mut expected_outgoing: std::collections::BTreeMap<&str, Vec<u32>> = Default::default();
         let mut numbered = 0;
         for (number, path) in self.file_paths.iter().enumerate() {
             let Some(file) = path.as_ref().and_then(|path| self.files.get(path)) else {
                 continue;
             };
             numbered += 1;
-            for (index, edge) in file.resolved.edges.iter().enumerate() {
-                let edge_ref = EdgeRef {
-                    file: number as u32,
-                    index: index as u32,
-                };
-                expected_incoming
-                    .entry(&edge.to)
-                    .or_default()
-                    .push(edge_ref);
-                expected_outgoing
-                    .entry(&edge.from)
-                    .or_default()
-                    .push(edge_ref);
+            for edge in &file.resolved.edges {
+                for (expected, id) in [
+                    (&mut expected_incoming, &edge.to),
+                    (&mut expected_outgoing, &edge.from),
+                ] {
+                    let numbers = expected.entry(id).or_default();
+                    if numbers.last() != Some(&(number as u32)) {
+                        numbers.push(number as u32);
+                    }
+                }
+                if !file.resolved.edges_to(&edge.to).any(|found| found == edge)
+                    || !file
+                        .resolved
+                        .edges_from(&edge.from)
+                        .any(|found| found == edge)
+                {
+                    problems.push(format!("{}: an edge its order does not find", file.path));
+                }
             }
         }
         for (name, index, expected) in [
@@ -695,14 +760,14 @@ impl Graph {
             ("outgoing", &self.outgoing, expected_outgoing),
         ] {
             let mut actual_count = 0;
-            for (id, refs) in index.iter() {
-                actual_count += refs.len();
+            for (id, numbers) in index.iter() {
+                actual_count += numbers.len();
                 let mut want = expected.get(&**id).cloned().unwrap_or_default();
-                sort_edge_refs(&mut want, &self.file_paths);
-                if want.as_slice() != &**refs {
+                sort_file_numbers(&mut want, &self.file_paths);
+                if want.as_slice() != &**numbers {
                     problems.push(format!(
-                        "{name} of {id}: index has {} refs, edges say {}",
-                        refs.len(),
+                        "{name} of {id}: index lists {} files, edges say {}",
+                        numbers.len(),
                         want.len()
                     ));
                 }
@@ -710,7 +775,7 @@ impl Graph {
             let expected_count: usize = expected.values().map(Vec::len).sum();
             if actual_count != expected_count {
                 problems.push(format!(
-                    "{name}: index holds {actual_count} refs, the files {expected_count} edges"
+                    "{name}: index lists {actual_count} files, the edges {expected_count}"
                 ));
             }
         }
@@ -725,19 +790,14 @@ impl Graph {
     }
 }
 
-/// Sorts edge references in the order readers see an entity's edges in: by file path, then by
-/// position in the file (not by file number, which depends on the order files were added).
-pub(crate) fn sort_edge_refs(refs: &mut [EdgeRef], paths: &imbl::Vector<Option<FilePath>>) {
-    refs.sort_by(|left, right| edge_ref_key(left, paths).cmp(&edge_ref_key(right, paths)));
+/// Sorts file numbers in the order readers see an entity's edges in: by file path (not by
+/// number, which depends on the order files were added).
+pub(crate) fn sort_file_numbers(numbers: &mut [u32], paths: &imbl::Vector<Option<FilePath>>) {
+    numbers
+        .sort_by(|left, right| file_number_key(*left, paths).cmp(&file_number_key(*right, paths)));
 }
 
-/// What [`sort_edge_refs`] orders by: the file's path, then the position in the file.
-pub(crate) fn edge_ref_key<'p>(
-    edge_ref: &EdgeRef,
-    paths: &'p imbl::Vector<Option<FilePath>>,
-) -> (Option<&'p str>, u32) {
-    let path = paths
-        .get(edge_ref.file as usize)
-        .and_then(|path| path.as_deref());
-    (path, edge_ref.index)
+/// What [`sort_file_numbers`] orders by: the file's path.
+pub(crate) fn file_number_key(number: u32, paths: &imbl::Vector<Option<FilePath>>) -> Option<&str> {
+    paths.get(number as usize).and_then(|path| path.as_deref())
 }

@@ -19,7 +19,10 @@
 //!   `index/rust_path.rs` the modules declared with `#[path]`, whose files
 //!   `graph/modules.rs` places in the declaring crate's module tree.
 //! - `graph`    the immutable graph snapshot (its indices are `graph/sharded.rs` maps: an `Arc`
-//!   of shards, each an `Arc`'d hash map, a write copying the shards it touches), scope-based resolution (`graph/resolve.rs`) with
+//!   of shards, each an `Arc`'d hash map, a write copying the shards it touches; the edge
+//!   indices list, for each entity, the files whose edges reach it or leave it, so an edit
+//!   writes them only where a file starts or stops reaching an entity, and a file finds its
+//!   edges of an entity by an order of its own computed on first use, `Resolved::edges_to`), scope-based resolution (`graph/resolve.rs`) with
 //!   receiver-type inference (`graph/resolve/infer.rs`: declared and assigned bindings,
 //!   constructors, return types, field chains; Rust's elements, patterns and generic bounds in
 //!   `graph/resolve/rust.rs`), the single writer's transaction
@@ -132,7 +135,7 @@
 //!   holds, both times at least `stamp::SETTLE` old then (`DiskStamp::settled`), under the
 //!   same C/C++ header setting. The cache writes each distinct name once (its meta record's
 //!   table) and the file records as indices into it (`model::NameCodec`). `GraphWriter::load` numbers the loaded files in path order,
-//!   so their edge references need no sort.
+//!   so their entities' lists of files need no sort.
 
 pub mod analysis;
 pub mod cancel;

@@ -29,9 +29,7 @@ mod moved;
 mod transaction;
 
 use super::resolve::{is_exported, is_top_level, mentions};
-use super::{
-    EdgeRef, EntityId, EntityLoc, FileNode, FilePath, Graph, NameEntry, Resolved, assign_ids,
-};
+use super::{EntityId, EntityLoc, FileNode, FilePath, Graph, NameEntry, Resolved, assign_ids};
 use crate::index::FileSummary;
 use crate::lang::Language;
 use crate::model::RelationKind;
@@ -259,8 +257,8 @@ impl GraphWriter {
     /// every index is rebuilt, nothing is resolved. The files must be exactly the set the
     /// resolutions were computed for; apply the files that changed since with [`apply`].
     ///
-    /// The files are numbered in path order, so each entity's edge references are added in the
-    /// order readers see them (by path, then position) and need no sort; the nodes and the four
+    /// The files are numbered in path order, so each entity's list of files is built in the
+    /// order readers see them (by path) and needs no sort; the nodes and the four
     /// indices (entities, names and modules, edges, bases) are built in parallel.
     ///
     /// [`apply`]: GraphWriter::apply
@@ -524,7 +522,7 @@ fn node_with_ids(
 
 type NameIndex = super::PersistentMap<Name, Arc<[NameEntry]>>;
 type ModuleIndex = super::PersistentMap<Name, Arc<[FilePath]>>;
-type EdgeIndex = super::PersistentMap<EntityId, Arc<[EdgeRef]>>;
+type EdgeIndex = super::PersistentMap<EntityId, Arc<[u32]>>;
 
 /// A file given back by the cache, for [`GraphWriter::load`].
 pub struct LoadedFile {
@@ -594,24 +592,26 @@ fn name_and_module_indices(nodes: &[Arc<FileNode>]) -> (NameIndex, ModuleIndex) 
     (by_name, modules)
 }
 
-/// The incoming and outgoing edge indices of `nodes`, numbered by position (a load's: the
-/// writer numbered them in path order, so the references come out sorted as readers want).
+/// The incoming and outgoing edge indices of `nodes`, by file number (a load's: the
+/// writer numbered them in path order, so the lists come out sorted as readers want).
 fn edge_indices(nodes: &[Arc<FileNode>]) -> (EdgeIndex, EdgeIndex) {
-    let mut incoming: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
-    let mut outgoing: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
+    let mut incoming: FxHashMap<EntityId, Vec<u32>> = FxHashMap::default();
+    let mut outgoing: FxHashMap<EntityId, Vec<u32>> = FxHashMap::default();
     for (number, node) in nodes.iter().enumerate() {
-        index_edges(
-            number as u32,
-            &node.resolved,
-            &mut incoming,
-            &mut outgoing,
-            false,
-        );
+        for edge in &node.resolved.edges {
+            for (index, id) in [(&mut incoming, edge.to), (&mut outgoing, edge.from)] {
+                // A file's numbers are added together: one already added is the last.
+                let numbers = index.entry(id).or_default();
+                if numbers.last() != Some(&(number as u32)) {
+                    numbers.push(number as u32);
+                }
+            }
+        }
     }
-    let persist = |index: FxHashMap<EntityId, Vec<EdgeRef>>| {
+    let persist = |index: FxHashMap<EntityId, Vec<u32>>| {
         index
             .into_iter()
-            .map(|(id, refs)| (id, refs.into()))
+            .map(|(id, numbers)| (id, numbers.into()))
             .collect()
     };
     (persist(incoming), persist(outgoing))
@@ -657,74 +657,60 @@ fn name_entry(node: &FileNode, index: usize, package: &Option<Name>) -> NameEntr
     }
 }
 
-/// Adds a file's edges to the incoming and outgoing indices (by position in the file): all of
-/// them, or with `listed_only` those of the entities the indices already list (the entities
-/// being re-indexed).
-fn index_edges(
-    number: u32,
-    resolved: &Resolved,
-    incoming: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
-    outgoing: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
-    listed_only: bool,
-) {
-    let add = |index: &mut FxHashMap<EntityId, Vec<EdgeRef>>, id: &EntityId, edge_ref| match index
-        .get_mut(id)
-    {
-        Some(entries) => entries.push(edge_ref),
-        None if !listed_only => {
-            index.insert(*id, vec![edge_ref]);
-        }
-        None => {}
-    };
-    for (position, edge) in resolved.edges.iter().enumerate() {
-        let edge_ref = EdgeRef {
-            file: number,
-            index: position as u32,
-        };
-        add(incoming, &edge.to, edge_ref);
-        add(outgoing, &edge.from, edge_ref);
+/// The entities a file's edges point at and come from, each once: what it adds to the
+/// incoming and outgoing lists.
+pub(super) fn edge_ends(resolved: &Resolved) -> (FxHashSet<EntityId>, FxHashSet<EntityId>) {
+    let mut ends = (FxHashSet::default(), FxHashSet::default());
+    for edge in &resolved.edges {
+        ends.0.insert(edge.to);
+        ends.1.insert(edge.from);
     }
+    ends
 }
 
-/// Replaces, for each entity of `additions`, the references into `replaced` files (by number)
-/// with the added ones. `paths` numbers the files (new numbers included).
+/// One entity's list change: the file numbers that leave it, then those that join it.
+#[derive(Default)]
+pub(super) struct ListChange {
+    pub(super) removed: Vec<u32>,
+    pub(super) added: Vec<u32>,
+}
+
+/// Applies each entity's list change: the removed numbers leave, the added join at their place
+/// in path order (`paths` numbers the files, new numbers included). A number both removed and
+/// added (a file's number reused within the transaction) ends up listed.
 fn reindex(
-    index: &mut super::PersistentMap<EntityId, Arc<[EdgeRef]>>,
-    additions: FxHashMap<EntityId, Vec<EdgeRef>>,
-    replaced: &FxHashSet<u32>,
+    index: &mut super::PersistentMap<EntityId, Arc<[u32]>>,
+    changes: FxHashMap<EntityId, ListChange>,
     paths: &imbl::Vector<Option<FilePath>>,
 ) {
-    for (id, mut added) in additions {
-        let mut next: Vec<EdgeRef> = index
+    for (id, mut change) in changes {
+        let mut next: Vec<u32> = index
             .get(&id)
-            .map(|refs| {
-                refs.iter()
-                    .filter(|edge_ref| !replaced.contains(&edge_ref.file))
+            .map(|numbers| {
+                numbers
+                    .iter()
+                    .filter(|number| !change.removed.contains(number))
                     .copied()
                     .collect()
             })
             .unwrap_or_default();
-        if added.len() <= 8 {
-            // An edit's few entries join a sorted list: each finds its place by a binary
-            // search instead of the whole list being sorted again (its every element a path
-            // looked up), and the list stays sorted.
-            super::sort_edge_refs(&mut added, paths);
-            let mut start = 0;
-            for edge_ref in added {
-                let key = super::edge_ref_key(&edge_ref, paths);
-                let place = start
-                    + next[start..]
-                        .partition_point(|existing| super::edge_ref_key(existing, paths) < key);
-                next.insert(place, edge_ref);
-                start = place + 1;
+        super::sort_file_numbers(&mut change.added, paths);
+        let mut start = 0;
+        for number in change.added {
+            if next.contains(&number) {
+                continue;
             }
-        } else {
-            next.extend(added);
-            super::sort_edge_refs(&mut next, paths);
+            // Each joins a sorted list at its place, found by a binary search by path.
+            let key = super::file_number_key(number, paths);
+            let place = start
+                + next[start..]
+                    .partition_point(|existing| super::file_number_key(*existing, paths) < key);
+            next.insert(place, number);
+            start = place + 1;
         }
         if next.is_empty() {
             index.remove(&id);
-        } else {
+        } else if index.get(&id).is_none_or(|numbers| **numbers != *next) {
             index.insert(id, next.into());
         }
     }

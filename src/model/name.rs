@@ -32,6 +32,18 @@ impl Name {
     pub fn as_str(&self) -> &'static str {
         self.0.as_str()
     }
+
+    /// The name of this text if it was ever interned, without interning it: a text no name
+    /// holds is no key of any map of names.
+    pub fn existing(text: &str) -> Option<Name> {
+        ustr::existing_ustr(text).map(Name)
+    }
+
+    /// Where the text is stored: one address per distinct text for the process's life, so
+    /// names can be ordered by it (an order that means nothing beyond equality).
+    pub fn addr(&self) -> usize {
+        self.0.as_char_ptr() as usize
+    }
 }
 
 impl Default for Name {

@@ -300,6 +300,7 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
                         .collect::<Result<_, String>>()?,
                     reachable: stored.reachable,
                     guessed: stored.guessed,
+                    order: Default::default(),
                 }),
             };
             Ok(CachedFile {

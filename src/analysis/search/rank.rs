@@ -17,7 +17,7 @@
 //! (`benches/questions.rs`) prints the effect of turning each one off.
 
 use crate::analysis::text;
-use crate::graph::{EntityId, FileNode, Graph};
+use crate::graph::{EntityId, Graph};
 use crate::model::{FileClass, RelationKind};
 
 /// The weights of the signals.
@@ -202,33 +202,27 @@ pub(super) fn phrase_match(query: &QueryShape, name: &[String], docstring: Optio
 }
 
 /// How many dependency edges from production code point at `id`, counting at most `cap` and
-/// reading at most `4 × cap` edges. The edges are grouped by file, so each file is looked up
-/// once.
+/// reading at most `4 × cap` edges (in the order readers see them: by file, then position).
 pub(super) fn production_fan_in(graph: &Graph, id: &EntityId, cap: usize) -> usize {
     let mut count = 0;
-    let mut current: Option<(u32, Option<&FileNode>)> = None;
-    for edge_ref in graph.incoming_refs(id).iter().take(cap * 4) {
-        let file = match current {
-            Some((number, file)) if number == edge_ref.file => file,
-            _ => {
-                let file = graph
-                    .edge_file(edge_ref)
-                    .map(|file| &**file)
-                    .filter(|file| file.class == FileClass::Production);
-                current = Some((edge_ref.file, file));
-                file
+    let mut budget = cap * 4;
+    for file in graph.incoming_files(id) {
+        let production = file.class == FileClass::Production;
+        for edge in file.resolved.edges_to(id) {
+            if budget == 0 {
+                return count;
             }
-        };
-        let Some(edge) = file.and_then(|file| file.resolved.edges.get(edge_ref.index as usize))
-        else {
-            continue;
-        };
-        if matches!(edge.kind, RelationKind::Contains | RelationKind::Defines) || edge.from == *id {
-            continue;
-        }
-        count += 1;
-        if count >= cap {
-            break;
+            budget -= 1;
+            if !production
+                || matches!(edge.kind, RelationKind::Contains | RelationKind::Defines)
+                || edge.from == *id
+            {
+                continue;
+            }
+            count += 1;
+            if count >= cap {
+                return count;
+            }
         }
     }
     count

@@ -15,15 +15,15 @@ use super::moved::{
     same_mention_sources,
 };
 use super::{
-    ApplyReport, FileContent, GraphWriter, RECENT_MENTIONS, exports, imports_change, index_edges,
-    module_signature, name_entry, new_node, node_with_ids, reindex,
+    ApplyReport, FileContent, GraphWriter, ListChange, RECENT_MENTIONS, edge_ends, exports,
+    imports_change, module_signature, name_entry, new_node, node_with_ids, reindex,
 };
 use crate::graph::modules::{module_keys, package_key};
 use crate::graph::resolve::{
     BaseEdge, Mentions, Reachable, Resolver, import_targets, is_walk_key, mentioned_names,
     mentions, names_in_packages, path_receivers, walk_key, walk_reachable,
 };
-use crate::graph::{EdgeRef, EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
+use crate::graph::{EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
 use crate::index::FileSummary;
 use crate::model::RelationKind;
 
@@ -165,7 +165,7 @@ impl<'w> Transaction<'w> {
         {
             let mut node = moved_node(old, content.expect("matched as Some"), &self.next.aliases);
             // Its references mean what they meant: the old resolution, moved. Its edges join
-            // the same entities in the same order, so the edge indices (by position) stay.
+            // the same entities in the same order, so the edge indices stay.
             if let Some(resolved) = relocated(&old.summary, &node.summary, &old.resolved) {
                 node.resolved = Arc::new(resolved);
                 self.put_file(path, Arc::new(node));
@@ -813,7 +813,13 @@ impl<'w> Transaction<'w> {
             }
             if next.is_empty() {
                 self.next.bases.remove(child);
-            } else {
+            } else if self
+                .next
+                .bases
+                .get(child)
+                .is_none_or(|bases| **bases != *next)
+            {
+                // Written only when changed: a write copies the shard this snapshot shares.
                 self.next.bases.insert(*child, next.into());
             }
         }
@@ -920,7 +926,7 @@ impl<'w> Transaction<'w> {
     pub(super) fn reindex_edges(&mut self, resolved: Vec<(FilePath, Resolved)>) {
         // Re-index edges: drop the old edges of every re-resolved or removed file, add the new.
         // A file whose edges still join the same entities in the same order (an edit that only
-        // moved text) keeps its index entries: they name edges by position.
+        // moved text) keeps its index entries.
         let mut old_by_path: FxHashMap<FilePath, Arc<Resolved>> =
             std::mem::take(&mut self.removed_edges)
                 .into_iter()
@@ -967,54 +973,54 @@ impl<'w> Transaction<'w> {
                 );
             }
         }
-        let mut replaced: FxHashSet<u32> = FxHashSet::default();
-        let mut incoming_add: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
-        let mut outgoing_add: FxHashMap<EntityId, Vec<EdgeRef>> = FxHashMap::default();
-        // An edit's few files (no file removed, so no number reused): only the entities of
-        // edges that changed place are re-indexed; the others' entries are what they were.
-        let by_position = self.removed_numbers.is_empty() && resolved.len() <= RECENT_MENTIONS;
-        let resolved_paths: FxHashSet<FilePath> = resolved.iter().map(|(path, _)| *path).collect();
-        for (path, old) in &old_by_path {
-            if unchanged.contains(path) {
-                continue;
-            }
-            if let Some(&number) = self
+        // Each entity's list changes only where a file starts or stops reaching it: the
+        // entities of its old edges and of its new, compared as sets (a file whose edges join
+        // the same entities in the same order changes nothing).
+        let mut incoming: FxHashMap<EntityId, ListChange> = FxHashMap::default();
+        let mut outgoing: FxHashMap<EntityId, ListChange> = FxHashMap::default();
+        let new_by_path: FxHashMap<FilePath, &Resolved> = resolved
+            .iter()
+            .map(|(path, result)| (*path, result))
+            .collect();
+        let empty = Resolved::default();
+        let mut paths: Vec<FilePath> = old_by_path.keys().copied().collect();
+        paths.extend(
+            new_by_path
+                .keys()
+                .filter(|path| !old_by_path.contains_key(*path)),
+        );
+        for path in paths {
+            let old_number = self
                 .removed_numbers
-                .get(path)
-                .or_else(|| self.writer.file_numbers.get(path))
-            {
-                replaced.insert(number);
-            }
-            if by_position && resolved_paths.contains(path) {
+                .get(&path)
+                .or_else(|| self.writer.file_numbers.get(&path))
+                .copied();
+            let new_number = self.writer.file_numbers.get(&path).copied();
+            let old = old_by_path.get(&path).map_or(&empty, |old| &**old);
+            let new = new_by_path.get(&path).copied().unwrap_or(&empty);
+            if old_number == new_number && unchanged.contains(&path) {
                 continue;
             }
-            for edge in &old.edges {
-                incoming_add.entry(edge.to).or_default();
-                outgoing_add.entry(edge.from).or_default();
-            }
-        }
-        // The entities of the edges that changed place, in every file indexed by position;
-        // then each such file gives its entries for every entity being re-indexed (a list is
-        // rebuilt without any replaced file's entries).
-        let mut by_position_files: Vec<(u32, &Resolved)> = Vec::new();
-        for (path, result) in &resolved {
-            if unchanged.contains(path) {
-                continue;
-            }
-            let Some(&number) = self.writer.file_numbers.get(path) else {
-                continue;
-            };
-            match old_by_path.get(path) {
-                Some(old) if by_position => {
-                    moved_entities(old, result, &mut incoming_add, &mut outgoing_add);
-                    by_position_files.push((number, result));
+            let (old_to, old_from) = edge_ends(old);
+            let (new_to, new_from) = edge_ends(new);
+            for (changes, before, after) in [
+                (&mut incoming, old_to, new_to),
+                (&mut outgoing, old_from, new_from),
+            ] {
+                let same = old_number == new_number;
+                if let Some(number) = old_number {
+                    for id in before.iter().filter(|id| !same || !after.contains(*id)) {
+                        changes.entry(*id).or_default().removed.push(number);
+                    }
                 }
-                _ => index_edges(number, result, &mut incoming_add, &mut outgoing_add, false),
+                if let Some(number) = new_number {
+                    for id in after.iter().filter(|id| !same || !before.contains(*id)) {
+                        changes.entry(*id).or_default().added.push(number);
+                    }
+                }
             }
         }
-        for (number, result) in by_position_files {
-            index_edges(number, result, &mut incoming_add, &mut outgoing_add, true);
-        }
+        drop(new_by_path);
         for (path, result) in resolved {
             if let Some(file) = self.next.files.get(&path) {
                 let mut node = (**file).clone();
@@ -1023,8 +1029,8 @@ impl<'w> Transaction<'w> {
             }
         }
         let paths = &self.writer.file_paths;
-        reindex(&mut self.next.incoming, incoming_add, &replaced, paths);
-        reindex(&mut self.next.outgoing, outgoing_add, &replaced, paths);
+        reindex(&mut self.next.incoming, incoming, paths);
+        reindex(&mut self.next.outgoing, outgoing, paths);
         self.next.file_paths = paths.clone();
     }
 
@@ -1072,28 +1078,4 @@ fn mentions_changed(old: &Mentions, new: &Mentions) -> (Mentions, Mentions) {
         (difference(&old.0, &new.0), difference(&old.1, &new.1)),
         (difference(&new.0, &old.0), difference(&new.1, &old.1)),
     )
-}
-
-/// The entities of the edges at positions where a file's old and new edges differ: their
-/// lists are re-indexed (an entity whose every edge in the file kept its position and ends has
-/// the entries it had).
-fn moved_entities(
-    old: &Resolved,
-    new: &Resolved,
-    incoming: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
-    outgoing: &mut FxHashMap<EntityId, Vec<EdgeRef>>,
-) {
-    for position in 0..old.edges.len().max(new.edges.len()) {
-        let (before, after) = (old.edges.get(position), new.edges.get(position));
-        if let (Some(before), Some(after)) = (before, after)
-            && before.from == after.from
-            && before.to == after.to
-        {
-            continue;
-        }
-        for edge in before.into_iter().chain(after) {
-            incoming.entry(edge.to).or_default();
-            outgoing.entry(edge.from).or_default();
-        }
-    }
 }
