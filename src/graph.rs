@@ -143,6 +143,11 @@ pub struct Resolved {
     /// packages decide nothing else: a walk that gains or loses a package changes the file's
     /// resolution only if that package defines one of these names.
     pub guessed: Vec<Name>,
+    /// For each reference (by position in `summary.refs`; `u32::MAX` for guesses outside any
+    /// reference) the names of `guessed` its resolution guessed, through the memoised values
+    /// it used included. Sorted. When a walk gains or loses packages, only the references
+    /// that guessed a name such a package defines can resolve otherwise.
+    pub guessed_by: Vec<(u32, Name)>,
     /// The edges by target and by source, for the graph's queries (never stored).
     #[serde(skip)]
     pub order: EdgeOrder,
@@ -204,6 +209,7 @@ impl Resolved {
         self.extra_names.shrink_to_fit();
         self.extra_modules.shrink_to_fit();
         self.guessed.shrink_to_fit();
+        self.guessed_by.shrink_to_fit();
     }
 }
 

@@ -126,8 +126,11 @@
 //!   targets change, the walks through it are walked again on the graph before and after, and
 //!   a walker is re-resolved only if a package it gained or lost defines a name it guessed
 //!   (`Transaction::walk_again`, `Resolved::guessed`: the walk's packages are read by the
-//!   guesses alone, each testing candidates of its own name); a resolution that read another
-//!   file's walk is always re-resolved (`Resolved::reachable` 0).
+//!   guesses alone, each testing candidates of its own name), and then only the references
+//!   that guessed such a name (`Resolved::guessed_by`, per reference, the guesses behind a
+//!   memoised receiver value included; `Resolver::resolve_again`), unless a guess was made
+//!   outside any reference; a resolution that read another file's walk is always re-resolved
+//!   whole (`Resolved::reachable` 0).
 //! - A warm start (`World::index` over the on-disk cache, `world/cache.rs`) trusts a cached
 //!   summary only for a file whose content hash equals the cached one, or, without reading
 //!   it, whose stamp (device, inode, length, modification and change times) equals the

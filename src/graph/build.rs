@@ -63,6 +63,10 @@ pub struct ApplyReport {
     /// resolution (no package they gained or lost defines a name they guessed); only what
     /// the walk read is updated.
     pub walked_again: usize,
+    /// Files that walked again, whose walk gained or lost a package that defines a name they
+    /// guessed, and whose guessing references alone were resolved again (counted in
+    /// `resolved_files` too).
+    pub guessed_again: usize,
 }
 
 /// Owns the current graph and the indices only the writer needs. Cloned to see what proposed

@@ -115,6 +115,9 @@ pub(crate) struct Recorder {
     modules: RefCell<FxHashSet<Name>>,
     /// The names of unique-name guesses that read the reachable packages (`Resolved::guessed`).
     guessed: RefCell<FxHashSet<Name>>,
+    /// Those guessed since the current reference (or memoised value) began, the guesses of
+    /// the memoised values it used included (`Resolved::guessed_by`).
+    frame: RefCell<Vec<Name>>,
 }
 
 /// Adds `name` to `set`, interning it only when it is new.
@@ -139,6 +142,30 @@ impl Recorder {
 
     fn guessed(&self, name: &str) {
         record(&self.guessed, name);
+        let name = self.guessed.borrow().get(name).copied();
+        if let Some(name) = name {
+            self.in_frame(&[name]);
+        }
+    }
+
+    /// A name an earlier resolution guessed, kept for the file (not for any one reference).
+    fn guessed_before(&self, name: &Name) {
+        record(&self.guessed, name);
+    }
+
+    /// Adds guesses to the current frame.
+    fn in_frame(&self, names: &[Name]) {
+        let mut frame = self.frame.borrow_mut();
+        for name in names {
+            if !frame.contains(name) {
+                frame.push(*name);
+            }
+        }
+    }
+
+    /// Starts a frame of its own (`frame`), giving back the one it replaces.
+    fn swap_frame(&self, frame: Vec<Name>) -> Vec<Name> {
+        std::mem::replace(&mut *self.frame.borrow_mut(), frame)
     }
 }
 
@@ -191,8 +218,9 @@ pub(crate) struct Resolver<'a> {
     /// this resolver found or took them (`reachable`).
     known_reachable: RefCell<Option<Reachable>>,
     walked: RefCell<Option<Reachable>>,
-    /// Receiver values already inferred: (receiver, scope) → value.
-    values: RefCell<FxHashMap<Option<u32>, FxHashMap<Name, Value>>>,
+    /// Receiver values already inferred: (receiver, scope) → value, with the names its
+    /// inference guessed (a reference that uses the value depends on them too).
+    values: RefCell<FxHashMap<Option<u32>, FxHashMap<Name, (Value, Rc<[Name]>)>>>,
     owners: RefCell<FxHashMap<Name, Option<EntityId>>>,
     exported_memo: RefCell<ExportedMemo>,
     /// (type, member name, kind filter, along the bases) → what `member_lookup` found.
@@ -1102,14 +1130,20 @@ impl<'a> Resolver<'a> {
                 .and_then(|by_receiver| by_receiver.get(receiver))
                 .cloned();
             match known {
-                Some(value) => value,
+                Some((value, guesses)) => {
+                    self.recorder.in_frame(&guesses);
+                    value
+                }
                 None => {
+                    let outer = self.recorder.swap_frame(Vec::new());
                     let value = self.receiver_value(receiver, scope);
+                    let guesses: Rc<[Name]> = self.recorder.swap_frame(outer).into();
+                    self.recorder.in_frame(&guesses);
                     self.values
                         .borrow_mut()
                         .entry(scope)
                         .or_default()
-                        .insert(Name::new(receiver), value.clone());
+                        .insert(Name::new(receiver), (value.clone(), guesses));
                     value
                 }
             }
@@ -1268,6 +1302,16 @@ impl<'a> Resolver<'a> {
         {
             return true;
         }
+        self.walk_packages();
+        self.reachable_packages
+            .borrow()
+            .as_ref()
+            .is_some_and(|packages| packages.contains(package))
+    }
+
+    /// The packages the file's imports reach, walked once per resolver (or as the writer
+    /// already knew them), with what the walk read recorded.
+    fn walk_packages(&self) {
         if self.reachable_packages.borrow().is_none()
             && let Some(known) = self.known_reachable.borrow_mut().take()
         {
@@ -1286,10 +1330,6 @@ impl<'a> Resolver<'a> {
             *self.reachable_packages.borrow_mut() = Some(known.packages.clone());
             *self.walked.borrow_mut() = Some(known);
         }
-        self.reachable_packages
-            .borrow()
-            .as_ref()
-            .is_some_and(|packages| packages.contains(package))
     }
 
     /// A language whose objects may gain members at run time.
@@ -1607,6 +1647,20 @@ impl<'a> Resolver<'a> {
         reference: &crate::index::Ref,
         resolved: &mut Resolved,
     ) {
+        let outside = self.recorder.swap_frame(Vec::new());
+        self.resolve_reference_in_frame(position, reference, resolved);
+        let guesses = self.recorder.swap_frame(outside);
+        resolved
+            .guessed_by
+            .extend(guesses.into_iter().map(|name| (position as u32, name)));
+    }
+
+    fn resolve_reference_in_frame(
+        &self,
+        position: usize,
+        reference: &crate::index::Ref,
+        resolved: &mut Resolved,
+    ) {
         self.at.set(reference.span.start_byte);
         let from = self.scope_id(reference.scope);
         let found = match reference.kind {
@@ -1694,6 +1748,13 @@ impl<'a> Resolver<'a> {
         resolved.extra_modules.sort();
         resolved.guessed = self.recorder.guessed.borrow().iter().cloned().collect();
         resolved.guessed.sort();
+        // Guesses outside any reference belong to the whole file.
+        let outside = self.recorder.swap_frame(Vec::new());
+        resolved
+            .guessed_by
+            .extend(outside.into_iter().map(|name| (u32::MAX, name)));
+        resolved.guessed_by.sort();
+        resolved.guessed_by.dedup();
         // The walk a file can walk again alone: its own, when no other file's walk was read
         // (a foreign resolver's guesses walk that file's imports).
         let mut walk_keys = resolved.extra_modules.iter().filter(|key| is_walk_key(key));

@@ -37,7 +37,7 @@ use crate::world::stamp::DiskStamp;
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning, or the layout
 /// (magic, format, blake3 of the body, body) changes.
-const FORMAT: u32 = 17;
+const FORMAT: u32 = 18;
 /// Magic, format, checksum.
 const HEADER: usize = 8 + 4 + 32;
 /// A cache larger than this is not read (a repository of a million small files stays far below).
@@ -132,6 +132,7 @@ struct StoredResolved {
     import_targets: Vec<u32>,
     reachable: u64,
     guessed: Vec<Name>,
+    guessed_by: Vec<(u32, Name)>,
 }
 
 /// What precedes the files in the body. The body is this, then each file as its own postcard
@@ -214,6 +215,7 @@ fn compact<'a>(
             extra_modules: resolved.extra_modules.clone(),
             reachable: resolved.reachable,
             guessed: resolved.guessed.clone(),
+            guessed_by: resolved.guessed_by.clone(),
         })
     });
     StoredFileRef {
@@ -300,6 +302,7 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
                         .collect::<Result<_, String>>()?,
                     reachable: stored.reachable,
                     guessed: stored.guessed,
+                    guessed_by: stored.guessed_by,
                     order: Default::default(),
                 }),
             };

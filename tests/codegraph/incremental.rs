@@ -974,32 +974,38 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
         "{}",
         writer.graph().dump()
     );
-    // (helpers.js, whether run.js's guess reaches far/, files resolved, walks kept).
+    // (helpers.js, whether run.js's guess reaches far/, files resolved, walks kept, files
+    // whose guessing references alone were resolved again).
     let steps = [
-        // A package run.js's walk did not reach: helpers.js and run.js are resolved again;
+        // A package run.js's walk did not reach, defining the method it guesses: helpers.js is
+        // resolved again, and of run.js only `x.frobnicate()` (`Resolved::guessed_by`);
         // plain.js mentions no name the import binds.
-        (with_import, true, 2, 0),
-        (helpers, false, 2, 0),
+        (with_import, true, 2, 0, 1),
+        (helpers, false, 2, 0, 1),
         // A file of a package the walk reaches already: run.js walks again, reaches the same
         // packages and keeps its resolution.
         // A package the walk did not reach, defining no name run.js mentions: the same.
-        (with_unrelated, false, 1, 1),
-        (helpers, false, 1, 1),
+        (with_unrelated, false, 1, 1, 0),
+        (helpers, false, 1, 1, 0),
         // A package the walk did not reach, defining a name run.js mentions but guesses
         // nothing by (`Resolved::guessed`): the same.
-        (with_mentioned, false, 1, 1),
-        (helpers, false, 1, 1),
-        (with_sibling, false, 1, 1),
+        (with_mentioned, false, 1, 1, 0),
+        (helpers, false, 1, 1, 0),
+        (with_sibling, false, 1, 1, 0),
     ];
-    for (text, reached, resolved, walked_again) in steps {
+    for (text, reached, resolved, walked_again, guessed_again) in steps {
         texts.insert("lib/helpers.js".to_string(), text.to_string());
         let report = writer.apply(vec![update("lib/helpers.js", Some(text))]);
         let incremental = writer.graph().dump();
         assert_eq!(incremental, full_build(&texts));
         assert_eq!(guessed(&incremental), reached, "{incremental}");
         assert_eq!(
-            (report.resolved_files, report.walked_again),
-            (resolved, walked_again),
+            (
+                report.resolved_files,
+                report.walked_again,
+                report.guessed_again
+            ),
+            (resolved, walked_again, guessed_again),
             "{text}"
         );
     }
@@ -1017,4 +1023,63 @@ fn an_import_edit_re_resolves_the_walks_through_it_not_every_importer() {
         assert_eq!(incremental, full_build(&texts));
         assert_eq!(guessed(&incremental), reached, "{incremental}");
     }
+}
+
+/// A file whose walk gains (then loses) the package that defines a method it guesses resolves
+/// again only the references that guessed it (`x.make()`, twice, behind a receiver inferred once
+/// for two calls): the guesses in its own package (`spin`, `turn`) keep their outcomes, and the
+/// graph equals a full rebuild after each edit.
+#[test]
+fn a_walk_that_gains_a_guessed_method_resolves_again_the_references_that_used_the_guess() {
+    let helpers = "export function helper() {}\n";
+    let with_import = "import { Thing } from '../far/things';\nexport function helper() {}\n";
+    let mut texts: BTreeMap<String, String> = BTreeMap::from([
+        ("lib/helpers.ts".to_string(), helpers.to_string()),
+        (
+            "app/run.ts".to_string(),
+            "import { helper } from '../lib/helpers';\nexport function run(x) {\n  helper();\n  x.make().spin();\n  x.make().turn();\n}\n"
+                .to_string(),
+        ),
+        (
+            "far/things.ts".to_string(),
+            "import { Gear } from '../app/gear';\nexport class Thing {\n  make(): Gear { return new Gear(); }\n}\n"
+                .to_string(),
+        ),
+        (
+            "app/gear.ts".to_string(),
+            "export class Gear {\n  spin() {}\n  turn() {}\n}\n".to_string(),
+        ),
+    ]);
+    let calls = |dump: &str| -> Vec<String> {
+        let mut calls: Vec<String> = dump
+            .lines()
+            .filter(|line| line.starts_with("edge app/run.ts::run calls "))
+            .map(|line| line.split(" @").next().unwrap_or(line).to_string())
+            .collect();
+        calls.sort();
+        calls
+    };
+    let mut writer = indexed(&texts);
+    let before = calls(&writer.graph().dump());
+    assert!(
+        before.iter().all(|call| !call.contains("Thing.make")),
+        "{before:?}"
+    );
+    for (text, makes) in [(with_import, 2), (helpers, 0)] {
+        texts.insert("lib/helpers.ts".to_string(), text.to_string());
+        let report = writer.apply(vec![update("lib/helpers.ts", Some(text))]);
+        let incremental = writer.graph().dump();
+        assert_eq!(incremental, full_build(&texts));
+        let found = calls(&incremental);
+        assert_eq!(
+            found
+                .iter()
+                .filter(|call| call.contains("Thing.make"))
+                .count(),
+            makes,
+            "{found:?}"
+        );
+        assert_eq!(report.guessed_again, 1, "{text}");
+    }
+    assert_eq!(calls(&writer.graph().dump()), before);
 }

@@ -615,9 +615,11 @@ impl<'w> Transaction<'w> {
     /// walk's packages are read only by those guesses, which test only candidates of their
     /// name, so none changed visibility. Otherwise,
     /// or when the file's resolution read another file's walk (`reachable` 0), it joins the
-    /// affected files. An edited file of the reference-level path is resolved whole instead (it
-    /// would replay its old walk).
-    fn walk_again(&mut self) -> Vec<(FilePath, Resolved)> {
+    /// affected files, unless those guesses were made by references alone (not outside one,
+    /// `Resolved::guessed_by`): then only those references are resolved again (returned with
+    /// their positions; `Resolver::resolve_again`). An edited file of the reference-level path
+    /// is resolved whole instead (it would replay its old walk).
+    fn walk_again(&mut self) -> (Vec<(FilePath, Resolved)>, Vec<(FilePath, Vec<u32>)>) {
         let walkers: Vec<FilePath> = std::mem::take(&mut self.walkers)
             .into_iter()
             .filter(|path| !self.affected.contains(path) && self.next.files.contains_key(path))
@@ -663,21 +665,40 @@ impl<'w> Transaction<'w> {
         } else {
             names_in_packages(graph, &changed_packages)
         };
-        let guessing = |path: &FilePath| {
-            graph.files[path]
-                .resolved
-                .guessed
+        // The references that guessed such a name, by position.
+        let guessing = |path: &FilePath| -> Vec<u32> {
+            let resolved = &graph.files[path].resolved;
+            if !resolved.guessed.iter().any(|name| names.contains(name)) {
+                return Vec::new();
+            }
+            let mut positions: Vec<u32> = resolved
+                .guessed_by
                 .iter()
-                .any(|name| names.contains(name))
+                .filter(|(_, name)| names.contains(name))
+                .map(|(position, _)| *position)
+                .collect();
+            positions.dedup();
+            positions
         };
         let mut kept = Vec::new();
+        let mut again = Vec::new();
         for (path, walked) in checked {
             let Some((walk, changed)) = walked else {
                 self.affected.insert(path);
                 continue;
             };
-            if !changed.is_empty() && guessing(&path) {
+            let redo = if changed.is_empty() {
+                Vec::new()
+            } else {
+                guessing(&path)
+            };
+            if redo.last() == Some(&u32::MAX) {
                 self.affected.insert(path);
+                continue;
+            }
+            if !redo.is_empty() {
+                self.report.guessed_again += 1;
+                again.push((path, redo));
                 continue;
             }
             self.report.walked_again += 1;
@@ -699,7 +720,7 @@ impl<'w> Transaction<'w> {
                 kept.push((path, next));
             }
         }
-        kept
+        (kept, again)
     }
 
     /// Step 4 (phase one): the bases of the types of every affected file.
@@ -833,7 +854,7 @@ impl<'w> Transaction<'w> {
         phase_one: &FxHashMap<FilePath, Vec<BaseEdge>>,
     ) -> Vec<(FilePath, Resolved)> {
         self.new_import_targets();
-        let walked_again = self.walk_again();
+        let (walked_again, guessed_again) = self.walk_again();
         let affected_set = std::mem::take(&mut self.affected);
         // A file whose references alone changed, and that nothing else widened in: the old
         // outcome of every reference that is still there, and only the new ones resolved.
@@ -889,6 +910,23 @@ impl<'w> Transaction<'w> {
                     (*path, result, kept(path, &resolving))
                 })
                 .collect();
+            resolved.par_extend(guessed_again.par_iter().map(|(path, redo)| {
+                let file = &graph_ref.files[path];
+                let resolving = resolver(path);
+                match resolving.resolve_again(&file.resolved, redo) {
+                    Some(mut result) => {
+                        result.shrink_to_fit();
+                        (*path, result, kept(path, &resolving))
+                    }
+                    None => {
+                        let bases = Resolver::new(graph_ref, file).resolve_bases();
+                        let resolving = resolver(path);
+                        let mut result = resolving.resolve_all(&bases);
+                        result.shrink_to_fit();
+                        (*path, result, kept(path, &resolving))
+                    }
+                }
+            }));
             resolved.par_extend(partial.par_iter().map(|(path, (old, mentioned))| {
                 let file = &graph_ref.files[path];
                 let resolving = resolver(path);

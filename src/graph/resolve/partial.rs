@@ -16,6 +16,11 @@
 //! reference keeps its outcome, because what a file's resolution reads of its own definitions
 //! it reads by name, and a file that mentions an old or a new name is widened in by the writer
 //! and resolved whole.
+//!
+//! A file whose walk (the packages its imports reach, read by its unique-name guesses) gained
+//! or lost a package defining a name it guessed takes the same path with an unchanged summary
+//! (`Resolver::resolve_again`): only the references that guessed such a name
+//! (`Resolved::guessed_by`) are resolved again, on the new walk.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -76,11 +81,7 @@ impl Resolver<'_> {
         };
         // The edges before the first call or use come from definitions, bases and imports:
         // the same as before, at their new sites.
-        let header = old
-            .edges
-            .iter()
-            .position(|edge| matches!(edge.kind, RelationKind::Calls | RelationKind::Uses))
-            .unwrap_or(old.edges.len());
+        let header = header_len(old);
         let moves = moved_sites(old_summary, new, false)?;
         let mut resolved = Resolved::default();
         for edge in &old.edges[..header] {
@@ -95,16 +96,7 @@ impl Resolver<'_> {
         // Each old reference's outcome, by what it depends on.
         let old_regions = regions(old_summary);
         let new_regions = regions(new);
-        let mut outcomes: FxHashMap<RefKey<'_>, Outcome<'_>> = FxHashMap::default();
-        let (mut edge, mut ambiguous, mut external) = (header, 0, 0);
-        let mut sites: FxHashSet<Span> = FxHashSet::default();
-        if !old_summary
-            .refs
-            .iter()
-            .all(|reference| sites.insert(reference.span))
-        {
-            return None;
-        }
+        let mut outcomes: FxHashMap<RefKey<'_>, (Outcome<'_>, u32)> = FxHashMap::default();
         if !renamed.is_empty()
             && (old.edges[header..]
                 .iter()
@@ -118,50 +110,33 @@ impl Resolver<'_> {
         {
             return None;
         }
-        for (position, reference) in old_summary.refs.iter().enumerate() {
-            let from = old_scope_id(reference.scope);
-            let start = edge;
-            while old.edges.get(edge).is_some_and(|candidate| {
-                candidate.site == Some(reference.span) && candidate.from == from
-            }) {
-                edge += 1;
-            }
-            let outcome = if edge > start {
-                Outcome::Edges(&old.edges[start..edge])
-            } else if let Some(entry) = old.ambiguous.get(ambiguous)
-                && entry.site == reference.span
-            {
-                ambiguous += 1;
-                Outcome::Ambiguous(&entry.candidates)
-            } else if let Some(entry) = old.external.get(external)
-                && entry.reference as usize == position
-            {
-                external += 1;
-                Outcome::External(&entry.module)
-            } else {
-                Outcome::Nothing
-            };
+        for (position, (reference, outcome)) in old_summary
+            .refs
+            .iter()
+            .zip(old_outcomes(old_summary, old, header, old_scope_id)?)
+            .enumerate()
+        {
             if !in_renamed(reference.scope) {
                 outcomes
                     .entry(key(reference, &old_regions))
-                    .or_insert(outcome);
+                    .or_insert((outcome, position as u32));
             }
-        }
-        if edge != old.edges.len()
-            || ambiguous != old.ambiguous.len()
-            || external != old.external.len()
-        {
-            return None;
         }
         // The new references: the old outcome where there is one, else resolved now.
         for (position, reference) in new.refs.iter().enumerate() {
             match outcomes.get(&key(reference, &new_regions)) {
-                Some(outcome) if !in_renamed(reference.scope) => {
-                    self.reuse(position, reference, outcome, &mut resolved)
+                Some((outcome, old_position)) if !in_renamed(reference.scope) => {
+                    self.reuse(position, reference, outcome, &mut resolved);
+                    resolved
+                        .guessed_by
+                        .extend(guesses_of(old, *old_position).map(|name| (position as u32, name)));
                 }
                 _ => self.resolve_reference(position, reference, &mut resolved),
             }
         }
+        resolved
+            .guessed_by
+            .extend(guesses_of(old, u32::MAX).map(|name| (u32::MAX, name)));
         for name in &old.extra_names {
             self.recorder.name(name);
         }
@@ -170,7 +145,7 @@ impl Resolver<'_> {
         }
         // The kept outcomes' guesses, with the new references'.
         for name in &old.guessed {
-            self.recorder.guessed(name);
+            self.recorder.guessed_before(name);
         }
         self.record_extras_beyond(&mut resolved, mentioned);
         // The same imports name the same files (else the file would not be on this path).
@@ -188,6 +163,56 @@ impl Resolver<'_> {
         if self.reachable().is_none() && walk_keys(&resolved) == walk_keys(old) {
             resolved.reachable = old.reachable;
         }
+        Some(resolved)
+    }
+
+    /// This file's resolution again, given its last one `old` (of this very summary and of
+    /// everything it read but its walk), with only the references at `redo` (sorted positions)
+    /// resolved anew: the packages its imports reach changed, and these are the references that
+    /// guessed a name a gained or lost package defines (`Transaction::walk_again`); every other
+    /// reference keeps its outcome, since the walk's packages are read by the guesses alone.
+    /// `None` when the old resolution cannot be split by reference.
+    pub(crate) fn resolve_again(&self, old: &Resolved, redo: &[u32]) -> Option<Resolved> {
+        let summary = self.summary;
+        let header = header_len(old);
+        let outcomes = old_outcomes(summary, old, header, |scope| self.scope_id(scope))?;
+        // The walk, on the graph as it is now: what it read is recorded as a full
+        // resolution's walk would be, whether or not a redone guess asks for it.
+        self.walk_packages();
+        let mut resolved = Resolved {
+            edges: old.edges[..header].to_vec(),
+            ..Resolved::default()
+        };
+        for (position, (reference, outcome)) in summary.refs.iter().zip(&outcomes).enumerate() {
+            let at = position as u32;
+            if redo.binary_search(&at).is_ok() {
+                self.resolve_reference(position, reference, &mut resolved);
+            } else {
+                self.reuse(position, reference, outcome, &mut resolved);
+                resolved
+                    .guessed_by
+                    .extend(guesses_of(old, at).map(|name| (at, name)));
+            }
+        }
+        resolved
+            .guessed_by
+            .extend(guesses_of(old, u32::MAX).map(|name| (u32::MAX, name)));
+        for name in &old.extra_names {
+            self.recorder.name(name);
+        }
+        // The old walk's keys leave: the walk above recorded the new one's.
+        for module in old
+            .extra_modules
+            .iter()
+            .filter(|key| !super::is_walk_key(key))
+        {
+            self.recorder.module(module);
+        }
+        for name in &old.guessed {
+            self.recorder.guessed_before(name);
+        }
+        self.record_extras(&mut resolved);
+        resolved.import_targets = old.import_targets.clone();
         Some(resolved)
     }
 
@@ -215,6 +240,76 @@ impl Resolver<'_> {
             Outcome::Nothing => {}
         }
     }
+}
+
+/// How many edges come before the first call or use: those of definitions, bases and imports.
+fn header_len(old: &Resolved) -> usize {
+    old.edges
+        .iter()
+        .position(|edge| matches!(edge.kind, RelationKind::Calls | RelationKind::Uses))
+        .unwrap_or(old.edges.len())
+}
+
+/// What each reference of `summary` resolved to in `old` (its resolution, whose first `header`
+/// edges are not references'), in reference order; `from` is the entity a reference's scope
+/// is. `None` when two references share a site, or the edges, ambiguities and external calls
+/// are not one per reference in order.
+fn old_outcomes<'r>(
+    summary: &FileSummary,
+    old: &'r Resolved,
+    header: usize,
+    from: impl Fn(Option<u32>) -> EntityId,
+) -> Option<Vec<Outcome<'r>>> {
+    let mut sites: FxHashSet<Span> = FxHashSet::default();
+    if !summary
+        .refs
+        .iter()
+        .all(|reference| sites.insert(reference.span))
+    {
+        return None;
+    }
+    let (mut edge, mut ambiguous, mut external) = (header, 0, 0);
+    let mut outcomes = Vec::with_capacity(summary.refs.len());
+    for (position, reference) in summary.refs.iter().enumerate() {
+        let from = from(reference.scope);
+        let start = edge;
+        while old.edges.get(edge).is_some_and(|candidate| {
+            candidate.site == Some(reference.span) && candidate.from == from
+        }) {
+            edge += 1;
+        }
+        outcomes.push(if edge > start {
+            Outcome::Edges(&old.edges[start..edge])
+        } else if let Some(entry) = old.ambiguous.get(ambiguous)
+            && entry.site == reference.span
+        {
+            ambiguous += 1;
+            Outcome::Ambiguous(&entry.candidates)
+        } else if let Some(entry) = old.external.get(external)
+            && entry.reference as usize == position
+        {
+            external += 1;
+            Outcome::External(&entry.module)
+        } else {
+            Outcome::Nothing
+        });
+    }
+    let whole = edge == old.edges.len()
+        && ambiguous == old.ambiguous.len()
+        && external == old.external.len();
+    whole.then_some(outcomes)
+}
+
+/// The names a reference of an old resolution guessed (`u32::MAX`: outside any reference).
+pub(super) fn guesses_of(
+    old: &Resolved,
+    position: u32,
+) -> impl Iterator<Item = crate::model::Name> + '_ {
+    let start = old.guessed_by.partition_point(|(at, _)| *at < position);
+    old.guessed_by[start..]
+        .iter()
+        .take_while(move |(at, _)| *at == position)
+        .map(|(_, name)| *name)
 }
 
 /// The regions of a file's `match`-arm bindings (those `Resolver::binding_of` reads by
