@@ -55,6 +55,8 @@ type MembersMemo = FxHashMap<(EntityId, usize, bool), FxHashMap<Name, Vec<Entity
 
 /// (file, import index) → the files that import names.
 type ForeignImports = FxHashMap<(FilePath, usize), Rc<Vec<FilePath>>>;
+/// A receiver's inferred value and the names its inference guessed.
+type Memoised = (Value, Rc<[Name]>);
 
 fn any_callable(kind: EntityKind) -> bool {
     kind.is_callable()
@@ -220,7 +222,7 @@ pub(crate) struct Resolver<'a> {
     walked: RefCell<Option<Reachable>>,
     /// Receiver values already inferred: (receiver, scope) → value, with the names its
     /// inference guessed (a reference that uses the value depends on them too).
-    values: RefCell<FxHashMap<Option<u32>, FxHashMap<Name, (Value, Rc<[Name]>)>>>,
+    values: RefCell<FxHashMap<Option<u32>, FxHashMap<Name, Memoised>>>,
     owners: RefCell<FxHashMap<Name, Option<EntityId>>>,
     exported_memo: RefCell<ExportedMemo>,
     /// (type, member name, kind filter, along the bases) → what `member_lookup` found.

@@ -619,7 +619,7 @@ impl<'w> Transaction<'w> {
     /// `Resolved::guessed_by`): then only those references are resolved again (returned with
     /// their positions; `Resolver::resolve_again`). An edited file of the reference-level path
     /// is resolved whole instead (it would replay its old walk).
-    fn walk_again(&mut self) -> (Vec<(FilePath, Resolved)>, Vec<(FilePath, Vec<u32>)>) {
+    fn walk_again(&mut self) -> (Vec<(FilePath, Resolved)>, Vec<GuessedAgain>) {
         let walkers: Vec<FilePath> = std::mem::take(&mut self.walkers)
             .into_iter()
             .filter(|path| !self.affected.contains(path) && self.next.files.contains_key(path))
@@ -1103,6 +1103,9 @@ impl<'w> Transaction<'w> {
         self.report
     }
 }
+
+/// A walker whose guessing references are resolved again: its path and their positions.
+type GuessedAgain = (FilePath, Vec<u32>);
 
 /// The mentions a file no longer has and those it gained: two sorted lists each.
 fn mentions_changed(old: &Mentions, new: &Mentions) -> (Mentions, Mentions) {
