@@ -177,8 +177,11 @@ impl Recorder {
 pub(crate) struct Reachable {
     /// Each a prefix of an interned path.
     packages: FxHashSet<&'static str>,
-    /// `walk_key` of every file whose import targets the walk read, sorted.
-    modules: Vec<Name>,
+    /// The files whose import targets the walk read, the start's excepted, in walk order.
+    visited: Vec<FilePath>,
+    /// `walk_key` of each of `visited`, sorted: interned on first use (a writer's walk again
+    /// of a file that keeps its resolution and its walk's files needs none).
+    modules: std::sync::OnceLock<Vec<Name>>,
 }
 
 pub(crate) struct Resolver<'a> {
@@ -1318,15 +1321,15 @@ impl<'a> Resolver<'a> {
             && let Some(known) = self.known_reachable.borrow_mut().take()
         {
             // As a walk would have found them, and recording what the walk read.
-            for key in &known.modules {
+            for key in known.modules() {
                 self.recorder.module(key);
             }
             *self.reachable_packages.borrow_mut() = Some(known.packages.clone());
             *self.walked.borrow_mut() = Some(known);
         }
         if self.reachable_packages.borrow().is_none() {
-            let known = walk_reachable(self.graph, self.file, true);
-            for key in &known.modules {
+            let known = walk_reachable(self.graph, self.file);
+            for key in known.modules() {
                 self.recorder.module(key);
             }
             *self.reachable_packages.borrow_mut() = Some(known.packages.clone());
@@ -1761,7 +1764,7 @@ impl<'a> Resolver<'a> {
         // (a foreign resolver's guesses walk that file's imports).
         let mut walk_keys = resolved.extra_modules.iter().filter(|key| is_walk_key(key));
         resolved.reachable = match self.walked.borrow().as_ref() {
-            Some(own) if walk_keys.all(|key| own.modules.binary_search(key).is_ok()) => {
+            Some(own) if walk_keys.all(|key| own.modules().binary_search(key).is_ok()) => {
                 own.fingerprint()
             }
             _ => 0,
@@ -1906,9 +1909,9 @@ fn is_identifier(text: &str) -> bool {
 /// The packages a file's imports reach within three hops (at most 400 files), following each
 /// file's import targets as its last resolution found them, and `walk_key` of every file whose
 /// targets it read (with `keys`; without, an old walk compared with a new one, none).
-pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode, keys: bool) -> Reachable {
+pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode) -> Reachable {
     let mut packages: FxHashSet<&'static str> = FxHashSet::default();
-    let mut modules: Vec<Name> = Vec::new();
+    let mut visited: Vec<FilePath> = Vec::new();
     let mut seen: FxHashSet<FilePath> = FxHashSet::default();
     let mut frontier: Vec<FilePath> = vec![start.path];
     seen.insert(start.path);
@@ -1919,8 +1922,8 @@ pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode, keys: bool) -> Rea
                 continue;
             };
             // Its own targets change only with what re-resolves the file itself.
-            if hop > 0 && keys {
-                modules.push(walk_key(&path));
+            if hop > 0 {
+                visited.push(path);
             }
             for found in file.resolved.import_targets.iter() {
                 if seen.len() < 400 && seen.insert(*found) {
@@ -1931,9 +1934,11 @@ pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode, keys: bool) -> Rea
         }
         frontier = next;
     }
-    modules.sort();
-    modules.dedup();
-    Reachable { packages, modules }
+    Reachable {
+        packages,
+        visited,
+        modules: std::sync::OnceLock::new(),
+    }
 }
 
 /// The files a file's imports name, in import order, each once ([`Resolved::import_targets`]),
@@ -2018,8 +2023,25 @@ impl Reachable {
             .collect()
     }
 
+    /// `walk_key` of every file whose import targets the walk read, sorted.
     pub(crate) fn modules(&self) -> &[Name] {
-        &self.modules
+        self.modules.get_or_init(|| {
+            let mut modules: Vec<Name> = self.visited.iter().map(|path| walk_key(path)).collect();
+            modules.sort();
+            modules.dedup();
+            modules
+        })
+    }
+
+    /// Whether two walks read the import targets of the same files.
+    pub(crate) fn same_files(&self, other: &Reachable) -> bool {
+        let sorted = |walk: &Reachable| {
+            let mut files: Vec<FilePath> = walk.visited.clone();
+            files.sort_unstable_by_key(|path| path.addr());
+            files.dedup();
+            files
+        };
+        self.visited.len() == other.visited.len() && sorted(self) == sorted(other)
     }
 
     /// A fingerprint of the packages (`Resolved::reachable`): equal sets, equal fingerprints.

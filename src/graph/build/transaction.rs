@@ -27,8 +27,9 @@ use crate::graph::{EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
 use crate::index::FileSummary;
 use crate::model::RelationKind;
 
-/// A walker's new walk and the packages it gained or lost; `None` where it must be resolved.
-type WalkedAgain = (Reachable, Vec<&'static str>);
+/// A walker's new walk, the packages it gained or lost, and whether it walked the same files;
+/// `None` where it must be resolved.
+type WalkedAgain = (Reachable, Vec<&'static str>, bool);
 
 /// A file of the reference-level path: its old node, and its new mentions.
 type PartialFile = (Arc<crate::graph::FileNode>, Arc<Mentions>);
@@ -637,20 +638,21 @@ impl<'w> Transaction<'w> {
                 if partial.contains_key(&path) || node.resolved.reachable == 0 {
                     return (path, None);
                 }
-                let old_walk = walk_reachable(before, old_node, false);
-                let walk = walk_reachable(graph, node, true);
+                let old_walk = walk_reachable(before, old_node);
+                let walk = walk_reachable(graph, node);
                 if old_walk.fingerprint() != node.resolved.reachable {
                     return (path, None);
                 }
                 let changed: Vec<&'static str> = walk.changed_packages(&old_walk);
-                (path, Some((walk, changed)))
+                let same_files = old_walk.same_files(&walk);
+                (path, Some((walk, changed, same_files)))
             })
             .collect();
         // The names the changed packages define, and the walkers that guessed one.
         let changed_packages: FxHashSet<(crate::lang::Language, String)> = checked
             .iter()
             .filter_map(|(path, walked)| {
-                let (_, changed) = walked.as_ref()?;
+                let (_, changed, _) = walked.as_ref()?;
                 let language = graph.files[path].language;
                 Some(
                     changed
@@ -683,7 +685,7 @@ impl<'w> Transaction<'w> {
         let mut kept = Vec::new();
         let mut again = Vec::new();
         for (path, walked) in checked {
-            let Some((walk, changed)) = walked else {
+            let Some((walk, changed, same_files)) = walked else {
                 self.affected.insert(path);
                 continue;
             };
@@ -698,11 +700,16 @@ impl<'w> Transaction<'w> {
             }
             if !redo.is_empty() {
                 self.report.guessed_again += 1;
-                again.push((path, redo));
+                again.push((path, redo, walk));
                 continue;
             }
             self.report.walked_again += 1;
             let resolved = &self.next.files[&path].resolved;
+            // The same files walked, to the same packages: what the walk read is what the
+            // resolution recorded.
+            if same_files && walk.fingerprint() == resolved.reachable {
+                continue;
+            }
             let mut modules: Vec<Name> = resolved
                 .extra_modules
                 .iter()
@@ -910,10 +917,11 @@ impl<'w> Transaction<'w> {
                     (*path, result, kept(path, &resolving))
                 })
                 .collect();
-            resolved.par_extend(guessed_again.par_iter().map(|(path, redo)| {
+            resolved.par_extend(guessed_again.into_par_iter().map(|(path, redo, walk)| {
+                let path = &path;
                 let file = &graph_ref.files[path];
-                let resolving = resolver(path);
-                match resolving.resolve_again(&file.resolved, redo) {
+                let resolving = Resolver::new(graph_ref, file).knowing_reachable(Some(walk));
+                match resolving.resolve_again(&file.resolved, &redo) {
                     Some(mut result) => {
                         result.shrink_to_fit();
                         (*path, result, kept(path, &resolving))
@@ -1104,8 +1112,9 @@ impl<'w> Transaction<'w> {
     }
 }
 
-/// A walker whose guessing references are resolved again: its path and their positions.
-type GuessedAgain = (FilePath, Vec<u32>);
+/// A walker whose guessing references are resolved again: its path, their positions, and its
+/// walk on the graph being made.
+type GuessedAgain = (FilePath, Vec<u32>, Reachable);
 
 /// The mentions a file no longer has and those it gained: two sorted lists each.
 fn mentions_changed(old: &Mentions, new: &Mentions) -> (Mentions, Mentions) {
