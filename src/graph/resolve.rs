@@ -1910,23 +1910,49 @@ fn is_identifier(text: &str) -> bool {
 /// file's import targets as its last resolution found them, and `walk_key` of every file whose
 /// targets it read (with `keys`; without, an old walk compared with a new one, none).
 pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode) -> Reachable {
+    walk_reachable_in(start, |path| {
+        graph
+            .files
+            .get(path)
+            .map(|file| &*file.resolved.import_targets)
+    })
+}
+
+/// Each file's import targets ([`Resolved::import_targets`]) by the address of its interned
+/// path: what a walk reads, looked up without comparing paths (a writer walking many files
+/// again builds it once, [`walk_reachable_in`]).
+pub(crate) fn import_targets_by_address(graph: &Graph) -> FxHashMap<usize, &[FilePath]> {
+    let mut targets = FxHashMap::with_capacity_and_hasher(graph.files.len(), Default::default());
+    for (path, file) in graph.files.iter() {
+        targets.insert(path.addr(), &*file.resolved.import_targets);
+    }
+    targets
+}
+
+/// [`walk_reachable`], reading each file's import targets through `targets_of` (`None` for a
+/// file not in the graph).
+pub(crate) fn walk_reachable_in<'g>(
+    start: &FileNode,
+    targets_of: impl Fn(&FilePath) -> Option<&'g [FilePath]>,
+) -> Reachable {
     let mut packages: FxHashSet<&'static str> = FxHashSet::default();
     let mut visited: Vec<FilePath> = Vec::new();
-    let mut seen: FxHashSet<FilePath> = FxHashSet::default();
+    // By address: each path is interned once.
+    let mut seen: FxHashSet<usize> = FxHashSet::default();
     let mut frontier: Vec<FilePath> = vec![start.path];
-    seen.insert(start.path);
+    seen.insert(start.path.addr());
     for hop in 0..3 {
         let mut next = Vec::new();
         for path in frontier {
-            let Some(file) = graph.files.get(&path) else {
+            let Some(targets) = targets_of(&path) else {
                 continue;
             };
             // Its own targets change only with what re-resolves the file itself.
             if hop > 0 {
                 visited.push(path);
             }
-            for found in file.resolved.import_targets.iter() {
-                if seen.len() < 400 && seen.insert(*found) {
+            for found in targets {
+                if seen.len() < 400 && seen.insert(found.addr()) {
                     packages.insert(package_of(start.language, found.as_str()));
                     next.push(*found);
                 }

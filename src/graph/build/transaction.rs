@@ -20,8 +20,9 @@ use super::{
 };
 use crate::graph::modules::{module_keys, package_key};
 use crate::graph::resolve::{
-    BaseEdge, Mentions, Reachable, Resolver, import_targets, is_walk_key, mentioned_names,
-    mentions, names_in_packages, path_receivers, walk_key, walk_reachable,
+    BaseEdge, Mentions, Reachable, Resolver, import_targets, import_targets_by_address,
+    is_walk_key, mentioned_names, mentions, names_in_packages, path_receivers, walk_key,
+    walk_reachable_in,
 };
 use crate::graph::{EntityId, EntityLoc, FilePath, Graph, NameEntry, Resolved};
 use crate::index::FileSummary;
@@ -75,6 +76,8 @@ pub(super) struct Transaction<'w> {
     /// Timings of the steps, for the log.
     indexed: std::time::Duration,
     based: std::time::Duration,
+    /// How long the walks of `walk_again` took (part of the references' time).
+    walking: std::time::Duration,
     resolved_at: std::time::Duration,
 }
 
@@ -103,6 +106,7 @@ impl<'w> Transaction<'w> {
             touched: Some(FxHashSet::default()),
             indexed: Default::default(),
             based: Default::default(),
+            walking: Default::default(),
             resolved_at: Default::default(),
         }
     }
@@ -628,6 +632,16 @@ impl<'w> Transaction<'w> {
         let before = &self.writer.graph;
         let graph = &self.next;
         let partial = &self.partial;
+        // Each walk reads up to hundreds of files' targets: looked up by address, not by
+        // comparing paths in the graph's ordered map.
+        let (targets_before, targets_now) = if walkers.is_empty() {
+            Default::default()
+        } else {
+            rayon::join(
+                || import_targets_by_address(before),
+                || import_targets_by_address(graph),
+            )
+        };
         let checked: Vec<(FilePath, Option<WalkedAgain>)> = walkers
             .into_par_iter()
             .map(|path| {
@@ -638,8 +652,9 @@ impl<'w> Transaction<'w> {
                 if partial.contains_key(&path) || node.resolved.reachable == 0 {
                     return (path, None);
                 }
-                let old_walk = walk_reachable(before, old_node);
-                let walk = walk_reachable(graph, node);
+                let old_walk =
+                    walk_reachable_in(old_node, |path| targets_before.get(&path.addr()).copied());
+                let walk = walk_reachable_in(node, |path| targets_now.get(&path.addr()).copied());
                 if old_walk.fingerprint() != node.resolved.reachable {
                     return (path, None);
                 }
@@ -861,7 +876,9 @@ impl<'w> Transaction<'w> {
         phase_one: &FxHashMap<FilePath, Vec<BaseEdge>>,
     ) -> Vec<(FilePath, Resolved)> {
         self.new_import_targets();
+        let walking = std::time::Instant::now();
         let (walked_again, guessed_again) = self.walk_again();
+        self.walking = walking.elapsed();
         let affected_set = std::mem::take(&mut self.affected);
         // A file whose references alone changed, and that nothing else widened in: the old
         // outcome of every reference that is still there, and only the new ones resolved.
@@ -1083,12 +1100,13 @@ impl<'w> Transaction<'w> {
     /// Step 9: the next graph becomes the writer's.
     pub(super) fn commit(mut self) -> ApplyReport {
         tracing::debug!(
-            "apply: {} updates, {} files resolved; indices {:?}, bases {:?}, references {:?}, edges {:?}",
+            "apply: {} updates, {} files resolved; indices {:?}, bases {:?}, references {:?} (walking again {:?}), edges {:?}",
             self.report.updated_files,
             self.report.resolved_files,
             self.indexed,
             self.based - self.indexed,
             self.resolved_at - self.based,
+            self.walking,
             self.started.elapsed() - self.resolved_at
         );
         if self.imports_changed {
