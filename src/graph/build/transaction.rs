@@ -934,40 +934,30 @@ impl<'w> Transaction<'w> {
                     (*path, result, kept(path, &resolving))
                 })
                 .collect();
-            resolved.par_extend(guessed_again.into_par_iter().map(|(path, redo, walk)| {
-                let path = &path;
-                let file = &graph_ref.files[path];
-                let resolving = Resolver::new(graph_ref, file).knowing_reachable(Some(walk));
-                match resolving.resolve_again(&file.resolved, &redo) {
-                    Some(mut result) => {
-                        result.shrink_to_fit();
-                        (*path, result, kept(path, &resolving))
-                    }
+            // A resolution by reference, or the whole file's where it cannot be split.
+            let settle = |path: &FilePath, resolving: &Resolver<'_>, result: Option<Resolved>| {
+                let (mut result, reachable) = match result {
+                    Some(result) => (result, kept(path, resolving)),
                     None => {
+                        let file = &graph_ref.files[path];
                         let bases = Resolver::new(graph_ref, file).resolve_bases();
                         let resolving = resolver(path);
-                        let mut result = resolving.resolve_all(&bases);
-                        result.shrink_to_fit();
-                        (*path, result, kept(path, &resolving))
+                        (resolving.resolve_all(&bases), kept(path, &resolving))
                     }
-                }
+                };
+                result.shrink_to_fit();
+                (*path, result, reachable)
+            };
+            resolved.par_extend(guessed_again.into_par_iter().map(|(path, redo, walk)| {
+                let file = &graph_ref.files[&path];
+                let resolving = Resolver::new(graph_ref, file).knowing_reachable(Some(walk));
+                let result = resolving.resolve_again(&file.resolved, &redo);
+                settle(&path, &resolving, result)
             }));
             resolved.par_extend(partial.par_iter().map(|(path, (old, mentioned))| {
-                let file = &graph_ref.files[path];
                 let resolving = resolver(path);
-                match resolving.resolve_changed(old, mentioned) {
-                    Some(mut result) => {
-                        result.shrink_to_fit();
-                        (*path, result, kept(path, &resolving))
-                    }
-                    None => {
-                        let bases = Resolver::new(graph_ref, file).resolve_bases();
-                        let resolving = resolver(path);
-                        let mut result = resolving.resolve_all(&bases);
-                        result.shrink_to_fit();
-                        (*path, result, kept(path, &resolving))
-                    }
-                }
+                let result = resolving.resolve_changed(old, mentioned);
+                settle(path, &resolving, result)
             }));
             resolved
         };
