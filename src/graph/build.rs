@@ -98,6 +98,10 @@ pub struct GraphWriter {
     /// The packages the imports of the files swapped last reach (`Resolver::reachable`), with
     /// the imports epoch they were computed at: valid while it is current.
     recent_reachable: Vec<(FilePath, u64, super::resolve::Reachable)>,
+    /// The walks the last transaction walked again (`Transaction::walk_again`), on the graph
+    /// of the revision given: the walks "before" of the next transaction, if that graph is
+    /// still the writer's.
+    last_walks: (u64, FxHashMap<FilePath, super::resolve::Reachable>),
 }
 
 /// How many files' mentions the writer keeps from one transaction to the next (the documents

@@ -629,19 +629,32 @@ impl<'w> Transaction<'w> {
             .into_iter()
             .filter(|path| !self.affected.contains(path) && self.next.files.contains_key(path))
             .collect();
+        let started = std::time::Instant::now();
         let before = &self.writer.graph;
         let graph = &self.next;
         let partial = &self.partial;
         // Each walk reads up to hundreds of files' targets: looked up by address, not by
         // comparing paths in the graph's ordered map.
+        // The walks on the graph before, where the last transaction made them on it.
+        let (made_on, last_walks) = std::mem::take(&mut self.writer.last_walks);
+        let last_walks = if made_on == before.revision {
+            last_walks
+        } else {
+            FxHashMap::default()
+        };
+        let all_known = walkers.iter().all(|path| last_walks.contains_key(path));
         let (targets_before, targets_now) = if walkers.is_empty() {
             Default::default()
+        } else if all_known {
+            (FxHashMap::default(), import_targets_by_address(graph))
         } else {
             rayon::join(
                 || import_targets_by_address(before),
                 || import_targets_by_address(graph),
             )
         };
+        let mapped = started.elapsed();
+        let count = walkers.len();
         let checked: Vec<(FilePath, Option<WalkedAgain>)> = walkers
             .into_par_iter()
             .map(|path| {
@@ -652,8 +665,12 @@ impl<'w> Transaction<'w> {
                 if partial.contains_key(&path) || node.resolved.reachable == 0 {
                     return (path, None);
                 }
-                let old_walk =
-                    walk_reachable_in(old_node, |path| targets_before.get(&path.addr()).copied());
+                let old_walk = match last_walks.get(&path) {
+                    Some(walk) => walk.clone(),
+                    None => walk_reachable_in(old_node, |path| {
+                        targets_before.get(&path.addr()).copied()
+                    }),
+                };
                 let walk = walk_reachable_in(node, |path| targets_now.get(&path.addr()).copied());
                 if old_walk.fingerprint() != node.resolved.reachable {
                     return (path, None);
@@ -677,11 +694,26 @@ impl<'w> Transaction<'w> {
             })
             .flatten()
             .collect();
+        let walked = started.elapsed();
+        // Kept for the next transaction, whose graph before is the one being made.
+        self.writer.last_walks = (
+            before.revision + 1,
+            checked
+                .iter()
+                .filter_map(|(path, walked)| Some((*path, walked.as_ref()?.0.clone())))
+                .collect(),
+        );
         let names = if changed_packages.is_empty() {
             FxHashSet::default()
         } else {
             names_in_packages(graph, &changed_packages)
         };
+        tracing::trace!(
+            "walk again: {count} walkers; targets mapped {mapped:?}, walked {:?}, names of {} changed packages {:?}",
+            walked - mapped,
+            changed_packages.len(),
+            started.elapsed() - walked
+        );
         // The references that guessed such a name, by position.
         let guessing = |path: &FilePath| -> Vec<u32> {
             let resolved = &graph.files[path].resolved;
