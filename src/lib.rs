@@ -123,7 +123,9 @@
 //!   import elsewhere only the files that mention a name its binding changed. The
 //!   reachable-packages walk of unique-name guesses reads the import targets of the files it
 //!   passes (`Resolved::import_targets`, recorded as `resolve::walk_key`): when a file's
-//!   targets change, the walks through it are walked again on the graph before and after, and
+//!   targets change, the walks through it are walked again on the graph before and after (the
+//!   walks "after" of the last transaction are kept, by the revision of the graph they were
+//!   made on, as the next one's walks "before": `GraphWriter::last_walks`), and
 //!   a walker is re-resolved only if a package it gained or lost defines a name it guessed
 //!   (`Transaction::walk_again`, `Resolved::guessed`: the walk's packages are read by the
 //!   guesses alone, each testing candidates of its own name), and then only the references
