@@ -156,29 +156,19 @@ pub struct Resolved {
 impl Resolved {
     /// The edges to `id`, in position order.
     pub fn edges_to<'r>(&'r self, id: &EntityId) -> impl Iterator<Item = &'r Edge> + use<'r> {
-        self.edges_by(0, id.addr(), |edge| &edge.to)
+        self.edges_by(0, id.addr())
     }
 
     /// The edges from `id`, in position order.
     pub fn edges_from<'r>(&'r self, id: &EntityId) -> impl Iterator<Item = &'r Edge> + use<'r> {
-        self.edges_by(1, id.addr(), |edge| &edge.from)
+        self.edges_by(1, id.addr())
     }
 
-    /// The edges whose `end` (the target, 0, or the source, 1) is the entity interned at
-    /// `wanted`: a binary search of that order by interned address.
-    fn edges_by(
-        &self,
-        which: usize,
-        wanted: usize,
-        end: fn(&Edge) -> &EntityId,
-    ) -> impl Iterator<Item = &Edge> {
+    /// The edges whose end `which` ([`EDGE_ENDS`]: the target, the source) is the entity
+    /// interned at `wanted`: a binary search of that order by interned address.
+    fn edges_by(&self, which: usize, wanted: usize) -> impl Iterator<Item = &Edge> {
         let orders = self.order.0.get_or_init(|| {
-            [0, 1].map(|which| {
-                let end: fn(&Edge) -> &EntityId = if which == 0 {
-                    |edge| &edge.to
-                } else {
-                    |edge| &edge.from
-                };
+            EDGE_ENDS.map(|end| {
                 let mut positions: Vec<u32> = (0..self.edges.len() as u32).collect();
                 positions.sort_by_key(|position| {
                     (end(&self.edges[*position as usize]).addr(), *position)
@@ -186,8 +176,7 @@ impl Resolved {
                 positions.into_boxed_slice()
             })
         });
-        let order: &[u32] = &orders[which];
-        let edges = &self.edges;
+        let (order, end, edges) = (&orders[which], EDGE_ENDS[which], &self.edges);
         let start =
             order.partition_point(|position| end(&edges[*position as usize]).addr() < wanted);
         order[start..]
@@ -249,6 +238,9 @@ pub struct EntityLoc {
     pub file: FilePath,
     pub index: Option<u32>,
 }
+
+/// The two ends of an edge [`EdgeOrder`] orders a file's edges by: the target, the source.
+const EDGE_ENDS: [fn(&Edge) -> &EntityId; 2] = [|edge| &edge.to, |edge| &edge.from];
 
 /// A file's edges in two orders, by target and by source (positions into `edges`, sorted by
 /// the entity's interned address, then by position), computed by the first query that reads

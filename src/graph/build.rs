@@ -692,29 +692,35 @@ fn reindex(
     paths: &imbl::Vector<Option<FilePath>>,
 ) {
     for (id, mut change) in changes {
+        change.removed.sort_unstable();
         let mut next: Vec<u32> = index
             .get(&id)
             .map(|numbers| {
                 numbers
                     .iter()
-                    .filter(|number| !change.removed.contains(number))
+                    .filter(|number| change.removed.binary_search(number).is_err())
                     .copied()
                     .collect()
             })
             .unwrap_or_default();
-        super::sort_file_numbers(&mut change.added, paths);
-        let mut start = 0;
-        for number in change.added {
-            if next.contains(&number) {
-                continue;
+        if change.added.len() <= 8 {
+            // An edit's few files join a sorted list: each finds its place by a binary search
+            // by path instead of the whole list being sorted again, and the list stays sorted.
+            change.added.retain(|number| !next.contains(number));
+            super::sort_file_numbers(&mut change.added, paths);
+            let mut start = 0;
+            for number in change.added {
+                let key = super::file_number_key(number, paths);
+                let place = start
+                    + next[start..]
+                        .partition_point(|existing| super::file_number_key(*existing, paths) < key);
+                next.insert(place, number);
+                start = place + 1;
             }
-            // Each joins a sorted list at its place, found by a binary search by path.
-            let key = super::file_number_key(number, paths);
-            let place = start
-                + next[start..]
-                    .partition_point(|existing| super::file_number_key(*existing, paths) < key);
-            next.insert(place, number);
-            start = place + 1;
+        } else {
+            next.extend(change.added);
+            super::sort_file_numbers(&mut next, paths);
+            next.dedup();
         }
         if next.is_empty() {
             index.remove(&id);

@@ -2059,15 +2059,10 @@ impl Reachable {
         })
     }
 
-    /// Whether two walks read the import targets of the same files.
+    /// Whether two walks read the import targets of the same files, in the same order (a walk
+    /// of the same targets visits them in the same order).
     pub(crate) fn same_files(&self, other: &Reachable) -> bool {
-        let sorted = |walk: &Reachable| {
-            let mut files: Vec<FilePath> = walk.visited.clone();
-            files.sort_unstable_by_key(|path| path.addr());
-            files.dedup();
-            files
-        };
-        self.visited.len() == other.visited.len() && sorted(self) == sorted(other)
+        self.visited == other.visited
     }
 
     /// A fingerprint of the packages (`Resolved::reachable`): equal sets, equal fingerprints.

@@ -76,7 +76,7 @@ pub(super) struct Transaction<'w> {
     /// Timings of the steps, for the log.
     indexed: std::time::Duration,
     based: std::time::Duration,
-    /// How long the walks of `walk_again` took (part of the references' time).
+    /// How long `walk_again` took (part of the references' time).
     walking: std::time::Duration,
     resolved_at: std::time::Duration,
 }
@@ -633,8 +633,6 @@ impl<'w> Transaction<'w> {
         let before = &self.writer.graph;
         let graph = &self.next;
         let partial = &self.partial;
-        // Each walk reads up to hundreds of files' targets: looked up by address, not by
-        // comparing paths in the graph's ordered map.
         // The walks on the graph before, where the last transaction made them on it.
         let (made_on, last_walks) = std::mem::take(&mut self.writer.last_walks);
         let last_walks = if made_on == before.revision {
@@ -643,6 +641,8 @@ impl<'w> Transaction<'w> {
             FxHashMap::default()
         };
         let all_known = walkers.iter().all(|path| last_walks.contains_key(path));
+        // Each walk reads up to hundreds of files' targets: looked up by address, not by
+        // comparing paths in the graph's ordered map.
         let (targets_before, targets_now) = if walkers.is_empty() {
             Default::default()
         } else if all_known {
@@ -695,14 +695,9 @@ impl<'w> Transaction<'w> {
             .flatten()
             .collect();
         let walked = started.elapsed();
-        // Kept for the next transaction, whose graph before is the one being made.
-        self.writer.last_walks = (
-            before.revision + 1,
-            checked
-                .iter()
-                .filter_map(|(path, walked)| Some((*path, walked.as_ref()?.0.clone())))
-                .collect(),
-        );
+        // The walks are kept for the next transaction, whose graph before is the one being made.
+        let made_on = before.revision + 1;
+        let mut walks: FxHashMap<FilePath, Reachable> = FxHashMap::default();
         let names = if changed_packages.is_empty() {
             FxHashSet::default()
         } else {
@@ -743,11 +738,13 @@ impl<'w> Transaction<'w> {
             };
             if redo.last() == Some(&u32::MAX) {
                 self.affected.insert(path);
+                walks.insert(path, walk);
                 continue;
             }
             if !redo.is_empty() {
                 self.report.guessed_again += 1;
-                again.push((path, redo, walk));
+                again.push((path, redo, walk.clone()));
+                walks.insert(path, walk);
                 continue;
             }
             self.report.walked_again += 1;
@@ -755,6 +752,7 @@ impl<'w> Transaction<'w> {
             // The same files walked, to the same packages: what the walk read is what the
             // resolution recorded.
             if same_files && walk.fingerprint() == resolved.reachable {
+                walks.insert(path, walk);
                 continue;
             }
             let mut modules: Vec<Name> = resolved
@@ -773,7 +771,10 @@ impl<'w> Transaction<'w> {
                 next.reachable = reachable;
                 kept.push((path, next));
             }
+            walks.insert(path, walk);
         }
+        self.writer.last_walks = (made_on, walks);
+        self.walking = started.elapsed();
         (kept, again)
     }
 
@@ -908,9 +909,7 @@ impl<'w> Transaction<'w> {
         phase_one: &FxHashMap<FilePath, Vec<BaseEdge>>,
     ) -> Vec<(FilePath, Resolved)> {
         self.new_import_targets();
-        let walking = std::time::Instant::now();
         let (walked_again, guessed_again) = self.walk_again();
-        self.walking = walking.elapsed();
         let affected_set = std::mem::take(&mut self.affected);
         // A file whose references alone changed, and that nothing else widened in: the old
         // outcome of every reference that is still there, and only the new ones resolved.

@@ -126,27 +126,18 @@ impl Resolver<'_> {
         for (position, reference) in new.refs.iter().enumerate() {
             match outcomes.get(&key(reference, &new_regions)) {
                 Some((outcome, old_position)) if !in_renamed(reference.scope) => {
-                    self.reuse(position, reference, outcome, &mut resolved);
-                    resolved
-                        .guessed_by
-                        .extend(guesses_of(old, *old_position).map(|name| (position as u32, name)));
+                    self.reuse(
+                        position,
+                        reference,
+                        outcome,
+                        (old, *old_position),
+                        &mut resolved,
+                    );
                 }
                 _ => self.resolve_reference(position, reference, &mut resolved),
             }
         }
-        resolved
-            .guessed_by
-            .extend(guesses_of(old, u32::MAX).map(|name| (u32::MAX, name)));
-        for name in &old.extra_names {
-            self.recorder.name(name);
-        }
-        for module in &old.extra_modules {
-            self.recorder.module(module);
-        }
-        // The kept outcomes' guesses, with the new references'.
-        for name in &old.guessed {
-            self.recorder.guessed_before(name);
-        }
+        self.keep_reads(old, &mut resolved, true);
         self.record_extras_beyond(&mut resolved, mentioned);
         // The same imports name the same files (else the file would not be on this path).
         resolved.import_targets = old.import_targets.clone();
@@ -188,36 +179,48 @@ impl Resolver<'_> {
             if redo.binary_search(&at).is_ok() {
                 self.resolve_reference(position, reference, &mut resolved);
             } else {
-                self.reuse(position, reference, outcome, &mut resolved);
-                resolved
-                    .guessed_by
-                    .extend(guesses_of(old, at).map(|name| (at, name)));
+                self.reuse(position, reference, outcome, (old, at), &mut resolved);
             }
         }
+        // The old walk's keys leave: the walk above recorded the new one's.
+        self.keep_reads(old, &mut resolved, false);
+        self.record_extras(&mut resolved);
+        resolved.import_targets = old.import_targets.clone();
+        Some(resolved)
+    }
+
+    /// What the old resolution `old` read, kept for one whose outcomes it partly gives: its
+    /// names, module keys (its walk's keys too, with `walk_keys`) and guesses (the kept
+    /// outcomes' with the new references'; those outside any reference as they were).
+    fn keep_reads(&self, old: &Resolved, resolved: &mut Resolved, walk_keys: bool) {
         resolved
             .guessed_by
             .extend(guesses_of(old, u32::MAX).map(|name| (u32::MAX, name)));
         for name in &old.extra_names {
             self.recorder.name(name);
         }
-        // The old walk's keys leave: the walk above recorded the new one's.
-        for module in old
-            .extra_modules
-            .iter()
-            .filter(|key| !super::is_walk_key(key))
-        {
-            self.recorder.module(module);
+        for module in &old.extra_modules {
+            if walk_keys || !super::is_walk_key(module) {
+                self.recorder.module(module);
+            }
         }
         for name in &old.guessed {
             self.recorder.guessed_before(name);
         }
-        self.record_extras(&mut resolved);
-        resolved.import_targets = old.import_targets.clone();
-        Some(resolved)
     }
 
-    /// An old outcome, at a reference's new site.
-    fn reuse(&self, position: usize, reference: &Ref, outcome: &Outcome<'_>, into: &mut Resolved) {
+    /// An old outcome, at a reference's new site, with the guesses the old reference (of
+    /// resolution `old`, at `old_position`) made.
+    fn reuse(
+        &self,
+        position: usize,
+        reference: &Ref,
+        outcome: &Outcome<'_>,
+        (old, old_position): (&Resolved, u32),
+        into: &mut Resolved,
+    ) {
+        into.guessed_by
+            .extend(guesses_of(old, old_position).map(|name| (position as u32, name)));
         let from = self.scope_id(reference.scope);
         match outcome {
             Outcome::Edges(edges) => into.edges.extend(edges.iter().map(|edge| Edge {
