@@ -4,6 +4,7 @@
 //!
 //!   benches/questions-corpus.sh                        # fetches the repositories, pinned
 //!   cargo bench --bench questions [-- DIR]             # or CODEGRAPH_QUESTIONS_CORPUS=DIR
+//!   CODEGRAPH_QUESTIONS_FIRST=N                        # list the first N results of a miss (3)
 //!
 //! For each tool: how many questions are answered within the first five results, the mean
 //! reciprocal rank of the first answering result (within 20), and the misses with what came
@@ -129,7 +130,11 @@ impl Score {
         if answered {
             self.answered += 1;
         } else {
-            let got: Vec<&str> = results.iter().take(3).map(|id| &**id).collect();
+            let shown = std::env::var("CODEGRAPH_QUESTIONS_FIRST")
+                .ok()
+                .and_then(|value| value.parse().ok())
+                .unwrap_or(3);
+            let got: Vec<&str> = results.iter().take(shown).map(|id| &**id).collect();
             self.misses.push(format!(
                 "    {}:{} {:?} (answer {}) ranked {}; first: {}",
                 question.repository,

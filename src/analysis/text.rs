@@ -66,8 +66,8 @@ pub fn stem(word: &str) -> String {
         && !stem.ends_with("ss")
         && !stem.ends_with("us")
         && !stem.ends_with("is")
-        && stem.len() > 4
     {
+        // Four letters are enough for a plural: `maps`, `keys`, `args`, `tags`.
         stem = &stem[..stem.len() - 1];
     }
     for suffix in SUFFIXES {
@@ -252,6 +252,13 @@ mod tests {
         assert_eq!(stem("formatter"), "format");
         assert_eq!(stem("string"), "string");
         assert_eq!(stem("queries"), "query");
+        // A four-letter plural is a plural (`maps` for `WebGLShadowMap`); `-ss`, `-us`, `-is`
+        // are not.
+        assert_eq!(stem("maps"), "map");
+        assert_eq!(stem("keys"), "key");
+        assert_eq!(stem("less"), "less");
+        assert_eq!(stem("plus"), "plus");
+        assert_eq!(stem("axis"), "axis");
     }
 
     #[test]
