@@ -7,6 +7,8 @@
 //! or `--`) may assert:
 //! - `calls: ID [kind], ID` — the call edges whose call site is on this line go exactly to these
 //!   entities (with this resolution kind, when one is given); `calls: nothing` — none does.
+//!   `uses: ID [kind], ID` — the same for the edges of a use that is no call (a type, a class
+//!   handed out by name).
 //! - `callers: ID, ID` — the callers of the definition whose name is on this line are exactly
 //!   these (`callers: nothing`); on a line that defines nothing (a TypeScript overload
 //!   signature), of what a name there means, as an editor's call hierarchy asks at the cursor;
@@ -158,6 +160,7 @@ fn assertion(line: &str) -> Option<(&'static str, &str)> {
         let comment = line[position + marker.len()..].trim();
         for (what, name) in [
             ("calls:", "calls"),
+            ("uses:", "uses"),
             ("callers:", "callers"),
             ("callees:", "callees"),
         ] {
@@ -217,12 +220,17 @@ fn check_case(case: &Path) -> Vec<String> {
             let where_ = format!("{}:{}", case.display(), first_line + line_index);
             let expected = expected_list(expected);
             let mut actual: Vec<(String, String)> = match what {
-                "calls" => file
+                "calls" | "uses" => file
                     .resolved
                     .edges
                     .iter()
                     .filter(|edge| {
-                        edge.kind == RelationKind::Calls
+                        edge.kind
+                            == if what == "calls" {
+                                RelationKind::Calls
+                            } else {
+                                RelationKind::Uses
+                            }
                             && edge
                                 .site
                                 .is_some_and(|site| site.start.line as usize == line_index)

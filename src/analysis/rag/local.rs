@@ -84,7 +84,7 @@ const TEXT_SHARE: f64 = 0.6;
 const USES_PRIOR: f64 = 1.0;
 const MEMBER_PRIOR: f64 = 0.8;
 /// What the start's file imports: what the code around it uses (a Python import inside a
-/// method is the file's, and `return Session` is no edge).
+/// method is the file's; the method that returns the imported class uses it too).
 const FILE_IMPORT_PRIOR: f64 = 0.7;
 const USES_DECAY: f64 = 0.6;
 /// Who uses the start, one hop away, then each further hop.

@@ -12,6 +12,13 @@
 
 (type (subscript value: (identifier) @name)) @reference.type
 
+; `return Session`: a function that hands out a class by name uses it (a factory such as
+; Django's `get_model_class`, whose import is inside it). Capitalised names only: a class, by
+; the language's convention, resolved as a type (a local of that name is not).
+(return_statement
+  (identifier) @name
+  (#match? @name "^[A-Z]")) @reference.type
+
 ; Bindings: `x: Foo`, typed parameters, and (below) `x = Foo(...)`, `self.x = make()`. Any
 ; annotation: `"Console"`, `Optional[Foo]`, `Foo | None`, `mod.Foo`, `Stack[T]` (resolution
 ; reads the type it is used as).
