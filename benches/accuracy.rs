@@ -1017,8 +1017,7 @@ fn label_inactive_cfg(extra: &mut [Edge], root: &Path) {
             .sum();
         let line_text = text[start..].lines().next().unwrap_or("");
         let byte = start + (line_text.len() - line_text.trim_start().len());
-        let Some(tree) = codegraph::syntax::parse(codegraph::lang::Language::Rust, &text, None)
-        else {
+        let Some(tree) = codegraph::syntax::parse(codegraph::lang::Language::Rust, &text) else {
             continue;
         };
         if codegraph::lang::rust_cfg::disabled_at(tree.root_node(), &text, byte, &on) {

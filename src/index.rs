@@ -187,7 +187,7 @@ const MAX_PROBLEMS: usize = 20;
 
 /// Parses and extracts in one step.
 pub fn extract_text(language: Language, text: &str) -> (FileSummary, Option<Tree>) {
-    match crate::syntax::parse(language, text, None) {
+    match crate::syntax::parse(language, text) {
         Some(tree) => (extract(language, text, &tree), Some(tree)),
         None => {
             let mut summary = FileSummary::empty(language, text);
@@ -2008,12 +2008,12 @@ mod tests {
     fn the_reread_region_skips_a_container_before_the_edit() {
         let text =
             "struct S;\nimpl S {\n    fn a() {}\n    fn b() {}\n}\nfn f() { g(); }\nfn h() {}\n";
-        let tree = crate::syntax::parse(crate::lang::Language::Rust, text, None).expect("parses");
+        let tree = crate::syntax::parse(crate::lang::Language::Rust, text).expect("parses");
         let at = |needle: &str| text.find(needle).expect("in the text");
         let region = super::reread_region(tree.root_node(), at("g()")..at("g()") + 1, text.len());
         assert_eq!(&text[region], "\nfn f() { g(); }\nfn h() {}\n");
         let before = "struct S;\nfn f() { g(); }\nimpl S {\n    fn a() {}\n}\n";
-        let tree = crate::syntax::parse(crate::lang::Language::Rust, before, None).expect("parses");
+        let tree = crate::syntax::parse(crate::lang::Language::Rust, before).expect("parses");
         let g = before.find("g()").expect("in the text");
         let region = super::reread_region(tree.root_node(), g..g + 1, before.len());
         assert_eq!(&before[region], before);

@@ -545,7 +545,7 @@ pub fn metrics(graph: &Graph, entity: &Entity) -> Metrics {
     };
     let Some(tree) = file
         .text()
-        .and_then(|text| crate::syntax::parse(file.language, &text, None))
+        .and_then(|text| crate::syntax::parse(file.language, &text))
     else {
         return metrics;
     };
@@ -596,7 +596,7 @@ pub fn function_complexities(graph: &Graph, path: &str) -> Vec<(Entity, u32)> {
     };
     let Some(tree) = file
         .text()
-        .and_then(|text| crate::syntax::parse(file.language, &text, None))
+        .and_then(|text| crate::syntax::parse(file.language, &text))
     else {
         return Vec::new();
     };

@@ -25,7 +25,6 @@ pub fn tree(file: &Path) -> anyhow::Result<()> {
     let text = crate::syntax::decode_lossy(
         std::fs::read(file).with_context(|| file.display().to_string())?,
     );
-    let tree =
-        crate::syntax::parse(language, &text, None).context("the grammar could not be loaded")?;
+    let tree = crate::syntax::parse(language, &text).context("the grammar could not be loaded")?;
     print(&tree.root_node().to_sexp())
 }

@@ -323,14 +323,12 @@ mod tests {
         }
         assert!(texts.len() > 5, "this crate's own sources have #[cfg]s");
         for text in &texts {
-            let tree =
-                crate::syntax::parse(crate::lang::Language::Rust, text, None).expect("parses");
+            let tree = crate::syntax::parse(crate::lang::Language::Rust, text).expect("parses");
             let mut found = disabled_ranges(tree.root_node(), text);
             found.sort_by_key(|range| range.start);
             assert_eq!(found, disabled_by_walking(tree.root_node(), text), "{text}");
         }
-        let tree =
-            crate::syntax::parse(crate::lang::Language::Rust, crafted, None).expect("parses");
+        let tree = crate::syntax::parse(crate::lang::Language::Rust, crafted).expect("parses");
         let names: Vec<&str> = disabled_ranges(tree.root_node(), crafted)
             .iter()
             .map(|range| {
@@ -346,7 +344,7 @@ mod tests {
     #[test]
     fn code_under_a_cfg_that_does_not_hold_is_disabled() {
         let text = "fn is_u64(&self) -> bool {\n    #[cfg(not(feature = \"arbitrary_precision\"))]\n    match self.n { _ => true }\n    #[cfg(feature = \"arbitrary_precision\")]\n    self.as_u64().is_some()\n}\n\n#[cfg(feature = \"std\")]\nfn with_std() { g() }\n";
-        let tree = crate::syntax::parse(crate::lang::Language::Rust, text, None).expect("parses");
+        let tree = crate::syntax::parse(crate::lang::Language::Rust, text).expect("parses");
         let at = |needle: &str| text.find(needle).expect("in the text");
         let off = |_: &str| false;
         let std = |feature: &str| feature == "std";

@@ -14,7 +14,9 @@
 
 use std::sync::Arc;
 
-use tree_sitter::{InputEdit, Point, Tree};
+use tree_sitter::{InputEdit, Point};
+
+use crate::syntax::SyntaxTree;
 
 use crate::graph::build::FileContent;
 use crate::lang::Language;
@@ -50,7 +52,7 @@ pub struct Buffer {
     text: Arc<str>,
     lines: LineIndex,
     /// `None` until the first edit (see the module doc).
-    tree: Option<Tree>,
+    tree: Option<SyntaxTree>,
     /// What extraction captured from the current text, so that an edit re-reads only the part
     /// of the file it touched; `None` until the first edit.
     captures: Option<crate::index::Captures>,
@@ -193,18 +195,27 @@ impl Buffer {
         self.version = version;
         self.text = Arc::from(text);
         let old_tree = self.tree.take();
-        self.tree = crate::syntax::parse(self.language, &self.text, old_tree.as_ref());
+        let (tree, incremental) =
+            match crate::syntax::reparse(self.language, &self.text, old_tree.as_ref()) {
+                Some((tree, incremental)) => (Some(tree), incremental),
+                None => (None, false),
+            };
+        self.tree = tree;
         // Error recovery can restructure code away from the edit: re-read what the tree says
-        // changed too.
+        // changed too. A tree parsed from scratch (masked text) may differ anywhere.
         if let (Some(old_tree), Some(new_tree), Some((from, to))) = (&old_tree, &self.tree, dirty) {
             let (mut from, mut to) = (from, to);
-            for range in old_tree.changed_ranges(new_tree) {
-                from = from.min(range.start_byte);
-                to = to.max(range.end_byte);
+            if incremental {
+                for range in old_tree.tree().changed_ranges(new_tree.tree()) {
+                    from = from.min(range.start_byte);
+                    to = to.max(range.end_byte);
+                }
+            } else {
+                (from, to) = (0, self.text.len());
             }
             dirty = Some((from, to));
         }
-        let Some(tree) = &self.tree else {
+        let Some(tree) = self.tree.as_ref().map(SyntaxTree::tree) else {
             self.captures = None;
             self.summary = None;
             return;
@@ -232,7 +243,7 @@ impl Buffer {
     /// differ.
     pub fn summary_from_scratch(&self) -> crate::index::FileSummary {
         match &self.tree {
-            Some(tree) => crate::index::extract(self.language, &self.text, tree),
+            Some(tree) => crate::index::extract(self.language, &self.text, tree.tree()),
             None => crate::index::extract_text(self.language, &self.text).0,
         }
     }
@@ -243,7 +254,9 @@ impl Buffer {
         let hash: [u8; 32] = blake3::hash(text.as_bytes()).into();
         let summary = match (&self.summary, &self.tree) {
             (Some(summary), _) => summary.clone(),
-            (None, Some(tree)) => Arc::new(crate::index::extract(self.language, &text, tree)),
+            (None, Some(tree)) => {
+                Arc::new(crate::index::extract(self.language, &text, tree.tree()))
+            }
             (None, None) => Arc::new(crate::index::extract_text(self.language, &text).0),
         };
         FileContent {

@@ -551,6 +551,16 @@ fn check_byte_edits(
                 first_difference(&incremental, &fresh)
             )));
         }
+        // Which Rust macros hold items is decided on the edited text as on a fresh one.
+        if language == Language::Rust {
+            let (parsed, tree) = codegraph::index::extract_text(language, &text);
+            if tree.is_some_and(|tree| !tree.root_node().has_error()) && *incremental != parsed {
+                return Err(TestCaseError::fail(format!(
+                    "{path}: after step {step} ({batch:?}) the incremental summary differs from a fresh parse's: {}",
+                    first_difference(&incremental, &parsed)
+                )));
+            }
+        }
     }
     Ok(())
 }
@@ -564,6 +574,24 @@ proptest! {
         edits in prop::collection::vec(prop::collection::vec(byte_edit_strategy(), 1..3), 1..8),
     ) {
         let files = all_fixture_files();
+        let (path, original) = &files[file_index % files.len()];
+        check_byte_edits(path, original, &edits)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(property_config(64))]
+
+    /// Rust items inside item-wrapping macros (`cfg_rt! { .. }`, parsed as items): after edits,
+    /// the incremental summary equals a fresh extraction of the buffer's tree, and, where the
+    /// text parses without errors, a fresh parse of the text decides the same.
+    #[test]
+    fn rust_macro_items_after_edits_equal_a_fresh_parse(
+        file_index in 0..10_000usize,
+        edits in prop::collection::vec(prop::collection::vec(byte_edit_strategy(), 1..3), 1..8),
+    ) {
+        let files: Vec<(String, String)> =
+            fixture_texts("resolution/rust-macro-items.txt").into_iter().collect();
         let (path, original) = &files[file_index % files.len()];
         check_byte_edits(path, original, &edits)?;
     }
