@@ -1816,11 +1816,20 @@ fn receiver_text(text: &str) -> Name {
     }
 }
 
-/// The definition's head: its text up to its body, whitespace collapsed.
+/// The definition's head: its text up to its body, whitespace collapsed; comments between the
+/// head and the body (Python's after the `:`) are left out.
 fn signature(node: Node<'_>, text: &str) -> String {
     let end = node
         .child_by_field_name("body")
-        .map(|body| body.start_byte())
+        .map(|body| {
+            let mut cursor = node.walk();
+            node.children(&mut cursor)
+                .take_while(|child| child.id() != body.id())
+                .filter(|child| !child.kind().contains("comment"))
+                .map(|child| child.end_byte())
+                .max()
+                .unwrap_or(body.start_byte())
+        })
         .unwrap_or_else(|| {
             let node_text = node_text(node, text);
             node.start_byte() + node_text.find('\n').unwrap_or(node_text.len())
@@ -2017,6 +2026,14 @@ mod tests {
         let g = before.find("g()").expect("in the text");
         let region = super::reread_region(tree.root_node(), g..g + 1, before.len());
         assert_eq!(&before[region], before);
+    }
+
+    #[test]
+    fn a_signature_stops_before_the_comments_that_open_the_body() {
+        let text = "class A:\n    def get(cls):  # why\n        # Avoids a circular import.\n        return A\n";
+        let (summary, _) = super::extract_text(crate::lang::Language::Python, text);
+        let signatures: Vec<&str> = summary.defs.iter().map(|def| &*def.signature).collect();
+        assert_eq!(signatures, ["class A:", "def get(cls):"]);
     }
 
     #[test]

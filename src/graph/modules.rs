@@ -432,7 +432,9 @@ fn rust_use_head(summary: &FileSummary, raw: &str, import: &Import) -> Option<St
             Some(name) => format!("{}::{name}", binding.path),
             None => binding.path.to_string(),
         };
-        if target == head {
+        // `use spawn::spawn;` needs `spawn` to be a module already: that module, not the
+        // function the import binds, is what `spawn::spawn_named` starts from.
+        if target == head || target.split("::").next() == Some(head) {
             break;
         }
         current = match tail {
