@@ -11,7 +11,10 @@
 //!   vendored) from each ecosystem's path conventions, stored on the file when it is indexed
 //!   (a file a workspace package publishes through `package.json` `exports` is production: the
 //!   writer applies that from the manifests, `graph::build::published_class`).
-//! - `syntax`   parsing (one parser per thread, incremental reparse), UTF-8/UTF-16 positions.
+//! - `syntax`   parsing (one parser per thread, incremental reparse), UTF-8/UTF-16 positions;
+//!   `syntax::macro_items`: Rust items inside item-wrapping macros (`cfg_rt! { .. }`) parsed
+//!   as items, in place (invariant: the extraction tree is the tree of the text with the
+//!   wrappers' headers and closing braces blanked; offsets, lines and columns are the text's).
 //! - `index`    per-file extraction: syntax tree → `FileSummary`. Never fails; problems are data.
 //!   `index/rust.rs` reads what Rust's token trees and types say (calls and functions inside
 //!   macro arguments, collections' element types, the `match` arm a pattern's binding holds
