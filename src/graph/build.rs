@@ -102,7 +102,14 @@ pub struct GraphWriter {
     /// of the revision given: the walks "before" of the next transaction, if that graph is
     /// still the writer's.
     last_walks: (u64, FxHashMap<FilePath, super::resolve::Reachable>),
+    /// Every file's import targets by the address of its interned path, on the graph of the
+    /// revision given (`Transaction::walk_again` reads them for each walk): the next
+    /// transaction updates only the files whose targets it can have changed.
+    last_targets: (u64, TargetsByAddress),
 }
+
+/// Import targets by the address of the interned path ([`FilePath::addr`]).
+pub(crate) type TargetsByAddress = FxHashMap<usize, Arc<[FilePath]>>;
 
 /// How many files' mentions the writer keeps from one transaction to the next (the documents
 /// being edited; a transaction of more files keeps none).

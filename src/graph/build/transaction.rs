@@ -642,16 +642,39 @@ impl<'w> Transaction<'w> {
         };
         let all_known = walkers.iter().all(|path| last_walks.contains_key(path));
         // Each walk reads up to hundreds of files' targets: looked up by address, not by
-        // comparing paths in the graph's ordered map.
-        let (targets_before, targets_now) = if walkers.is_empty() {
-            Default::default()
-        } else if all_known {
-            (FxHashMap::default(), import_targets_by_address(graph))
+        // comparing paths in the graph's ordered map. The map of the last transaction, on the
+        // graph before, is brought up to date: only the affected files' targets can have
+        // changed (`new_import_targets`), and the removed files' are gone.
+        let (kept_on, kept_targets) = std::mem::take(&mut self.writer.last_targets);
+        let targets_now = if walkers.is_empty() {
+            FxHashMap::default()
+        } else if kept_on == before.revision {
+            let mut targets = kept_targets;
+            for path in self.removed_numbers.keys() {
+                targets.remove(&path.addr());
+            }
+            for path in &self.affected {
+                match graph.files.get(path) {
+                    Some(node) => {
+                        targets.insert(path.addr(), node.resolved.import_targets.clone());
+                    }
+                    None => {
+                        targets.remove(&path.addr());
+                    }
+                }
+            }
+            debug_assert!(
+                targets == owned_targets(graph),
+                "the kept import targets differ from the graph's"
+            );
+            targets
         } else {
-            rayon::join(
-                || import_targets_by_address(before),
-                || import_targets_by_address(graph),
-            )
+            owned_targets(graph)
+        };
+        let targets_before = if walkers.is_empty() || all_known {
+            FxHashMap::default()
+        } else {
+            import_targets_by_address(before)
         };
         let mapped = started.elapsed();
         let count = walkers.len();
@@ -671,7 +694,8 @@ impl<'w> Transaction<'w> {
                         targets_before.get(&path.addr()).copied()
                     }),
                 };
-                let walk = walk_reachable_in(node, |path| targets_now.get(&path.addr()).copied());
+                let walk =
+                    walk_reachable_in(node, |path| targets_now.get(&path.addr()).map(|t| &**t));
                 if old_walk.fingerprint() != node.resolved.reachable {
                     return (path, None);
                 }
@@ -774,6 +798,9 @@ impl<'w> Transaction<'w> {
             walks.insert(path, walk);
         }
         self.writer.last_walks = (made_on, walks);
+        if !targets_now.is_empty() {
+            self.writer.last_targets = (made_on, targets_now);
+        }
         self.walking = started.elapsed();
         (kept, again)
     }
@@ -1167,4 +1194,14 @@ fn mentions_changed(old: &Mentions, new: &Mentions) -> (Mentions, Mentions) {
         (difference(&old.0, &new.0), difference(&old.1, &new.1)),
         (difference(&new.0, &old.0), difference(&new.1, &old.1)),
     )
+}
+
+/// Every file's import targets by the address of its interned path, owned (kept by the writer
+/// from one transaction to the next).
+fn owned_targets(graph: &Graph) -> crate::graph::build::TargetsByAddress {
+    let mut targets = FxHashMap::with_capacity_and_hasher(graph.files.len(), Default::default());
+    for (path, file) in graph.files.iter() {
+        targets.insert(path.addr(), file.resolved.import_targets.clone());
+    }
+    targets
 }
