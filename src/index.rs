@@ -1059,6 +1059,9 @@ impl RawCaptures {
                 } else if item.binding_entered {
                     // `with X as y`: what `__enter__` returns (see `graph::resolve::python`).
                     expression = Name::new(format!("{expression}.__enter__()"));
+                } else if let Some(element) = rust::tuple_element(name) {
+                    // `let (tx, rx) = channel();`: `tx` is element 0 of what the call returns.
+                    expression = Name::new(format!("{expression}.{element}"));
                 } else if item.binding_decorated && value.kind() != "call" {
                     // `@group def cli()`: `cli` holds what `group(cli)` returns. (A decorator
                     // factory's call, `@click.group()`, is taken as what its decorator returns.)
@@ -1443,7 +1446,17 @@ fn declared_return(node: Node<'_>, text: &str) -> Option<Name> {
         })
         .or_else(|| function.and_then(|function| function.child_by_field_name("return_type")))?;
     let normalised = if matches!(node.kind(), "function_item" | "function_signature_item") {
-        rust::declared_type(node_text(returned, text))
+        if returned.kind() == "tuple_type" {
+            // `-> (Sender<T>, Receiver<T>)`: each element, for `let (tx, rx) = channel()`.
+            let mut cursor = returned.walk();
+            let elements: Vec<Name> = returned
+                .named_children(&mut cursor)
+                .map(|element| rust::declared_type(node_text(element, text)))
+                .collect();
+            Name::new(format!("({})", elements.join(", ")))
+        } else {
+            rust::declared_type(node_text(returned, text))
+        }
     } else {
         value_type(node_text(returned, text))
     };

@@ -407,6 +407,24 @@ pub(super) fn drop_conflicting_bindings(bindings: &mut Vec<super::Binding>) {
     });
 }
 
+/// The position of a name bound by a tuple pattern (`let (tx, mut rx) = ..`: `tx` 0, `rx` 1),
+/// when it is one of the pattern's elements.
+pub(super) fn tuple_element(name: Node<'_>) -> Option<usize> {
+    let mut element = name;
+    let mut parent = name.parent()?;
+    if parent.kind() == "mut_pattern" {
+        element = parent;
+        parent = parent.parent()?;
+    }
+    if parent.kind() != "tuple_pattern" {
+        return None;
+    }
+    let mut cursor = parent.walk();
+    parent
+        .named_children(&mut cursor)
+        .position(|child| child.id() == element.id())
+}
+
 #[cfg(test)]
 mod tests {
     use super::{declared_type, element_type};

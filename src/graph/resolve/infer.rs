@@ -389,6 +389,21 @@ impl<'a> Resolver<'a> {
         {
             return Value::External;
         }
+        // `channel().0`: a name a tuple pattern bound to a call's result.
+        if self.spec.module_system == ModuleSystem::Rust
+            && let Some((call, element)) = text.rsplit_once('.').filter(|(call, element)| {
+                call.ends_with(')') && element.bytes().all(|byte| byte.is_ascii_digit())
+            })
+            && let Some(parts) = parse_chain(call)
+            && let [
+                Part::Name {
+                    text: callee,
+                    call: true,
+                },
+            ] = parts[..]
+        {
+            return self.tuple_element_returned(callee, element, scope, depth);
+        }
         let Some(parts) = parse_chain(text) else {
             return Value::Unknown;
         };
@@ -656,6 +671,52 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// Element `element` of the tuple `callee` returns (`oneshot::channel()` declared
+    /// `-> (Sender<T>, Receiver<T>)`: element 0 is a `Sender`).
+    fn tuple_element_returned(
+        &self,
+        callee: &str,
+        element: &str,
+        scope: Option<u32>,
+        depth: u32,
+    ) -> Value {
+        let found = match callee.rsplit_once("::") {
+            Some((receiver, name)) => {
+                self.resolve_call(name, Some(receiver), scope, true, depth + 1)
+            }
+            None => self.resolve_call(callee, None, scope, false, depth + 1),
+        };
+        let (Found::Targets(targets, _), Ok(element)) = (found, element.parse::<usize>()) else {
+            return Value::Unknown;
+        };
+        let mut values = Vec::new();
+        for target in &targets {
+            let Some((file, Some(index))) = self.def_of(target) else {
+                continue;
+            };
+            let Some(returns) = &file.summary.defs[index as usize].returns else {
+                continue;
+            };
+            let Some(inner) = returns
+                .trim()
+                .strip_prefix('(')
+                .and_then(|rest| rest.strip_suffix(')'))
+            else {
+                continue;
+            };
+            if let Some(element_type) = crate::index::top_level_split(inner, ',').nth(element) {
+                values.push(
+                    self.resolver_for(file)
+                        .type_value(element_type, Some(index)),
+                );
+            }
+        }
+        if values.is_empty() {
+            return Value::Unknown;
+        }
+        Value::merge(values)
+    }
+
     /// `new T(...)`, `T{...}`: an instance of `T`; in JavaScript, `T` may be a constructor
     /// function whose methods are assigned to its prototype.
     fn construct_value(&self, type_text: &str, scope: Option<u32>) -> Value {
@@ -841,6 +902,17 @@ impl<'a> Resolver<'a> {
                 Some(type_id) => Value::Instance(vec![type_id]),
                 None => Value::Unknown,
             };
+        }
+        // A tuple a function returns, `(Sender<T>, Receiver<T>)`, used whole: its first
+        // element, as the text alone would read (`let (tx, rx) = ..` takes each element).
+        if self.spec.module_system == ModuleSystem::Rust
+            && let Some(inner) = type_text
+                .strip_prefix('(')
+                .and_then(|rest| rest.strip_suffix(')'))
+            && let Some(first) = crate::index::top_level_split(inner, ',').next()
+            && first.len() < inner.len()
+        {
+            return self.type_value_at(first, scope, depth);
         }
         // A collection: `Vec<Foo>`, `&[Foo]`, `impl Iterator<Item = Foo>`.
         if self.spec.module_system == ModuleSystem::Rust

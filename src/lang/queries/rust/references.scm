@@ -121,6 +121,17 @@
   !type
   value: (_) @binding.value) @binding
 
+; `let (tx, rx) = oneshot::channel();`: each name is its element of the tuple the call returns
+; (`graph::resolve::infer`: the function's declared return type, `(Sender<T>, Receiver<T>)`).
+(let_declaration
+  pattern: (tuple_pattern
+    [
+      (identifier) @binding.name
+      (mut_pattern (identifier) @binding.name)
+    ])
+  !type
+  value: (call_expression) @binding.value) @binding
+
 ; `if let Some(x) = expression` / `Ok(x)`: the wrapper is unwrapped by resolution.
 (let_condition
   pattern: (tuple_struct_pattern
