@@ -19,6 +19,13 @@
   (identifier) @name
   (#match? @name "^[A-Z]")) @reference.type
 
+; `return models.User`: the same through a module (or a class) attribute.
+(return_statement
+  (attribute
+    object: (identifier) @receiver
+    attribute: (identifier) @name)
+  (#match? @name "^[A-Z]")) @reference.type
+
 ; Bindings: `x: Foo`, typed parameters, and (below) `x = Foo(...)`, `self.x = make()`. Any
 ; annotation: `"Console"`, `Optional[Foo]`, `Foo | None`, `mod.Foo`, `Stack[T]` (resolution
 ; reads the type it is used as).
