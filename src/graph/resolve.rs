@@ -1920,11 +1920,11 @@ pub(crate) fn walk_reachable(graph: &Graph, start: &FileNode) -> Reachable {
 
 /// Each file's import targets ([`Resolved::import_targets`]) by the address of its interned
 /// path: what a walk reads, looked up without comparing paths (a writer walking many files
-/// again builds it once, [`walk_reachable_in`]).
-pub(crate) fn import_targets_by_address(graph: &Graph) -> FxHashMap<usize, &[FilePath]> {
+/// again builds it once, or keeps it from its last transaction, [`walk_reachable_in`]).
+pub(crate) fn import_targets_by_address(graph: &Graph) -> crate::graph::build::TargetsByAddress {
     let mut targets = FxHashMap::with_capacity_and_hasher(graph.files.len(), Default::default());
     for (path, file) in graph.files.iter() {
-        targets.insert(path.addr(), &*file.resolved.import_targets);
+        targets.insert(path.addr(), file.resolved.import_targets.clone());
     }
     targets
 }

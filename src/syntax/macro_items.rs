@@ -41,15 +41,17 @@ pub struct RustTree {
     pub tree: Tree,
     /// The tree of the text as written, when `tree` parsed masked text.
     plain: Option<Tree>,
-    /// The unwrapped wrappers, by header start (outer before inner).
+    /// The unwrapped wrappers, by header start (outer before inner). After an edit, those it
+    /// did not touch are shifted with the text; the masked tree is reused only when a fresh
+    /// search finds exactly these (a touched one is left where it was, and the edit's range
+    /// is reparsed anyway).
     wrappers: Vec<Wrapper>,
-    /// An edit touched a mask since the last parse: the masked tree cannot be reused.
-    touched: bool,
 }
 
 impl RustTree {
     /// The blanked byte ranges, sorted (empty when no wrapper was unwrapped).
-    pub fn masks(&self) -> Vec<Range<usize>> {
+    #[cfg(test)]
+    fn masks(&self) -> Vec<Range<usize>> {
         let mut masks: Vec<Range<usize>> = self
             .wrappers
             .iter()
@@ -65,23 +67,16 @@ impl RustTree {
         if let Some(plain) = &mut self.plain {
             plain.edit(edit);
         }
-        let mut touched = false;
-        let mut shift = |mask: &mut Range<usize>| {
-            if mask.end <= edit.start_byte {
-                return;
-            }
+        let shift = |mask: &mut Range<usize>| {
             if mask.start >= edit.old_end_byte {
                 mask.start = mask.start + edit.new_end_byte - edit.old_end_byte;
                 mask.end = mask.end + edit.new_end_byte - edit.old_end_byte;
-            } else {
-                touched = true;
             }
         };
         for wrapper in &mut self.wrappers {
             shift(&mut wrapper.head);
             shift(&mut wrapper.close);
         }
-        self.touched |= touched;
     }
 
     /// Parses `text`, reusing `old` (edited to match) where it can. Returns the tree and
@@ -103,8 +98,7 @@ impl RustTree {
             }
             wrappers.sort_by_key(|wrapper: &Wrapper| wrapper.head.start);
             let masked = masked_text(text, &wrappers);
-            let reusable =
-                old.filter(|old| !old.touched && old.plain.is_some() && old.wrappers == wrappers);
+            let reusable = old.filter(|old| old.plain.is_some() && old.wrappers == wrappers);
             let tree = parser.parse(&masked, reusable.map(|old| &old.tree))?;
             let broken = broken_wrappers(&tree, &wrappers);
             if broken.is_empty() {
@@ -113,7 +107,6 @@ impl RustTree {
                         tree,
                         plain: Some(plain),
                         wrappers,
-                        touched: false,
                     },
                     reusable.is_some(),
                 ));
@@ -135,7 +128,6 @@ impl RustTree {
                 tree: plain,
                 plain: None,
                 wrappers,
-                touched: false,
             },
             incremental,
         ))

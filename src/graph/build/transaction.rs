@@ -664,12 +664,12 @@ impl<'w> Transaction<'w> {
                 }
             }
             debug_assert!(
-                targets == owned_targets(graph),
+                targets == import_targets_by_address(graph),
                 "the kept import targets differ from the graph's"
             );
             targets
         } else {
-            owned_targets(graph)
+            import_targets_by_address(graph)
         };
         let targets_before = if walkers.is_empty() || all_known {
             FxHashMap::default()
@@ -691,11 +691,12 @@ impl<'w> Transaction<'w> {
                 let old_walk = match last_walks.get(&path) {
                     Some(walk) => walk.clone(),
                     None => walk_reachable_in(old_node, |path| {
-                        targets_before.get(&path.addr()).copied()
+                        targets_before.get(&path.addr()).map(|targets| &**targets)
                     }),
                 };
-                let walk =
-                    walk_reachable_in(node, |path| targets_now.get(&path.addr()).map(|t| &**t));
+                let walk = walk_reachable_in(node, |path| {
+                    targets_now.get(&path.addr()).map(|targets| &**targets)
+                });
                 if old_walk.fingerprint() != node.resolved.reachable {
                     return (path, None);
                 }
@@ -1194,14 +1195,4 @@ fn mentions_changed(old: &Mentions, new: &Mentions) -> (Mentions, Mentions) {
         (difference(&old.0, &new.0), difference(&old.1, &new.1)),
         (difference(&new.0, &old.0), difference(&new.1, &old.1)),
     )
-}
-
-/// Every file's import targets by the address of its interned path, owned (kept by the writer
-/// from one transaction to the next).
-fn owned_targets(graph: &Graph) -> crate::graph::build::TargetsByAddress {
-    let mut targets = FxHashMap::with_capacity_and_hasher(graph.files.len(), Default::default());
-    for (path, file) in graph.files.iter() {
-        targets.insert(path.addr(), file.resolved.import_targets.clone());
-    }
-    targets
 }

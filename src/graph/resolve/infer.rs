@@ -653,13 +653,7 @@ impl<'a> Resolver<'a> {
 
     /// A call at the head of a chain: `f(...)`, `Type::new(...)`, `module::f(...)`.
     fn value_of_call(&self, callee: &str, scope: Option<u32>, depth: u32) -> Value {
-        let found = match callee.rsplit_once("::") {
-            Some((receiver, name)) => {
-                self.resolve_call(name, Some(receiver), scope, true, depth + 1)
-            }
-            None => self.resolve_call(callee, None, scope, false, depth + 1),
-        };
-        match found {
+        match self.callee_targets(callee, scope, depth) {
             Found::Targets(targets, _) => self.returns_of(&targets),
             // `__import__("pydoc")`, `require(...)` of nothing in the workspace: the runtime's.
             Found::Nothing
@@ -668,6 +662,16 @@ impl<'a> Resolver<'a> {
                 Value::External
             }
             _ => Value::Unknown,
+        }
+    }
+
+    /// What the head of a call chain calls: `f`, or `path::f` (a path, never guessed).
+    fn callee_targets(&self, callee: &str, scope: Option<u32>, depth: u32) -> Found {
+        match callee.rsplit_once("::") {
+            Some((receiver, name)) => {
+                self.resolve_call(name, Some(receiver), scope, true, depth + 1)
+            }
+            None => self.resolve_call(callee, None, scope, false, depth + 1),
         }
     }
 
@@ -680,12 +684,7 @@ impl<'a> Resolver<'a> {
         scope: Option<u32>,
         depth: u32,
     ) -> Value {
-        let found = match callee.rsplit_once("::") {
-            Some((receiver, name)) => {
-                self.resolve_call(name, Some(receiver), scope, true, depth + 1)
-            }
-            None => self.resolve_call(callee, None, scope, false, depth + 1),
-        };
+        let found = self.callee_targets(callee, scope, depth);
         let (Found::Targets(targets, _), Ok(element)) = (found, element.parse::<usize>()) else {
             return Value::Unknown;
         };
