@@ -55,6 +55,26 @@ struct FileCheck {
     cycle_deps: Vec<Vec<CycleDep>>,
 }
 
+impl FileCheck {
+    /// The same verdicts, for `node`.
+    fn renewed(&self, node: &Arc<FileNode>) -> Arc<FileCheck> {
+        Arc::new(FileCheck {
+            node: node.clone(),
+            violations: self.violations.clone(),
+            cycle_deps: self.cycle_deps.clone(),
+        })
+    }
+}
+
+/// Whether a file's verdicts, made from `old`, hold for `new`: they are made of its text (the
+/// sites quoted, the fixes), its summary's imports and its edges (`evaluate_file`), and a node
+/// whose summary and text are the ones before and whose edges are equal has the same ones.
+fn same_dependencies(old: &FileNode, new: &FileNode) -> bool {
+    Arc::ptr_eq(&old.summary, &new.summary)
+        && old.hash == new.hash
+        && old.resolved.edges == new.resolved.edges
+}
+
 #[derive(Clone)]
 struct CycleDep {
     kind: DependencyKind,
@@ -126,6 +146,9 @@ impl Checker {
         let mut changed: Vec<Arc<FileNode>> = Vec::new();
         let mut added = false;
         let mut gone: Vec<Arc<FileCheck>> = Vec::new();
+        // Files whose node changed but not what their verdicts are made of (a file that walked
+        // through an edited one keeps its edges, its walk's record changed): renewed as they are.
+        let mut kept: Vec<Arc<FileCheck>> = Vec::new();
         // The files the transactions since the last update touched, when the graph still
         // knows them (an edit's one file, where comparing every file's node cost a millisecond
         // on django); else every file is compared.
@@ -140,6 +163,9 @@ impl Checker {
             for path in paths {
                 match (graph.file(&path), self.files.get(&path)) {
                     (Some(node), Some(check)) if Arc::ptr_eq(&check.node, node) => {}
+                    (Some(node), Some(check)) if same_dependencies(&check.node, node) => {
+                        kept.push(check.renewed(node));
+                    }
                     (Some(node), Some(_)) => changed.push(node.clone()),
                     (Some(node), None) => {
                         added = true;
@@ -152,12 +178,16 @@ impl Checker {
                     (None, None) => {}
                 }
             }
+            self.renew(kept);
             self.apply_changes(graph, changed, added, gone);
             return;
         }
         for node in graph.files() {
             match self.files.get(&node.path) {
                 Some(check) if Arc::ptr_eq(&check.node, node) => {}
+                Some(check) if same_dependencies(&check.node, node) => {
+                    kept.push(check.renewed(node));
+                }
                 Some(_) => changed.push(node.clone()),
                 None => {
                     added = true;
@@ -184,7 +214,15 @@ impl Checker {
                 self.classes.remove(&path);
             }
         }
+        self.renew(kept);
         self.apply_changes(graph, changed, added, gone);
+    }
+
+    /// Verdicts kept for a file's new node (`same_dependencies`).
+    fn renew(&mut self, kept: Vec<Arc<FileCheck>>) {
+        for check in kept {
+            self.files.insert(check.node.path, check);
+        }
     }
 
     /// Evaluates the `changed` files again (some of them new when `added`) and drops the
@@ -197,6 +235,7 @@ impl Checker {
         gone: Vec<Arc<FileCheck>>,
     ) {
         let removed = !gone.is_empty();
+        let started = std::time::Instant::now();
         self.last_evaluated = changed.len();
         self.last_cycle_nodes = 0;
         if changed.is_empty() && !removed {
@@ -270,6 +309,12 @@ impl Checker {
         if added || removed {
             self.problems = Arc::new(self.pattern_problems());
         }
+        tracing::trace!(
+            "checker: {} files evaluated, {} cycle nodes, {:?}",
+            self.last_evaluated,
+            self.last_cycle_nodes,
+            started.elapsed()
+        );
     }
 
     /// The rules file's problems as written, plus every pattern that matches no file.
