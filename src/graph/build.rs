@@ -106,6 +106,11 @@ pub struct GraphWriter {
     /// revision given (`Transaction::walk_again` reads them for each walk): the next
     /// transaction updates only the files whose targets it can have changed.
     last_targets: (u64, TargetsByAddress),
+    /// The mentions of the files resolved again by reference because their walk gained or
+    /// lost a package (`Transaction::walk_again`): the same files at every import edit of a
+    /// file many walk through, each of whose mentions cost more than the references redone.
+    /// Valid for the summary and aliases they were computed from; at most `WALKER_MENTIONS`.
+    walker_mentions: FxHashMap<FilePath, RecentMentions>,
 }
 
 /// Import targets by the address of the interned path ([`FilePath::addr`]).
@@ -114,6 +119,9 @@ pub(crate) type TargetsByAddress = FxHashMap<usize, Arc<[FilePath]>>;
 /// How many files' mentions the writer keeps from one transaction to the next (the documents
 /// being edited; a transaction of more files keeps none).
 const RECENT_MENTIONS: usize = 8;
+
+/// How many walkers' mentions the writer keeps (`GraphWriter::walker_mentions`).
+const WALKER_MENTIONS: usize = 64;
 
 #[derive(Clone)]
 struct RecentMentions {
@@ -375,6 +383,45 @@ impl GraphWriter {
             aliases: aliases.clone(),
             mentions,
         });
+    }
+
+    /// The mentions remembered for a file resolved again by reference, if they were computed
+    /// from this summary and these aliases.
+    fn walker_mentions(
+        &self,
+        path: &FilePath,
+        summary: &Arc<FileSummary>,
+        aliases: &Arc<ModuleAliases>,
+    ) -> Option<Arc<super::resolve::Mentions>> {
+        self.walker_mentions
+            .get(path)
+            .filter(|known| {
+                Arc::ptr_eq(&known.summary, summary) && Arc::ptr_eq(&known.aliases, aliases)
+            })
+            .map(|known| known.mentions.clone())
+    }
+
+    fn remember_walker_mentions(
+        &mut self,
+        path: FilePath,
+        summary: &Arc<FileSummary>,
+        aliases: &Arc<ModuleAliases>,
+        mentions: Arc<super::resolve::Mentions>,
+    ) {
+        if self.walker_mentions.len() >= WALKER_MENTIONS
+            && !self.walker_mentions.contains_key(&path)
+        {
+            self.walker_mentions.clear();
+        }
+        self.walker_mentions.insert(
+            path,
+            RecentMentions {
+                path,
+                summary: summary.clone(),
+                aliases: aliases.clone(),
+                mentions,
+            },
+        );
     }
 
     /// The packages `path`'s imports reached when the imports epoch was `epoch`.

@@ -1535,13 +1535,9 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// Phase two: every edge whose reference is in this file.
-    pub(crate) fn resolve_all(&self, bases: &[BaseEdge]) -> Resolved {
-        self.resolve_all_knowing(bases, None)
-    }
-
-    /// The same, given the file's [`mentions`] when the caller has them (the writer does for
-    /// the file being edited): they are computed otherwise.
+    /// Phase two: every edge whose reference is in this file, given the file's [`mentions`]
+    /// when the caller has them (the writer does for the file being edited): they are computed
+    /// otherwise.
     pub(crate) fn resolve_all_knowing(
         &self,
         bases: &[BaseEdge],

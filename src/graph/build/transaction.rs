@@ -971,54 +971,86 @@ impl<'w> Transaction<'w> {
                 .then(|| resolver.reachable())
                 .flatten()
         };
+        // The mentions of the files resolved again by reference: remembered, else found now.
+        let aliases = self.next.aliases.clone();
+        let again_mentions: Vec<(Arc<Mentions>, bool)> = guessed_again
+            .par_iter()
+            .map(|(path, _, _)| {
+                let summary = &self.next.files[path].summary;
+                match self.writer.walker_mentions(path, summary, &aliases) {
+                    Some(known) => (known, false),
+                    None => (Arc::new(mentions(&aliases, path, summary)), true),
+                }
+            })
+            .collect();
+        for ((path, _, _), (found, new)) in guessed_again.iter().zip(&again_mentions) {
+            if *new {
+                let summary = self.next.files[path].summary.clone();
+                self.writer
+                    .remember_walker_mentions(*path, &summary, &aliases, found.clone());
+            }
+        }
+        // One parallel pass over every resolution, whole or by reference, so that a large file
+        // resolved whole does not leave the other cores idle.
+        let jobs: Vec<Job<'_>> = affected
+            .iter()
+            .map(|path| Job::Whole(*path))
+            .chain(
+                guessed_again
+                    .into_iter()
+                    .zip(again_mentions)
+                    .map(|((path, redo, walk), (found, _))| Job::Again(path, redo, walk, found)),
+            )
+            .chain(
+                partial
+                    .iter()
+                    .map(|(path, (old, mentioned))| Job::Changed(*path, old, mentioned)),
+            )
+            .collect();
         let results: Vec<(FilePath, Resolved, Option<Reachable>)> = {
             let graph_ref = &self.next;
             let resolver = |path: &FilePath| {
                 Resolver::new(graph_ref, &graph_ref.files[path])
                     .knowing_reachable(known.get(path).cloned())
             };
-            let mut resolved: Vec<(FilePath, Resolved, Option<Reachable>)> = affected
-                .par_iter()
-                .map(|path| {
-                    let file = &graph_ref.files[path];
-                    let resolving = resolver(path);
-                    let bases = match phase_one.get(path) {
-                        Some(bases) => bases.clone(),
-                        // Widened in by a base change: its own bases did not change.
-                        None => Resolver::new(graph_ref, file).resolve_bases(),
-                    };
-                    let mut result =
-                        resolving.resolve_all_knowing(&bases, mentioned.get(path).map(|m| &**m));
-                    result.shrink_to_fit();
-                    (*path, result, kept(path, &resolving))
-                })
-                .collect();
-            // A resolution by reference, or the whole file's where it cannot be split.
-            let settle = |path: &FilePath, resolving: &Resolver<'_>, result: Option<Resolved>| {
-                let (mut result, reachable) = match result {
-                    Some(result) => (result, kept(path, resolving)),
-                    None => {
-                        let file = &graph_ref.files[path];
-                        let bases = Resolver::new(graph_ref, file).resolve_bases();
-                        let resolving = resolver(path);
-                        (resolving.resolve_all(&bases), kept(path, &resolving))
-                    }
-                };
-                result.shrink_to_fit();
-                (*path, result, reachable)
-            };
-            resolved.par_extend(guessed_again.into_par_iter().map(|(path, redo, walk)| {
-                let file = &graph_ref.files[&path];
-                let resolving = Resolver::new(graph_ref, file).knowing_reachable(Some(walk));
-                let result = resolving.resolve_again(&file.resolved, &redo);
-                settle(&path, &resolving, result)
-            }));
-            resolved.par_extend(partial.par_iter().map(|(path, (old, mentioned))| {
+            let whole = |path: &FilePath| {
+                let file = &graph_ref.files[path];
                 let resolving = resolver(path);
-                let result = resolving.resolve_changed(old, mentioned);
-                settle(path, &resolving, result)
-            }));
-            resolved
+                let bases = match phase_one.get(path) {
+                    Some(bases) => bases.clone(),
+                    // Widened in by a base change: its own bases did not change.
+                    None => Resolver::new(graph_ref, file).resolve_bases(),
+                };
+                let result =
+                    resolving.resolve_all_knowing(&bases, mentioned.get(path).map(|m| &**m));
+                (result, kept(path, &resolving))
+            };
+            jobs.into_par_iter()
+                .with_max_len(1)
+                .map(|job| {
+                    let (path, (mut result, reachable)) = match job {
+                        Job::Whole(path) => (path, whole(&path)),
+                        Job::Again(path, redo, walk, found) => {
+                            let file = &graph_ref.files[&path];
+                            let resolving =
+                                Resolver::new(graph_ref, file).knowing_reachable(Some(walk));
+                            match resolving.resolve_again(&file.resolved, &redo, &found) {
+                                Some(result) => (path, (result, kept(&path, &resolving))),
+                                None => (path, whole(&path)),
+                            }
+                        }
+                        Job::Changed(path, old, found) => {
+                            let resolving = resolver(&path);
+                            match resolving.resolve_changed(old, found) {
+                                Some(result) => (path, (result, kept(&path, &resolving))),
+                                None => (path, whole(&path)),
+                            }
+                        }
+                    };
+                    result.shrink_to_fit();
+                    (path, result, reachable)
+                })
+                .collect()
         };
         let mut resolved = Vec::with_capacity(results.len());
         for (path, result, reachable) in results {
@@ -1182,6 +1214,15 @@ impl<'w> Transaction<'w> {
 /// A walker whose guessing references are resolved again: its path, their positions, and its
 /// walk on the graph being made.
 type GuessedAgain = (FilePath, Vec<u32>, Reachable);
+
+/// One file's resolution in `Transaction::resolve_references`: whole; again by reference for a
+/// walk that changed (the references to redo, the walk, the file's mentions); by reference for
+/// an edit of references alone (its old node and mentions).
+enum Job<'t> {
+    Whole(FilePath),
+    Again(FilePath, Vec<u32>, Reachable, Arc<Mentions>),
+    Changed(FilePath, &'t Arc<crate::graph::FileNode>, &'t Arc<Mentions>),
+}
 
 /// The mentions a file no longer has and those it gained: two sorted lists each.
 fn mentions_changed(old: &Mentions, new: &Mentions) -> (Mentions, Mentions) {

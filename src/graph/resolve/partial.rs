@@ -7,7 +7,7 @@
 //! `match`-arm regions that hold it) resolves as it did: its old outcome is reused at its new
 //! site, and only the new references are resolved. The edges come out in the order a full
 //! resolution gives (the header's edges, then each reference's in turn), so the result equals
-//! `resolve_all`'s, except that `extra_names` and `guessed` may keep a name only a removed
+//! `resolve_all_knowing`'s, except that `extra_names` and `guessed` may keep a name only a removed
 //! reference read (a superset only makes a later change re-resolve the file when it need not).
 //!
 //! An edit that renamed functions (`build::moved::renamed_definitions`) takes the same path:
@@ -162,8 +162,14 @@ impl Resolver<'_> {
     /// resolved anew: the packages its imports reach changed, and these are the references that
     /// guessed a name a gained or lost package defines (`Transaction::walk_again`); every other
     /// reference keeps its outcome, since the walk's packages are read by the guesses alone.
-    /// `None` when the old resolution cannot be split by reference.
-    pub(crate) fn resolve_again(&self, old: &Resolved, redo: &[u32]) -> Option<Resolved> {
+    /// `mentioned` are the file's mentions (`resolve::mentions`). `None` when the old
+    /// resolution cannot be split by reference.
+    pub(crate) fn resolve_again(
+        &self,
+        old: &Resolved,
+        redo: &[u32],
+        mentioned: &super::Mentions,
+    ) -> Option<Resolved> {
         let summary = self.summary;
         let header = header_len(old);
         let outcomes = old_outcomes(summary, old, header, |scope| self.scope_id(scope))?;
@@ -184,7 +190,7 @@ impl Resolver<'_> {
         }
         // The old walk's keys leave: the walk above recorded the new one's.
         self.keep_reads(old, &mut resolved, false);
-        self.record_extras(&mut resolved);
+        self.record_extras_beyond(&mut resolved, mentioned);
         resolved.import_targets = old.import_targets.clone();
         Some(resolved)
     }
