@@ -182,6 +182,8 @@ pub(crate) struct Reachable {
     /// `walk_key` of each of `visited`, sorted: interned on first use (a writer's walk again
     /// of a file that keeps its resolution and its walk's files needs none).
     modules: std::sync::OnceLock<Vec<Name>>,
+    /// [`Reachable::fingerprint`], found on first use.
+    fingerprint: std::sync::OnceLock<u64>,
 }
 
 pub(crate) struct Resolver<'a> {
@@ -1960,6 +1962,7 @@ pub(crate) fn walk_reachable_in<'g>(
         packages,
         visited,
         modules: std::sync::OnceLock::new(),
+        fingerprint: std::sync::OnceLock::new(),
     }
 }
 
@@ -2062,15 +2065,34 @@ impl Reachable {
     }
 
     /// A fingerprint of the packages (`Resolved::reachable`): equal sets, equal fingerprints.
+    /// The sum of each package's mixed hash, so that no order is needed (sorting the packages'
+    /// paths, which share long prefixes, cost more than the walk).
     pub(crate) fn fingerprint(&self) -> u64 {
-        let mut packages: Vec<&str> = self.packages.iter().copied().collect();
-        packages.sort();
-        let mut hasher = rustc_hash::FxHasher::default();
-        std::hash::Hash::hash(&packages, &mut hasher);
-        // 0 stands for "no walk".
-        std::hash::Hasher::finish(&hasher).max(1)
+        *self.fingerprint.get_or_init(|| {
+            let sum = self.packages.iter().fold(0u64, |sum, package| {
+                sum.wrapping_add(mix(std::hash::BuildHasher::hash_one(
+                    &rustc_hash::FxBuildHasher,
+                    package,
+                )))
+            });
+            // 0 stands for "no walk".
+            sum.max(1)
+        })
     }
 }
+
+/// A 64-bit finaliser (splitmix64's): every bit of the input moves about half the output's,
+/// so that sums of mixed hashes of different sets do not meet by the input hash's structure.
+fn mix(mut value: u64) -> u64 {
+    value = (value ^ (value >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    value = (value ^ (value >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    value ^ (value >> 31)
+}
+
+/// The walk key of each file whose key was asked for, by the address of its interned path
+/// (an interned path lives as long as the process, and so does its key).
+static WALK_KEYS: std::sync::LazyLock<std::sync::RwLock<FxHashMap<usize, Name>>> =
+    std::sync::LazyLock::new(Default::default);
 
 /// The key under which the reachable-packages walk (`Resolver::visible_package`) records that
 /// it read a file's import targets ([`Resolved::import_targets`]): the walk depends on the
@@ -2079,8 +2101,20 @@ impl Reachable {
 /// binding changed (`build::imports_change`); when its import targets changed, the files that
 /// walked through it walk again, and are re-resolved only if a package they gained or lost
 /// defines a name they mention (the writer's `Transaction::walk_again`).
-pub(crate) fn walk_key(path: &str) -> Name {
-    Name::new(format!("{WALK}{path}"))
+pub(crate) fn walk_key(path: &FilePath) -> Name {
+    let known = WALK_KEYS
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .get(&path.addr())
+        .copied();
+    known.unwrap_or_else(|| {
+        let key = Name::new(format!("{WALK}{path}"));
+        WALK_KEYS
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(path.addr(), key);
+        key
+    })
 }
 
 const WALK: &str = "\0walk:";

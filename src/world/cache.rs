@@ -35,9 +35,10 @@ use crate::model::{FileClass, Name, NameCodec, RelationKind, Resolution, Span, w
 use crate::world::stamp::DiskStamp;
 
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
-/// Bump when `FileSummary` or extraction changes meaning, or the layout
+/// Bump when `FileSummary` or extraction changes meaning (or what `Resolved` stores, such as
+/// the walk's fingerprint), or the layout
 /// (magic, format, blake3 of the body, body) changes.
-const FORMAT: u32 = 23;
+const FORMAT: u32 = 24;
 /// Magic, format, checksum.
 const HEADER: usize = 8 + 4 + 32;
 /// A cache larger than this is not read (a repository of a million small files stays far below).
