@@ -1933,10 +1933,13 @@ pub(crate) fn walk_reachable_in<'g>(
     start: &FileNode,
     targets_of: impl Fn(&FilePath) -> Option<&'g [FilePath]>,
 ) -> Reachable {
-    let mut packages: FxHashSet<&'static str> = FxHashSet::default();
+    // Sized for a walk that reaches its bound: growing the sets cost more than filling them.
+    let mut packages: FxHashSet<&'static str> =
+        FxHashSet::with_capacity_and_hasher(64, Default::default());
     let mut visited: Vec<FilePath> = Vec::new();
     // By address: each path is interned once.
-    let mut seen: FxHashSet<usize> = FxHashSet::default();
+    let mut seen: FxHashSet<usize> =
+        FxHashSet::with_capacity_and_hasher(WALK_BOUND, Default::default());
     let mut frontier: Vec<FilePath> = vec![start.path];
     seen.insert(start.path.addr());
     for hop in 0..3 {
@@ -1950,7 +1953,7 @@ pub(crate) fn walk_reachable_in<'g>(
                 visited.push(path);
             }
             for found in targets {
-                if seen.len() < 400 && seen.insert(found.addr()) {
+                if seen.len() < WALK_BOUND && seen.insert(found.addr()) {
                     packages.insert(package_of(start.language, found.as_str()));
                     next.push(*found);
                 }
@@ -2080,6 +2083,9 @@ impl Reachable {
         })
     }
 }
+
+/// How many files a walk reaches at most ([`walk_reachable_in`]).
+const WALK_BOUND: usize = 400;
 
 /// A 64-bit finaliser (splitmix64's): every bit of the input moves about half the output's,
 /// so that sums of mixed hashes of different sets do not meet by the input hash's structure.
