@@ -2054,7 +2054,7 @@ impl Reachable {
     /// `walk_key` of every file whose import targets the walk read, sorted.
     pub(crate) fn modules(&self) -> &[Name] {
         self.modules.get_or_init(|| {
-            let mut modules: Vec<Name> = self.visited.iter().map(|path| walk_key(path)).collect();
+            let mut modules: Vec<Name> = self.visited.iter().map(walk_key).collect();
             modules.sort();
             modules.dedup();
             modules

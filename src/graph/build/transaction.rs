@@ -579,11 +579,8 @@ impl<'w> Transaction<'w> {
                 Some((*path, import_targets(graph, node)))
             })
             .collect();
-        let mut walked_through: FxHashSet<Name> = self
-            .removed_numbers
-            .keys()
-            .map(|path| walk_key(path))
-            .collect();
+        let mut walked_through: FxHashSet<Name> =
+            self.removed_numbers.keys().map(walk_key).collect();
         for (path, targets) in found {
             let before = self
                 .writer
