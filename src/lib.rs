@@ -135,7 +135,13 @@
 //!   that guessed such a name (`Resolved::guessed_by`, per reference, the guesses behind a
 //!   memoised receiver value included; `Resolver::resolve_again`), unless a guess was made
 //!   outside any reference; a resolution that read another file's walk is always re-resolved
-//!   whole (`Resolved::reachable` 0).
+//!   whole (`Resolved::reachable` 0). The writer also keeps, between transactions, every
+//!   file's import targets by path (`GraphWriter::last_targets`) and the mentions of the
+//!   walkers it resolved by reference (`GraphWriter::walker_mentions`), each valid only for the
+//!   graph revision, or the summary and aliases, it was made from.
+//! - The rules checker (`analysis/rules/checker.rs`) evaluates a file again when its text or
+//!   edges changed, not merely its node (a walker's record of what it read): a file's verdicts
+//!   are a function of its text, its summary and its edges (`checker::same_dependencies`).
 //! - A warm start (`World::index` over the on-disk cache, `world/cache.rs`) trusts a cached
 //!   summary only for a file whose content hash equals the cached one, or, without reading
 //!   it, whose stamp (device, inode, length, modification and change times) equals the
