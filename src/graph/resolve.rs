@@ -672,16 +672,7 @@ impl<'a> Resolver<'a> {
         if found.is_empty() && import.name.is_some() {
             // `from package import submodule`.
             let mut sub = import.clone();
-            sub.path = Name::new(match self.spec.module_system {
-                ModuleSystem::Python => format!("{}.{original}", import.path.trim_end_matches('.')),
-                ModuleSystem::Rust => format!("{}::{original}", import.path),
-                _ => format!("{}/{original}", import.path),
-            });
-            if self.spec.module_system == ModuleSystem::Python
-                && import.path.chars().all(|character| character == '.')
-            {
-                sub.path = Name::new(format!("{}{original}", import.path));
-            }
+            sub.path = submodule_path(self.spec.module_system, &import.path, original);
             found = self
                 .files_of_import(&sub)
                 .iter()
@@ -2207,6 +2198,21 @@ pub(crate) fn path_receivers(summary: &FileSummary) -> FxHashSet<Name> {
         .collect()
 }
 
+/// The module path of `name` imported from `import_path` taken as a submodule (`from package
+/// import submodule`, `use module::submodule`), as the module system spells it: what resolution
+/// looks up when the module exports no such name, and what a file's mentions hold for it.
+fn submodule_path(system: ModuleSystem, import_path: &str, name: &str) -> Name {
+    Name::new(match system {
+        // `from . import name`, `from .. import name`.
+        ModuleSystem::Python if import_path.chars().all(|character| character == '.') => {
+            format!("{import_path}{name}")
+        }
+        ModuleSystem::Python => format!("{}.{name}", import_path.trim_end_matches('.')),
+        ModuleSystem::Rust => format!("{import_path}::{name}"),
+        _ => format!("{import_path}/{name}"),
+    })
+}
+
 /// The module keys of a file's [`mentions`], sorted and without repeats: a function of the
 /// aliases, the path, the language, the imports (not where they are) and the
 /// [`path_receivers`] alone.
@@ -2218,16 +2224,11 @@ pub(crate) fn mentioned_modules(
     let mut modules: Vec<Name> = Vec::new();
     for import in &summary.imports {
         modules.extend(import_keys(aliases, path, summary, import));
-        // Submodule and re-export lookups derive keys from the import and the imported name.
+        // A submodule lookup derives a key from the import and the imported name, spelt as the
+        // language spells it (only that spelling is ever looked up).
         if let Some(name) = &import.name {
             let mut sub = import.clone();
-            sub.path = Name::new(format!("{}.{name}", import.path));
-            modules.extend(import_keys(aliases, path, summary, &sub));
-            sub.path = Name::new(format!("{}{name}", import.path));
-            modules.extend(import_keys(aliases, path, summary, &sub));
-            sub.path = Name::new(format!("{}::{name}", import.path));
-            modules.extend(import_keys(aliases, path, summary, &sub));
-            sub.path = Name::new(format!("{}/{name}", import.path));
+            sub.path = submodule_path(summary.language.spec().module_system, &import.path, name);
             modules.extend(import_keys(aliases, path, summary, &sub));
         }
     }
