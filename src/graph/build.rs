@@ -131,6 +131,13 @@ struct RecentMentions {
     mentions: Arc<super::resolve::Mentions>,
 }
 
+impl RecentMentions {
+    /// Whether these mentions were computed from this very summary and these aliases.
+    fn made_from(&self, summary: &Arc<FileSummary>, aliases: &Arc<ModuleAliases>) -> bool {
+        Arc::ptr_eq(&self.summary, summary) && Arc::ptr_eq(&self.aliases, aliases)
+    }
+}
+
 impl GraphWriter {
     pub fn new() -> GraphWriter {
         GraphWriter::default()
@@ -358,11 +365,7 @@ impl GraphWriter {
     ) -> Option<super::resolve::Mentions> {
         self.recent_mentions
             .iter()
-            .find(|recent| {
-                recent.path == *path
-                    && Arc::ptr_eq(&recent.summary, summary)
-                    && Arc::ptr_eq(&recent.aliases, aliases)
-            })
+            .find(|recent| recent.path == *path && recent.made_from(summary, aliases))
             .map(|recent| (*recent.mentions).clone())
     }
 
@@ -395,9 +398,7 @@ impl GraphWriter {
     ) -> Option<Arc<super::resolve::Mentions>> {
         self.walker_mentions
             .get(path)
-            .filter(|known| {
-                Arc::ptr_eq(&known.summary, summary) && Arc::ptr_eq(&known.aliases, aliases)
-            })
+            .filter(|known| known.made_from(summary, aliases))
             .map(|known| known.mentions.clone())
     }
 

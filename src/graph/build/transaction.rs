@@ -968,25 +968,43 @@ impl<'w> Transaction<'w> {
                 .then(|| resolver.reachable())
                 .flatten()
         };
-        // The mentions of the files resolved again by reference: remembered, else found now.
+        // The mentions of the files resolved again by reference: remembered, else found now
+        // (in parallel, and only then: the next edit finds them all remembered).
         let aliases = self.next.aliases.clone();
-        let again_mentions: Vec<(Arc<Mentions>, bool)> = guessed_again
-            .par_iter()
+        let remembered: Vec<Option<Arc<Mentions>>> = guessed_again
+            .iter()
             .map(|(path, _, _)| {
                 let summary = &self.next.files[path].summary;
-                match self.writer.walker_mentions(path, summary, &aliases) {
-                    Some(known) => (known, false),
-                    None => (Arc::new(mentions(&aliases, path, summary)), true),
-                }
+                self.writer.walker_mentions(path, summary, &aliases)
             })
             .collect();
-        for ((path, _, _), (found, new)) in guessed_again.iter().zip(&again_mentions) {
-            if *new {
-                let summary = self.next.files[path].summary.clone();
-                self.writer
-                    .remember_walker_mentions(*path, &summary, &aliases, found.clone());
-            }
+        let missing: Vec<FilePath> = guessed_again
+            .iter()
+            .zip(&remembered)
+            .filter(|(_, known)| known.is_none())
+            .map(|((path, _, _), _)| *path)
+            .collect();
+        let found: FxHashMap<FilePath, Arc<Mentions>> = if missing.is_empty() {
+            FxHashMap::default()
+        } else {
+            missing
+                .par_iter()
+                .map(|path| {
+                    let summary = &self.next.files[path].summary;
+                    (*path, Arc::new(mentions(&aliases, path, summary)))
+                })
+                .collect()
+        };
+        for (path, computed) in &found {
+            let summary = self.next.files[path].summary.clone();
+            self.writer
+                .remember_walker_mentions(*path, &summary, &aliases, computed.clone());
         }
+        let again_mentions: Vec<Arc<Mentions>> = guessed_again
+            .iter()
+            .zip(remembered)
+            .map(|((path, _, _), known)| known.unwrap_or_else(|| found[path].clone()))
+            .collect();
         // One parallel pass over every resolution, whole or by reference, so that a large file
         // resolved whole does not leave the other cores idle.
         let jobs: Vec<Job<'_>> = affected
@@ -996,7 +1014,7 @@ impl<'w> Transaction<'w> {
                 guessed_again
                     .into_iter()
                     .zip(again_mentions)
-                    .map(|((path, redo, walk), (found, _))| Job::Again(path, redo, walk, found)),
+                    .map(|((path, redo, walk), found)| Job::Again(path, redo, walk, found)),
             )
             .chain(
                 partial
