@@ -167,10 +167,13 @@ test('the extension drives codegraph in a real VS Code', { timeout: 600_000 }, a
     assert.match(commandLine(servers[0].parent), /node.*(extensionHost|bootstrap-fork)/);
     assert.match(await window.codegraphTooltip(), new RegExp(`${folder}: 12 files, ${stats.entities} entities`));
 
-    // Code lenses: the callers of each callable, on the line above its name.
+    // Code lenses: the callers of each callable, on the line above its name. Read once the
+    // editor has laid them out: lenses drawn before the layout settles all sit above the
+    // same line (a CI run read every one at line 2).
     const lenses = await until('the code lenses', async () => {
       const found = await window.codeLenses();
-      return found.length >= 6 ? found : undefined;
+      const lines = found.map((lens) => lens.split(':')[0]);
+      return found.length >= 6 && new Set(lines).size === lines.length ? found : undefined;
     });
     assert.deepEqual(lenses, [
       '10: 0 callers', // class Authenticator
