@@ -239,6 +239,18 @@ fn main() {
         total as f64 / 1e6,
         mb(now)
     );
+    // A one-shot command stops here; a server first builds what edits need (the mention
+    // indices, `GraphWriter::prepare_changes`) and holds it from then on.
+    let live = LIVE_BYTES.load(Ordering::Relaxed);
+    world.prepare_changes();
+    let (ready, peak) = resident();
+    println!(
+        "ready for edits (a server): resident {:.1} MB, peak {:.1} MB = {:.0} MB per million lines; live allocations +{:.1} MB",
+        mb(ready),
+        mb(peak),
+        mb(peak) / (lines as f64 / 1e6),
+        (LIVE_BYTES.load(Ordering::Relaxed) as f64 - live as f64) / 1e6,
+    );
     open_documents(&world, &corpus);
 }
 

@@ -119,7 +119,9 @@ pub struct LanguageSpec {
     pub name: &'static str,
     pub extensions: &'static [&'static str],
     pub grammar: fn() -> Grammar,
-    query_source: &'static [&'static str],
+    /// The `.scm` files the combined query is made of (`benches/query_cost.rs` compiles them
+    /// again to measure each pattern).
+    pub query_source: &'static [&'static str],
     query: OnceLock<Result<Query, String>>,
     pub module_system: ModuleSystem,
     /// Receivers that mean "the enclosing type" (`self`, `this`, `$this`).

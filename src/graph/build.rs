@@ -231,7 +231,11 @@ impl GraphWriter {
         if *self.graph.aliases == aliases {
             return None;
         }
-        self.prepare_changes();
+        // A graph without files (the aliases read before a first index) has no mentions to
+        // change: a one-shot command must not start keeping them for the files to come.
+        if !self.graph.files.is_empty() {
+            self.prepare_changes();
+        }
         let javascript = family(Language::TypeScript);
         let files: Vec<(u32, FilePath, Arc<FileSummary>)> = self
             .graph
@@ -731,40 +735,51 @@ pub(super) fn edge_ends(resolved: &Resolved) -> (FxHashSet<EntityId>, FxHashSet<
     ends
 }
 
-/// One entity's list change: the file numbers that leave it, then those that join it.
-#[derive(Default)]
-pub(super) struct ListChange {
-    pub(super) removed: Vec<u32>,
-    pub(super) added: Vec<u32>,
-}
+/// A change of one entity's list of files: the entity, a file's number, and whether the
+/// number joins the list (else it leaves). A transaction's changes are one flat list, grouped
+/// by entity when applied (a full index makes hundreds of thousands: a map of two vectors per
+/// entity was the largest transient of the index, 30 MB on the benchmark corpus).
+pub(super) type ListChange = (EntityId, u32, bool);
 
 /// Applies each entity's list change: the removed numbers leave, the added join at their place
 /// in path order (`paths` numbers the files, new numbers included). A number both removed and
 /// added (a file's number reused within the transaction) ends up listed.
 fn reindex(
     index: &mut super::PersistentMap<EntityId, Arc<[u32]>>,
-    changes: FxHashMap<EntityId, ListChange>,
+    mut changes: Vec<ListChange>,
     paths: &imbl::Vector<Option<FilePath>>,
 ) {
-    for (id, mut change) in changes {
-        change.removed.sort_unstable();
+    // By entity, then the leaving numbers (in order) before the joining.
+    changes.sort_unstable_by_key(|(id, number, joins)| (id.addr(), *joins, *number));
+    for group in changes.chunk_by(|a, b| a.0 == b.0) {
+        let id = group[0].0;
+        let split = group.partition_point(|(_, _, joins)| !joins);
+        let removed = &group[..split];
         let mut next: Vec<u32> = index
             .get(&id)
             .map(|numbers| {
                 numbers
                     .iter()
-                    .filter(|number| change.removed.binary_search(number).is_err())
+                    .filter(|number| {
+                        removed
+                            .binary_search_by_key(*number, |(_, removed, _)| *removed)
+                            .is_err()
+                    })
                     .copied()
                     .collect()
             })
             .unwrap_or_default();
-        if change.added.len() <= 8 {
+        let mut added: Vec<u32> = group[split..]
+            .iter()
+            .map(|(_, number, _)| *number)
+            .collect();
+        if added.len() <= 8 {
             // An edit's few files join a sorted list: each finds its place by a binary search
             // by path instead of the whole list being sorted again, and the list stays sorted.
-            change.added.retain(|number| !next.contains(number));
-            super::sort_file_numbers(&mut change.added, paths);
+            added.retain(|number| !next.contains(number));
+            super::sort_file_numbers(&mut added, paths);
             let mut start = 0;
-            for number in change.added {
+            for number in added {
                 let key = super::file_number_key(number, paths);
                 let place = start
                     + next[start..]
@@ -773,7 +788,7 @@ fn reindex(
                 start = place + 1;
             }
         } else {
-            next.extend(change.added);
+            next.extend(added);
             super::sort_file_numbers(&mut next, paths);
             next.dedup();
         }

@@ -425,6 +425,27 @@ pub(super) fn tuple_element(name: Node<'_>) -> Option<usize> {
         .position(|child| child.id() == element.id())
 }
 
+/// Whether a `let`'s declared type is one the query's parameters and fields bind (a named,
+/// generic, array, `impl`, `dyn` or primitive type, or a reference to one); the `let` pattern
+/// leaves the kind to this check (`@binding.declared`).
+pub(super) fn binding_type_kind(node: Node<'_>) -> bool {
+    const NAMED: [&str; 7] = [
+        "type_identifier",
+        "scoped_type_identifier",
+        "generic_type",
+        "array_type",
+        "abstract_type",
+        "dynamic_type",
+        "primitive_type",
+    ];
+    match node.kind() {
+        "reference_type" => node
+            .child_by_field_name("type")
+            .is_some_and(|inner| NAMED.contains(&inner.kind())),
+        kind => NAMED.contains(&kind),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{declared_type, element_type};

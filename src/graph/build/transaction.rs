@@ -1135,8 +1135,8 @@ impl<'w> Transaction<'w> {
         // Each entity's list changes only where a file starts or stops reaching it: the
         // entities of its old edges and of its new, compared as sets (a file whose edges join
         // the same entities in the same order changes nothing).
-        let mut incoming: FxHashMap<EntityId, ListChange> = FxHashMap::default();
-        let mut outgoing: FxHashMap<EntityId, ListChange> = FxHashMap::default();
+        let mut incoming: Vec<ListChange> = Vec::new();
+        let mut outgoing: Vec<ListChange> = Vec::new();
         let new_by_path: FxHashMap<FilePath, &Resolved> = resolved
             .iter()
             .map(|(path, result)| (*path, result))
@@ -1169,12 +1169,12 @@ impl<'w> Transaction<'w> {
                 let same = old_number == new_number;
                 if let Some(number) = old_number {
                     for id in before.iter().filter(|id| !same || !after.contains(*id)) {
-                        changes.entry(*id).or_default().removed.push(number);
+                        changes.push((*id, number, false));
                     }
                 }
                 if let Some(number) = new_number {
                     for id in after.iter().filter(|id| !same || !before.contains(*id)) {
-                        changes.entry(*id).or_default().added.push(number);
+                        changes.push((*id, number, true));
                     }
                 }
             }
