@@ -1025,11 +1025,8 @@ impl LanguageServer for Backend {
             {
                 locations.push(location);
             }
-            for edge in query::references(graph, &target.id) {
-                let (Some(site), Some(from)) = (edge.site, graph.location(&edge.from)) else {
-                    continue;
-                };
-                locations.extend(convert.location(&from.file, site));
+            for (file, site) in query::references(graph, &target.id) {
+                locations.extend(convert.location(&file, site));
             }
         }
         Ok(Some(locations))

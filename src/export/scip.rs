@@ -161,7 +161,9 @@ pub fn export(graph: &Graph, root: &Path, arguments: Vec<String>) -> (Index, Exp
         }
         // References: every proven edge with a site.
         for edge in &file.resolved.edges {
-            let Some(site) = edge.site else { continue };
+            let Some(site) = file.site(edge) else {
+                continue;
+            };
             let role = match edge.kind {
                 RelationKind::Calls
                 | RelationKind::Uses

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use super::{Edge, Entity, EntityId, Graph};
+use super::{Edge, Entity, EntityId, FilePath, Graph};
 use crate::model::{EntityKind, RelationKind, Resolution, Span};
 
 mod possible;
@@ -158,7 +158,7 @@ fn group_calls<'a>(
         let entry = grouped
             .entry(*neighbour(edge))
             .or_insert_with(|| (Vec::new(), edge.resolution));
-        if let Some(site) = edge.site {
+        if let Some(site) = graph.reference_site(edge) {
             entry.0.push(site);
         }
         entry.1 = entry.1.min(edge.resolution);
@@ -474,7 +474,7 @@ fn python_calls_written_inside(graph: &Graph, id: &str) -> Vec<Edge> {
     let mut edges: Vec<Edge> = calls(&around)
         .into_iter()
         .filter(|edge| {
-            edge.site.is_some_and(|site| {
+            file.site(edge).is_some_and(|site| {
                 def.span.start_byte <= site.start_byte && site.start_byte < def.name_span.start_byte
             })
         })
@@ -796,15 +796,17 @@ pub fn members(graph: &Graph, id: &str) -> Vec<Entity> {
         .collect()
 }
 
-/// Every non-structural reference to an entity: calls, uses, imports, inheritance.
-pub fn references(graph: &Graph, id: &str) -> Vec<Edge> {
-    let mut edges: Vec<Edge> = graph
-        .incoming(id)
-        .filter(|edge| !matches!(edge.kind, RelationKind::Contains | RelationKind::Defines))
-        .cloned()
+/// Every non-structural reference to an entity (calls, uses, imports, inheritance): the file
+/// that holds it and where, in path and position order.
+pub fn references(graph: &Graph, id: &str) -> Vec<(FilePath, Span)> {
+    let mut sites: Vec<(FilePath, Span)> = graph
+        .incoming_in_files(id)
+        .filter(|(_, edge)| !matches!(edge.kind, RelationKind::Contains | RelationKind::Defines))
+        .filter_map(|(file, edge)| Some((file.path, file.site(edge)?)))
         .collect();
-    edges.sort();
-    edges
+    sites.sort();
+    sites.dedup();
+    sites
 }
 
 /// The innermost entity whose span contains `byte` in a file (the module if none).
@@ -826,7 +828,7 @@ pub fn targets_at(graph: &Graph, path: &str, byte: u32) -> Vec<EntityId> {
         .iter()
         .filter(|edge| {
             !matches!(edge.kind, RelationKind::Contains | RelationKind::Defines)
-                && edge.site.is_some_and(|site| site.contains_byte(byte))
+                && file.site(edge).is_some_and(|site| site.contains_byte(byte))
         })
         .map(|edge| edge.to)
         .collect();

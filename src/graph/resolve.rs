@@ -14,7 +14,7 @@
 mod infer;
 mod javascript;
 mod partial;
-pub(crate) use partial::moved_sites;
+pub(crate) use partial::moved_references;
 mod python;
 pub(super) mod rust;
 
@@ -27,7 +27,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::aliases::ModuleAliases;
 use super::modules::{family, import_keys, normalize_package, package_key};
 use super::{
-    AmbiguousRef, Edge, EntityId, ExternalRef, FileNode, FilePath, Graph, NameEntry, Resolved,
+    AmbiguousRef, Edge, EntityId, ExternalRef, FileNode, FilePath, Graph, NameEntry, Resolved, Site,
 };
 use crate::index::{Binding, FileSummary, Import, InheritKind, RefKind};
 use crate::lang::{LanguageSpec, ModuleSystem, UniqueNameFallback};
@@ -35,7 +35,7 @@ use crate::model::{EntityKind, RelationKind, Resolution, Span};
 use infer::Value;
 
 /// A resolved base: (child, base, extends or implements, where the base is named).
-pub(crate) type BaseEdge = (EntityId, EntityId, RelationKind, Span);
+pub(crate) type BaseEdge = (EntityId, EntityId, RelationKind, Site);
 
 /// The outcome of one lookup step.
 enum Found {
@@ -1432,7 +1432,7 @@ impl<'a> Resolver<'a> {
     pub(crate) fn resolve_bases(mut self) -> Vec<BaseEdge> {
         self.without_bases = true;
         let mut edges = Vec::new();
-        for inherit in &self.summary.inherits {
+        for (position, inherit) in self.summary.inherits.iter().enumerate() {
             let child = match (inherit.child, &inherit.child_name) {
                 (Some(index), _) => self.id(index),
                 (None, Some(child_name)) => match self.resolve_name(child_name, None, any_type) {
@@ -1457,7 +1457,7 @@ impl<'a> Resolver<'a> {
                 } else {
                     RelationKind::Extends
                 };
-                edges.push((child, base, kind, inherit.span));
+                edges.push((child, base, kind, Site::base(position)));
             }
         }
         edges.sort();
@@ -1547,7 +1547,7 @@ impl<'a> Resolver<'a> {
                 to: self.id(index),
                 kind: RelationKind::Contains,
                 resolution: Resolution::Syntax,
-                site: None,
+                site: Site::NONE,
             });
             if def.parent.is_none()
                 && let Some(owner) = &def.owner
@@ -1563,18 +1563,18 @@ impl<'a> Resolver<'a> {
                         } else {
                             resolution
                         },
-                        site: Some(def.name_span),
+                        site: Site::definition(index as usize),
                     });
                 }
             }
         }
-        for (child, base, kind, span) in bases {
+        for (child, base, kind, site) in bases {
             resolved.edges.push(Edge {
                 from: *child,
                 to: *base,
                 kind: *kind,
                 resolution: Resolution::Syntax,
-                site: Some(*span),
+                site: *site,
             });
         }
         resolved.edges.extend(self.object_literal_implements());
@@ -1611,7 +1611,7 @@ impl<'a> Resolver<'a> {
                         to: target,
                         kind: RelationKind::Imports,
                         resolution: Resolution::Import,
-                        site: Some(import.span),
+                        site: Site::import(position),
                     });
                 }
             }
@@ -1692,7 +1692,7 @@ impl<'a> Resolver<'a> {
                         to: target,
                         kind: relation,
                         resolution,
-                        site: Some(reference.span),
+                        site: Site::reference(position),
                     });
                 }
             }

@@ -29,7 +29,9 @@ use serde::{Deserialize, Serialize};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::aliases::ModuleAliases;
-use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, FilePath, Resolved, assign_ids};
+use crate::graph::{
+    AmbiguousRef, Edge, EntityId, ExternalRef, FilePath, Resolved, Site, assign_ids,
+};
 use crate::index::FileSummary;
 use crate::model::{FileClass, Name, NameCodec, RelationKind, Resolution, Span, with_codec};
 use crate::world::stamp::DiskStamp;
@@ -38,7 +40,7 @@ const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning (or what `Resolved` stores, such as
 /// the walk's fingerprint), or the layout
 /// (magic, format, blake3 of the body, body) changes.
-const FORMAT: u32 = 24;
+const FORMAT: u32 = 25;
 /// Magic, format, checksum.
 const HEADER: usize = 8 + 4 + 32;
 /// A cache larger than this is not read (a repository of a million small files stays far below).
@@ -124,7 +126,7 @@ type StoredExternal = (u32, Option<Name>);
 
 #[derive(Debug, Serialize, Deserialize)]
 struct StoredResolved {
-    edges: Vec<(StoredId, StoredId, RelationKind, Resolution, Option<Span>)>,
+    edges: Vec<(StoredId, StoredId, RelationKind, Resolution, Site)>,
     ambiguous: Vec<(StoredId, Name, Span, Vec<StoredId>)>,
     external: Vec<StoredExternal>,
     extra_names: Vec<Name>,

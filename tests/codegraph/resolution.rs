@@ -231,8 +231,8 @@ fn check_case(case: &Path) -> Vec<String> {
                             } else {
                                 RelationKind::Uses
                             }
-                            && edge
-                                .site
+                            && file
+                                .site(edge)
                                 .is_some_and(|site| site.start.line as usize == line_index)
                     })
                     .map(|edge| (edge.to.to_string(), edge.resolution.to_string()))

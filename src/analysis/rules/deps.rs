@@ -70,7 +70,7 @@ pub fn dependencies(graph: &Graph, file: &FileNode) -> Vec<Dependency> {
         if edge.resolution == Resolution::UniqueName {
             continue;
         }
-        let Some(site) = edge.site else {
+        let Some(site) = file.site(edge) else {
             continue;
         };
         if kind == DependencyKind::Import {

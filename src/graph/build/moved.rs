@@ -208,9 +208,10 @@ fn frame_alike(old: &FileSummary, new: &FileSummary, names: bool) -> bool {
 }
 
 /// The old resolution of a file whose summary went from `old` to `new`, two summaries that are
-/// [`same_but_positions`], with every site at its new place. `None` when a reference is now in
-/// another `match` arm's region than before, or a site is not a span of the summary (then the
-/// file is resolved again).
+/// [`same_but_positions`]: the edges as they were (a site names a record of the summary, which
+/// moved with the text), the ambiguous references at their new spans. `None` when a reference
+/// is now in another `match` arm's region than before, or an ambiguous reference's span is not
+/// one of the summary's (then the file is resolved again).
 pub(super) fn relocated(
     old: &FileSummary,
     new: &FileSummary,
@@ -219,13 +220,9 @@ pub(super) fn relocated(
     if !same_regions(old, new) {
         return None;
     }
-    let moves = crate::graph::resolve::moved_sites(old, new, true)?;
+    let moves = crate::graph::resolve::moved_references(old, new)?;
+    // The edges' sites are records of the summary, which moved with the text.
     let mut next = resolved.clone();
-    for edge in &mut next.edges {
-        if let Some(site) = &mut edge.site {
-            *site = *moves.get(site)?;
-        }
-    }
     for ambiguous in &mut next.ambiguous {
         ambiguous.site = *moves.get(&ambiguous.site)?;
     }

@@ -57,7 +57,7 @@ impl Resolver<'_> {
                         to: target,
                         kind: RelationKind::Implements,
                         resolution: Resolution::ReceiverType,
-                        site: Some(def.name_span),
+                        site: crate::graph::Site::definition(index),
                     });
                 }
             }

@@ -25,7 +25,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Resolver;
-use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, FileNode, Resolved};
+use crate::graph::{AmbiguousRef, Edge, EntityId, ExternalRef, FileNode, Resolved, Site};
 use crate::index::{BindingKind, FileSummary, Ref, RefKind};
 use crate::model::{RelationKind, Span};
 
@@ -49,10 +49,9 @@ type RefKey<'s> = (
 
 impl Resolver<'_> {
     /// This file's resolution, given the resolution `old` of its previous summary `old_summary`,
-    /// which differs from this one only in references and positions, and the file's mentions. `None` when the old
-    /// resolution cannot be split by reference (two references at one span) or a site does
-    /// not carry over; then the caller
-    /// resolves the whole file.
+    /// which differs from this one only in references and positions, and the file's mentions.
+    /// `None` when the old resolution cannot be split by reference (two references at one
+    /// span); then the caller resolves the whole file.
     pub(crate) fn resolve_changed(
         &self,
         old_node: &FileNode,
@@ -80,17 +79,13 @@ impl Resolver<'_> {
             None => old_node.module_id,
         };
         // The edges before the first call or use come from definitions, bases and imports:
-        // the same as before, at their new sites.
+        // the same as before (their sites are the same records, at their new places).
         let header = header_len(old);
-        let moves = moved_sites(old_summary, new, false)?;
         let mut resolved = Resolved::default();
         for edge in &old.edges[..header] {
             let mut edge = edge.clone();
             edge.from = new_id(&edge.from);
             edge.to = new_id(&edge.to);
-            if let Some(site) = &mut edge.site {
-                *site = *moves.get(site)?;
-            }
             resolved.edges.push(edge);
         }
         // Each old reference's outcome, by what it depends on.
@@ -234,7 +229,7 @@ impl Resolver<'_> {
                 to: edge.to,
                 kind: edge.kind,
                 resolution: edge.resolution,
-                site: Some(reference.span),
+                site: Site::reference(position),
             })),
             Outcome::Ambiguous(candidates) => into.ambiguous.push(AmbiguousRef {
                 from,
@@ -283,7 +278,7 @@ fn old_outcomes<'r>(
         let from = from(reference.scope);
         let start = edge;
         while old.edges.get(edge).is_some_and(|candidate| {
-            candidate.site == Some(reference.span) && candidate.from == from
+            candidate.site == Site::reference(position) && candidate.from == from
         }) {
             edge += 1;
         }
@@ -350,37 +345,17 @@ fn key<'s>(reference: &'s Ref, regions: &[(u32, u32)]) -> RefKey<'s> {
     )
 }
 
-/// Where each site of a file's summary went between two summaries whose definitions, imports
-/// and bases (and, with `references`, references) correspond one to one: old span → new span,
-/// for definition names, imports, bases and those references. `None` when one old span would go
-/// to two places.
-pub(crate) fn moved_sites(
+/// Where each reference of a file's summary went between two summaries whose references
+/// correspond one to one: old span → new span (the ambiguous references' sites, which are
+/// spans; edges name their records). `None` when one old span would go to two places.
+pub(crate) fn moved_references(
     old: &FileSummary,
     new: &FileSummary,
-    references: bool,
 ) -> Option<FxHashMap<Span, Span>> {
     let mut moves: FxHashMap<Span, Span> = FxHashMap::default();
-    let mut pair = |from: Span, to: Span| *moves.entry(from).or_insert(to) == to;
-    let consistent = old
-        .defs
+    old.refs
         .iter()
-        .zip(&new.defs)
-        .all(|(a, b)| pair(a.name_span, b.name_span))
-        && old
-            .imports
-            .iter()
-            .zip(&new.imports)
-            .all(|(a, b)| pair(a.span, b.span))
-        && old
-            .inherits
-            .iter()
-            .zip(&new.inherits)
-            .all(|(a, b)| pair(a.span, b.span))
-        && (!references
-            || old
-                .refs
-                .iter()
-                .zip(&new.refs)
-                .all(|(a, b)| pair(a.span, b.span)));
-    consistent.then_some(moves)
+        .zip(&new.refs)
+        .all(|(a, b)| *moves.entry(a.span).or_insert(b.span) == b.span)
+        .then_some(moves)
 }
