@@ -95,10 +95,39 @@ pub struct Ref {
     pub receiver: Option<Name>,
     /// The span of the called or referenced name.
     pub span: Span,
-    /// The innermost enclosing definition; `None` at the top level of the file.
-    pub scope: Option<u32>,
+    /// The innermost enclosing definition, [`Ref::scope`]: `u32::MAX` at the top level of the
+    /// file (four bytes where an `Option<u32>` took eight; references are the graph's most
+    /// numerous record).
+    pub(crate) scope: u32,
     /// The receiver is a path (`util::f()`, `Type::new()`, `\\App\\f()`), not a value.
     pub path: bool,
+}
+
+impl Ref {
+    pub fn new(
+        kind: RefKind,
+        name: Name,
+        receiver: Option<Name>,
+        span: Span,
+        scope: Option<u32>,
+        path: bool,
+    ) -> Ref {
+        Ref {
+            kind,
+            name,
+            receiver,
+            span,
+            // No file has four billion definitions: the index of one is never the marker.
+            scope: scope.unwrap_or(u32::MAX),
+            path,
+        }
+    }
+
+    /// The innermost enclosing definition (its index in [`FileSummary::defs`]); `None` at the
+    /// top level of the file.
+    pub fn scope(&self) -> Option<u32> {
+        (self.scope != u32::MAX).then_some(self.scope)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1288,14 +1317,9 @@ fn build(
         {
             scope = summary.defs[index as usize].parent;
         }
-        summary.refs.push(Ref {
-            kind,
-            name,
-            receiver,
-            span,
-            scope,
-            path,
-        });
+        summary
+            .refs
+            .push(Ref::new(kind, name, receiver, span, scope, path));
     }
     // Bindings already kept, to drop repeats in O(1) (a file can hold tens of thousands).
     let mut seen: rustc_hash::FxHashSet<Binding> = summary.bindings.iter().cloned().collect();

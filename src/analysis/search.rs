@@ -253,7 +253,7 @@ fn file_postings(file: &FileNode, weights: &FieldWeights) -> FilePostings {
     let mut body_names: Vec<Vec<&str>> = vec![Vec::new(); file.summary.defs.len() + 1];
     if weights.body > 0.0 {
         for reference in &file.summary.refs {
-            let slot = reference.scope.map_or(0, |scope| scope as usize + 1);
+            let slot = reference.scope().map_or(0, |scope| scope as usize + 1);
             if let Some(names) = body_names.get_mut(slot)
                 && !names.contains(&reference.name.as_str())
             {

@@ -1656,12 +1656,12 @@ impl<'a> Resolver<'a> {
         resolved: &mut Resolved,
     ) {
         self.at.set(reference.span.start_byte);
-        let from = self.scope_id(reference.scope);
+        let from = self.scope_id(reference.scope());
         let found = match reference.kind {
             RefKind::Call => self.resolve_call(
                 &reference.name,
                 reference.receiver.as_deref(),
-                reference.scope,
+                reference.scope(),
                 reference.path,
                 0,
             ),
@@ -1669,11 +1669,11 @@ impl<'a> Resolver<'a> {
                 Some(qualifier) => {
                     let ids = self.resolve_type_path(
                         &format!("{qualifier}.{}", reference.name),
-                        reference.scope,
+                        reference.scope(),
                     );
                     self.decide_here(ids, Resolution::Import)
                 }
-                None => self.resolve_name(&reference.name, reference.scope, any_type),
+                None => self.resolve_name(&reference.name, reference.scope(), any_type),
             },
         };
         let relation = if reference.kind == RefKind::Call {

@@ -526,7 +526,7 @@ proptest! {
         for reference in &summary.refs {
             prop_assert!(inside(&text, &reference.span), "{:?} {:?}", language, reference);
             prop_assert!(
-                reference.scope.is_none_or(|scope| (scope as usize) < summary.defs.len()),
+                reference.scope().is_none_or(|scope| (scope as usize) < summary.defs.len()),
                 "{:?}",
                 reference
             );

@@ -91,7 +91,7 @@ fn unresolved_call(
     }
     let reference = file.external_reference(external)?;
     Some(PossibleCall {
-        from: *file.scope_entity(reference.scope),
+        from: *file.scope_entity(reference.scope()),
         file: file.path,
         name: reference.name,
         receiver: reference.receiver,
@@ -201,7 +201,7 @@ pub fn possible_callees(graph: &Graph, id: &str) -> Vec<PossibleCall> {
         .map(|ambiguous| ambiguous_call(file, ambiguous));
     let unresolved = file.resolved.external.iter().filter_map(|external| {
         let reference = file.external_reference(external)?;
-        if &**file.scope_entity(reference.scope) != id {
+        if &**file.scope_entity(reference.scope()) != id {
             return None;
         }
         unresolved_call(

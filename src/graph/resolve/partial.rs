@@ -111,7 +111,7 @@ impl Resolver<'_> {
             .zip(old_outcomes(old_summary, old, header, old_scope_id)?)
             .enumerate()
         {
-            if !in_renamed(reference.scope) {
+            if !in_renamed(reference.scope()) {
                 outcomes
                     .entry(key(reference, &old_regions))
                     .or_insert((outcome, position as u32));
@@ -120,7 +120,7 @@ impl Resolver<'_> {
         // The new references: the old outcome where there is one, else resolved now.
         for (position, reference) in new.refs.iter().enumerate() {
             match outcomes.get(&key(reference, &new_regions)) {
-                Some((outcome, old_position)) if !in_renamed(reference.scope) => {
+                Some((outcome, old_position)) if !in_renamed(reference.scope()) => {
                     self.reuse(
                         position,
                         reference,
@@ -222,7 +222,7 @@ impl Resolver<'_> {
     ) {
         into.guessed_by
             .extend(guesses_of(old, old_position).map(|name| (position as u32, name)));
-        let from = self.scope_id(reference.scope);
+        let from = self.scope_id(reference.scope());
         match outcome {
             Outcome::Edges(edges) => into.edges.extend(edges.iter().map(|edge| Edge {
                 from,
@@ -275,7 +275,7 @@ fn old_outcomes<'r>(
     let (mut edge, mut ambiguous, mut external) = (header, 0, 0);
     let mut outcomes = Vec::with_capacity(summary.refs.len());
     for (position, reference) in summary.refs.iter().enumerate() {
-        let from = from(reference.scope);
+        let from = from(reference.scope());
         let start = edge;
         while old.edges.get(edge).is_some_and(|candidate| {
             candidate.site == Site::reference(position) && candidate.from == from
@@ -339,7 +339,7 @@ fn key<'s>(reference: &'s Ref, regions: &[(u32, u32)]) -> RefKey<'s> {
         reference.kind,
         &reference.name,
         reference.receiver.as_deref(),
-        reference.scope,
+        reference.scope(),
         reference.path,
         holding,
     )
