@@ -569,6 +569,55 @@ fn show_calls(calls: &Value, side: &str) -> Vec<String> {
     shown
 }
 
+/// References to a trait include `impl Trait for Type` written in another file than the type's:
+/// the base edge starts at the type (defined elsewhere), and its site is in the file that holds
+/// the edge, where the `impl` is, not in the type's file.
+#[test]
+fn references_to_a_trait_include_an_impl_in_another_file_than_the_type() {
+    let directory = tempfile::tempdir().unwrap();
+    let root = directory.path().join("crate");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"shapes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "pub mod area;\npub mod square;\npub mod impls;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/area.rs"),
+        "pub trait Area {\n    fn area(&self) -> f64;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/square.rs"),
+        "pub struct Square {\n    pub side: f64,\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/impls.rs"),
+        "use crate::area::Area;\nuse crate::square::Square;\n\nimpl Area for Square {\n    fn area(&self) -> f64 {\n        self.side * self.side\n    }\n}\n",
+    )
+    .unwrap();
+    let (mut client, _) = LspClient::start(&[&root], false);
+    let area = root.join("src/area.rs");
+    let (line, column) = find(&area, "Area", 0);
+    let references = client.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": uri(&area)}, "position": {"line": line, "character": column},
+               "context": {"includeDeclaration": false}}),
+    );
+    assert_eq!(
+        show_locations(&root, &references),
+        // The import (its whole `use`, as imports' sites are) and the `impl`'s base.
+        ["src/impls.rs:0:0-0:22", "src/impls.rs:3:5-3:9"]
+    );
+    assert!(client.shutdown().success());
+}
+
 /// `codegraph lsp --cache-dir DIR`: each workspace folder's cache in `DIR/<name>-<hash>/` (with
 /// its `.gitignore`), nothing in the folders; two folders of the same name do not share one.
 #[test]
