@@ -589,7 +589,7 @@ fn node_with_ids(
 
 type NameIndex = super::PersistentMap<Name, Arc<[NameEntry]>>;
 type ModuleIndex = super::PersistentMap<Name, Arc<[FilePath]>>;
-type EdgeIndex = super::PersistentMap<EntityId, Arc<[u32]>>;
+type EdgeIndex = super::PersistentMap<EntityId, super::FileNumbers>;
 
 /// A file given back by the cache, for [`GraphWriter::load`].
 pub struct LoadedFile {
@@ -745,7 +745,7 @@ pub(super) type ListChange = (EntityId, u32, bool);
 /// in path order (`paths` numbers the files, new numbers included). A number both removed and
 /// added (a file's number reused within the transaction) ends up listed.
 fn reindex(
-    index: &mut super::PersistentMap<EntityId, Arc<[u32]>>,
+    index: &mut EdgeIndex,
     mut changes: Vec<ListChange>,
     paths: &imbl::Vector<Option<FilePath>>,
 ) {
