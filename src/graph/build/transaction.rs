@@ -45,8 +45,11 @@ pub(super) struct Transaction<'w> {
     /// Names and module keys that now mean something else.
     changed_names: FxHashSet<Name>,
     changed_modules: FxHashSet<Name>,
-    /// Name-index and module-map entries removed and added, per key.
-    name_changes: FxHashMap<Name, (Vec<NameEntry>, Vec<NameEntry>)>,
+    /// Name-index entries leaving (`false`) and joining (`true`), grouped by name when applied
+    /// (a flat list: a map of two vectors per name was a full index's largest transient after
+    /// the edge lists', and left its holes in the writer's heap).
+    name_changes: Vec<(Name, bool, NameEntry)>,
+    /// Module-map entries removed and added, per key.
     module_changes: FxHashMap<Name, (Vec<FilePath>, Vec<FilePath>)>,
     /// Files to re-resolve.
     affected: FxHashSet<FilePath>,
@@ -93,7 +96,7 @@ impl<'w> Transaction<'w> {
             },
             changed_names: FxHashSet::default(),
             changed_modules: FxHashSet::default(),
-            name_changes: FxHashMap::default(),
+            name_changes: Vec::new(),
             module_changes: FxHashMap::default(),
             affected: FxHashSet::default(),
             new_mentions: FxHashMap::default(),
@@ -384,11 +387,11 @@ impl<'w> Transaction<'w> {
         let package = package_key(&old.path, &old.summary);
         for index in indices {
             self.next.entities.remove(&old.ids[index]);
-            self.name_changes
-                .entry(old.summary.defs[index].name)
-                .or_default()
-                .0
-                .push(name_entry(old, index, &package));
+            self.name_changes.push((
+                old.summary.defs[index].name,
+                false,
+                name_entry(old, index, &package),
+            ));
         }
     }
 
@@ -407,11 +410,11 @@ impl<'w> Transaction<'w> {
                     index: Some(index as u32),
                 },
             );
-            self.name_changes
-                .entry(node.summary.defs[index].name)
-                .or_default()
-                .1
-                .push(name_entry(node, index, &package));
+            self.name_changes.push((
+                node.summary.defs[index].name,
+                true,
+                name_entry(node, index, &package),
+            ));
         }
     }
 
@@ -493,21 +496,33 @@ impl<'w> Transaction<'w> {
 
     /// Step 2: re-index names and module keys, once per key.
     pub(super) fn reindex_names_and_modules(&mut self) {
-        let name_changes = std::mem::take(&mut self.name_changes);
+        let mut name_changes = std::mem::take(&mut self.name_changes);
         let module_changes = std::mem::take(&mut self.module_changes);
-        // Re-index names and modules once per key.
-        for (name, (mut removed, mut added)) in name_changes {
+        // Re-index names and modules once per key: by name, the leaving entries (in order)
+        // before the joining.
+        name_changes.sort_unstable_by(|a, b| {
+            (a.0.addr(), a.1)
+                .cmp(&(b.0.addr(), b.1))
+                .then_with(|| a.2.cmp(&b.2))
+        });
+        for group in name_changes.chunk_by(|a, b| a.0 == b.0) {
+            let name = group[0].0;
+            let (removed, added) = group.split_at(group.partition_point(|(_, joins, _)| !joins));
             // An edit inside a body leaves most names' entries as they were.
-            removed.sort();
-            added.sort();
-            if removed == added {
+            if removed.len() == added.len()
+                && removed
+                    .iter()
+                    .zip(added)
+                    .all(|(left, right)| left.2 == right.2)
+            {
                 continue;
             }
             if removed.is_empty() != added.is_empty() {
                 // A name appears or disappears: the flat list of names is stale.
                 self.next.names_cache = Default::default();
             }
-            let removed: FxHashSet<EntityId> = removed.into_iter().map(|entry| entry.id).collect();
+            let removed: FxHashSet<EntityId> =
+                removed.iter().map(|(_, _, entry)| entry.id).collect();
             let mut next: Vec<NameEntry> = self
                 .next
                 .by_name
@@ -520,7 +535,7 @@ impl<'w> Transaction<'w> {
                         .collect()
                 })
                 .unwrap_or_default();
-            next.extend(added);
+            next.extend(added.iter().map(|(_, _, entry)| entry.clone()));
             next.sort();
             next.dedup_by(|later, earlier| later.id == earlier.id);
             if next.is_empty() {
