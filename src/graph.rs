@@ -263,12 +263,6 @@ impl Site {
         Site::new(Site::DEFINITION, index)
     }
 
-    /// The reference's index, when the site is a reference.
-    pub fn reference_index(self) -> Option<usize> {
-        (self != Site::NONE && self.0 >> Site::INDEX_BITS == Site::REFERENCE)
-            .then_some((self.0 & Site::INDEX) as usize)
-    }
-
     /// Where the site is in `summary` (the summary of the file that holds the edge); `None` for
     /// [`Site::NONE`].
     pub fn span(self, summary: &FileSummary) -> Option<Span> {
@@ -308,11 +302,20 @@ pub struct ExternalRef {
 /// inline, more in a shared slice; sixteen bytes either way. Most entities are reached from
 /// one file or two: a slice of their own was an allocation each (190 k on the benchmark
 /// corpus). No file number is `u32::MAX`, which marks an inline list of one.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) enum FileNumbers {
     Few([u32; 2]),
     Many(Arc<[u32]>),
 }
+
+/// Two lists are equal when they list the same numbers, however they hold them.
+impl PartialEq for FileNumbers {
+    fn eq(&self, other: &FileNumbers) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for FileNumbers {}
 
 impl From<Vec<u32>> for FileNumbers {
     fn from(numbers: Vec<u32>) -> FileNumbers {
@@ -675,11 +678,14 @@ impl Graph {
     /// edge, the scope that makes the reference, is in the file that holds the edge. (An edge
     /// of another kind may start in another file: `impl Trait for Type` names a type defined
     /// elsewhere; its site needs the file that holds it, [`FileNode::site`].)
+    /// `None` for an edge of another kind.
     pub fn reference_site(&self, edge: &Edge) -> Option<Span> {
-        debug_assert!(matches!(
+        if !matches!(
             edge.kind,
             RelationKind::Calls | RelationKind::Uses | RelationKind::Imports
-        ));
+        ) {
+            return None;
+        }
         let file = self.files.get(&self.entities.get(&edge.from)?.file)?;
         file.site(edge)
     }

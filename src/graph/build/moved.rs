@@ -6,9 +6,10 @@
 //!
 //! Why that is exact: a file's resolution is a function of its summary without positions, of
 //! the rest of the graph, and of one position fact, which `match`-arm bindings' regions hold
-//! each reference (`Resolver::binding_of`); [`relocated`] checks that fact and maps every
-//! edge's site from the old span to the new one, and gives up (the file is resolved again)
-//! when either does not carry over.
+//! each reference (`Resolver::binding_of`); [`relocated`] checks that fact (edges name their
+//! sites by the summary's records, which moved with the text) and maps each ambiguous
+//! reference's span to the new one, and gives up (the file is resolved again) when either does
+//! not carry over.
 
 use super::{FileContent, ModuleAliases, published_class};
 use crate::graph::{FileNode, Resolved};
