@@ -576,32 +576,32 @@ fn show_calls(calls: &Value, side: &str) -> Vec<String> {
 fn references_to_a_trait_include_an_impl_in_another_file_than_the_type() {
     let directory = tempfile::tempdir().unwrap();
     let root = directory.path().join("crate");
+    let files = [
+        (
+            "Cargo.toml",
+            "[package]\nname = \"shapes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "src/lib.rs",
+            "pub mod area;\npub mod square;\npub mod impls;\n",
+        ),
+        (
+            "src/area.rs",
+            "pub trait Area {\n    fn area(&self) -> f64;\n}\n",
+        ),
+        (
+            "src/square.rs",
+            "pub struct Square {\n    pub side: f64,\n}\n",
+        ),
+        (
+            "src/impls.rs",
+            "use crate::area::Area;\nuse crate::square::Square;\n\nimpl Area for Square {\n    fn area(&self) -> f64 {\n        self.side * self.side\n    }\n}\n",
+        ),
+    ];
     std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(
-        root.join("Cargo.toml"),
-        "[package]\nname = \"shapes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("src/lib.rs"),
-        "pub mod area;\npub mod square;\npub mod impls;\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("src/area.rs"),
-        "pub trait Area {\n    fn area(&self) -> f64;\n}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("src/square.rs"),
-        "pub struct Square {\n    pub side: f64,\n}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("src/impls.rs"),
-        "use crate::area::Area;\nuse crate::square::Square;\n\nimpl Area for Square {\n    fn area(&self) -> f64 {\n        self.side * self.side\n    }\n}\n",
-    )
-    .unwrap();
+    for (path, text) in files {
+        std::fs::write(root.join(path), text).unwrap();
+    }
     let (mut client, _) = LspClient::start(&[&root], false);
     let area = root.join("src/area.rs");
     let (line, column) = find(&area, "Area", 0);
