@@ -13,20 +13,20 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-/// The files that mention one key, as writer file numbers; a file appears once per time it
-/// was added.
-#[derive(Debug, Clone)]
-enum Mentioners {
-    One(u32),
-    // Boxed so that the enum is 16 bytes, not 32: most keys have one file.
-    #[allow(clippy::box_collection)]
-    Many(Box<Vec<u32>>),
-}
+/// A key's entry: one file number (the many keys one file mentions), or with [`LIST`] set the
+/// index of a list in [`MentionIndex::lists`]. Four bytes, so an entry of the table is sixteen
+/// (an enum of a number and a boxed list was twenty-four, and each list two allocations).
+const LIST: u32 = 1 << 31;
 
-/// Key hash → the files that mention it.
+/// Key hash → the files that mention it, as writer file numbers; a file appears once per time
+/// it was added.
 #[derive(Debug, Clone, Default)]
 pub(super) struct MentionIndex {
-    keys: FxHashMap<u64, Mentioners>,
+    keys: FxHashMap<u64, u32>,
+    /// The lists of the keys that more than one file mentions (or one file twice).
+    lists: Vec<Vec<u32>>,
+    /// Lists emptied by [`MentionIndex::forget`], for the next key that needs one.
+    free: Vec<u32>,
 }
 
 /// The key of a text in the index.
@@ -38,17 +38,29 @@ fn key_of(text: &str) -> u64 {
 
 impl MentionIndex {
     pub(super) fn add(&mut self, text: &str, number: u32) {
+        // Writer file numbers count files: never two billion of them.
+        debug_assert!(number < LIST);
         match self.keys.entry(key_of(text)) {
             std::collections::hash_map::Entry::Vacant(entry) => {
-                entry.insert(Mentioners::One(number));
+                entry.insert(number);
             }
             std::collections::hash_map::Entry::Occupied(mut entry) => {
-                let files = entry.get_mut();
-                match files {
-                    Mentioners::One(first) => {
-                        *files = Mentioners::Many(Box::new(vec![*first, number]));
-                    }
-                    Mentioners::Many(list) => list.push(number),
+                let value = entry.get_mut();
+                if *value & LIST != 0 {
+                    self.lists[(*value & !LIST) as usize].push(number);
+                } else {
+                    let list = vec![*value, number];
+                    let index = match self.free.pop() {
+                        Some(index) => {
+                            self.lists[index as usize] = list;
+                            index
+                        }
+                        None => {
+                            self.lists.push(list);
+                            (self.lists.len() - 1) as u32
+                        }
+                    };
+                    *value = index | LIST;
                 }
             }
         }
@@ -57,28 +69,29 @@ impl MentionIndex {
     /// Forgets one mention of `text` by file `number` (a no-op when there is none).
     pub(super) fn forget(&mut self, text: &str, number: u32) {
         let key = key_of(text);
-        let Some(files) = self.keys.get_mut(&key) else {
+        let Some(value) = self.keys.get_mut(&key) else {
             return;
         };
-        match files {
-            Mentioners::One(only) => {
-                if *only == number {
-                    self.keys.remove(&key);
-                }
+        if *value & LIST == 0 {
+            if *value == number {
+                self.keys.remove(&key);
             }
-            Mentioners::Many(list) => {
-                if let Some(position) = list.iter().position(|file| *file == number) {
-                    list.swap_remove(position);
-                }
-                match list.len() {
-                    0 => {
-                        self.keys.remove(&key);
-                    }
-                    1 => *files = Mentioners::One(list[0]),
-                    _ => {}
-                }
-            }
+            return;
         }
+        let index = *value & !LIST;
+        let list = &mut self.lists[index as usize];
+        if let Some(position) = list.iter().position(|file| *file == number) {
+            list.swap_remove(position);
+        }
+        match list.len() {
+            0 => {
+                self.keys.remove(&key);
+            }
+            1 => *value = list[0],
+            _ => return,
+        }
+        self.lists[index as usize] = Vec::new();
+        self.free.push(index);
     }
 
     /// The files that mention `text` (and maybe a few that mention another text with the same
@@ -86,8 +99,8 @@ impl MentionIndex {
     pub(super) fn files(&self, text: &str) -> &[u32] {
         match self.keys.get(&key_of(text)) {
             None => &[],
-            Some(Mentioners::One(number)) => std::slice::from_ref(number),
-            Some(Mentioners::Many(list)) => list,
+            Some(value) if *value & LIST != 0 => &self.lists[(*value & !LIST) as usize],
+            Some(number) => std::slice::from_ref(number),
         }
     }
 }
@@ -119,5 +132,15 @@ mod tests {
         index.forget("render", 3);
         assert_eq!(index.files("parse"), [] as [u32; 0]);
         assert!(index.keys.is_empty(), "emptied keys are removed");
+        // A list emptied is reused by the next key that needs one.
+        index.add("emit", 4);
+        index.add("emit", 5);
+        let mut files = index.files("emit").to_vec();
+        files.sort();
+        assert_eq!(files, [4, 5]);
+        assert_eq!(index.lists.len(), 1, "the freed list is reused");
+        index.forget("emit", 4);
+        assert_eq!(index.files("emit"), [5], "a list of one goes back inline");
+        assert_eq!(index.free, [0]);
     }
 }
