@@ -25,7 +25,9 @@
 //!   of shards, each an `Arc`'d hash map, a write copying the shards it touches; the edge
 //!   indices list, for each entity, the files whose edges reach it or leave it, so an edit
 //!   writes them only where a file starts or stops reaching an entity, and a file finds its
-//!   edges of an entity by an order of its own computed on first use, `Resolved::edges_to`), scope-based resolution (`graph/resolve.rs`) with
+//!   edges of an entity by an order of its own computed on first use, `Resolved::edges_to`;
+//!   an edge names its site by the record of the holding file's summary that made it,
+//!   `graph::Site`, so text that only moves leaves edges as they are), scope-based resolution (`graph/resolve.rs`) with
 //!   receiver-type inference (`graph/resolve/infer.rs`: declared and assigned bindings,
 //!   constructors, return types, field chains; Rust's elements, patterns and generic bounds in
 //!   `graph/resolve/rust.rs`), the single writer's transaction
