@@ -735,26 +735,38 @@ pub(super) fn edge_ends(resolved: &Resolved) -> (FxHashSet<EntityId>, FxHashSet<
     ends
 }
 
-/// A change of one entity's list of files: the entity, a file's number, and whether the
-/// number joins the list (else it leaves). A transaction's changes are one flat list, grouped
-/// by entity when applied (a full index makes hundreds of thousands: a map of two vectors per
-/// entity was the largest transient of the index, 30 MB on the benchmark corpus).
-pub(super) type ListChange = (EntityId, u32, bool);
+/// A change of a list kept per key (a name, an entity): the key, whether the item joins the
+/// list (else it leaves), the item. A transaction's changes are one flat list, grouped by key
+/// when applied: a map of two vectors per key was a full index's largest transient (the edge
+/// lists', 30 MB on the benchmark corpus), and left its holes in the writer's heap.
+pub(super) type ListChange<T> = (Name, bool, T);
+
+/// `changes` sorted and grouped by key: for each key, its leaving items, then its joining
+/// items, each in order.
+#[allow(clippy::type_complexity)]
+pub(super) fn by_key<T: Ord>(
+    changes: &mut [ListChange<T>],
+) -> impl Iterator<Item = (Name, &[ListChange<T>], &[ListChange<T>])> {
+    changes.sort_unstable_by(|a, b| {
+        (a.0.addr(), a.1)
+            .cmp(&(b.0.addr(), b.1))
+            .then_with(|| a.2.cmp(&b.2))
+    });
+    changes.chunk_by(|a, b| a.0 == b.0).map(|group| {
+        let (leaving, joining) = group.split_at(group.partition_point(|(_, joins, _)| !joins));
+        (group[0].0, leaving, joining)
+    })
+}
 
 /// Applies each entity's list change: the removed numbers leave, the added join at their place
 /// in path order (`paths` numbers the files, new numbers included). A number both removed and
 /// added (a file's number reused within the transaction) ends up listed.
 fn reindex(
     index: &mut EdgeIndex,
-    mut changes: Vec<ListChange>,
+    mut changes: Vec<ListChange<u32>>,
     paths: &imbl::Vector<Option<FilePath>>,
 ) {
-    // By entity, then the leaving numbers (in order) before the joining.
-    changes.sort_unstable_by_key(|(id, number, joins)| (id.addr(), *joins, *number));
-    for group in changes.chunk_by(|a, b| a.0 == b.0) {
-        let id = group[0].0;
-        let split = group.partition_point(|(_, _, joins)| !joins);
-        let removed = &group[..split];
+    for (id, removed, added) in by_key(&mut changes) {
         let mut next: Vec<u32> = index
             .get(&id)
             .map(|numbers| {
@@ -762,17 +774,14 @@ fn reindex(
                     .iter()
                     .filter(|number| {
                         removed
-                            .binary_search_by_key(*number, |(_, removed, _)| *removed)
+                            .binary_search_by_key(*number, |(_, _, removed)| *removed)
                             .is_err()
                     })
                     .copied()
                     .collect()
             })
             .unwrap_or_default();
-        let mut added: Vec<u32> = group[split..]
-            .iter()
-            .map(|(_, number, _)| *number)
-            .collect();
+        let mut added: Vec<u32> = added.iter().map(|(_, _, number)| *number).collect();
         if added.len() <= 8 {
             // An edit's few files join a sorted list: each finds its place by a binary search
             // by path instead of the whole list being sorted again, and the list stays sorted.

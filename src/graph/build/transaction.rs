@@ -15,7 +15,7 @@ use super::moved::{
     same_mention_sources,
 };
 use super::{
-    ApplyReport, FileContent, GraphWriter, ListChange, RECENT_MENTIONS, edge_ends, exports,
+    ApplyReport, FileContent, GraphWriter, ListChange, RECENT_MENTIONS, by_key, edge_ends, exports,
     imports_change, module_signature, name_entry, new_node, node_with_ids, reindex,
 };
 use crate::graph::modules::{module_keys, package_key};
@@ -45,10 +45,8 @@ pub(super) struct Transaction<'w> {
     /// Names and module keys that now mean something else.
     changed_names: FxHashSet<Name>,
     changed_modules: FxHashSet<Name>,
-    /// Name-index entries leaving (`false`) and joining (`true`), grouped by name when applied
-    /// (a flat list: a map of two vectors per name was a full index's largest transient after
-    /// the edge lists', and left its holes in the writer's heap).
-    name_changes: Vec<(Name, bool, NameEntry)>,
+    /// Name-index entries leaving and joining, grouped by name when applied (`build::by_key`).
+    name_changes: Vec<ListChange<NameEntry>>,
     /// Module-map entries removed and added, per key.
     module_changes: FxHashMap<Name, (Vec<FilePath>, Vec<FilePath>)>,
     /// Files to re-resolve.
@@ -498,16 +496,8 @@ impl<'w> Transaction<'w> {
     pub(super) fn reindex_names_and_modules(&mut self) {
         let mut name_changes = std::mem::take(&mut self.name_changes);
         let module_changes = std::mem::take(&mut self.module_changes);
-        // Re-index names and modules once per key: by name, the leaving entries (in order)
-        // before the joining.
-        name_changes.sort_unstable_by(|a, b| {
-            (a.0.addr(), a.1)
-                .cmp(&(b.0.addr(), b.1))
-                .then_with(|| a.2.cmp(&b.2))
-        });
-        for group in name_changes.chunk_by(|a, b| a.0 == b.0) {
-            let name = group[0].0;
-            let (removed, added) = group.split_at(group.partition_point(|(_, joins, _)| !joins));
+        // Re-index names and modules once per key.
+        for (name, removed, added) in by_key(&mut name_changes) {
             // An edit inside a body leaves most names' entries as they were.
             if removed.len() == added.len()
                 && removed
@@ -1150,8 +1140,8 @@ impl<'w> Transaction<'w> {
         // Each entity's list changes only where a file starts or stops reaching it: the
         // entities of its old edges and of its new, compared as sets (a file whose edges join
         // the same entities in the same order changes nothing).
-        let mut incoming: Vec<ListChange> = Vec::new();
-        let mut outgoing: Vec<ListChange> = Vec::new();
+        let mut incoming: Vec<ListChange<u32>> = Vec::new();
+        let mut outgoing: Vec<ListChange<u32>> = Vec::new();
         let new_by_path: FxHashMap<FilePath, &Resolved> = resolved
             .iter()
             .map(|(path, result)| (*path, result))
@@ -1184,12 +1174,12 @@ impl<'w> Transaction<'w> {
                 let same = old_number == new_number;
                 if let Some(number) = old_number {
                     for id in before.iter().filter(|id| !same || !after.contains(*id)) {
-                        changes.push((*id, number, false));
+                        changes.push((*id, false, number));
                     }
                 }
                 if let Some(number) = new_number {
                     for id in after.iter().filter(|id| !same || !before.contains(*id)) {
-                        changes.push((*id, number, true));
+                        changes.push((*id, true, number));
                     }
                 }
             }
