@@ -413,20 +413,21 @@ fn edit_latency(corpus: &Path) -> Vec<EditFigures> {
     world.open_buffer(&file.path, 1, text);
     let middle = (lines / 2) as u32;
     let nearest = |line: u32| line.abs_diff(middle);
+    let end = |span| file.summary.locate(span).end;
     let call = file
         .summary
         .refs
         .iter()
         .filter(|reference| reference.kind == codegraph::index::RefKind::Call)
-        .min_by_key(|reference| nearest(reference.span.end.line))
-        .map(|reference| reference.span.end);
+        .map(|reference| end(reference.span))
+        .min_by_key(|end| nearest(end.line));
     let function = file
         .summary
         .defs
         .iter()
         .filter(|def| def.kind.is_callable())
-        .min_by_key(|def| nearest(def.name_span.end.line))
-        .map(|def| def.name_span.end);
+        .map(|def| end(def.name_span))
+        .min_by_key(|end| nearest(end.line));
     let mut version = 1;
     let mut results = Vec::new();
     let kinds = [

@@ -194,6 +194,7 @@ fn main() {
         add("bindings", summary.bindings.len(), size_of::<Binding>());
         add("imports", summary.imports.len(), size_of::<Import>());
         add("inheritance", summary.inherits.len(), size_of::<Inherit>());
+        add("line tables (bytes)", summary.lines.heap_bytes(), 1);
         add(
             "entity ids",
             file.ids.len(),

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::index::FileSummary;
 use crate::lang::Language;
-use crate::model::{EntityKind, FileClass, RelationKind, Resolution, Span};
+use crate::model::{EntityKind, FileClass, LineSpan, RelationKind, Resolution, Span};
 
 pub use build::{FileUpdate, GraphWriter};
 pub use text::{FileText, TextSource};
@@ -488,9 +488,9 @@ pub struct Entity {
     pub docstring: Option<String>,
     pub language: Language,
     #[serde(skip)]
-    pub span: Span,
+    pub span: LineSpan,
     #[serde(skip)]
-    pub name_span: Span,
+    pub name_span: LineSpan,
     /// The enclosing entity (a module for top-level definitions); `None` for modules.
     #[serde(skip)]
     pub parent: Option<EntityId>,
@@ -679,7 +679,7 @@ impl Graph {
     /// of another kind may start in another file: `impl Trait for Type` names a type defined
     /// elsewhere; its site needs the file that holds it, [`FileNode::site`].)
     /// `None` for an edge of another kind.
-    pub fn reference_site(&self, edge: &Edge) -> Option<Span> {
+    pub fn reference_site(&self, edge: &Edge) -> Option<LineSpan> {
         if !matches!(
             edge.kind,
             RelationKind::Calls | RelationKind::Uses | RelationKind::Imports
@@ -687,7 +687,7 @@ impl Graph {
             return None;
         }
         let file = self.files.get(&self.entities.get(&edge.from)?.file)?;
-        file.site(edge)
+        file.site(edge).map(|site| file.summary.locate(site))
     }
 
     pub fn all_edges(&self) -> impl Iterator<Item = &Edge> {
@@ -754,7 +754,7 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
                 signature: None,
                 docstring: None,
                 language: file.language,
-                span: Span {
+                span: LineSpan {
                     start_byte: 0,
                     end_byte: file.text_len() as u32,
                     start: Default::default(),
@@ -763,7 +763,7 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
                         column: 0,
                     },
                 },
-                name_span: Span::default(),
+                name_span: LineSpan::default(),
                 parent: None,
             }
         }
@@ -771,6 +771,7 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
             let def = &summary.defs[index as usize];
             let qualifier = module_qualifier(&file.path, summary);
             let nested = summary.nested_name(index);
+            let span = summary.locate(def.span);
             Entity {
                 id: file.ids[index as usize],
                 kind: def.kind,
@@ -781,13 +782,13 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
                     format!("{qualifier}.{nested}")
                 },
                 file_path: file.path,
-                start_line: def.span.start.line + 1,
-                end_line: def.span.end.line + 1,
+                start_line: span.start.line + 1,
+                end_line: span.end.line + 1,
                 signature: (!def.signature.is_empty()).then(|| def.signature.clone()),
                 docstring: def.doc.clone(),
                 language: file.language,
-                span: def.span,
-                name_span: def.name_span,
+                span,
+                name_span: summary.locate(def.name_span),
                 parent: Some(match def.parent {
                     Some(parent) => file.ids[parent as usize],
                     None => file.module_id,
@@ -835,7 +836,8 @@ impl Graph {
             for edge in &file.resolved.edges {
                 let site = file
                     .site(edge)
-                    .map(|site| format!(" @{}:{}", site.start.line + 1, site.start.column + 1))
+                    .map(|site| file.summary.locate(site).start)
+                    .map(|site| format!(" @{}:{}", site.line + 1, site.column + 1))
                     .unwrap_or_default();
                 lines.push(format!(
                     "edge {} {} {} [{}]{site}",
@@ -843,13 +845,14 @@ impl Graph {
                 ));
             }
             for ambiguous in &file.resolved.ambiguous {
+                let site = file.summary.locate(ambiguous.site).start;
                 let candidates: Vec<&str> = ambiguous.candidates.iter().map(|id| &**id).collect();
                 lines.push(format!(
                     "ambiguous {} {} @{}:{} -> {}",
                     ambiguous.from,
                     ambiguous.name,
-                    ambiguous.site.start.line + 1,
-                    ambiguous.site.start.column + 1,
+                    site.line + 1,
+                    site.column + 1,
                     candidates.join(" | ")
                 ));
             }

@@ -11,7 +11,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor, Tree};
 
 use crate::lang::Language;
-use crate::model::{EntityKind, Position, Span};
+use crate::model::{EntityKind, LineSpan, LineTable, Span};
 
 mod go;
 mod javascript;
@@ -32,6 +32,8 @@ pub struct FileSummary {
     pub bindings: Vec<Binding>,
     pub problems: Vec<Problem>,
     pub line_count: u32,
+    /// Where the text's lines start: the lines and columns of every span here.
+    pub lines: LineTable,
     /// Go's `//go:build` expression, when the file has one (see `lang::go_build`).
     pub build_constraint: Option<Name>,
     /// Rust modules declared with a `#[path]` attribute, in the default build
@@ -241,6 +243,7 @@ impl FileSummary {
             bindings: Vec::new(),
             problems: Vec::new(),
             line_count: count_lines(text),
+            lines: LineTable::new(text),
             build_constraint: match language {
                 Language::Go => crate::lang::go_build::constraint_line(text).map(Name::new),
                 _ => None,
@@ -260,6 +263,11 @@ impl FileSummary {
         self.bindings.shrink_to_fit();
         self.problems.shrink_to_fit();
         self.path_modules.shrink_to_fit();
+    }
+
+    /// A span of this file with its lines and columns.
+    pub fn locate(&self, span: Span) -> LineSpan {
+        self.lines.locate(span)
     }
 
     /// The innermost definition whose span contains `byte`.
@@ -389,8 +397,8 @@ impl Captures {
                 || (start < edit.start_byte && edit.old_end_byte < end)
         };
         let shift = |span: &mut Span| {
-            shift_point(edit, &mut span.start_byte, &mut span.start);
-            shift_point(edit, &mut span.end_byte, &mut span.end);
+            shift_byte(edit, &mut span.start_byte);
+            shift_byte(edit, &mut span.end_byte);
         };
         let raw = &mut self.raw;
         raw.defs.retain(|def| untouched(&def.span));
@@ -418,23 +426,13 @@ impl Captures {
     }
 }
 
-/// Tree-sitter's own rule for moving a point past an edit.
-fn shift_point(edit: &tree_sitter::InputEdit, byte: &mut u32, position: &mut Position) {
+/// Tree-sitter's own rule for moving a byte past an edit.
+fn shift_byte(edit: &tree_sitter::InputEdit, byte: &mut u32) {
     let offset = *byte as usize;
     if offset >= edit.old_end_byte {
         *byte = (offset + edit.new_end_byte - edit.old_end_byte) as u32;
-        if position.line as usize > edit.old_end_position.row {
-            position.line = (position.line as usize + edit.new_end_position.row
-                - edit.old_end_position.row) as u32;
-        } else {
-            position.line = edit.new_end_position.row as u32;
-            position.column = (position.column as usize + edit.new_end_position.column
-                - edit.old_end_position.column) as u32;
-        }
     } else if offset > edit.start_byte {
         *byte = edit.new_end_byte as u32;
-        position.line = edit.new_end_position.row as u32;
-        position.column = edit.new_end_position.column as u32;
     }
 }
 
@@ -1963,7 +1961,6 @@ fn definition_span(node: Node<'_>) -> Span {
     {
         let outer = Span::from_node(parent);
         span.start_byte = outer.start_byte;
-        span.start = outer.start;
     }
     span
 }

@@ -4,7 +4,10 @@
 //!
 //! - `model`    entity and relation kinds, resolution kinds, spans, and `Name` (`model/name.rs`):
 //!   the interned string every name, entity id and file path of summaries and the graph is
-//!   (eight bytes; each text stored once for the process, never freed). No protocol types.
+//!   (eight bytes; each text stored once for the process, never freed). A stored `Span` is a
+//!   byte range; its lines and columns come from the file's `LineTable` (`model/lines.rs`,
+//!   about a byte per line, kept in the summary: `FileSummary::locate`), and answers carry a
+//!   `LineSpan`. No protocol types.
 //! - `lang`     the language registry; `lang/queries/<language>/*.scm` hold all language knowledge
 //!   that is syntax (definitions, references, imports, inheritance), plus a few resolution facts;
 //!   `lang/file_class.rs` says what a file is for (production, test, fixture, example, generated,

@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+mod lines;
 mod name;
+pub use lines::LineTable;
 pub use name::Name;
 pub(crate) use name::{NameCodec, with_codec};
 
@@ -254,22 +256,45 @@ pub struct Position {
     pub column: u32,
 }
 
-/// A range of source text, in bytes and in line/column positions.
+/// A range of source text in bytes: what the summaries and the graph store (eight bytes; its
+/// lines and columns come from the file's [`LineTable`], `FileSummary::locate`).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
 )]
 pub struct Span {
     pub start_byte: u32,
     pub end_byte: u32,
+}
+
+/// A range of source text in bytes and in line/column positions: what answers carry.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+pub struct LineSpan {
+    pub start_byte: u32,
+    pub end_byte: u32,
     pub start: Position,
     pub end: Position,
 }
 
-impl Span {
-    pub fn from_node(node: tree_sitter::Node<'_>) -> Span {
+impl LineSpan {
+    pub fn is_empty(&self) -> bool {
+        self.start_byte == self.end_byte
+    }
+
+    /// The byte range alone.
+    pub fn span(&self) -> Span {
+        Span {
+            start_byte: self.start_byte,
+            end_byte: self.end_byte,
+        }
+    }
+
+    /// The span of a syntax node, lines and columns as tree-sitter counts them.
+    pub fn from_node(node: tree_sitter::Node<'_>) -> LineSpan {
         let start = node.start_position();
         let end = node.end_position();
-        Span {
+        LineSpan {
             start_byte: node.start_byte() as u32,
             end_byte: node.end_byte() as u32,
             start: Position {
@@ -280,6 +305,22 @@ impl Span {
                 line: end.row as u32,
                 column: end.column as u32,
             },
+        }
+    }
+}
+
+impl Span {
+    pub fn new(start_byte: u32, end_byte: u32) -> Span {
+        Span {
+            start_byte,
+            end_byte,
+        }
+    }
+
+    pub fn from_node(node: tree_sitter::Node<'_>) -> Span {
+        Span {
+            start_byte: node.start_byte() as u32,
+            end_byte: node.end_byte() as u32,
         }
     }
 

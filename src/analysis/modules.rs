@@ -430,7 +430,7 @@ pub fn analyze_module_structure(graph: &Graph, path: &str) -> Option<ModuleStruc
                 module: import.path,
                 name: import.name,
                 alias: import.alias,
-                line: import.span.start.line + 1,
+                line: file.summary.locate(import.span).start.line + 1,
             })
             .collect(),
         exported_api,

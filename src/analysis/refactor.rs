@@ -295,7 +295,13 @@ fn duplicate_bodies(graph: &Graph) -> FxHashMap<EntityId, std::sync::Arc<[Entity
         let mut text: Option<Option<std::sync::Arc<str>>> = None;
         for (index, def) in file.summary.defs.iter().enumerate() {
             if !matches!(def.kind, EntityKind::Function | EntityKind::Method)
-                || def.span.end.line.saturating_sub(def.span.start.line) + 1
+                || file
+                    .summary
+                    .locate(def.span)
+                    .end
+                    .line
+                    .saturating_sub(file.summary.locate(def.span).start.line)
+                    + 1
                     < DUPLICATE_MIN_LINES as u32
             {
                 continue;

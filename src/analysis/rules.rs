@@ -39,7 +39,7 @@ use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::graph::{FilePath, Graph};
-use crate::model::Span;
+use crate::model::LineSpan;
 
 pub use checker::Checker;
 pub use config::{Rule, RuleBody, RuleSet};
@@ -167,7 +167,7 @@ pub struct Fix {
     pub start_line: u32,
     pub end_line: u32,
     #[serde(skip)]
-    pub delete: Span,
+    pub delete: LineSpan,
 }
 
 /// One dependency that breaks one rule.
@@ -182,7 +182,7 @@ pub struct Violation {
     pub line: u32,
     pub column: u32,
     #[serde(skip)]
-    pub span: Span,
+    pub span: LineSpan,
     /// Which dependency: an import, a call, inheritance, a type use.
     pub kind: DependencyKind,
     /// The import or reference as written (its first line).

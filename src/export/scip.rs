@@ -28,7 +28,7 @@ use serde::Serialize;
 
 use crate::graph::{Entity, Graph, query};
 use crate::lang::Language;
-use crate::model::{EntityKind, RelationKind, Resolution, Span};
+use crate::model::{EntityKind, LineSpan, RelationKind, Resolution};
 use symbols::{Named, Namer};
 
 /// What an export wrote and what it left out.
@@ -85,7 +85,7 @@ fn kind(kind: EntityKind) -> Kind {
 }
 
 /// A SCIP range: `[line, start, end]` on one line, `[start line, start, end line, end]` across.
-fn range(span: &Span) -> Vec<i32> {
+fn range(span: &LineSpan) -> Vec<i32> {
     let (start, end) = (span.start, span.end);
     if start.line == end.line {
         vec![start.line as i32, start.column as i32, end.column as i32]
@@ -185,7 +185,7 @@ pub fn export(graph: &Graph, root: &Path, arguments: Vec<String>) -> (Index, Exp
                 },
             };
             document.occurrences.push(Occurrence {
-                range: range(&site),
+                range: range(&file.summary.locate(site)),
                 symbol,
                 symbol_roles: role,
                 ..Occurrence::default()
@@ -200,7 +200,7 @@ pub fn export(graph: &Graph, root: &Path, arguments: Vec<String>) -> (Index, Exp
                 && let Some(site) = file.summary.refs.get(reference.reference as usize)
             {
                 document.occurrences.push(Occurrence {
-                    range: range(&site.span),
+                    range: range(&file.summary.locate(site.span)),
                     symbol,
                     ..Occurrence::default()
                 });

@@ -7,7 +7,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use super::{Edge, Entity, EntityId, FilePath, Graph};
-use crate::model::{EntityKind, RelationKind, Resolution, Span};
+use crate::model::{EntityKind, LineSpan, RelationKind, Resolution};
 
 mod possible;
 pub use possible::{
@@ -143,7 +143,7 @@ pub struct CallSite {
     pub entity: Entity,
     /// Call sites, in the caller's file.
     #[serde(skip)]
-    pub sites: Vec<Span>,
+    pub sites: Vec<LineSpan>,
     pub call_lines: Vec<u32>,
     pub resolution: Resolution,
 }
@@ -153,7 +153,7 @@ fn group_calls<'a>(
     edges: impl Iterator<Item = &'a Edge>,
     neighbour: impl Fn(&Edge) -> &EntityId,
 ) -> Vec<CallSite> {
-    let mut grouped: FxHashMap<EntityId, (Vec<Span>, Resolution)> = FxHashMap::default();
+    let mut grouped: FxHashMap<EntityId, (Vec<LineSpan>, Resolution)> = FxHashMap::default();
     for edge in edges.filter(|edge| edge.kind == RelationKind::Calls) {
         let entry = grouped
             .entry(*neighbour(edge))
@@ -798,11 +798,11 @@ pub fn members(graph: &Graph, id: &str) -> Vec<Entity> {
 
 /// Every non-structural reference to an entity (calls, uses, imports, inheritance): the file
 /// that holds it and where, in path and position order.
-pub fn references(graph: &Graph, id: &str) -> Vec<(FilePath, Span)> {
-    let mut sites: Vec<(FilePath, Span)> = graph
+pub fn references(graph: &Graph, id: &str) -> Vec<(FilePath, LineSpan)> {
+    let mut sites: Vec<(FilePath, LineSpan)> = graph
         .incoming_in_files(id)
         .filter(|(_, edge)| !matches!(edge.kind, RelationKind::Contains | RelationKind::Defines))
-        .filter_map(|(file, edge)| Some((file.path, file.site(edge)?)))
+        .filter_map(|(file, edge)| Some((file.path, file.summary.locate(file.site(edge)?))))
         .collect();
     sites.sort();
     sites.dedup();

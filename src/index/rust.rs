@@ -10,7 +10,7 @@
 use crate::model::Name;
 use tree_sitter::Node;
 
-use crate::model::{Position, Span};
+use crate::model::Span;
 
 /// A call found in a token tree: its receiver (as source text) and whether that receiver is a
 /// path (`A::f`) rather than a value (`a.f`).
@@ -156,21 +156,8 @@ pub(super) fn macro_function(name: Node<'_>, text: &str) -> Option<MacroFunction
     };
     let head = text.get(keyword.start_byte()..body.start_byte())?;
     let signature = head.split_whitespace().collect::<Vec<_>>().join(" ");
-    let start = keyword.start_position();
-    let end = body.end_position();
     Some(MacroFunction {
-        span: Span {
-            start_byte: keyword.start_byte() as u32,
-            end_byte: body.end_byte() as u32,
-            start: Position {
-                line: start.row as u32,
-                column: start.column as u32,
-            },
-            end: Position {
-                line: end.row as u32,
-                column: end.column as u32,
-            },
-        },
+        span: Span::new(keyword.start_byte() as u32, body.end_byte() as u32),
         signature: signature.chars().take(super::MAX_SIGNATURE).collect(),
     })
 }

@@ -32,7 +32,7 @@ use super::Root;
 use super::proto::{FileText, span_range};
 use crate::analysis::rules::{RuleProblem, Severity, Status, Violation};
 use crate::graph::{FilePath, Graph};
-use crate::model::{Position as CorePosition, Span};
+use crate::model::{LineSpan, Position as CorePosition};
 use crate::syntax::LineIndex;
 use crate::world::buffer::{ColumnEncoding, TextEdit as CoreTextEdit, byte_offset};
 
@@ -285,7 +285,7 @@ fn problem_diagnostic(text: &str, problem: &RuleProblem, encoding: ColumnEncodin
     if (end.line, end.column) < (start.line, start.column) {
         end = start;
     }
-    let span = Span {
+    let span = LineSpan {
         start_byte: 0,
         end_byte: 0,
         start,
@@ -365,7 +365,7 @@ pub(super) fn quick_fixes(
     };
     let text = file.text().unwrap_or_default();
     let overlaps = |other: Range| other.start <= range.end && range.start <= other.end;
-    let mut actions: Vec<(crate::model::Span, CodeAction)> = Vec::new();
+    let mut actions: Vec<(LineSpan, CodeAction)> = Vec::new();
     for violation in &violations {
         let Some(fix) = &violation.fix else {
             continue;

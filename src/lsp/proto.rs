@@ -14,7 +14,7 @@ use tower_lsp_server::ls_types::{
 };
 
 use crate::graph::{Entity, FileNode, Graph};
-use crate::model::{EntityKind, Span};
+use crate::model::{EntityKind, LineSpan};
 use crate::syntax::{LineIndex, floor_char_boundary, utf8_to_utf16_column, utf16_to_utf8_column};
 use crate::world::buffer::{ClientPosition, ColumnEncoding};
 
@@ -70,7 +70,7 @@ impl<'a> FileText<'a> {
         }
     }
 
-    pub fn range(&self, span: Span) -> Range {
+    pub fn range(&self, span: LineSpan) -> Range {
         Range::new(self.position(span.start), self.position(span.end))
     }
 }
@@ -80,7 +80,7 @@ impl<'a> FileText<'a> {
 /// needed: building one per range made call hierarchies and workspace symbols cost a scan of
 /// every large file they touched. Falls back to the line index when the span does not fit the
 /// text.
-pub fn span_range(text: &str, span: Span, encoding: ColumnEncoding) -> Range {
+pub fn span_range(text: &str, span: LineSpan, encoding: ColumnEncoding) -> Range {
     let start = position_at(text, span.start_byte, span.start, encoding);
     let end = position_at(text, span.end_byte, span.end, encoding);
     match (start, end) {
@@ -92,7 +92,7 @@ pub fn span_range(text: &str, span: Span, encoding: ColumnEncoding) -> Range {
 /// A span of `file` as a client range. Columns are the same in both encodings when the client
 /// counts UTF-8 or the file is ASCII: then the file's text is not read. A file that changed on
 /// disk since it was indexed (no text) gets its byte columns.
-pub fn file_range(file: &FileNode, span: Span, encoding: ColumnEncoding) -> Range {
+pub fn file_range(file: &FileNode, span: LineSpan, encoding: ColumnEncoding) -> Range {
     if encoding == ColumnEncoding::Utf8 || file.ascii {
         return byte_columns(span);
     }
@@ -102,7 +102,7 @@ pub fn file_range(file: &FileNode, span: Span, encoding: ColumnEncoding) -> Rang
     }
 }
 
-fn byte_columns(span: Span) -> Range {
+fn byte_columns(span: LineSpan) -> Range {
     Range::new(
         Position::new(span.start.line, span.start.column),
         Position::new(span.end.line, span.end.column),
@@ -172,12 +172,12 @@ impl Converter<'_> {
         uri_of(&self.client_root.join(relative))
     }
 
-    pub fn range(&self, relative: &str, span: Span) -> Option<Range> {
+    pub fn range(&self, relative: &str, span: LineSpan) -> Option<Range> {
         let file = self.graph.file(relative)?;
         Some(file_range(file, span, self.encoding))
     }
 
-    pub fn location(&self, relative: &str, span: Span) -> Option<Location> {
+    pub fn location(&self, relative: &str, span: LineSpan) -> Option<Location> {
         Some(Location::new(
             self.uri(relative)?,
             self.range(relative, span)?,
@@ -188,7 +188,7 @@ impl Converter<'_> {
     /// inline module has a name of its own).
     pub fn entity_location(&self, entity: &Entity) -> Option<Location> {
         let span = if entity.kind == EntityKind::Module && entity.parent.is_none() {
-            Span::default()
+            LineSpan::default()
         } else {
             entity.name_span
         };
@@ -256,7 +256,7 @@ fn build_symbols(
     entities: &[Entity],
     parent: &str,
     file_module: &str,
-    range_of: &dyn Fn(Span) -> Range,
+    range_of: &dyn Fn(LineSpan) -> Range,
 ) -> Vec<DocumentSymbol> {
     // Each parent's children, in the file's order, grouped once: a file of a few hundred
     // definitions is answered in one pass, not one pass per container.
@@ -272,7 +272,7 @@ fn build_symbols(
 fn symbols_under(
     children: &HashMap<&str, Vec<&Entity>>,
     parent: &str,
-    range_of: &dyn Fn(Span) -> Range,
+    range_of: &dyn Fn(LineSpan) -> Range,
 ) -> Vec<DocumentSymbol> {
     let Some(entities) = children.get(parent) else {
         return Vec::new();
@@ -317,7 +317,7 @@ mod tests {
         assert_eq!(utf8.position(core), Position::new(1, 18));
         assert_eq!(utf16.byte_of(Position::new(9, 0)), None);
         // Without a line index, the same ranges.
-        let call = Span {
+        let call = LineSpan {
             start_byte: call_byte,
             end_byte: call_byte + 4,
             start: core,
@@ -337,7 +337,7 @@ mod tests {
             Range::new(Position::new(1, 12), Position::new(1, 16))
         );
         // A span that does not fit the text falls back to the line index (and its clamping).
-        let stale = Span {
+        let stale = LineSpan {
             start_byte: 2,
             ..call
         };

@@ -231,9 +231,9 @@ fn check_case(case: &Path) -> Vec<String> {
                             } else {
                                 RelationKind::Uses
                             }
-                            && file
-                                .site(edge)
-                                .is_some_and(|site| site.start.line as usize == line_index)
+                            && file.site(edge).is_some_and(|site| {
+                                file.summary.locate(site).start.line as usize == line_index
+                            })
                     })
                     .map(|edge| (edge.to.to_string(), edge.resolution.to_string()))
                     .collect(),
@@ -242,7 +242,9 @@ fn check_case(case: &Path) -> Vec<String> {
                         .summary
                         .defs
                         .iter()
-                        .position(|def| def.name_span.start.line as usize == line_index)
+                        .position(|def| {
+                            file.summary.locate(def.name_span).start.line as usize == line_index
+                        })
                         .map(|index| file.ids[index]);
                     let Some(id) =
                         named_here.or_else(|| target_on_line(graph, path, source, line_index))
@@ -268,7 +270,7 @@ fn check_case(case: &Path) -> Vec<String> {
                     .resolved
                     .ambiguous
                     .iter()
-                    .filter(|item| item.site.start.line as usize == line_index)
+                    .filter(|item| file.summary.locate(item.site).start.line as usize == line_index)
                     .map(|item| {
                         format!(
                             "{} (ambiguous: {} candidates)",

@@ -521,8 +521,9 @@ fn violation(
     // The text as indexed (read again from disk when no editor holds it; none when it changed
     // since, and then the file is being re-indexed).
     let text = node.text().unwrap_or_default();
+    let located = node.summary.locate(site);
     let fix = if kind == DependencyKind::Import {
-        deps::remove_import(&text, site)
+        deps::remove_import(&text, located)
     } else {
         None
     };
@@ -530,9 +531,9 @@ fn violation(
         rule: rule.name.clone(),
         severity: rule.severity,
         file: node.path,
-        line: site.start.line + 1,
-        column: site.start.column + 1,
-        span: site,
+        line: located.start.line + 1,
+        column: located.start.column + 1,
+        span: located,
         kind,
         reference: deps::reference_text(&text, site),
         target,

@@ -11,7 +11,7 @@ use rustc_hash::FxHashSet;
 
 use super::{DependencyKind, Fix};
 use crate::graph::{EntityId, FileNode, FilePath, Graph};
-use crate::model::{Position, RelationKind, Resolution, Span};
+use crate::model::{LineSpan, Position, RelationKind, Resolution, Span};
 
 /// What a dependency lands on.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -126,7 +126,7 @@ pub fn reference_text(text: &str, site: Span) -> String {
 /// "Remove the import": the whole lines of the import statement when nothing else shares them
 /// (a trailing `;` or comment aside; Go's `import "x"` whose site is the spec included), else
 /// exactly the statement.
-pub fn remove_import(text: &str, site: Span) -> Option<Fix> {
+pub fn remove_import(text: &str, site: LineSpan) -> Option<Fix> {
     let start = site.start_byte as usize;
     let end = site.end_byte as usize;
     if start > end
@@ -173,7 +173,7 @@ pub fn remove_import(text: &str, site: Span) -> Option<Fix> {
             title,
             start_line: site.start.line + 1,
             end_line: site.end.line + 1,
-            delete: Span {
+            delete: LineSpan {
                 start_byte: line_start as u32,
                 end_byte: delete_end as u32,
                 start: Position {
@@ -196,7 +196,7 @@ pub fn remove_import(text: &str, site: Span) -> Option<Fix> {
 mod tests {
     use super::*;
 
-    fn site(text: &str, needle: &str) -> Span {
+    fn site(text: &str, needle: &str) -> LineSpan {
         let start = text.find(needle).unwrap();
         let end = start + needle.len();
         let position = |byte: usize| {
@@ -204,7 +204,7 @@ mod tests {
             let column = (byte - text[..byte].rfind('\n').map_or(0, |index| index + 1)) as u32;
             Position { line, column }
         };
-        Span {
+        LineSpan {
             start_byte: start as u32,
             end_byte: end as u32,
             start: position(start),

@@ -138,6 +138,7 @@ fn frame_alike(old: &FileSummary, new: &FileSummary, names: bool) -> bool {
         bindings,
         problems: _,
         line_count: _,
+        lines: _,
         build_constraint,
         path_modules,
     } = old;

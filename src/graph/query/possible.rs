@@ -61,7 +61,7 @@ fn ambiguous_call(file: &FileNode, ambiguous: &AmbiguousRef) -> PossibleCall {
         file: file.path,
         name: ambiguous.name,
         receiver: None,
-        line: ambiguous.site.start.line + 1,
+        line: file.summary.locate(ambiguous.site).start.line + 1,
         candidates: ambiguous.candidates.clone(),
         reason: LeftAside::Ambiguous,
     }
@@ -95,7 +95,7 @@ fn unresolved_call(
         file: file.path,
         name: reference.name,
         receiver: reference.receiver,
-        line: reference.span.start.line + 1,
+        line: file.summary.locate(reference.span).start.line + 1,
         candidates: candidates.to_vec(),
         reason: LeftAside::Unresolved,
     })
@@ -325,7 +325,7 @@ pub fn possible_implementations(graph: &Graph, id: &str) -> Vec<PossibleCall> {
                 file: file.path,
                 name: inherit.base,
                 receiver: None,
-                line: inherit.span.start.line + 1,
+                line: file.summary.locate(inherit.span).start.line + 1,
                 candidates: candidates.clone(),
                 reason,
             });
