@@ -187,7 +187,7 @@ fn main() {
         let text: usize = summary
             .defs
             .iter()
-            .map(|def| def.signature.len() + def.doc.as_ref().map_or(0, String::len))
+            .map(|def| def.signature().len() + def.doc().map_or(0, str::len))
             .sum();
         add("definitions' signatures and docs (bytes)", text, 1);
         add("references", summary.refs.len(), size_of::<Ref>());

@@ -617,9 +617,7 @@ impl Graph {
     pub fn docstring_of(&self, id: &str) -> Option<&str> {
         let loc = self.entities.get(id)?;
         let index = loc.index?;
-        self.files.get(&loc.file)?.summary.defs[index as usize]
-            .doc
-            .as_deref()
+        self.files.get(&loc.file)?.summary.defs[index as usize].doc()
     }
 
     /// The files that hold an edge to an entity, in path order (each once).
@@ -784,8 +782,8 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
                 file_path: file.path,
                 start_line: span.start.line + 1,
                 end_line: span.end.line + 1,
-                signature: (!def.signature.is_empty()).then(|| def.signature.clone()),
-                docstring: def.doc.clone(),
+                signature: (!def.signature().is_empty()).then(|| def.signature().to_string()),
+                docstring: def.doc().map(str::to_string),
                 language: file.language,
                 span,
                 name_span: summary.locate(def.name_span),

@@ -65,8 +65,11 @@ pub struct Def {
     pub owner: Option<Name>,
     pub span: Span,
     pub name_span: Span,
-    pub signature: String,
-    pub doc: Option<String>,
+    /// The signature, then the doc: one allocation for both ([`Def::signature`], [`Def::doc`];
+    /// a definition's strings were a quarter of its memory, and two allocations).
+    pub(crate) text: Box<str>,
+    /// Where the doc starts in `text`; `u32::MAX` when there is none.
+    pub(crate) doc_at: u32,
     /// The declared return type of a function or method, normalised by [`value_type`]
     /// (`Result<Foo, E>` and `Option<&mut Self>` are `Foo` and `Self`); resolution types call
     /// chains with it.
@@ -81,6 +84,36 @@ pub struct Def {
     /// its owner's (`{ now: () => this.clock() }` in a method of a class).
     #[serde(default)]
     pub arrow: bool,
+}
+
+impl Def {
+    /// The definition's header as written, whitespace collapsed (`def get(cls):`).
+    pub fn signature(&self) -> &str {
+        match self.doc() {
+            Some(_) => &self.text[..self.doc_at as usize],
+            None => &self.text,
+        }
+    }
+
+    /// The comment or docstring that documents it, cleaned.
+    pub fn doc(&self) -> Option<&str> {
+        self.text.get(self.doc_at as usize..)
+    }
+
+    fn with_text(&mut self, signature: String, doc: Option<String>) {
+        match doc {
+            Some(doc) => {
+                let mut text = signature;
+                self.doc_at = text.len() as u32;
+                text.push_str(&doc);
+                self.text = text.into_boxed_str();
+            }
+            None => {
+                self.doc_at = u32::MAX;
+                self.text = signature.into_boxed_str();
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -167,12 +200,45 @@ pub struct Inherit {
 pub struct Binding {
     pub name: Name,
     pub type_name: Name,
-    pub scope: Option<u32>,
+    /// [`Binding::scope`], `u32::MAX` for the file's top level (as [`Ref::scope`]; with
+    /// [`Binding::region`] packed, a binding takes 32 bytes, not 40).
+    pub(crate) scope: u32,
     pub kind: BindingKind,
-    /// The bytes of `scope` where it holds, when not all of them: a Rust pattern's binding in
-    /// its `match` arm or `if let`/`while let` body (`ClassSet::Item(ref x) => x.span()`, the
-    /// next arm binding `x` to another variant's field).
-    pub region: Option<(u32, u32)>,
+    /// [`Binding::region`]: the start and one past the end, so that `None` takes no room.
+    pub(crate) region: Option<(u32, std::num::NonZeroU32)>,
+}
+
+impl Binding {
+    pub fn new(
+        name: Name,
+        type_name: Name,
+        scope: Option<u32>,
+        kind: BindingKind,
+        region: Option<(u32, u32)>,
+    ) -> Binding {
+        Binding {
+            name,
+            type_name,
+            scope: scope.unwrap_or(u32::MAX),
+            kind,
+            // A region ends inside a file, far below `u32::MAX`.
+            region: region
+                .map(|(start, end)| (start, std::num::NonZeroU32::MIN.saturating_add(end))),
+        }
+    }
+
+    /// The innermost definition it holds in (its index in [`FileSummary::defs`]: a function,
+    /// or a type for fields); `None` at the top level of the file.
+    pub fn scope(&self) -> Option<u32> {
+        (self.scope != u32::MAX).then_some(self.scope)
+    }
+
+    /// The bytes of [`Binding::scope`] where it holds, when not all of them: a Rust pattern's
+    /// binding in its `match` arm or `if let`/`while let` body (`ClassSet::Item(ref x) =>
+    /// x.span()`, the next arm binding `x` to another variant's field).
+    pub fn region(&self) -> Option<(u32, u32)> {
+        self.region.map(|(start, end)| (start, end.get() - 1))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -1272,7 +1338,7 @@ fn build(
             kind = EntityKind::Method;
         }
         let index = summary.defs.len() as u32;
-        summary.defs.push(Def {
+        let mut def = Def {
             kind,
             name: raw_def.name,
             parent,
@@ -1285,15 +1351,17 @@ fn build(
             },
             span: raw_def.span,
             name_span: raw_def.name_span,
-            signature: raw_def.signature,
-            doc: raw_def.doc,
+            text: Box::default(),
+            doc_at: u32::MAX,
             returns: raw_def.returns,
             implements: if parent.is_none() { implements } else { None },
             disabled: disabled.iter().any(|range| {
                 range.start <= raw_def.span.start_byte && raw_def.span.end_byte <= range.end
             }),
             arrow: raw_def.arrow,
-        });
+        };
+        def.with_text(raw_def.signature, raw_def.doc);
+        summary.defs.push(def);
         stack.push(index);
     }
 
@@ -1337,13 +1405,7 @@ fn build(
             && let Some(methods) = rust::impl_methods(&raw.impls, &summary.defs, scope, span)
         {
             for method in methods {
-                let binding = Binding {
-                    name,
-                    type_name,
-                    scope: Some(method),
-                    kind,
-                    region,
-                };
+                let binding = Binding::new(name, type_name, Some(method), kind, region);
                 if seen.insert(binding.clone()) {
                     summary.bindings.push(binding);
                 }
@@ -1368,20 +1430,14 @@ fn build(
             && scope != original_scope
             && let Some(parameter) = summary.bindings.iter().find(|binding| {
                 binding.name == type_name
-                    && binding.scope == original_scope
+                    && binding.scope() == original_scope
                     && binding.kind == BindingKind::Type
             })
         {
             type_name = parameter.type_name;
             kind = BindingKind::Type;
         }
-        let binding = Binding {
-            name,
-            type_name,
-            scope,
-            kind,
-            region,
-        };
+        let binding = Binding::new(name, type_name, scope, kind, region);
         if seen.insert(binding.clone()) {
             summary.bindings.push(binding);
         }
@@ -2080,7 +2136,7 @@ mod tests {
     fn a_signature_stops_before_the_comments_that_open_the_body() {
         let text = "class A:\n    def get(cls):  # why\n        # Avoids a circular import.\n        return A\n";
         let (summary, _) = super::extract_text(crate::lang::Language::Python, text);
-        let signatures: Vec<&str> = summary.defs.iter().map(|def| &*def.signature).collect();
+        let signatures: Vec<&str> = summary.defs.iter().map(super::Def::signature).collect();
         assert_eq!(signatures, ["class A:", "def get(cls):"]);
     }
 

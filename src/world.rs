@@ -908,12 +908,6 @@ impl World {
 /// by pushing hold up to twice what they need), before the graph keeps it for good.
 pub fn shrink_summary(summary: &mut FileSummary) {
     summary.defs.shrink_to_fit();
-    for def in &mut summary.defs {
-        def.signature.shrink_to_fit();
-        if let Some(doc) = &mut def.doc {
-            doc.shrink_to_fit();
-        }
-    }
     summary.refs.shrink_to_fit();
     summary.imports.shrink_to_fit();
     summary.inherits.shrink_to_fit();

@@ -832,11 +832,11 @@ fn exports(node: &FileNode) -> FxHashMap<Name, u64> {
         summary.build_constraint.hash(hasher);
         // A TypeScript callback's parameters are typed by the callee's signature.
         if matches!(node.language, Language::TypeScript | Language::Tsx) && def.kind.is_callable() {
-            def.signature.hash(hasher);
+            def.signature().hash(hasher);
         }
     }
     for binding in &summary.bindings {
-        if let Some(scope) = binding.scope
+        if let Some(scope) = binding.scope()
             && let Some(def) = summary.defs.get(scope as usize)
             && def.kind.is_type()
         {
@@ -850,7 +850,7 @@ fn exports(node: &FileNode) -> FxHashMap<Name, u64> {
     for binding in summary
         .bindings
         .iter()
-        .filter(|binding| binding.scope.is_none())
+        .filter(|binding| binding.scope().is_none())
     {
         let hasher = hashers.entry(binding.name).or_default();
         binding.type_name.hash(hasher);

@@ -310,21 +310,21 @@ impl<'a> Resolver<'a> {
             if binding.kind == crate::index::BindingKind::Alias {
                 resolver
                     .aliases
-                    .entry((binding.scope, binding.name.as_str()))
+                    .entry((binding.scope(), binding.name.as_str()))
                     .or_insert(binding);
                 continue;
             }
             if binding.region.is_some() {
                 resolver
                     .regional
-                    .entry((binding.scope, binding.name.as_str()))
+                    .entry((binding.scope(), binding.name.as_str()))
                     .or_default()
                     .push(binding);
                 continue;
             }
             let slot = resolver
                 .bindings
-                .entry((binding.scope, binding.name.as_str()))
+                .entry((binding.scope(), binding.name.as_str()))
                 .or_insert(binding);
             let rank = |kind: crate::index::BindingKind| match kind {
                 crate::index::BindingKind::Type | crate::index::BindingKind::Bound => 2,

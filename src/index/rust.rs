@@ -374,7 +374,7 @@ pub(super) fn drop_conflicting_bindings(bindings: &mut Vec<super::Binding>) {
     let mut first: FxHashMap<Key, Name> = FxHashMap::default();
     let mut conflicting: Vec<Key> = Vec::new();
     for binding in bindings.iter().filter(|binding| positional(binding.kind)) {
-        let key = (binding.scope, binding.name, binding.region);
+        let key = (binding.scope(), binding.name, binding.region());
         match first.get(&key) {
             Some(known) if *known != binding.type_name => conflicting.push(key),
             Some(_) => {}
@@ -389,7 +389,7 @@ pub(super) fn drop_conflicting_bindings(bindings: &mut Vec<super::Binding>) {
     bindings.retain(|binding| {
         !(positional(binding.kind)
             && conflicting.iter().any(|(scope, name, region)| {
-                *scope == binding.scope && *name == binding.name && *region == binding.region
+                *scope == binding.scope() && *name == binding.name && *region == binding.region()
             }))
     });
 }

@@ -40,7 +40,7 @@ const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning (or what `Resolved` stores, such as
 /// the walk's fingerprint), or the layout
 /// (magic, format, blake3 of the body, body) changes.
-const FORMAT: u32 = 27;
+const FORMAT: u32 = 28;
 /// Magic, format, checksum.
 const HEADER: usize = 8 + 4 + 32;
 /// A cache larger than this is not read (a repository of a million small files stays far below).

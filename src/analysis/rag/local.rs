@@ -176,7 +176,7 @@ impl Walk<'_> {
         };
         let mut found = Vec::new();
         for binding in &file.summary.bindings {
-            if binding.scope != Some(index) || binding.kind != BindingKind::Type {
+            if binding.scope() != Some(index) || binding.kind != BindingKind::Type {
                 continue;
             }
             for word in binding

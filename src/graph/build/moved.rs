@@ -174,8 +174,9 @@ fn frame_alike(old: &FileSummary, new: &FileSummary, names: bool) -> bool {
                 owner,
                 span: _,
                 name_span: _,
-                signature,
-                doc: _,
+                // The signature is compared below; the doc does not matter.
+                text: _,
+                doc_at: _,
                 returns,
                 implements,
                 disabled,
@@ -189,7 +190,7 @@ fn frame_alike(old: &FileSummary, new: &FileSummary, names: bool) -> bool {
                 && *owner == new.owner
                 // (The head of a renamed definition holds its name; only a lookup of the name
                 // reads it.)
-                && (*signature == new.signature || (!names && *name != new.name))
+                && (old.signature() == new.signature() || (!names && *name != new.name))
                 && *returns == new.returns
                 && *disabled == new.disabled
         })
@@ -236,7 +237,7 @@ pub(super) fn relocated(
 fn same_regions(old: &FileSummary, new: &FileSummary) -> bool {
     let mut regions: Vec<((u32, u32), (u32, u32))> = Vec::new();
     for (a, b) in old.bindings.iter().zip(&new.bindings) {
-        match (a.region, b.region) {
+        match (a.region(), b.region()) {
             (None, None) => {}
             (Some(_), Some(_)) if a.kind == BindingKind::Alias => {}
             (Some(a), Some(b)) => regions.push((a, b)),

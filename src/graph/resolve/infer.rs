@@ -847,7 +847,7 @@ impl<'a> Resolver<'a> {
                 // Go's embedded fields are named after their type.
                 let embedding = file.language == crate::lang::Language::Go;
                 for binding in file.summary.bindings.iter().filter(|_| embedding) {
-                    if binding.scope == Some(index)
+                    if binding.scope() == Some(index)
                         && binding.kind == BindingKind::Type
                         && binding.type_name.rsplit('.').next() == Some(binding.name.as_str())
                         && let Value::Instance(embedded) =
@@ -877,7 +877,7 @@ impl<'a> Resolver<'a> {
         field: &str,
     ) -> Option<&'a crate::index::Binding> {
         self.summary.bindings.iter().find(|binding| {
-            binding.scope == Some(index)
+            binding.scope() == Some(index)
                 && (binding.name == field
                     || binding.name.split_once('.').is_some_and(|(head, rest)| {
                         rest == field && self.spec.self_receivers.contains(&head)
@@ -1008,10 +1008,10 @@ impl<'a> Resolver<'a> {
                     .iter()
                     .filter(|binding| {
                         binding
-                            .region
+                            .region()
                             .is_some_and(|(start, end)| start <= at && at < end)
                     })
-                    .min_by_key(|binding| binding.region.map(|(start, end)| end - start))
+                    .min_by_key(|binding| binding.region().map(|(start, end)| end - start))
             {
                 return Some((&binding.type_name, binding.kind, current));
             }
@@ -1134,7 +1134,7 @@ impl<'a> Resolver<'a> {
             let Some((file, Some(index))) = self.def_of(&target) else {
                 continue;
             };
-            let signature = &file.summary.defs[index as usize].signature;
+            let signature = file.summary.defs[index as usize].signature();
             let Some(declared) = callback_parameter_type(signature, argument, parameter) else {
                 continue;
             };

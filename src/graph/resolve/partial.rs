@@ -323,7 +323,7 @@ fn regions(summary: &FileSummary) -> Vec<(u32, u32)> {
         .bindings
         .iter()
         .filter(|binding| binding.kind != BindingKind::Alias)
-        .filter_map(|binding| binding.region)
+        .filter_map(|binding| binding.region())
         .collect()
 }
 
