@@ -75,7 +75,8 @@
 //!   which files of the answer have unsaved editor edits or changed on disk since indexing),
 //!   `World::proposed`, the graph proposed contents would give, never stored, and
 //!   `world/trim.rs`, which gives freed memory back to the system once the graph has been
-//!   quiet for a second (glibc's `malloc_trim`; the crate's one `unsafe` call).
+//!   quiet for a second, and after an index's parse (glibc's `malloc_trim`; the crate's one
+//!   `unsafe` call).
 //! - `export`   the graph written for other tools: a SCIP index (`export/scip.rs`: documents,
 //!   definitions, the proven references only (no ambiguous reference, no unique-name guess),
 //!   symbol information with relationships, references into dependencies as their packages'
