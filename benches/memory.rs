@@ -9,7 +9,7 @@
 //! bytes their lists hold, not the lists' spare room or the allocator's overhead). Before them,
 //! what the rest is: resident memory split into the heap and the binary's pages (the grammars'
 //! parse tables), the program's live allocations as a counting allocator sees them (the
-//! interned strings' table is allocated beside it, from the system allocator directly), glibc's
+//! interned strings' table among them), glibc's
 //! heap in use and freed, and the interned strings (`CODEGRAPH_MEMORY_STRINGS=1`: by shape).
 //! What none of these explains is the graph's indices. Issue 12's memory target is in MB per
 //! million lines: the figure the first line prints. Last, it opens 100 documents as an editor
@@ -145,16 +145,15 @@ fn main() {
             free as f64 / 1e6
         );
     }
+    let (strings, table) = codegraph::model::names_footprint();
     println!(
-        "  interned strings (names, ids, paths): {} strings, {:.1} MB allocated, {:.1} MB of table",
-        ustr::num_entries(),
-        ustr::total_allocated() as f64 / 1e6,
-        ustr::total_capacity() as f64 / 1e6,
+        "  interned strings (names, ids, paths): {strings} strings, {:.1} MB with their table",
+        table as f64 / 1e6,
     );
     if std::env::var_os("CODEGRAPH_MEMORY_STRINGS").is_some() {
         // What the interned strings are, by shape: ids (`path::name`), paths, other names.
         let mut shapes: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-        for text in ustr::string_cache_iter() {
+        for text in codegraph::model::interned_texts() {
             let shape = if text.contains("::") && text.contains('/') {
                 "entity ids"
             } else if text.contains('/') {

@@ -1,13 +1,17 @@
-//! [`Name`]: an interned string, eight bytes, for the names a summary and the graph hold by
+//! [`Name`]: an interned string, four bytes, for the names a summary and the graph hold by
 //! the million (a definition's, a reference's and its receiver's, a binding's and its type's,
-//! an import's module). Each distinct text is stored once for the life of the process
-//! (`ustr`'s global table, never freed: the distinct names of a workspace and of what was
-//! typed in it), so a name costs a pointer where a `SmolStr` cost 24 bytes, and copying,
-//! comparing and hashing a name never touches its text's allocation count.
+//! an import's module, every entity id and file path). Each distinct text is stored once for
+//! the life of the process (`name/table.rs`, never freed: the distinct names of a workspace
+//! and of what was typed in it), so a name costs a number where a `SmolStr` cost 24 bytes and
+//! a pointer 8, and copying and comparing names never touches their texts.
 //!
-//! Equality is the pointer's (interning makes it the text's); hashing, ordering, `Borrow<str>`,
+//! Equality is the number's (interning makes it the text's); hashing, ordering, `Borrow<str>`,
 //! display and serialisation are the text's, so a map keyed by names is looked up with a
 //! `&str` and a cache written with `SmolStr`s reads the same.
+
+mod table;
+
+pub use table::{footprint, texts};
 
 use std::borrow::Borrow;
 use std::cell::RefCell;
@@ -19,30 +23,29 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use ustr::Ustr;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Name(Ustr);
+pub struct Name(std::num::NonZeroU32);
 
 impl Name {
     pub fn new(text: impl AsRef<str>) -> Name {
-        Name(Ustr::from(text.as_ref()))
+        Name(table::intern(text.as_ref()))
     }
 
     pub fn as_str(&self) -> &'static str {
-        self.0.as_str()
+        table::text(self.0)
     }
 
     /// The name of this text if it was ever interned, without interning it: a text no name
     /// holds is no key of any map of names.
     pub fn existing(text: &str) -> Option<Name> {
-        ustr::existing_ustr(text).map(Name)
+        table::existing(text).map(Name)
     }
 
-    /// Where the text is stored: one address per distinct text for the process's life, so
-    /// names can be ordered by it (an order that means nothing beyond equality).
+    /// The name's number: one per distinct text for the process's life, so names can be
+    /// ordered by it (an order that means nothing beyond equality).
     pub fn addr(&self) -> usize {
-        self.0.as_char_ptr() as usize
+        self.0.get() as usize
     }
 }
 
@@ -249,7 +252,7 @@ mod tests {
     #[test]
     fn a_name_is_its_text_for_maps_order_and_serialisation() {
         let name = Name::new("parse_args");
-        assert_eq!(std::mem::size_of::<Option<Name>>(), 8);
+        assert_eq!(std::mem::size_of::<Option<Name>>(), 4);
         assert_eq!(name, Name::from(String::from("parse_args")));
         assert_eq!(name, "parse_args");
         let mut map = rustc_hash::FxHashMap::default();
@@ -266,6 +269,33 @@ mod tests {
             postcard::to_allocvec(&name).unwrap(),
             postcard::to_allocvec("parse_args").unwrap()
         );
+    }
+
+    #[test]
+    fn threads_interning_the_same_texts_get_the_same_names() {
+        // Texts of every length around the chunk's, the long ones stored alone.
+        let texts: Vec<String> = (0..2000)
+            .map(|index| format!("interned-{index}-{}", "x".repeat(index * 7 % 6000)))
+            .collect();
+        let names: Vec<Vec<Name>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..4)
+                .map(|_| scope.spawn(|| texts.iter().map(Name::new).collect::<Vec<_>>()))
+                .collect();
+            workers
+                .into_iter()
+                .map(|worker| worker.join().unwrap())
+                .collect()
+        });
+        for other in &names[1..] {
+            assert_eq!(*other, names[0]);
+        }
+        for (text, name) in texts.iter().zip(&names[0]) {
+            assert_eq!(name.as_str(), text);
+            assert_eq!(Name::existing(text), Some(*name));
+        }
+        assert_eq!(Name::existing("never-interned-anywhere-\u{0}"), None);
+        assert_eq!(Name::new("").as_str(), "");
+        assert_eq!(Name::new("名前😀").as_str(), "名前😀");
     }
 
     #[test]
