@@ -752,15 +752,7 @@ pub(crate) fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
                 signature: None,
                 docstring: None,
                 language: file.language,
-                span: LineSpan {
-                    start_byte: 0,
-                    end_byte: file.text_len() as u32,
-                    start: Default::default(),
-                    end: crate::model::Position {
-                        line: end_line.saturating_sub(1),
-                        column: 0,
-                    },
-                },
+                span: summary.locate(Span::new(0, file.text_len() as u32)),
                 name_span: LineSpan::default(),
                 parent: None,
             }

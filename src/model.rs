@@ -281,32 +281,6 @@ impl LineSpan {
     pub fn is_empty(&self) -> bool {
         self.start_byte == self.end_byte
     }
-
-    /// The byte range alone.
-    pub fn span(&self) -> Span {
-        Span {
-            start_byte: self.start_byte,
-            end_byte: self.end_byte,
-        }
-    }
-
-    /// The span of a syntax node, lines and columns as tree-sitter counts them.
-    pub fn from_node(node: tree_sitter::Node<'_>) -> LineSpan {
-        let start = node.start_position();
-        let end = node.end_position();
-        LineSpan {
-            start_byte: node.start_byte() as u32,
-            end_byte: node.end_byte() as u32,
-            start: Position {
-                line: start.row as u32,
-                column: start.column as u32,
-            },
-            end: Position {
-                line: end.row as u32,
-                column: end.column as u32,
-            },
-        }
-    }
 }
 
 impl Span {

@@ -253,7 +253,16 @@ fn retire(graph: Arc<Graph>) {
 
 impl World {
     /// Opens a workspace root. Nothing is indexed until [`World::index`].
-    pub fn open(root: &Path, config: WorldConfig) -> anyhow::Result<World> {
+    pub fn open(root: &Path, mut config: WorldConfig) -> anyhow::Result<World> {
+        // Spans are four-byte offsets: a file is indexed only while every offset fits.
+        let most = u64::from(u32::MAX - 1);
+        if config.max_file_size > most {
+            tracing::warn!(
+                "a file size cap of {} bytes is over the {most} that byte offsets can address; using {most}",
+                config.max_file_size
+            );
+            config.max_file_size = most;
+        }
         let root = root
             .canonicalize()
             .map_err(|error| anyhow::anyhow!("{}: {error}", root.display()))?;

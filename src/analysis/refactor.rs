@@ -294,16 +294,10 @@ fn duplicate_bodies(graph: &Graph) -> FxHashMap<EntityId, std::sync::Arc<[Entity
         // Read (from disk, for a file no editor has open) only if some body is long enough.
         let mut text: Option<Option<std::sync::Arc<str>>> = None;
         for (index, def) in file.summary.defs.iter().enumerate() {
-            if !matches!(def.kind, EntityKind::Function | EntityKind::Method)
-                || file
-                    .summary
-                    .locate(def.span)
-                    .end
-                    .line
-                    .saturating_sub(file.summary.locate(def.span).start.line)
-                    + 1
-                    < DUPLICATE_MIN_LINES as u32
-            {
+            if !matches!(def.kind, EntityKind::Function | EntityKind::Method) || {
+                let span = file.summary.locate(def.span);
+                span.end.line.saturating_sub(span.start.line) + 1 < DUPLICATE_MIN_LINES as u32
+            } {
                 continue;
             }
             let Some(text) = text.get_or_insert_with(|| file.text()) else {
