@@ -188,65 +188,6 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8192)].contains(&0)
 }
 
-/// The byte offsets at which each line starts, for converting positions in a flat text.
-#[derive(Debug, Clone, Default)]
-pub struct LineIndex {
-    line_starts: Vec<u32>,
-    len: u32,
-}
-
-impl LineIndex {
-    pub fn new(text: &str) -> LineIndex {
-        let mut line_starts = vec![0u32];
-        line_starts.extend(memchr_newlines(text.as_bytes()).map(|offset| offset as u32 + 1));
-        LineIndex {
-            line_starts,
-            len: text.len() as u32,
-        }
-    }
-
-    pub fn line_count(&self) -> usize {
-        self.line_starts.len()
-    }
-
-    /// The byte range of line `line` (without its line break), or `None` past the end.
-    pub fn line_range(&self, text: &str, line: usize) -> Option<std::ops::Range<usize>> {
-        let start = *self.line_starts.get(line)? as usize;
-        let mut end = self
-            .line_starts
-            .get(line + 1)
-            .map_or(self.len as usize, |next| *next as usize);
-        let bytes = text.as_bytes();
-        while end > start && matches!(bytes.get(end - 1), Some(b'\n') | Some(b'\r')) {
-            end -= 1;
-        }
-        Some(start..end)
-    }
-
-    /// The byte offset at which a line starts (the text's end past the last line).
-    pub fn line_start(&self, line: usize) -> usize {
-        self.line_starts
-            .get(line)
-            .map_or(self.len as usize, |start| *start as usize)
-    }
-
-    /// Zero-based line of a byte offset.
-    pub fn line_of(&self, offset: usize) -> usize {
-        match self.line_starts.binary_search(&(offset as u32)) {
-            Ok(line) => line,
-            Err(next) => next - 1,
-        }
-    }
-}
-
-fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    bytes
-        .iter()
-        .enumerate()
-        .filter(|(_, byte)| **byte == b'\n')
-        .map(|(offset, _)| offset)
-}
-
 /// Converts a UTF-8 byte column within `line_text` to a UTF-16 code unit column.
 pub fn utf8_to_utf16_column(line_text: &str, utf8_column: usize) -> usize {
     let clamped = floor_char_boundary(line_text, utf8_column.min(line_text.len()));
@@ -287,17 +228,6 @@ mod tests {
         // "let " 4 + 名前 2 + " = \"" 4 + 😀 2 (a surrogate pair) + "\"; " 3 = 15
         assert_eq!(utf16, 15);
         assert_eq!(utf16_to_utf8_column(line, utf16), call_byte);
-    }
-
-    #[test]
-    fn line_index_finds_lines() {
-        let text = "a\nbc\r\n\nd";
-        let index = LineIndex::new(text);
-        assert_eq!(index.line_count(), 4);
-        assert_eq!(&text[index.line_range(text, 1).unwrap()], "bc");
-        assert_eq!(index.line_of(3), 1);
-        assert_eq!(index.line_of(7), 3);
-        assert!(index.line_range(text, 4).is_none());
     }
 }
 

@@ -32,8 +32,8 @@ use super::Root;
 use super::proto::{FileText, span_range};
 use crate::analysis::rules::{RuleProblem, Severity, Status, Violation};
 use crate::graph::{FilePath, Graph};
+use crate::model::LineTable;
 use crate::model::{LineSpan, Position as CorePosition};
-use crate::syntax::LineIndex;
 use crate::world::buffer::{ColumnEncoding, TextEdit as CoreTextEdit, byte_offset};
 
 /// The code of a diagnostic about the rules file itself.
@@ -307,7 +307,7 @@ fn apply_edits(text: &mut String, edits: &[CoreTextEdit]) {
         match edit.range {
             None => *text = edit.text.clone(),
             Some((start, end)) => {
-                let lines = LineIndex::new(text);
+                let lines = LineTable::new(text);
                 let start = byte_offset(text, &lines, start, edit.encoding);
                 let end = byte_offset(text, &lines, end, edit.encoding).max(start);
                 text.replace_range(start..end, &edit.text);

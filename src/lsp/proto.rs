@@ -14,14 +14,15 @@ use tower_lsp_server::ls_types::{
 };
 
 use crate::graph::{Entity, FileNode, Graph};
+use crate::model::LineTable;
 use crate::model::{EntityKind, LineSpan};
-use crate::syntax::{LineIndex, floor_char_boundary, utf8_to_utf16_column, utf16_to_utf8_column};
+use crate::syntax::{floor_char_boundary, utf8_to_utf16_column, utf16_to_utf8_column};
 use crate::world::buffer::{ClientPosition, ColumnEncoding};
 
-/// A file's text with its line index, for converting several positions of one file.
+/// A file's text with its line table, for converting several positions of one file.
 pub struct FileText<'a> {
     text: &'a str,
-    lines: LineIndex,
+    lines: LineTable,
     encoding: ColumnEncoding,
 }
 
@@ -29,7 +30,7 @@ impl<'a> FileText<'a> {
     pub fn new(text: &'a str, encoding: ColumnEncoding) -> FileText<'a> {
         FileText {
             text,
-            lines: LineIndex::new(text),
+            lines: LineTable::new(text),
             encoding,
         }
     }
@@ -50,7 +51,7 @@ impl<'a> FileText<'a> {
     pub fn position(&self, position: crate::model::Position) -> Position {
         let Some(line) = self.lines.line_range(self.text, position.line as usize) else {
             // Past the end: the end of the text.
-            let last = self.lines.line_count().saturating_sub(1);
+            let last = self.lines.lines().saturating_sub(1);
             let end = self
                 .lines
                 .line_range(self.text, last)
@@ -76,9 +77,9 @@ impl<'a> FileText<'a> {
 }
 
 /// A span of `text` as a client range. A span carries each end's byte offset and byte column, so
-/// the end's line prefix is `text[byte - column..byte]` and no line index of the whole file is
+/// the end's line prefix is `text[byte - column..byte]` and no line table of the whole file is
 /// needed: building one per range made call hierarchies and workspace symbols cost a scan of
-/// every large file they touched. Falls back to the line index when the span does not fit the
+/// every large file they touched. Falls back to the line table when the span does not fit the
 /// text.
 pub fn span_range(text: &str, span: LineSpan, encoding: ColumnEncoding) -> Range {
     let start = position_at(text, span.start_byte, span.start, encoding);
@@ -316,7 +317,7 @@ mod tests {
         assert_eq!(utf16.position(core), Position::new(1, 12));
         assert_eq!(utf8.position(core), Position::new(1, 18));
         assert_eq!(utf16.byte_of(Position::new(9, 0)), None);
-        // Without a line index, the same ranges.
+        // Without a line table, the same ranges.
         let call = LineSpan {
             start_byte: call_byte,
             end_byte: call_byte + 4,
@@ -336,7 +337,7 @@ mod tests {
             span_range(text, call, ColumnEncoding::Utf16),
             Range::new(Position::new(1, 12), Position::new(1, 16))
         );
-        // A span that does not fit the text falls back to the line index (and its clamping).
+        // A span that does not fit the text falls back to the line table (and its clamping).
         let stale = LineSpan {
             start_byte: 2,
             ..call

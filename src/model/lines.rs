@@ -95,6 +95,26 @@ impl LineTable {
         start
     }
 
+    /// The byte range of `line` in `text` (the text the table was made from), without its line
+    /// break; `None` past the last line.
+    pub fn line_range(&self, text: &str, line: usize) -> Option<std::ops::Range<usize>> {
+        if line >= self.lines() {
+            return None;
+        }
+        let start = self.line_start(line) as usize;
+        let mut end = (start + self.length(line) as usize).min(text.len());
+        let bytes = text.as_bytes();
+        while end > start && matches!(bytes.get(end - 1), Some(b'\n' | b'\r')) {
+            end -= 1;
+        }
+        Some(start..end)
+    }
+
+    /// The zero-based line of `byte`.
+    pub fn line_of(&self, byte: usize) -> usize {
+        self.position(u32::try_from(byte).unwrap_or(u32::MAX)).line as usize
+    }
+
     /// The line and column (in bytes) of `byte`; a byte past the text's end is on its last line.
     pub fn position(&self, byte: u32) -> Position {
         let block = self.blocks.partition_point(|start| *start <= byte) - 1;
@@ -164,6 +184,11 @@ mod tests {
             }
         }
         assert_eq!(table.lines(), text.matches('\n').count() + 1);
+        for (line, expected) in text.split('\n').enumerate() {
+            let range = table.line_range(text, line).unwrap();
+            assert_eq!(&text[range], expected.trim_end_matches('\r'));
+        }
+        assert_eq!(table.line_range(text, table.lines()), None);
         assert_eq!(table.line_start(table.lines()), text.len() as u32);
     }
 

@@ -1,12 +1,12 @@
 //! An editor's open document: its text (shared with the graph's node of the file) with a line
-//! index, and the syntax tree for incremental reparsing. Edits arrive in the client's
+//! table, and the syntax tree for incremental reparsing. Edits arrive in the client's
 //! coordinates and are converted here.
 //!
 //! A syntax tree costs about 40 times its text (measured on 100 files of the benchmark corpus),
-//! the line index a tenth; a document therefore keeps its tree only once it is edited, and the
-//! world keeps the trees of the few documents edited last ([`Buffer::drop_tree`]). Opening
-//! parses once for the summary and drops the tree; the first edit parses in full, every later
-//! edit incrementally. Each edit copies the text once into the next snapshot's string: a rope
+//! the line table (`model::LineTable`, a byte a line) about a thirtieth; a document therefore
+//! keeps its tree only once it is edited, and the world keeps the trees of the few documents
+//! edited last ([`Buffer::drop_tree`]). Opening parses once for the summary and drops the tree;
+//! the first edit parses in full, every later edit incrementally. Each edit copies the text once into the next snapshot's string: a rope
 //! would save that copy but cost more memory than the text itself, and the graph needs the
 //! text whole.
 //!
@@ -20,7 +20,8 @@ use crate::syntax::SyntaxTree;
 
 use crate::graph::build::FileContent;
 use crate::lang::Language;
-use crate::syntax::{LineIndex, floor_char_boundary, utf16_to_utf8_column};
+use crate::model::LineTable;
+use crate::syntax::{floor_char_boundary, utf16_to_utf8_column};
 
 /// How the client counts columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -50,7 +51,7 @@ pub struct Buffer {
     version: i32,
     /// The text, shared with the graph's node of the file.
     text: Arc<str>,
-    lines: LineIndex,
+    lines: LineTable,
     /// `None` until the first edit (see the module doc).
     tree: Option<SyntaxTree>,
     /// What extraction captured from the current text, so that an edit re-reads only the part
@@ -63,7 +64,7 @@ pub struct Buffer {
 /// The byte offset of a client position in `text`, clamped to the line's end and the text's end.
 pub fn byte_offset(
     text: &str,
-    lines: &LineIndex,
+    lines: &LineTable,
     position: ClientPosition,
     encoding: ColumnEncoding,
 ) -> usize {
@@ -78,11 +79,11 @@ pub fn byte_offset(
         }
 }
 
-fn point_of(lines: &LineIndex, byte: usize) -> Point {
+fn point_of(lines: &LineTable, byte: usize) -> Point {
     let row = lines.line_of(byte);
     Point {
         row,
-        column: byte - lines.line_start(row),
+        column: byte - lines.line_start(row) as usize,
     }
 }
 
@@ -91,7 +92,7 @@ impl Buffer {
         Buffer {
             language,
             version,
-            lines: LineIndex::new(&text),
+            lines: LineTable::new(&text),
             text: Arc::from(text),
             tree: None,
             captures: None,
@@ -145,7 +146,7 @@ impl Buffer {
             match edit.range {
                 None => {
                     text = edit.text.clone();
-                    self.lines = LineIndex::new(&text);
+                    self.lines = LineTable::new(&text);
                     self.tree = None;
                     self.captures = None;
                     dirty = None;
@@ -157,7 +158,7 @@ impl Buffer {
                     let start_position = point_of(&self.lines, start_byte);
                     let old_end_position = point_of(&self.lines, end_byte);
                     text.replace_range(start_byte..end_byte, &edit.text);
-                    self.lines = LineIndex::new(&text);
+                    self.lines = LineTable::new(&text);
                     let new_end_byte = start_byte + edit.text.len();
                     let new_end_position = point_of(&self.lines, new_end_byte);
                     let input_edit = InputEdit {
