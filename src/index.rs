@@ -427,8 +427,10 @@ fn run_query(
     language: Language,
 ) -> RawCaptures {
     let capture_names = query.capture_names();
+    let rust = language == Language::Rust;
     let mut raw = RawCaptures {
-        rust: language == Language::Rust,
+        rust,
+        macro_rules: rust && text.contains("macro_rules"),
         ..RawCaptures::default()
     };
     let mut cursor = QueryCursor::new();
@@ -603,6 +605,7 @@ pub fn reextract(
     }
     let merged = RawCaptures {
         rust: fresh.rust,
+        macro_rules: fresh.macro_rules,
         defs: splice(
             old.defs,
             fresh.defs,
@@ -914,6 +917,9 @@ struct RawCaptures {
     package: Vec<(Name, Span)>,
     /// Rust keeps a collection's element type in declared types (`Vec<Foo>`).
     rust: bool,
+    /// A Rust file whose text holds `macro_rules`: only there can a token be inside a macro's
+    /// definition (`rust::token_tree_call`).
+    macro_rules: bool,
 }
 
 impl RawCaptures {
@@ -926,7 +932,7 @@ impl RawCaptures {
             }
             // A function inside a macro's arguments: the query matched its name only.
             if node.kind() == "identifier" && self.rust {
-                if let Some(function) = rust::macro_function(node, text) {
+                if let Some(function) = rust::macro_function(node, text, self.macro_rules) {
                     self.defs.push(RawDef {
                         kind,
                         span: function.span,
@@ -998,7 +1004,7 @@ impl RawCaptures {
             });
             // A Rust macro's arguments: the tokens around the name say what it calls.
             if item.call.is_some_and(|call| call.kind() == "token_tree") {
-                let Some(call) = rust::token_tree_call(name_node, text) else {
+                let Some(call) = rust::token_tree_call(name_node, text, self.macro_rules) else {
                     return;
                 };
                 (receiver, path) = (call.receiver, call.path);
@@ -1167,7 +1173,7 @@ impl RawCaptures {
                 } else if item.binding_entered {
                     // `with X as y`: what `__enter__` returns (see `graph::resolve::python`).
                     expression = Name::new(format!("{expression}.__enter__()"));
-                } else if let Some(element) = rust::tuple_element(name) {
+                } else if let Some(element) = rust::tuple_element(name, binding) {
                     // `let (tx, rx) = channel();`: `tx` is element 0 of what the call returns.
                     expression = Name::new(format!("{expression}.{element}"));
                 } else if item.binding_decorated && value.kind() != "call" {
@@ -1887,10 +1893,10 @@ fn callback_site(function: Node, name: Node, text: &str) -> Option<Name> {
         0
     } else {
         let parameters = function.child_by_field_name("parameters")?;
-        let mut node = name;
-        while node.parent()?.id() != parameters.id() {
-            node = node.parent()?;
-        }
+        // The parameter that holds `name` (walking down: `parent` walks down from the root).
+        let node = parameters
+            .child_with_descendant(name)
+            .filter(|node| node.id() != parameters.id())?;
         position(parameters, node)?
     };
     (!callee.is_empty() && callee.len() < MAX_RECEIVER)
@@ -1898,6 +1904,10 @@ fn callback_site(function: Node, name: Node, text: &str) -> Option<Name> {
 }
 
 fn receiver_text(text: &str) -> Name {
+    // Most receivers and names hold no whitespace: nothing to collapse, nothing to copy.
+    if text.len() <= MAX_RECEIVER && !text.contains(char::is_whitespace) {
+        return Name::new(text);
+    }
     let is_word = |character: char| character.is_alphanumeric() || character == '_';
     let mut compact = String::with_capacity(text.len().min(MAX_RECEIVER + 8));
     let mut pending_space = false;

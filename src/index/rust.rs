@@ -19,21 +19,32 @@ pub(super) struct TokenCall {
     pub path: bool,
 }
 
+/// Whether `name` is inside a `macro_rules!` definition. Each `parent` walks down from the
+/// root, so this costs the depth squared: callers ask only in a file whose text holds
+/// `macro_rules` (`macro_rules` below).
+fn in_macro_definition(name: Node<'_>) -> bool {
+    let mut ancestor = name.parent();
+    while let Some(node) = ancestor {
+        if node.kind() == "macro_definition" {
+            return true;
+        }
+        ancestor = node.parent();
+    }
+    false
+}
+
 /// What the identifier `name`, followed in its token tree by a group, calls; `None` when it is
-/// no call.
-pub(super) fn token_tree_call(name: Node<'_>, text: &str) -> Option<TokenCall> {
+/// no call. `macro_rules`: whether the file's text holds `macro_rules` anywhere (without it,
+/// no token is inside a macro's definition).
+pub(super) fn token_tree_call(name: Node<'_>, text: &str, macro_rules: bool) -> Option<TokenCall> {
     // `f (..)`: the group must follow at once, and be parenthesised (`f!(..)`, `if x { .. }`,
     // `x [..]` are no calls).
     let group = name.next_sibling()?;
     if group.kind() != "token_tree" || !text.get(group.byte_range())?.starts_with('(') {
         return None;
     }
-    let mut ancestor = name.parent();
-    while let Some(node) = ancestor {
-        if node.kind() == "macro_definition" {
-            return None;
-        }
-        ancestor = node.parent();
+    if macro_rules && in_macro_definition(name) {
+        return None;
     }
     let Some(before) = name.prev_sibling() else {
         return Some(TokenCall {
@@ -134,15 +145,16 @@ pub(super) struct MacroFunction {
 
 /// `fn name(..) [-> T] { .. }` among a macro invocation's tokens, `name` being the identifier
 /// after `fn`: its span and signature. `None` inside a `macro_rules!` template (a definition
-/// there exists only where the macro is expanded) or without a braced body.
-pub(super) fn macro_function(name: Node<'_>, text: &str) -> Option<MacroFunction> {
+/// there exists only where the macro is expanded) or without a braced body. `macro_rules` as in
+/// [`token_tree_call`].
+pub(super) fn macro_function(
+    name: Node<'_>,
+    text: &str,
+    macro_rules: bool,
+) -> Option<MacroFunction> {
     let keyword = name.prev_sibling().filter(|node| node.kind() == "fn")?;
-    let mut ancestor = name.parent();
-    while let Some(node) = ancestor {
-        if node.kind() == "macro_definition" {
-            return None;
-        }
-        ancestor = node.parent();
+    if macro_rules && in_macro_definition(name) {
+        return None;
     }
     // The body: the first braced group after the parameters, before any `;` or `fn`.
     let mut current = name.next_sibling();
@@ -394,14 +406,31 @@ pub(super) fn drop_conflicting_bindings(bindings: &mut Vec<super::Binding>) {
     });
 }
 
+/// The parent of `node`, found by walking down from `top`, an ancestor of it: `Node::parent`
+/// walks down from the root, which costs the whole depth (and a binding's name is asked for
+/// its parent once per binding).
+fn parent_below<'tree>(top: Node<'tree>, node: Node<'tree>) -> Option<Node<'tree>> {
+    if top.id() == node.id() {
+        return node.parent();
+    }
+    let mut current = top;
+    loop {
+        let child = current.child_with_descendant(node)?;
+        if child.id() == node.id() {
+            return Some(current);
+        }
+        current = child;
+    }
+}
+
 /// The position of a name bound by a tuple pattern (`let (tx, mut rx) = ..`: `tx` 0, `rx` 1),
-/// when it is one of the pattern's elements.
-pub(super) fn tuple_element(name: Node<'_>) -> Option<usize> {
+/// when it is one of the pattern's elements. `top`: an ancestor of `name` (its binding).
+pub(super) fn tuple_element<'tree>(name: Node<'tree>, top: Node<'tree>) -> Option<usize> {
     let mut element = name;
-    let mut parent = name.parent()?;
+    let mut parent = parent_below(top, name)?;
     if parent.kind() == "mut_pattern" {
         element = parent;
-        parent = parent.parent()?;
+        parent = parent_below(top, parent)?;
     }
     if parent.kind() != "tuple_pattern" {
         return None;
