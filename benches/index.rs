@@ -14,7 +14,9 @@
 //! - the FULL INDEX: what `codegraph index` does (walk, read, parse, extract, resolve, build the
 //!   graph). See `index_pass`: absent until `codegraph::world` exists.
 //!
-//! The ratio index/floor is the overhead of everything that is ours. Peak RSS (VmHWM) is reported
+//! The ratio index/floor is the overhead of everything that is ours, in wall time (issue 12's
+//! figure) and in CPU time summed over threads (steadier on a shared machine, and blind to
+//! a phase that leaves a core idle). Peak RSS (VmHWM) is reported
 //! per measurement; the high-water mark is reset between measurements where the kernel allows.
 //!
 //! `CODEGRAPH_BENCH_ONLY=growth`: the growth series instead (`index/growth.rs`): index, floor,
@@ -88,6 +90,14 @@ fn main() {
                 seconds(index.wall),
                 seconds(floor.wall)
             );
+            if let (Some(index_cpu), Some(floor_cpu)) = (index.cpu, floor.cpu) {
+                println!(
+                    "ratio index/floor  {:.2}x cpu    ({} vs {}, all threads)",
+                    index_cpu.as_secs_f64() / floor_cpu.as_secs_f64(),
+                    seconds(index_cpu),
+                    seconds(floor_cpu)
+                );
+            }
             if let Some((wall, parsed, cached, unread)) = warm_start(&corpus) {
                 println!(
                     "\nWARM START from the cache: {} (median of {RUNS}); {parsed} files parsed, {cached} from cache, {unread} of them not read",
@@ -152,6 +162,9 @@ impl LanguageFigures {
 /// The median of `RUNS` passes: each figure is the median of that figure over the passes.
 struct Measurement {
     wall: Duration,
+    /// The process's CPU time (user and system, all threads) during a pass, when the system
+    /// says (`/proc/self/stat`): on a shared machine a steadier figure than the wall's.
+    cpu: Option<Duration>,
     phases: Vec<(&'static str, Duration)>,
     per_language: BTreeMap<Language, LanguageFigures>,
     /// Peak resident set size during the measurement, in KiB.
@@ -163,10 +176,21 @@ struct Measurement {
 fn measure(mut pass: impl FnMut() -> Option<Pass>) -> Option<Measurement> {
     let peak_rss_reset = reset_peak_rss();
     let mut passes = Vec::with_capacity(RUNS);
+    let mut cpus = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
+        let before = process_cpu();
         passes.push(pass()?);
+        cpus.push(
+            process_cpu()
+                .zip(before)
+                .map(|(after, before)| after - before),
+        );
     }
     let wall = median(passes.iter().map(|pass| pass.wall));
+    let cpu = cpus
+        .iter()
+        .all(Option::is_some)
+        .then(|| median(cpus.iter().flatten().copied()));
     let phases = passes[0]
         .phases
         .iter()
@@ -184,11 +208,27 @@ fn measure(mut pass: impl FnMut() -> Option<Pass>) -> Option<Measurement> {
     }
     Some(Measurement {
         wall,
+        cpu,
         phases,
         per_language,
         peak_rss_kib: peak_rss_kib(),
         peak_rss_reset,
     })
+}
+
+/// This process's CPU time so far, user and system, all threads: `utime` and `stime` of
+/// `/proc/self/stat`, in clock ticks (a hundredth of a second on Linux).
+fn process_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name, in parentheses, may hold spaces: the fields after it are counted
+    // from its closing parenthesis (`utime` and `stime` are fields 14 and 15 of the line).
+    let mut fields = stat
+        .get(stat.rfind(')')? + 2..)?
+        .split_whitespace()
+        .skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some(Duration::from_millis((user + system) * 10))
 }
 
 fn median(durations: impl Iterator<Item = Duration>) -> Duration {
@@ -530,11 +570,15 @@ fn print_measurement(title: &str, measurement: &Measurement) {
         .map(|(name, duration)| format!("{name} {}", seconds(*duration)))
         .collect();
     println!(
-        "  wall {}   ({})   {} lines/s, {:.1} MiB/s",
+        "  wall {}   ({})   {} lines/s, {:.1} MiB/s{}",
         seconds(measurement.wall),
         phases.join(", "),
         thousands(per_second(total.lines, measurement.wall)),
-        mib(total.bytes) / measurement.wall.as_secs_f64()
+        mib(total.bytes) / measurement.wall.as_secs_f64(),
+        measurement
+            .cpu
+            .map(|cpu| format!("; cpu {} (all threads)", seconds(cpu)))
+            .unwrap_or_default()
     );
     match measurement.peak_rss_kib {
         Some(kib) => println!(

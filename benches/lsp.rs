@@ -182,6 +182,12 @@ fn edit_then_request(server: &mut Server, path: &Path, language: Language) {
             "text": appended,
         }]}),
     );
+    // Untimed: an answer after the append, so that the first timed edit does not also wait for
+    // the append's own full parse of the file (messages are handled in order).
+    server.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
     let mut version = 2;
     let mut change = |server: &Server, line: usize, column: usize, old: &str, new: &str| {
         version += 1;
