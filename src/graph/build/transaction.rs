@@ -32,9 +32,6 @@ use crate::model::RelationKind;
 /// `None` where it must be resolved.
 type WalkedAgain = (Reachable, Vec<&'static str>, bool);
 
-/// Edge-list changes from which the two directions are re-indexed on two threads at once.
-const PARALLEL_REINDEX: usize = 4096;
-
 /// A file of the reference-level path: its old node, and its new mentions.
 type PartialFile = (Arc<crate::graph::FileNode>, Arc<Mentions>);
 
@@ -1196,19 +1193,8 @@ impl<'w> Transaction<'w> {
             }
         }
         let paths = &self.writer.file_paths;
-        // The two directions are independent. A large batch (an index) does them on two cores
-        // at once; an edit's few changes stay on this thread, never waiting for rayon's
-        // threads (which a background task may be keeping busy).
-        let (next_incoming, next_outgoing) = (&mut self.next.incoming, &mut self.next.outgoing);
-        if incoming.len() + outgoing.len() >= PARALLEL_REINDEX {
-            rayon::join(
-                || reindex(next_incoming, incoming, paths),
-                || reindex(next_outgoing, outgoing, paths),
-            );
-        } else {
-            reindex(next_incoming, incoming, paths);
-            reindex(next_outgoing, outgoing, paths);
-        }
+        reindex(&mut self.next.incoming, incoming, paths);
+        reindex(&mut self.next.outgoing, outgoing, paths);
         self.next.file_paths = paths.clone();
     }
 
