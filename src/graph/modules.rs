@@ -177,16 +177,17 @@ fn rust_crate_parts(path: &str) -> (&str, &str, Option<&str>) {
 /// for `a/b/tests/zip.rs` and `a/b/tests/zip/util.rs`), which sees the library but not the
 /// other tests.
 pub(crate) fn rust_package(path: &str) -> &str {
-    let module = rust_module_path(path);
-    if module.tested_crate.is_none() {
-        return module.crate_dir;
+    // The crate's parts only: the module path and crate name `rust_module_path` builds are two
+    // strings this does not need (resolution asks it for every candidate it checks).
+    let (crate_dir, inside, tested_crate) = rust_crate_parts(path);
+    if tested_crate.is_none() {
+        return crate_dir;
     }
-    let inside = &path[module.crate_dir.len()..];
     let root = match inside.find('/') {
         Some(slash) => &inside[..slash],
         None => inside.strip_suffix(".rs").unwrap_or(inside),
     };
-    &path[..module.crate_dir.len() + root.len()]
+    &path[..crate_dir.len() + root.len()]
 }
 
 /// Where a Rust file sits in its crate.
