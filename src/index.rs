@@ -2032,6 +2032,20 @@ fn definition_span(node: Node<'_>) -> Span {
     span
 }
 
+/// Whether a comment can end right above `start` (or before it on its line): the text from two
+/// lines above to `start` holds a comment marker of one of the languages. Without one, the
+/// walk back over the siblings (each step a walk from the parent's first child) is skipped.
+fn may_follow_comment(text: &str, start: usize) -> bool {
+    const MARKERS: [&str; 7] = ["//", "/*", "*/", "#", "--", "]]", "=end"];
+    let before = text.get(..start).unwrap_or(text);
+    let mut from = before.len();
+    for _ in 0..3 {
+        from = before[..from].rfind('\n').unwrap_or(0);
+    }
+    let region = &before[from..];
+    MARKERS.iter().any(|marker| region.contains(marker))
+}
+
 /// Comments directly above a definition (or above the export or decorator that wraps it).
 fn leading_comment(node: Node<'_>, text: &str) -> Option<String> {
     let mut anchor = node;
@@ -2045,6 +2059,9 @@ fn leading_comment(node: Node<'_>, text: &str) -> Option<String> {
         )
     {
         anchor = parent;
+    }
+    if !may_follow_comment(text, anchor.start_byte()) {
+        return None;
     }
     let mut comments: Vec<&str> = Vec::new();
     let mut expected_row = anchor.start_position().row;
