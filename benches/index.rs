@@ -90,12 +90,12 @@ fn main() {
                 seconds(index.wall),
                 seconds(floor.wall)
             );
-            if let (Some(index_cpu), Some(floor_cpu)) = (index.cpu, floor.cpu) {
+            if !floor.cpu.is_zero() {
                 println!(
                     "ratio index/floor  {:.2}x cpu    ({} vs {}, all threads)",
-                    index_cpu.as_secs_f64() / floor_cpu.as_secs_f64(),
-                    seconds(index_cpu),
-                    seconds(floor_cpu)
+                    index.cpu.as_secs_f64() / floor.cpu.as_secs_f64(),
+                    seconds(index.cpu),
+                    seconds(floor.cpu)
                 );
             }
             if let Some((wall, parsed, cached, unread)) = warm_start(&corpus) {
@@ -162,9 +162,10 @@ impl LanguageFigures {
 /// The median of `RUNS` passes: each figure is the median of that figure over the passes.
 struct Measurement {
     wall: Duration,
-    /// The process's CPU time (user and system, all threads) during a pass, when the system
-    /// says (`/proc/self/stat`): on a shared machine a steadier figure than the wall's.
-    cpu: Option<Duration>,
+    /// The process's CPU time (user and system, all threads) during a pass
+    /// (`growth::cpu_time`; zero where the system does not say): on a shared machine a
+    /// steadier figure than the wall's.
+    cpu: Duration,
     phases: Vec<(&'static str, Duration)>,
     per_language: BTreeMap<Language, LanguageFigures>,
     /// Peak resident set size during the measurement, in KiB.
@@ -178,19 +179,12 @@ fn measure(mut pass: impl FnMut() -> Option<Pass>) -> Option<Measurement> {
     let mut passes = Vec::with_capacity(RUNS);
     let mut cpus = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
-        let before = process_cpu();
+        let before = growth::cpu_time();
         passes.push(pass()?);
-        cpus.push(
-            process_cpu()
-                .zip(before)
-                .map(|(after, before)| after - before),
-        );
+        cpus.push(growth::cpu_time().saturating_sub(before));
     }
     let wall = median(passes.iter().map(|pass| pass.wall));
-    let cpu = cpus
-        .iter()
-        .all(Option::is_some)
-        .then(|| median(cpus.iter().flatten().copied()));
+    let cpu = median(cpus.into_iter());
     let phases = passes[0]
         .phases
         .iter()
@@ -214,21 +208,6 @@ fn measure(mut pass: impl FnMut() -> Option<Pass>) -> Option<Measurement> {
         peak_rss_kib: peak_rss_kib(),
         peak_rss_reset,
     })
-}
-
-/// This process's CPU time so far, user and system, all threads: `utime` and `stime` of
-/// `/proc/self/stat`, in clock ticks (a hundredth of a second on Linux).
-fn process_cpu() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The command name, in parentheses, may hold spaces: the fields after it are counted
-    // from its closing parenthesis (`utime` and `stime` are fields 14 and 15 of the line).
-    let mut fields = stat
-        .get(stat.rfind(')')? + 2..)?
-        .split_whitespace()
-        .skip(11);
-    let user: u64 = fields.next()?.parse().ok()?;
-    let system: u64 = fields.next()?.parse().ok()?;
-    Some(Duration::from_millis((user + system) * 10))
 }
 
 fn median(durations: impl Iterator<Item = Duration>) -> Duration {
@@ -575,10 +554,11 @@ fn print_measurement(title: &str, measurement: &Measurement) {
         phases.join(", "),
         thousands(per_second(total.lines, measurement.wall)),
         mib(total.bytes) / measurement.wall.as_secs_f64(),
-        measurement
-            .cpu
-            .map(|cpu| format!("; cpu {} (all threads)", seconds(cpu)))
-            .unwrap_or_default()
+        if measurement.cpu.is_zero() {
+            String::new()
+        } else {
+            format!("; cpu {} (all threads)", seconds(measurement.cpu))
+        }
     );
     match measurement.peak_rss_kib {
         Some(kib) => println!(
