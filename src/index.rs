@@ -427,10 +427,8 @@ fn run_query(
     language: Language,
 ) -> RawCaptures {
     let capture_names = query.capture_names();
-    let rust = language == Language::Rust;
     let mut raw = RawCaptures {
-        rust,
-        macro_rules: rust && text.contains("macro_rules"),
+        rust: language == Language::Rust,
         ..RawCaptures::default()
     };
     let mut cursor = QueryCursor::new();
@@ -605,7 +603,7 @@ pub fn reextract(
     }
     let merged = RawCaptures {
         rust: fresh.rust,
-        macro_rules: fresh.macro_rules,
+        macro_rules: fresh.macro_rules.clone(),
         defs: splice(
             old.defs,
             fresh.defs,
@@ -917,12 +915,20 @@ struct RawCaptures {
     package: Vec<(Name, Span)>,
     /// Rust keeps a collection's element type in declared types (`Vec<Foo>`).
     rust: bool,
-    /// A Rust file whose text holds `macro_rules`: only there can a token be inside a macro's
-    /// definition (`rust::token_tree_call`).
-    macro_rules: bool,
+    /// Whether the file's text holds `macro_rules` (only there can a token be inside a macro's
+    /// definition, `rust::token_tree_call`): looked for once, at the first Rust token tree
+    /// that asks, so that a file (or an edit) without one scans nothing.
+    macro_rules: std::cell::OnceCell<bool>,
 }
 
 impl RawCaptures {
+    /// See [`RawCaptures::macro_rules`].
+    fn defines_macros(&self, text: &str) -> bool {
+        *self
+            .macro_rules
+            .get_or_init(|| text.contains("macro_rules"))
+    }
+
     fn add(&mut self, item: MatchItem<'_>, text: &str) {
         if let Some((kind, node)) = item.definition {
             let Some(name_node) = item.name else { return };
@@ -932,7 +938,8 @@ impl RawCaptures {
             }
             // A function inside a macro's arguments: the query matched its name only.
             if node.kind() == "identifier" && self.rust {
-                if let Some(function) = rust::macro_function(node, text, self.macro_rules) {
+                if let Some(function) = rust::macro_function(node, text, self.defines_macros(text))
+                {
                     self.defs.push(RawDef {
                         kind,
                         span: function.span,
@@ -1004,7 +1011,8 @@ impl RawCaptures {
             });
             // A Rust macro's arguments: the tokens around the name say what it calls.
             if item.call.is_some_and(|call| call.kind() == "token_tree") {
-                let Some(call) = rust::token_tree_call(name_node, text, self.macro_rules) else {
+                let Some(call) = rust::token_tree_call(name_node, text, self.defines_macros(text))
+                else {
                     return;
                 };
                 (receiver, path) = (call.receiver, call.path);
