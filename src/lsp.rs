@@ -42,7 +42,7 @@ use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::jsonrpc::{Request, Response, Result};
 use tower_lsp_server::ls_types::*;
-use tower_lsp_server::{Client, ExitedError, LanguageServer, LspService, Server};
+use tower_lsp_server::{Client, ExitedError, LanguageServer, LspService};
 
 use crate::graph::query;
 use crate::graph::{Entity, FilePath, Graph};
@@ -1272,10 +1272,8 @@ pub fn run_stdio(
     let shut_down = runtime.block_on(async {
         let (service, socket) = service(config, serve_mcp, shell);
         let state = service.state.clone();
-        // Malformed input is answered before it reaches tower-lsp-server (see `lsp/framing.rs`).
-        let (input, output, written) = framing::guard(tokio::io::stdin(), tokio::io::stdout());
-        Server::new(input, output, socket).serve(service).await;
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), written).await;
+        // Malformed input is answered, and the session goes on (see `lsp/framing.rs`).
+        framing::serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
         state.close_attachments();
         state
             .shutdown_requested

@@ -1,28 +1,31 @@
-//! A guard in front of the language server's transport. tower-lsp-server ends the session on
-//! the first message it cannot frame or decode; an editor's server should answer the error and
-//! keep serving. So the bytes from the client are framed here first: each malformed message is
+//! The language server's transport. tower-lsp-server's own (`Server`) ends the session on the
+//! first message it cannot frame or decode, where an editor's server should answer the error and
+//! keep serving, and keeps a buffer the size of the largest message seen in each direction. So
+//! the bytes from the client are framed here ([`serve`]): each malformed message is
 //! answered (`-32700 Parse error` for bad framing, invalid JSON or UTF-8; `-32600 Invalid
 //! Request` for a message that is not one JSON-RPC object, a batch included, or whose id is not
 //! an integer or a string), and the reader resynchronises on the next `Content-Length:`
 //! header, even one that follows garbage on the same line. A `Content-Length` over
 //! [`MAX_MESSAGE_BYTES`] cannot be skipped safely: it is answered, logged, and the input closed
 //! (the server then ends as at the end of its input). Only well-formed messages reach
-//! tower-lsp-server; its output and these answers share stdout a whole message at a time.
+//! tower-lsp-server's `LspService`, decoded from the buffer they were read into; its answers,
+//! its own requests and these error answers share stdout a whole message at a time.
 
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
-use tokio::io::{
-    AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
-};
+use futures::{SinkExt, StreamExt};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
+use tower_lsp_server::ClientSocket;
+use tower_lsp_server::jsonrpc::{Request, Response};
+use tower_service::Service;
 
 /// The largest message accepted (a whole workspace's worth of text in one `didOpen` is far less).
 pub const MAX_MESSAGE_BYTES: u64 = 64 * 1024 * 1024;
 /// The longest header line read; a longer line is garbage.
 const MAX_HEADER_LINE: usize = 8 * 1024;
-const PIPE_BYTES: usize = 1 << 16;
 
 /// One header block's outcome.
 enum Header {
@@ -138,8 +141,9 @@ fn present<'de, D: serde::Deserializer<'de>>(
     <&RawValue as serde::Deserialize>::deserialize(deserializer).map(Some)
 }
 
-/// The answer a well-framed body needs instead of reaching the server, if any.
-fn check_body(body: &[u8]) -> Option<serde_json::Value> {
+/// Whether a well-framed body is a request or a notification (`true`: it has a method) or a
+/// response (`false`), or the answer it needs instead of reaching the server.
+fn check_body(body: &[u8]) -> Result<bool, serde_json::Value> {
     let error = |code: i64, message: String| serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
     // An object, the usual case, is checked without building its value; anything else (a
     // batch, a scalar: answered as an invalid request, and a struct would accept an array)
@@ -148,15 +152,15 @@ fn check_body(body: &[u8]) -> Option<serde_json::Value> {
         let envelope: Envelope = match serde_json::from_slice(body) {
             Ok(envelope) => envelope,
             Err(parse_error) if parse_error.is_data() => {
-                return Some(error(-32600, format!("Invalid Request: {parse_error}")));
+                return Err(error(-32600, format!("Invalid Request: {parse_error}")));
             }
-            Err(parse_error) => return Some(error(-32700, format!("Parse error: {parse_error}"))),
+            Err(parse_error) => return Err(error(-32700, format!("Parse error: {parse_error}"))),
         };
         if let Some(id) = envelope.id.map(RawValue::get)
             && !id.starts_with('"')
             && id.parse::<i64>().is_err()
         {
-            return Some(error(
+            return Err(error(
                 -32600,
                 format!("Invalid Request: the id {id} is not an integer or a string"),
             ));
@@ -165,19 +169,19 @@ fn check_body(body: &[u8]) -> Option<serde_json::Value> {
             .method
             .is_some_and(|method| !method.get().starts_with('"'))
         {
-            return Some(error(
+            return Err(error(
                 -32600,
                 "Invalid Request: the method is not a string".to_string(),
             ));
         }
-        return None;
+        return Ok(envelope.method.is_some());
     }
     let value: serde_json::Value = match serde_json::from_slice(body) {
         Ok(value) => value,
-        Err(parse_error) => return Some(error(-32700, format!("Parse error: {parse_error}"))),
+        Err(parse_error) => return Err(error(-32700, format!("Parse error: {parse_error}"))),
     };
     let Some(object) = value.as_object() else {
-        return Some(error(
+        return Err(error(
             -32600,
             "Invalid Request: a message is one JSON object (no batches)".to_string(),
         ));
@@ -186,7 +190,7 @@ fn check_body(body: &[u8]) -> Option<serde_json::Value> {
         None | Some(serde_json::Value::String(_)) => {}
         Some(serde_json::Value::Number(number)) if number.is_i64() => {}
         Some(other) => {
-            return Some(error(
+            return Err(error(
                 -32600,
                 format!("Invalid Request: the id {other} is not an integer or a string"),
             ));
@@ -196,12 +200,12 @@ fn check_body(body: &[u8]) -> Option<serde_json::Value> {
         .get("method")
         .is_some_and(|method| !method.is_string())
     {
-        return Some(error(
+        return Err(error(
             -32600,
             "Invalid Request: the method is not a string".to_string(),
         ));
     }
-    None
+    Ok(object.contains_key("method"))
 }
 
 async fn write_framed<W: AsyncWrite + Unpin>(
@@ -216,89 +220,169 @@ async fn write_framed<W: AsyncWrite + Unpin>(
     writer.flush().await
 }
 
-/// Wraps the client's streams: returns the (input, output) pair for tower-lsp-server, and the
-/// task that moves the server's output (await it after the server ends, so the last answers
-/// are written).
-pub fn guard<R, W>(
-    reader: R,
-    writer: W,
-) -> (DuplexStream, DuplexStream, tokio::task::JoinHandle<()>)
-where
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    let (server_input, mut to_server) = tokio::io::duplex(PIPE_BYTES);
-    let (from_server, server_output) = tokio::io::duplex(PIPE_BYTES);
-    let writer = Arc::new(Mutex::new(writer));
+/// Writes one message, serialised, as one frame.
+async fn send<W: AsyncWrite + Unpin, M: serde::Serialize>(
+    writer: &Mutex<W>,
+    message: &M,
+) -> std::io::Result<()> {
+    let body = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+    write_framed(writer, &body).await
+}
 
-    let answers = writer.clone();
-    tokio::spawn(async move {
-        let mut reader = BufReader::new(reader);
-        loop {
-            let answer = match read_header(&mut reader).await {
-                Header::End => break,
-                Header::Invalid(problem) => {
-                    tracing::warn!("LSP input: {problem}");
-                    serde_json::json!({"jsonrpc": "2.0", "id": null,
-                        "error": {"code": -32700, "message": format!("Parse error: {problem}")}})
-                }
-                Header::Length(length) if length > MAX_MESSAGE_BYTES => {
-                    tracing::error!(
-                        "LSP input: a Content-Length of {length} bytes is over the {MAX_MESSAGE_BYTES}-byte cap; closing the input"
-                    );
-                    let answer = serde_json::json!({"jsonrpc": "2.0", "id": null,
-                        "error": {"code": -32600, "message": format!(
-                            "Invalid Request: a message of {length} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")}});
-                    let _ = write_framed(&answers, answer.to_string().as_bytes()).await;
+/// A well-formed message from the client.
+pub enum Incoming {
+    /// A request or a notification: it has a method.
+    Request(Request),
+    /// An answer to one of the server's own requests.
+    Response(Response),
+}
+
+/// The message a framed body holds, or the error answer it gets instead of reaching the server.
+fn decode(body: &[u8]) -> Result<Incoming, serde_json::Value> {
+    let has_method = check_body(body)?;
+    let invalid = |error: serde_json::Error| {
+        serde_json::json!({"jsonrpc": "2.0", "id": null,
+            "error": {"code": -32600, "message": format!("Invalid Request: {error}")}})
+    };
+    if has_method {
+        serde_json::from_slice(body)
+            .map(Incoming::Request)
+            .map_err(invalid)
+    } else {
+        serde_json::from_slice(body)
+            .map(Incoming::Response)
+            .map_err(invalid)
+    }
+}
+
+/// Reads the client's messages until the end of the input, a message over the size cap, or
+/// `deliver` returning false: each well-formed message goes to `deliver`, decoded, in order;
+/// each malformed one is answered on `writer` (see the module doc).
+pub async fn read_messages<R, W>(
+    reader: R,
+    writer: &Mutex<W>,
+    mut deliver: impl AsyncFnMut(Incoming) -> bool,
+) where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut reader = BufReader::new(reader);
+    loop {
+        let answer = match read_header(&mut reader).await {
+            Header::End => break,
+            Header::Invalid(problem) => {
+                tracing::warn!("LSP input: {problem}");
+                serde_json::json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32700, "message": format!("Parse error: {problem}")}})
+            }
+            Header::Length(length) if length > MAX_MESSAGE_BYTES => {
+                tracing::error!(
+                    "LSP input: a Content-Length of {length} bytes is over the {MAX_MESSAGE_BYTES}-byte cap; closing the input"
+                );
+                let answer = serde_json::json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32600, "message": format!(
+                        "Invalid Request: a message of {length} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")}});
+                let _ = send(writer, &answer).await;
+                break;
+            }
+            Header::Length(length) => {
+                // The body is read into a buffer of its own length, freed once decoded.
+                let mut body = vec![0; length as usize];
+                if reader.read_exact(&mut body).await.is_err() {
                     break;
                 }
-                Header::Length(length) => {
-                    let mut body = vec![0; length as usize];
-                    if reader.read_exact(&mut body).await.is_err() {
-                        break;
-                    }
-                    match check_body(&body) {
-                        Some(answer) => {
-                            tracing::warn!("LSP input: {answer}");
-                            answer
-                        }
-                        None => {
-                            let header = format!("Content-Length: {length}\r\n\r\n");
-                            if to_server.write_all(header.as_bytes()).await.is_err()
-                                || to_server.write_all(&body).await.is_err()
-                            {
-                                break;
-                            }
+                let decoded = decode(&body);
+                drop(body);
+                match decoded {
+                    Ok(incoming) => {
+                        if deliver(incoming).await {
                             continue;
                         }
+                        break;
+                    }
+                    Err(answer) => {
+                        tracing::warn!("LSP input: {answer}");
+                        answer
                     }
                 }
-            };
-            if write_framed(&answers, answer.to_string().as_bytes())
-                .await
-                .is_err()
-            {
-                break;
             }
+        };
+        if send(writer, &answer).await.is_err() {
+            break;
         }
-        let _ = to_server.shutdown().await;
-    });
+    }
+}
 
-    let output = tokio::spawn(async move {
-        let mut from_server = BufReader::new(from_server);
-        loop {
-            let Header::Length(length) = read_header(&mut from_server).await else {
-                break;
-            };
-            let mut body = vec![0; length as usize];
-            if from_server.read_exact(&mut body).await.is_err()
-                || write_framed(&writer, &body).await.is_err()
-            {
-                break;
+/// How many requests are answered at once (as tower-lsp-server's own transport does); a
+/// `$/cancelRequest` can only reach a request while the ones after it are read.
+const CONCURRENT_REQUESTS: usize = 4;
+/// How many read requests may wait for one of those places before the input is read further.
+const QUEUED_REQUESTS: usize = 100;
+/// How long the answers still running when the input ends (or after `exit`) are waited for.
+const LAST_ANSWERS: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Serves `service` over the client's streams until `exit` or the end of the input, in place of
+/// tower-lsp-server's `Server` (see the module doc): the client's messages from
+/// [`read_messages`], up to [`CONCURRENT_REQUESTS`] requests answered at once, the server's own
+/// requests and notifications from `socket`, every message written as one frame.
+pub async fn serve<R, W, S>(reader: R, writer: W, mut service: S, socket: ClientSocket)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+    S: Service<Request, Response = Option<Response>>,
+    S::Error: std::fmt::Display + Send,
+    S::Future: Send + 'static,
+{
+    let writer = Arc::new(Mutex::new(writer));
+    let (mut to_client, mut from_client) = socket.split();
+    // The server's own requests and notifications (diagnostics, messages, progress).
+    let requests = {
+        let writer = writer.clone();
+        tokio::spawn(async move {
+            while let Some(request) = to_client.next().await {
+                if send(&writer, &request).await.is_err() {
+                    break;
+                }
             }
+        })
+    };
+    let (mut queue, queued) = futures::channel::mpsc::channel::<S::Future>(QUEUED_REQUESTS);
+    let answers = {
+        let writer = writer.clone();
+        tokio::spawn(async move {
+            let mut answered = queued.buffer_unordered(CONCURRENT_REQUESTS);
+            while let Some(answer) = answered.next().await {
+                match answer {
+                    Ok(Some(response)) => {
+                        if send(&writer, &response).await.is_err() {
+                            break;
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(error) => tracing::error!("LSP: {error}"),
+                }
+            }
+        })
+    };
+    read_messages(reader, &writer, async |incoming| match incoming {
+        Incoming::Response(response) => from_client.send(response).await.is_ok(),
+        Incoming::Request(request) => {
+            if let Err(error) =
+                futures::future::poll_fn(|context| service.poll_ready(context)).await
+            {
+                tracing::error!("LSP: {error}");
+                return false;
+            }
+            // The server exits at `exit`, whether or not the client closes its end.
+            let exit = request.method() == "exit";
+            queue.send(service.call(request)).await.is_ok() && !exit
         }
-    });
-    (server_input, server_output, output)
+    })
+    .await;
+    // The requests read are answered (for a while), then the server's own messages stop.
+    drop(queue);
+    let _ = tokio::time::timeout(LAST_ANSWERS, answers).await;
+    requests.abort();
 }
 
 #[cfg(test)]
@@ -307,7 +391,7 @@ mod tests {
 
     /// The error code and message `check_body` answers for a body, `None` when it passes.
     fn verdict(body: &str) -> Option<(i64, String)> {
-        check_body(body.as_bytes()).map(|answer| {
+        check_body(body.as_bytes()).err().map(|answer| {
             let error = &answer["error"];
             (
                 error["code"].as_i64().unwrap(),

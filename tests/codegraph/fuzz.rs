@@ -1,4 +1,4 @@
-//! Bounded fuzzing of what reads untrusted bytes: the language server's framing guard, MCP's
+//! Bounded fuzzing of what reads untrusted bytes: the language server's framing, MCP's
 //! line filter (stdio and the attach socket), and extraction in every language. Proptest, with
 //! a fixed seed and a bounded number of cases in `cargo test`; a longer local run:
 //!
@@ -41,15 +41,16 @@ fn bodies(mut stream: &[u8]) -> Vec<Vec<u8>> {
     found
 }
 
-/// Feeds `input` (in chunks of `chunk` bytes) through the framing guard with no server behind
-/// it: returns what reached the server and what the guard answered itself.
-fn through_framing(input: Vec<u8>, chunk: usize) -> (Vec<Vec<u8>>, Vec<serde_json::Value>) {
+/// Feeds `input` (in chunks of `chunk` bytes) through the server's framing with no server
+/// behind it: returns the messages it delivered (as JSON) and what it answered itself.
+fn through_framing(
+    input: Vec<u8>,
+    chunk: usize,
+) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+    use codegraph::lsp::framing::{Incoming, read_messages};
     runtime().block_on(async move {
         let (mut client, reader) = tokio::io::duplex(1 << 16);
         let (writer, mut answers) = tokio::io::duplex(1 << 16);
-        let (mut server_input, server_output, written) =
-            codegraph::lsp::framing::guard(reader, writer);
-        drop(server_output);
         let feeding = tokio::spawn(async move {
             for piece in input.chunks(chunk.max(1)) {
                 if client.write_all(piece).await.is_err() {
@@ -57,23 +58,28 @@ fn through_framing(input: Vec<u8>, chunk: usize) -> (Vec<Vec<u8>>, Vec<serde_jso
                 }
             }
         });
-        let forwarded = tokio::spawn(async move {
-            let mut bytes = Vec::new();
-            let _ = server_input.read_to_end(&mut bytes).await;
-            bytes
-        });
         let answered = tokio::spawn(async move {
             let mut bytes = Vec::new();
             let _ = answers.read_to_end(&mut bytes).await;
             bytes
         });
+        let mut delivered = Vec::new();
+        let writer = tokio::sync::Mutex::new(writer);
         let limit = std::time::Duration::from_secs(20);
+        tokio::time::timeout(
+            limit,
+            read_messages(reader, &writer, async |incoming| {
+                delivered.push(match incoming {
+                    Incoming::Request(request) => serde_json::to_value(request).unwrap(),
+                    Incoming::Response(response) => serde_json::to_value(response).unwrap(),
+                });
+                true
+            }),
+        )
+        .await
+        .expect("the framing ended");
         feeding.await.unwrap();
-        let forwarded = tokio::time::timeout(limit, forwarded)
-            .await
-            .expect("the guard ended")
-            .unwrap();
-        let _ = tokio::time::timeout(limit, written).await;
+        drop(writer);
         let answered = tokio::time::timeout(limit, answered)
             .await
             .expect("the answers ended")
@@ -82,7 +88,7 @@ fn through_framing(input: Vec<u8>, chunk: usize) -> (Vec<Vec<u8>>, Vec<serde_jso
             .into_iter()
             .map(|body| serde_json::from_slice(&body).expect("an answer is JSON"))
             .collect();
-        (bodies(&forwarded), answers)
+        (delivered, answers)
     })
 }
 
@@ -164,23 +170,21 @@ fn protocol_noise() -> impl Strategy<Value = Vec<u8>> {
 proptest! {
     #![proptest_config(property_config(128))]
 
-    /// Any bytes: the guard ends, answers only with well-formed errors, and forwards only
-    /// messages tower-lsp-server can take (one JSON object, an integer or string id, a string
-    /// method).
+    /// Any bytes: the framing ends, answers only with well-formed errors, and delivers only
+    /// JSON-RPC messages (one JSON object, an integer or string id, a string method).
     #[test]
     fn fuzz_framing_survives_any_bytes(input in protocol_noise(), chunk in 1usize..64) {
-        let (forwarded, answers) = through_framing(input, chunk);
+        let (delivered, answers) = through_framing(input, chunk);
         assert_error_answers(&answers);
-        for body in forwarded {
-            let value: serde_json::Value = serde_json::from_slice(&body).expect("forwarded JSON");
-            let object = value.as_object().expect("forwarded one object");
+        for value in delivered {
+            let object = value.as_object().expect("delivered one object");
             prop_assert!(object.get("id").is_none_or(|id| id.is_string() || id.is_i64()));
             prop_assert!(object.get("method").is_none_or(|method| method.is_string()));
         }
     }
 
     /// Valid messages, however the bytes are chunked and whatever the header's case or extra
-    /// headers, reach the server unchanged and in order, and nothing is answered.
+    /// headers, are delivered unchanged and in order, and nothing is answered.
     #[test]
     fn fuzz_framing_forwards_valid_messages_unchanged(
         messages in prop::collection::vec((message(), any::<u8>(), any::<bool>()), 0..8),
@@ -194,7 +198,7 @@ proptest! {
                 input.extend_from_slice(b"\r\n");
             }
             input.extend(framed(&body, *header_case));
-            expected.push(body);
+            expected.push(message.clone());
         }
         let (forwarded, answers) = through_framing(input, chunk);
         prop_assert_eq!(answers.len(), 0, "{:?}", answers);
@@ -225,7 +229,7 @@ proptest! {
                 }
             }
             input.extend(framed(&body, 0));
-            expected.push(body);
+            expected.push(message.clone());
         }
         let (forwarded, answers) = through_framing(input, 7);
         assert_error_answers(&answers);
