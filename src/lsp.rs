@@ -405,6 +405,12 @@ where
                         self.state.did_close(params);
                     }
                 }
+                // Noted as read, not when its answer runs: a client that sends `exit` right
+                // after `shutdown`, without waiting for the answer, still asked for both.
+                "shutdown" => self
+                    .state
+                    .shutdown_requested
+                    .store(true, std::sync::atomic::Ordering::SeqCst),
                 _ => {}
             }));
         if applied.is_err() {
@@ -790,10 +796,8 @@ impl LanguageServer for Backend {
         }
     }
 
+    // `Ordered` notes the request as it is read.
     async fn shutdown(&self) -> Result<()> {
-        self.state
-            .shutdown_requested
-            .store(true, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
 
