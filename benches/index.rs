@@ -84,18 +84,33 @@ fn main() {
                 &index,
             );
             print_graph_counts();
+            let ratio = index.wall.as_secs_f64() / floor.wall.as_secs_f64();
             println!(
-                "ratio index/floor  {:.2}x wall   ({} vs {})",
-                index.wall.as_secs_f64() / floor.wall.as_secs_f64(),
+                "ratio index/floor  {ratio:.2}x wall   ({} vs {})   [target <= 1.5x: {}]",
                 seconds(index.wall),
-                seconds(floor.wall)
+                seconds(floor.wall),
+                verdict(ratio <= 1.5)
             );
             if !floor.cpu.is_zero() {
+                let ratio = index.cpu.as_secs_f64() / floor.cpu.as_secs_f64();
                 println!(
-                    "ratio index/floor  {:.2}x cpu    ({} vs {}, all threads)",
-                    index.cpu.as_secs_f64() / floor.cpu.as_secs_f64(),
+                    "ratio index/floor  {ratio:.2}x cpu    ({} vs {}, all threads)   [target <= 1.5x: {}]",
                     seconds(index.cpu),
-                    seconds(floor.cpu)
+                    seconds(floor.cpu),
+                    verdict(ratio <= 1.5)
+                );
+            }
+            if let Some(kib) = index.peak_rss_kib {
+                let lines: u64 = index
+                    .per_language
+                    .values()
+                    .map(|figures| figures.lines)
+                    .sum();
+                let per_million =
+                    kib as f64 * 1024.0 / 1e6 / (lines as f64 / 1e6).max(f64::EPSILON);
+                println!(
+                    "peak RSS per million lines  {per_million:.0} MB   [target <= 100 MB: {}]",
+                    verdict(per_million <= 100.0)
                 );
             }
             if let Some((wall, parsed, cached, unread)) = warm_start(&corpus) {
@@ -499,10 +514,11 @@ fn edit_latency(corpus: &Path) -> Vec<EditFigures> {
 fn print_edits(results: &[EditFigures]) {
     for (kind, path, lines, p50, p99, cpu) in results {
         println!(
-            "EDIT of a {lines}-line file ({path}), {kind}, edit to new snapshot, 200 edits: p50 {:.2} ms, p99 {:.2} ms; CPU {:.2} ms per edit",
+            "EDIT of a {lines}-line file ({path}), {kind}, edit to new snapshot, 200 edits: p50 {:.2} ms, p99 {:.2} ms; CPU {:.2} ms per edit   [target p99 <= 5 ms: {}]",
             p50.as_secs_f64() * 1000.0,
             p99.as_secs_f64() * 1000.0,
-            cpu.as_secs_f64() * 1000.0
+            cpu.as_secs_f64() * 1000.0,
+            verdict(*p99 <= Duration::from_millis(5))
         );
     }
 }
@@ -596,6 +612,11 @@ fn print_row(name: &str, figures: &LanguageFigures) {
         figures.files_with_errors
     );
 }
+/// How a figure stands against its target (issue 12's table).
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "MISSED" }
+}
+
 fn per_second(count: u64, duration: Duration) -> u64 {
     (count as f64 / duration.as_secs_f64().max(f64::EPSILON)) as u64
 }
