@@ -406,8 +406,9 @@ where
                     }
                 }
                 // Noted as read, not when its answer runs: a client that sends `exit` right
-                // after `shutdown`, without waiting for the answer, still asked for both.
-                "shutdown" => self
+                // after `shutdown`, without waiting for the answer, still asked for both (and
+                // `exit` cancels the answer).
+                "shutdown" if request.id().is_some() => self
                     .state
                     .shutdown_requested
                     .store(true, std::sync::atomic::Ordering::SeqCst),

@@ -12,6 +12,7 @@
 //! its own requests and these error answers share stdout a whole message at a time.
 
 use std::sync::Arc;
+use std::task::Poll;
 
 use serde_json::value::RawValue;
 
@@ -156,9 +157,11 @@ fn check_body(body: &[u8]) -> Result<bool, serde_json::Value> {
             }
             Err(parse_error) => return Err(error(-32700, format!("Parse error: {parse_error}"))),
         };
+        // A response's id may be null: the client's error answer to a message it could not read.
         if let Some(id) = envelope.id.map(RawValue::get)
             && !id.starts_with('"')
             && id.parse::<i64>().is_err()
+            && !(id == "null" && envelope.method.is_none())
         {
             return Err(error(
                 -32600,
@@ -220,13 +223,19 @@ async fn write_framed<W: AsyncWrite + Unpin>(
     writer.flush().await
 }
 
-/// Writes one message, serialised, as one frame.
+/// Writes one message, serialised, as one frame. A message that does not serialise is logged
+/// and skipped: only a failed write is an error (the client is gone).
 async fn send<W: AsyncWrite + Unpin, M: serde::Serialize>(
     writer: &Mutex<W>,
     message: &M,
 ) -> std::io::Result<()> {
-    let body = serde_json::to_vec(message).map_err(std::io::Error::other)?;
-    write_framed(writer, &body).await
+    match serde_json::to_vec(message) {
+        Ok(body) => write_framed(writer, &body).await,
+        Err(error) => {
+            tracing::error!("LSP output: a message that does not serialise, skipped: {error}");
+            Ok(())
+        }
+    }
 }
 
 /// A well-formed message from the client.
@@ -320,6 +329,8 @@ const CONCURRENT_REQUESTS: usize = 4;
 const QUEUED_REQUESTS: usize = 100;
 /// How long the answers still running when the input ends (or after `exit`) are waited for.
 const LAST_ANSWERS: std::time::Duration = std::time::Duration::from_secs(1);
+/// How long the reader waits before asking a service that was not ready again.
+const NOT_READY_PAUSE: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Serves `service` over the client's streams until `exit` or the end of the input, in place of
 /// tower-lsp-server's `Server` (see the module doc): the client's messages from
@@ -336,10 +347,18 @@ where
     let writer = Arc::new(Mutex::new(writer));
     let (mut to_client, mut from_client) = socket.split();
     // The server's own requests and notifications (diagnostics, messages, progress).
+    // Stopped between two messages, never inside one's frame.
+    let (stop_requests, mut requests_stopped) = tokio::sync::oneshot::channel::<()>();
     let requests = {
         let writer = writer.clone();
         tokio::spawn(async move {
-            while let Some(request) = to_client.next().await {
+            loop {
+                let request = tokio::select! {
+                    biased;
+                    request = to_client.next() => request,
+                    _ = &mut requests_stopped => None,
+                };
+                let Some(request) = request else { break };
                 if send(&writer, &request).await.is_err() {
                     break;
                 }
@@ -367,11 +386,21 @@ where
     read_messages(reader, &writer, async |incoming| match incoming {
         Incoming::Response(response) => from_client.send(response).await.is_ok(),
         Incoming::Request(request) => {
-            if let Err(error) =
-                futures::future::poll_fn(|context| service.poll_ready(context)).await
-            {
-                tracing::error!("LSP: {error}");
-                return false;
+            // Asked again after a pause while not ready: a service may answer `Pending` without
+            // registering a waker, which its own transport gets away with by polling the reader
+            // again whenever an answer progresses on the same task; here answers run on another.
+            loop {
+                let ready =
+                    futures::future::poll_fn(|context| Poll::Ready(service.poll_ready(context)))
+                        .await;
+                match ready {
+                    Poll::Ready(Ok(())) => break,
+                    Poll::Ready(Err(error)) => {
+                        tracing::error!("LSP: {error}");
+                        return false;
+                    }
+                    Poll::Pending => tokio::time::sleep(NOT_READY_PAUSE).await,
+                }
             }
             // The server exits at `exit`, whether or not the client closes its end.
             let exit = request.method() == "exit";
@@ -382,7 +411,8 @@ where
     // The requests read are answered (for a while), then the server's own messages stop.
     drop(queue);
     let _ = tokio::time::timeout(LAST_ANSWERS, answers).await;
-    requests.abort();
+    let _ = stop_requests.send(());
+    let _ = tokio::time::timeout(LAST_ANSWERS, requests).await;
 }
 
 #[cfg(test)]
@@ -409,6 +439,8 @@ mod tests {
             r#" {"jsonrpc":"2.0","method":"initialized","params":{}}"#,
             r#"{"jsonrpc":"2.0","id":"abc","method":"shutdown"}"#,
             r#"{"jsonrpc":"2.0","id":-3,"result":null}"#,
+            // A client's error answer to a message it could not read.
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
         ] {
             assert_eq!(verdict(body), None, "{body}");
         }

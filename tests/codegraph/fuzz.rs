@@ -103,7 +103,8 @@ fn assert_error_answers(answers: &[serde_json::Value]) {
     }
 }
 
-/// A JSON-RPC message with an integer or string id (or none), a method, and params.
+/// A JSON-RPC message: a request or notification (an integer or string id, or none; a method;
+/// params), or a response (a result or an error).
 fn message() -> impl Strategy<Value = serde_json::Value> {
     let leaf = prop_oneof![
         Just(serde_json::Value::Null),
@@ -123,13 +124,38 @@ fn message() -> impl Strategy<Value = serde_json::Value> {
         any::<i64>().prop_map(|id| Some(serde_json::Value::from(id))),
         ".{0,10}".prop_map(|id| Some(serde_json::Value::from(id))),
     ];
-    (id, "[a-zA-Z/$_]{1,20}", value).prop_map(|(id, method, params)| {
+    let request = (id, "[a-zA-Z/$_]{1,20}", value.clone()).prop_map(|(id, method, params)| {
         let mut object = serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
         if let Some(id) = id {
             object["id"] = id;
         }
         object
-    })
+    });
+    // An answer to one of the server's requests: a result, or an error (with data or not; a
+    // null id is a client's answer to a message it could not read).
+    let response_id = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<i64>().prop_map(serde_json::Value::from),
+        ".{0,10}".prop_map(serde_json::Value::from),
+    ];
+    let outcome = prop_oneof![
+        value
+            .clone()
+            .prop_map(|result| serde_json::json!({"result": result})),
+        (any::<i64>(), ".{0,12}", prop::option::of(value)).prop_map(|(code, message, data)| {
+            let mut error = serde_json::json!({"code": code, "message": message});
+            if let Some(data) = data.filter(|data| !data.is_null()) {
+                error["data"] = data;
+            }
+            serde_json::json!({"error": error})
+        }),
+    ];
+    let response = (response_id, outcome).prop_map(|(id, mut object)| {
+        object["jsonrpc"] = "2.0".into();
+        object["id"] = id;
+        object
+    });
+    prop_oneof![3 => request, 1 => response]
 }
 
 fn framed(body: &[u8], header_case: u8) -> Vec<u8> {
