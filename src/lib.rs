@@ -86,8 +86,9 @@
 //!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out;
 //!   one file per command under `cli/`, the shared flags and the dispatch in `cli.rs`.
 //! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`; the only
-//!   module that imports LSP types, converted in `lsp/proto.rs`; `lsp/framing.rs` is the transport
-//!   (frames, answers malformed input, hands decoded messages to tower-lsp-server's service); `lsp/diagnostics.rs` turns the rules'
+//!   module that imports LSP types, converted in `lsp/proto.rs`; `lsp/framing.rs` is the
+//!   transport (frames each message, answers malformed input, hands decoded messages to
+//!   tower-lsp-server's service, four requests at once); `lsp/diagnostics.rs` turns the rules'
 //!   violations into diagnostics (pulled or published after every change) and quick fixes, and
 //!   the rules file's own problems into diagnostics on it.
 //! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here; one file
