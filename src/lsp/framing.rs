@@ -142,10 +142,14 @@ fn present<'de, D: serde::Deserializer<'de>>(
     <&RawValue as serde::Deserialize>::deserialize(deserializer).map(Some)
 }
 
+/// The error answer to a message that does not reach the server: its id is unknown, so `null`.
+fn error(code: i64, message: String) -> serde_json::Value {
+    serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}})
+}
+
 /// Whether a well-framed body is a request or a notification (`true`: it has a method) or a
 /// response (`false`), or the answer it needs instead of reaching the server.
 fn check_body(body: &[u8]) -> Result<bool, serde_json::Value> {
-    let error = |code: i64, message: String| serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
     // An object, the usual case, is checked without building its value; anything else (a
     // batch, a scalar: answered as an invalid request, and a struct would accept an array)
     // takes the general path below.
@@ -249,10 +253,7 @@ pub enum Incoming {
 /// The message a framed body holds, or the error answer it gets instead of reaching the server.
 fn decode(body: &[u8]) -> Result<Incoming, serde_json::Value> {
     let has_method = check_body(body)?;
-    let invalid = |error: serde_json::Error| {
-        serde_json::json!({"jsonrpc": "2.0", "id": null,
-            "error": {"code": -32600, "message": format!("Invalid Request: {error}")}})
-    };
+    let invalid = |problem: serde_json::Error| error(-32600, format!("Invalid Request: {problem}"));
     if has_method {
         serde_json::from_slice(body)
             .map(Incoming::Request)
@@ -281,16 +282,18 @@ pub async fn read_messages<R, W>(
             Header::End => break,
             Header::Invalid(problem) => {
                 tracing::warn!("LSP input: {problem}");
-                serde_json::json!({"jsonrpc": "2.0", "id": null,
-                    "error": {"code": -32700, "message": format!("Parse error: {problem}")}})
+                error(-32700, format!("Parse error: {problem}"))
             }
             Header::Length(length) if length > MAX_MESSAGE_BYTES => {
                 tracing::error!(
                     "LSP input: a Content-Length of {length} bytes is over the {MAX_MESSAGE_BYTES}-byte cap; closing the input"
                 );
-                let answer = serde_json::json!({"jsonrpc": "2.0", "id": null,
-                    "error": {"code": -32600, "message": format!(
-                        "Invalid Request: a message of {length} bytes is over the {MAX_MESSAGE_BYTES}-byte cap")}});
+                let answer = error(
+                    -32600,
+                    format!(
+                        "Invalid Request: a message of {length} bytes is over the {MAX_MESSAGE_BYTES}-byte cap"
+                    ),
+                );
                 let _ = send(writer, &answer).await;
                 break;
             }

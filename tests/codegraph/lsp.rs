@@ -336,14 +336,19 @@ impl LspClient {
         assert_eq!(result, Value::Null);
         self.notify("exit", Value::Null);
         self.exited = true;
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "the server did not exit");
-            std::thread::sleep(Duration::from_millis(20));
+        exit_status(&mut self.child)
+    }
+}
+
+/// The server's exit status, waited for (the test fails if it does not exit in time).
+fn exit_status(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
         }
+        assert!(Instant::now() < deadline, "the server did not exit");
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -356,14 +361,7 @@ fn exit_without_shutdown_exits_with_status_one() {
     let (mut client, _) = LspClient::start(&[&root], false);
     client.notify("exit", Value::Null);
     client.exited = true;
-    let deadline = Instant::now() + TIMEOUT;
-    let status = loop {
-        if let Some(status) = client.child.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the server did not exit");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = exit_status(&mut client.child);
     assert_eq!(status.code(), Some(1));
 }
 
@@ -379,14 +377,7 @@ fn exit_right_after_shutdown_exits_with_status_zero() {
     client.send_request("shutdown", Value::Null);
     client.notify("exit", Value::Null);
     client.exited = true;
-    let deadline = Instant::now() + TIMEOUT;
-    let status = loop {
-        if let Some(status) = client.child.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the server did not exit");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = exit_status(&mut client.child);
     assert_eq!(status.code(), Some(0));
 }
 
