@@ -20,7 +20,7 @@
 # - Timestamps in the archives are the last commit's (SOURCE_DATE_EPOCH, which vsce honours
 #   too), entries are sorted, owners are 0.
 # - The extension is packaged from a copy of its tracked files with its locked production
-#   dependencies (`npm ci --omit=dev`), compiled with the extension's own pinned TypeScript.
+#   dependencies (`npm ci --omit=dev`), compiled afresh with the extension's pinned TypeScript.
 #
 # Only the host's platform is built (the release machine has no other Rust target installed).
 # Needs: cargo, npm (node 20+), tar, gzip, sha256sum, git.
@@ -86,14 +86,16 @@ extension=$repository/editors/vscode
 if [ ! -x "$extension/node_modules/.bin/vsce" ] || [ ! -x "$extension/node_modules/.bin/tsc" ]; then
     (cd "$extension" && npm ci --no-audit --no-fund)
 fi
+# Compiled once, from the tracked sources, into a fresh directory (no stale output).
+"$extension/node_modules/.bin/tsc" -p "$extension" --outDir "$stage/compiled"
 package_extension() {
     local directory=$1 output=$2
     shift 2
     mkdir -p "$directory"
     (cd "$extension" && git ls-files -z) | (cd "$extension" && xargs -0 cp --parents -t "$directory")
     cp LICENSE-MIT LICENSE-APACHE "$directory/"
+    cp -r "$stage/compiled" "$directory/out"
     (cd "$directory" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error)
-    (cd "$directory" && "$extension/node_modules/.bin/tsc" -p .)
     (cd "$directory" && "$extension/node_modules/.bin/vsce" package --skip-license "$@" --out "$output")
 }
 package_extension "$stage/vscode-generic" "$out/codegraph-$version.vsix"
