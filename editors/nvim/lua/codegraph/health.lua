@@ -21,7 +21,7 @@ end
 --- What can provide a binary: cargo, or a VS Code platform package.
 local function report_missing_binary(health, binary)
   local advice = {
-    'lazy.nvim: :Lazy build codegraph (the spec in the help's codegraph-lazy section builds it with cargo)',
+    "lazy.nvim: :Lazy build codegraph (the spec in the help's codegraph-lazy section builds it with cargo)",
     'from a clone of codegraph: cargo install --locked --path .',
     "or point the plugin at a binary: vim.lsp.config('codegraph', { cmd = { '/abs/path/codegraph', 'lsp', '--stdio' } })",
   }
