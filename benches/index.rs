@@ -14,8 +14,8 @@
 //! - the FULL INDEX: what `codegraph index` does (walk, read, parse, extract, resolve, build the
 //!   graph). See `index_pass`: absent until `codegraph::world` exists.
 //!
-//! The ratio index/floor is the overhead of everything that is ours, in wall time (issue 12's
-//! figure) and in CPU time summed over threads (steadier on a shared machine, and blind to
+//! The ratio index/floor is the overhead of everything that is ours, in wall time (the figure
+//! the target is set in) and in CPU time summed over threads (steadier on a shared machine, and blind to
 //! a phase that leaves a core idle). Peak RSS (VmHWM) is reported
 //! per measurement; the high-water mark is reset between measurements where the kernel allows.
 //!
@@ -612,7 +612,7 @@ fn print_row(name: &str, figures: &LanguageFigures) {
         figures.files_with_errors
     );
 }
-/// How a figure stands against its target (issue 12's table).
+/// How a figure stands against its target (the targets of benches/README.md).
 fn verdict(met: bool) -> &'static str {
     if met { "met" } else { "MISSED" }
 }

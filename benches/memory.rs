@@ -11,8 +11,8 @@
 //! parse tables), the program's live allocations as a counting allocator sees them (the
 //! interned strings' table among them), glibc's
 //! heap in use and freed, and the interned strings (`CODEGRAPH_MEMORY_STRINGS=1`: by shape).
-//! What none of these explains is the graph's indices. Issue 12's memory target is in MB per
-//! million lines: the figure the first line prints. Last, it opens 100 documents as an editor
+//! What none of these explains is the graph's indices. The memory target is in MB per million
+//! lines: the figure the first line prints. Last, it opens 100 documents as an editor
 //! would (the selection `benches/lsp.rs` opens) and prints what that added, live and resident.
 #![allow(clippy::print_stdout)]
 

@@ -1,5 +1,5 @@
 //! What extraction's query costs beside the parse, per language, and what each of a language's
-//! patterns costs (issue 12: "extraction close to the parse").
+//! patterns costs (the target: extraction close to the parse).
 //!
 //! `cargo bench --bench query_cost -- CORPUS` parses every file of the corpus once (one thread)
 //! and runs each language's combined query over the trees (twice; the faster run is printed),

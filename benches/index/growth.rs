@@ -446,8 +446,8 @@ fn print_row(corpus: &str, row: &Value) {
     );
 }
 
-/// The whole kernel's figures against issue 12's targets (universal-ctags's time, the other
-/// half of "≤ 2 × ctags", is not measured here: see the README).
+/// The whole kernel's figures against their targets (universal-ctags's time, the other half of
+/// "≤ 2 × ctags", is not measured here).
 fn print_kernel_targets(row: &Value) {
     let number = |key: &str| row[key].as_f64().unwrap_or(0.0);
     let verdict = |met: bool| if met { "met" } else { "MISSED" };

@@ -2,7 +2,7 @@
 //! runs `tests/e2e/mcp/client.py` against the real binary, over stdio (`codegraph mcp`, alone
 //! and attached to a `codegraph lsp` holding an unsaved edit) and over Streamable HTTP
 //! (`codegraph serve --mcp-only --http`). Besides the tools, resources and prompts it checks
-//! what issue 13 asks of answers: the trust stamp, a hub's truncated page, annotations and an
+//! what answers promise an AI: the trust stamp, a hub's truncated page, annotations and an
 //! output schema on every tool (each answer validated against it), completions, the argument
 //! fixes, the payload sent once, -32700 for a line that is not JSON.
 //!

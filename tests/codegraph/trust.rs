@@ -1,4 +1,4 @@
-//! Answers an AI can trust and afford (issue 13), through an rmcp client over an in-memory
+//! Answers an AI can trust and afford, through an rmcp client over an in-memory
 //! pipe: every tool's answer carries the trust stamp and matches the tool's `outputSchema`;
 //! unsaved and stale files are told apart; a hub's callers come back as a small page that says
 //! how to get the rest; large bodies come back as links; completions; older clients get the
