@@ -5,7 +5,7 @@
 //! Why not a hash array mapped trie (`imbl::HashMap`, which the graph used before): its nodes
 //! have room for every slot they could hold, and a map of a hundred thousand small entries cost
 //! about 230 bytes an entry (40 bytes of key and value) where a shard costs the hash table's
-//! own load factor, about 65 bytes (measured in session 13: README, Scale). A write costs
+//! own load factor, about 65 bytes (both measured on the benchmark corpus). A write costs
 //! a copy of one shard (at most [`MAX_SHARD`] entries) and of the shard list, once per shard
 //! per transaction: a writer that clones a snapshot and changes a few keys copies a few
 //! shards, and a shard it already owns is written in place.
