@@ -2,7 +2,7 @@
 //! bytes: a byte range) gives its lines and columns without the file's text.
 //!
 //! The graph holds about 1.4 million spans for 1.8 million lines (references, definitions,
-//! imports, inheritance). Stored with their lines and columns they took 24 bytes each; as byte
+//! imports, inheritance). With their lines and columns they would take 24 bytes each; as byte
 //! ranges they take 8, and the table costs about a byte per line: each line's length in one
 //! byte (a line of [`LONG`] bytes or more in a side list), and the start of every
 //! [`BLOCK`]-th line, so that finding a byte's line reads one block.
