@@ -12,8 +12,8 @@
 //! Measured with `cargo bench --bench lsp` (part d, 100 documents opened): resident memory grew
 //! by 3.8–6.3 times the documents' text with glibc's default, 0.5 times with a trim after the
 //! opens. Capping the arenas (`M_ARENA_MAX`) brought the growth down too, but made every answer
-//! that allocates much slower (`documentSymbol` p50 2.4–3.9 → 3.6–6.0 ms): threads shared
-//! arenas. Elsewhere than on glibc this does nothing.
+//! that allocates much slower (`documentSymbol` p50 3.6–6.0 ms against 2.4–3.9 ms): threads
+//! shared arenas. Elsewhere than on glibc this does nothing.
 
 use std::time::Duration;
 
