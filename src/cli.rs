@@ -247,8 +247,8 @@ fn load(workspace: &WorkspaceArgs) -> anyhow::Result<(&'static World, Arc<Graph>
 }
 
 /// A one-shot command's world lives until the process exits and is never dropped: freeing a
-/// large graph piece by piece took a tenth of a warm start, and the operating system takes the
-/// memory back at once.
+/// large graph piece by piece costs a noticeable part of a warm start, and the operating
+/// system takes the memory back at once.
 fn keep_until_exit(world: World) -> &'static World {
     Box::leak(Box::new(world))
 }
