@@ -298,8 +298,8 @@ fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
 }
 
 /// Stale or forged discovery entries: one whose "socket" is a file elsewhere, one whose
-/// "socket" is a plain file in the directory; and a symlink planted at the temporary name the
-/// writer used to use. No file but the stale entry itself is deleted or written through.
+/// "socket" is a plain file in the directory; and a symlink planted at the predictable
+/// temporary name `<entry>.json.tmp`. No file but the stale entry itself is deleted or written through.
 #[test]
 fn forged_discovery_entries_delete_and_overwrite_nothing() {
     let directory = tempfile::tempdir().unwrap();

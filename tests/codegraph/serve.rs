@@ -408,7 +408,7 @@ async fn legacy_sse_endpoint_flow() {
     assert_eq!(forbidden.status(), 403);
 }
 
-/// HTTP attacks that the guard used to let through: two Host headers (one allowed, one not), a
+/// HTTP attacks the guard must refuse: two Host headers (one allowed, one not), a
 /// web page posting `text/plain` to the legacy `/messages` route (from its own origin, or with
 /// no Origin at all), and deleting a session that is gone. A lower-case `bearer` scheme is a
 /// valid credential.

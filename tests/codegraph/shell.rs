@@ -514,7 +514,7 @@ async fn interpreter_modules_stdin_and_outside_paths_are_refused_by_rule() {
 }
 
 /// A command sees only the passed variables and the ones the policy sets: not the server's
-/// whole environment (`git -c alias.e=!env e` used to print it).
+/// whole environment (`git -c alias.e=!env e` would print it).
 #[tokio::test(flavor = "multi_thread")]
 async fn the_command_environment_is_scrubbed() {
     let (client, _directory, _repo) = start(&["env"]).await;
