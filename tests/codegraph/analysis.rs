@@ -221,7 +221,7 @@ fn auth_files_share_a_community_that_global_search_ranks_first() {
     // the auth files are better apart: sessions, passwords, and the login handler with its
     // caller. Merging them scores lower at resolution 1 (0.49 against 0.53) and higher at level
     // 1's resolution 0.4 (0.70 against 0.67), so "how does authentication work" is a level-1
-    // question (README, Analysis).
+    // question (docs/search.md, "Communities and global search").
     let auth_at_level_0: std::collections::BTreeSet<u32> = auth_members
         .iter()
         .filter(|member| !member.ends_with(".py"))
