@@ -11,8 +11,8 @@
 # Resumable: a package whose directory holds a `.complete` marker (hidden, so the index never
 # sees it) is skipped. Tolerant: a package that cannot be fetched is logged in DIR/.log/failed.txt
 # (with the reason in DIR/.log/SOURCE-NAME.log) and the others go on; the list has slack.
-# Nothing is pruned but files over 1 MiB that no language codegraph parses would read (data,
-# images, archives), to keep the corpus small; minified and generated sources stay, on purpose.
+# Files the index never reads are pruned when over 16 KiB (data, documentation, images), to keep
+# the corpus small; minified and generated sources stay, on purpose.
 #
 # Debian packages need a deb-src entry for bookworm: when apt has none and we are root, the
 # script writes /etc/apt/sources.list.d/sweep-deb-src.sources (the URIs of the deb entries but
@@ -58,20 +58,23 @@ EOF
 
 # --- one package ---------------------------------------------------------------------------
 
-# Files over 1 MiB that are not source code go (the index skips files over 1 MiB anyway).
+# Only what the index reads matters, so other files over 16 KiB go (data, documentation,
+# images, archives): source files stay whatever their size, and so do every .json and .toml
+# (manifests, tsconfig), go.mod and go.work, and ignore files.
 prune() {
     python3 - "$1" <<'EOF'
 import os, sys
 SOURCE = {"py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "mts", "cts", "tsx", "rs", "go", "java",
           "c", "h", "cpp", "cc", "cxx", "hpp", "hh", "hxx", "c++", "h++", "cs", "rb", "rake",
-          "php", "kt", "kts", "swift", "scala", "sc", "lua", "sh", "bash"}
+          "php", "kt", "kts", "swift", "scala", "sc", "lua", "sh", "bash", "json", "toml"}
+KEEP = {"go.mod", "go.work", ".gitignore", ".ignore"}
 for directory, _, names in os.walk(sys.argv[1]):
     for name in names:
         path = os.path.join(directory, name)
-        if os.path.islink(path) or name.rsplit(".", 1)[-1].lower() in SOURCE:
+        if os.path.islink(path) or name in KEEP or name.rsplit(".", 1)[-1].lower() in SOURCE:
             continue
         try:
-            if os.path.getsize(path) > 1 << 20:
+            if os.path.getsize(path) > 16 << 10:
                 os.remove(path)
         except OSError:
             pass

@@ -4,7 +4,8 @@ under a time limit and a memory limit, and what went wrong.
 
     python3 benches/sweep/run.py [--corpus DIR] [--results DIR] [--binary PATH]
                                  [--timeout SECONDS] [--memory GIB] [--only SUBSTRING]...
-                                 [--resume] [--slow-files SECONDS] [--no-slow-files]
+                                 [--jobs N] [--resume] [--smallest-first] [--slow-files SECONDS]
+                                 [--no-slow-files]
     python3 benches/sweep/run.py --summary [--results DIR]
     python3 benches/sweep/run.py --bisect PACKAGE_DIR [--results DIR]
 
@@ -23,7 +24,8 @@ any other non-zero exit), oom (an allocation failed under the memory limit), tim
 Files over 1 s: the CLI reports no per-file time, so after the sweep every package that took
 longer than --slow-files seconds (default 2) is looked at file by file: each source file's
 extraction (`codegraph debug-extract FILE`: parse and extraction, without resolution) is timed,
-and the files over 1 s are listed (RESULTS/slow-files.jsonl). Resolution, which needs the other
+and the files over 1 s are listed (RESULTS/slow-files.jsonl); the packages slowest per file
+go first, within --slow-budget minutes (default 60). Resolution, which needs the other
 files, is not timed per file; a package slow in resolution shows as slow with no slow file.
 
 --bisect PACKAGE_DIR: for a package that crashed, finds a small set of its source files that
@@ -33,6 +35,7 @@ a small set of lines of them, and prints where the result is.
 
 import argparse
 import collections
+import concurrent.futures
 import json
 import os
 import re
@@ -42,6 +45,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -197,24 +201,38 @@ def sweep(args, binary):
     scratch = tempfile.mkdtemp(prefix="sweep-")
     todo = [(key, package) for key, package in packages(args.corpus, args.only)
             if key not in done]
+    if args.smallest_first:
+        todo.sort(key=lambda item: sum(os.path.getsize(path) for path in source_files(item[1])))
     print(f"{len(todo)} packages to index ({len(done)} done before)", file=sys.stderr)
-    with open(results_path, "a") as results:
-        for number, (key, package) in enumerate(todo, 1):
-            stdout_path = os.path.join(scratch, "stdout")
-            stderr_path = os.path.join(scratch, "stderr")
-            result = {"package": key}
-            result.update(index_package(binary, package, args, stdout_path, stderr_path))
-            if result["outcome"] != "ok":
-                kept = os.path.join(args.results, "stderr", key.replace("/", "__") + ".txt")
-                shutil.copy(stderr_path, kept)
-                result["stderr"] = kept
+    lock = threading.Lock()
+    counter = [0]
+
+    def one(item):
+        key, package = item
+        work = tempfile.mkdtemp(dir=scratch)
+        stdout_path = os.path.join(work, "stdout")
+        stderr_path = os.path.join(work, "stderr")
+        result = {"package": key}
+        result.update(index_package(binary, package, args, stdout_path, stderr_path))
+        if result["outcome"] != "ok":
+            kept = os.path.join(args.results, "stderr", key.replace("/", "__") + ".txt")
+            shutil.copy(stderr_path, kept)
+            result["stderr"] = kept
+        shutil.rmtree(work, ignore_errors=True)
+        with lock:
+            counter[0] += 1
             results.write(json.dumps(result) + "\n")
             results.flush()
             mark = "" if result["outcome"] == "ok" else f"  {result['outcome'].upper()}: " \
                 f"{result.get('message', '')[:160]}"
-            print(f"[{number}/{len(todo)}] {key}: {result.get('files', '-')} files, "
+            print(f"[{counter[0]}/{len(todo)}] {key}: {result.get('files', '-')} files, "
                   f"{result['seconds']:.1f} s, {result['max_rss_mib']:.0f} MiB{mark}",
                   file=sys.stderr, flush=True)
+
+    with open(results_path, "a") as results:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for _ in pool.map(one, todo):
+                pass
     shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -228,12 +246,18 @@ def slow_files(args, binary):
         looked = {json.loads(line).get("package") for line in open(out_path)}
     candidates = [row for row in rows.values()
                   if row["seconds"] >= args.slow_files and row["package"] not in looked]
-    candidates.sort(key=lambda row: row["seconds"])
+    # The packages slowest per file first, within the time budget.
+    candidates.sort(key=lambda row: -row["seconds"] / max(row.get("files", 1), 1))
+    deadline = time.monotonic() + args.slow_budget * 60
     env = dict(os.environ, RAYON_NUM_THREADS="1")
     print(f"timing files of {len(candidates)} packages that took {args.slow_files} s or more",
           file=sys.stderr)
     with open(out_path, "a") as out:
         for row in candidates:
+            if time.monotonic() > deadline:
+                print(f"time budget spent; {len(candidates)} packages not all looked at",
+                      file=sys.stderr)
+                break
             package = os.path.join(args.corpus, row["package"])
             slow, count, worst = [], 0, (0.0, "")
             for path in source_files(package):
@@ -330,8 +354,9 @@ def summary(args):
     if os.path.exists(slow_path):
         timed = [json.loads(line) for line in open(slow_path) if line.strip()]
         slow = [dict(entry, package=row["package"]) for row in timed for entry in row["slow_files"]]
-        print(f"\nfiles over 1 s to extract: {len(slow)} (of the files of the {len(timed)} "
-              f"packages that took {args.slow_files} s or more)")
+        waiting = sum(1 for row in rows.values() if row["seconds"] >= args.slow_files)
+        print(f"\nfiles over 1 s to extract: {len(slow)} (all files of {len(timed)} of the "
+              f"{waiting} packages that took {args.slow_files} s or more, slowest per file first)")
         for entry in sorted(slow, key=lambda entry: -entry["seconds"])[:20]:
             print(f"  {entry['file']:<90} {entry['seconds']:>7.2f} s {entry['bytes']:>8} B")
         print("slowest file of each slow package (extraction):")
@@ -438,10 +463,16 @@ def main():
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--memory", type=float, default=8, help="GiB of address space")
     parser.add_argument("--threads", type=int, default=1, help="RAYON_NUM_THREADS")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="packages indexed at once (wall times are then less comparable)")
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--smallest-first", action="store_true",
+                        help="index the packages in order of their source bytes")
     parser.add_argument("--slow-files", type=float, default=2.0)
     parser.add_argument("--no-slow-files", action="store_true")
+    parser.add_argument("--slow-budget", type=float, default=60,
+                        help="minutes for timing files, slowest packages per file first")
     parser.add_argument("--summary", action="store_true")
     parser.add_argument("--bisect")
     args = parser.parse_args()
