@@ -82,7 +82,7 @@ pub fn checkpoint() {
 
 /// A checkpoint for tight loops: checks one step in 1,024.
 pub fn checkpoint_every(step: usize) {
-    if step % 1024 == 0 {
+    if step.is_multiple_of(1024) {
         checkpoint();
     }
 }
