@@ -5,9 +5,10 @@
 //! 3.x no longer ships an SSE server.
 //!
 //! Every request, on every route, first passes [`guard`]: exactly one `Host` header, naming a
-//! loopback host with the bound port (or a host the operator allowed), and at most one
-//! `Origin`, which when present must be a loopback origin with that port (DNS-rebinding
-//! protection), else 403; then, when the run has tokens, an `Authorization: Bearer` token (the
+//! loopback host with the bound port (or a host the operator allowed), as must the authority of
+//! a request target in absolute form (`POST http://host:port/mcp`), and at most one `Origin`,
+//! which when present must be a loopback origin with that port (DNS-rebinding protection),
+//! else 403; then, when the run has tokens, an `Authorization: Bearer` token (the
 //! scheme in any case), else 401. The token's [`Scope`] travels in the request's extensions to
 //! the tools (rmcp hands the HTTP request parts to every handler). `POST /messages` also wants
 //! a JSON content type (415 otherwise), so that a web page cannot post to it without a CORS
@@ -153,6 +154,31 @@ impl Policy {
         self.hosts.contains(&host)
     }
 
+    /// Whether every host the request names is allowed; `Err` with the first one that is not
+    /// (`None`: it names none). A request target in absolute form names the host an origin
+    /// server goes by (RFC 9112 §3.2.2), so its authority is checked as the `Host` header is,
+    /// and the `Host` header too when both are there (a client sends the same in both). The
+    /// authority is compared whole: one with user information never matches.
+    fn hosts_allowed(&self, request: &Request) -> Result<(), Option<String>> {
+        let header = request
+            .headers()
+            .get(header::HOST)
+            .map(|value| value.to_str().map(str::to_string).ok());
+        let target = request
+            .uri()
+            .authority()
+            .map(|authority| Some(authority.as_str().to_string()));
+        if header.is_none() && target.is_none() {
+            return Err(None);
+        }
+        for host in [target, header].into_iter().flatten() {
+            if !host.as_deref().is_some_and(|host| self.host_allowed(host)) {
+                return Err(host);
+            }
+        }
+        Ok(())
+    }
+
     fn origin_allowed(&self, origin: &str) -> bool {
         let origin = origin.trim_end_matches('/').to_ascii_lowercase();
         self.origins.contains(&origin)
@@ -222,21 +248,7 @@ async fn guard(State(policy): State<Arc<Policy>>, mut request: Request, next: Ne
             );
         }
     }
-    let host = request
-        .headers()
-        .get(header::HOST)
-        .and_then(|value| value.to_str().ok())
-        .map(str::to_string)
-        .or_else(|| {
-            request
-                .uri()
-                .authority()
-                .map(|authority| authority.to_string())
-        });
-    if !host
-        .as_deref()
-        .is_some_and(|host| policy.host_allowed(host))
-    {
+    if let Err(host) = policy.hosts_allowed(&request) {
         tracing::warn!("refused a request for host {host:?}");
         return refusal(StatusCode::FORBIDDEN, "Forbidden: Host not allowed");
     }

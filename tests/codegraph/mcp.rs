@@ -831,3 +831,102 @@ async fn callers_and_callees_say_what_they_rest_on() {
     );
     assert!(callers["provenance"]["revision"].as_u64().unwrap() > revision);
 }
+
+/// One request written by hand on a fresh connection (`Connection: close`): the status and
+/// the body of the answer, which is read to the end. `target` is the request line's target,
+/// in origin form (`/mcp`) or absolute form (`http://host:port/mcp`).
+fn raw_http(port: u16, target: &str, host: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}})
+    .to_string();
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        stream,
+        "POST {target} HTTP/1.1\r\nHost: {host}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    // A stream that stays open (an event stream) ends the read by the timeout: what came is kept.
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer).to_string();
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {answer:?}"));
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map_or(String::new(), |(_, body)| body.to_string());
+    (status, body)
+}
+
+/// A request in absolute form (RFC 9112 §3.2.2) names its host in the request target, which an
+/// origin server uses instead of `Host`: that authority passes the same allow-list as `Host`
+/// (DNS-rebinding protection), so an allowed `Host` does not carry a foreign target through,
+/// and a target whose authority is allowed is served as in origin form.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_absolute_form_target_must_name_an_allowed_host() {
+    use codegraph::mcp::http::{HttpOptions, bind, serve};
+    let dir = tempfile::tempdir().unwrap();
+    let repo: PathBuf = dir.path().join("repo");
+    copy_tree(&fixture("python"), &repo);
+    let world = World::open(
+        &repo,
+        WorldConfig {
+            cache: CacheLocation::Disabled,
+            ..WorldConfig::default()
+        },
+    )
+    .unwrap();
+    world.index(false, &|_, _| {});
+    let options = HttpOptions {
+        host: std::net::Ipv4Addr::LOCALHOST.into(),
+        port: 0,
+        tokens: None,
+        extra_hosts: Vec::new(),
+    };
+    let listener = bind(&options).await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let server = tokio::spawn({
+        let shutdown = shutdown.clone();
+        let server = CodegraphMcp::new(Arc::new(world));
+        async move { serve(listener, server, &options, shutdown).await }
+    });
+    let ask = move |target: String, host: String| {
+        tokio::task::spawn_blocking(move || raw_http(port, &target, &host))
+    };
+    let allowed = format!("127.0.0.1:{port}");
+
+    for target in [
+        "http://evil.example/mcp".to_string(),
+        format!("http://evil.example:{port}/mcp"),
+        format!("http://user@127.0.0.1:{port}/mcp"),
+        "http://127.0.0.1/mcp".to_string(),
+    ] {
+        let (status, body) = ask(target.clone(), allowed.clone()).await.unwrap();
+        assert_eq!(status, 403, "{target}: {body}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).unwrap(),
+            json!({"error": "Forbidden: Host not allowed"}),
+            "{target}"
+        );
+    }
+    for target in [
+        "/mcp".to_string(),
+        format!("http://127.0.0.1:{port}/mcp"),
+        format!("http://LOCALHOST:{port}/mcp"),
+    ] {
+        let (status, body) = ask(target.clone(), allowed.clone()).await.unwrap();
+        assert_eq!(status, 200, "{target}: {body}");
+        assert!(body.contains("\"serverInfo\""), "{target}: {body}");
+    }
+    shutdown.cancel();
+    server.await.unwrap().unwrap();
+}
