@@ -6,10 +6,12 @@
 //! Request` for a message that is not one JSON-RPC object, a batch included, or whose id is not
 //! an integer or a string), and the reader resynchronises on the next `Content-Length:`
 //! header, even one that follows garbage on the same line. A `Content-Length` over
-//! [`MAX_MESSAGE_BYTES`] cannot be skipped safely: it is answered, logged, and the input closed
-//! (the server then ends as at the end of its input). Only well-formed messages reach
-//! tower-lsp-server's `LspService`, decoded from the buffer they were read into; its answers,
-//! its own requests and these error answers share stdout a whole message at a time.
+//! [`MAX_MESSAGE_BYTES`] is answered (`-32600`) and its body neither read into memory nor
+//! trusted to be that long: the input is discarded up to the next `Content-Length:` header
+//! ([`skip_to_header`], a scan that holds nothing but the reader's buffer), where reading
+//! resumes. Only well-formed messages reach tower-lsp-server's `LspService`, decoded from the
+//! buffer they were read into; its answers, its own requests and these error answers share
+//! stdout a whole message at a time.
 
 use std::sync::Arc;
 use std::task::Poll;
@@ -65,23 +67,62 @@ async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Option<Ve
     Some(line)
 }
 
+/// The header that frames every message, as written; matched ignoring case.
+const CONTENT_LENGTH: &[u8] = b"Content-Length:";
+
 /// Where `Content-Length:` starts in `line`, ignoring case.
 fn content_length_at(line: &[u8]) -> Option<usize> {
-    const NAME: &[u8] = b"content-length:";
-    line.windows(NAME.len())
-        .position(|window| window.eq_ignore_ascii_case(NAME))
+    line.windows(CONTENT_LENGTH.len())
+        .position(|window| window.eq_ignore_ascii_case(CONTENT_LENGTH))
+}
+
+/// Discards the input up to and including the next `Content-Length:` (in any case, wherever it
+/// is: at the start of a line, after garbage, or straight after a body without a newline),
+/// keeping nothing but the reader's own buffer; `false` at the end of the input.
+async fn skip_to_header<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> bool {
+    // How much of the name the last bytes matched. The name's first letter appears nowhere else
+    // in it, so a mismatch can only restart a match at that letter.
+    let mut matched = 0;
+    loop {
+        let buffer = match reader.fill_buf().await {
+            Ok(buffer) if !buffer.is_empty() => buffer,
+            _ => return false,
+        };
+        let mut used = buffer.len();
+        for (at, byte) in buffer.iter().enumerate() {
+            matched = if byte.eq_ignore_ascii_case(&CONTENT_LENGTH[matched]) {
+                matched + 1
+            } else {
+                usize::from(byte.eq_ignore_ascii_case(&CONTENT_LENGTH[0]))
+            };
+            if matched == CONTENT_LENGTH.len() {
+                used = at + 1;
+                break;
+            }
+        }
+        reader.consume(used);
+        if matched == CONTENT_LENGTH.len() {
+            return true;
+        }
+    }
 }
 
 /// Reads a header block. Garbage before a `Content-Length:` (on its own lines or on the same
 /// line) makes the block invalid only if no header follows: the block restarts at the header.
-async fn read_header<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Header {
+/// `resumed`: [`skip_to_header`] has just consumed a `Content-Length:`, which the block's
+/// first line starts with.
+async fn read_header<R: AsyncRead + Unpin>(reader: &mut BufReader<R>, resumed: bool) -> Header {
     let mut length: Option<Result<u64, String>> = None;
     let mut problem: Option<String> = None;
     let mut started = false;
+    let mut resumed = resumed;
     loop {
         let Some(mut line) = read_line(reader).await else {
             return Header::End;
         };
+        if std::mem::take(&mut resumed) {
+            line.splice(..0, CONTENT_LENGTH.iter().copied());
+        }
         while matches!(line.last(), Some(b'\n' | b'\r')) {
             line.pop();
         }
@@ -265,9 +306,9 @@ fn decode(body: &[u8]) -> Result<Incoming, serde_json::Value> {
     }
 }
 
-/// Reads the client's messages until the end of the input, a message over the size cap, or
-/// `deliver` returning false: each well-formed message goes to `deliver`, decoded, in order;
-/// each malformed one is answered on `writer` (see the module doc).
+/// Reads the client's messages until the end of the input or `deliver` returning false: each
+/// well-formed message goes to `deliver`, decoded, in order; each malformed one is answered on
+/// `writer` (see the module doc).
 pub async fn read_messages<R, W>(
     reader: R,
     writer: &Mutex<W>,
@@ -277,16 +318,18 @@ pub async fn read_messages<R, W>(
     W: AsyncWrite + Unpin,
 {
     let mut reader = BufReader::new(reader);
+    // Whether the next header block starts after a `Content-Length:` already consumed.
+    let mut resumed = false;
     loop {
-        let answer = match read_header(&mut reader).await {
+        let answer = match read_header(&mut reader, std::mem::take(&mut resumed)).await {
             Header::End => break,
             Header::Invalid(problem) => {
                 tracing::warn!("LSP input: {problem}");
                 error(-32700, format!("Parse error: {problem}"))
             }
             Header::Length(length) if length > MAX_MESSAGE_BYTES => {
-                tracing::error!(
-                    "LSP input: a Content-Length of {length} bytes is over the {MAX_MESSAGE_BYTES}-byte cap; closing the input"
+                tracing::warn!(
+                    "LSP input: a Content-Length of {length} bytes is over the {MAX_MESSAGE_BYTES}-byte cap; skipped to the next Content-Length header"
                 );
                 let answer = error(
                     -32600,
@@ -294,8 +337,11 @@ pub async fn read_messages<R, W>(
                         "Invalid Request: a message of {length} bytes is over the {MAX_MESSAGE_BYTES}-byte cap"
                     ),
                 );
-                let _ = send(writer, &answer).await;
-                break;
+                if send(writer, &answer).await.is_err() || !skip_to_header(&mut reader).await {
+                    break;
+                }
+                resumed = true;
+                continue;
             }
             Header::Length(length) => {
                 // The body is read into a buffer of its own length, freed once decoded.
@@ -420,7 +466,8 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::check_body;
+    use super::{Incoming, check_body, read_messages};
+    use tower_lsp_server::jsonrpc::Id;
 
     /// The error code and message `check_body` answers for a body, `None` when it passes.
     fn verdict(body: &str) -> Option<(i64, String)> {
@@ -473,5 +520,49 @@ mod tests {
             assert_eq!(code, -32700, "{broken}");
             assert!(message.starts_with("Parse error: "), "{message}");
         }
+    }
+
+    /// Lengths over the cap, 2^40 and `u64::MAX`, followed by bodies that are not that long: each
+    /// is answered, nothing of its size is read or allocated, and reading resumes at the next
+    /// `Content-Length:` header (one on a line of its own after the body's lines, one straight
+    /// after the body on its line, in another case), whose request is delivered.
+    #[tokio::test]
+    async fn a_length_over_the_cap_is_answered_and_skipped_to_the_next_header() {
+        let request = |id: u32| {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"shutdown"}}"#);
+            format!("Content-Length: {}\r\n\r\n{body}", body.len())
+        };
+        let input = format!(
+            "Content-Length: 1099511627776\r\n\r\n{{\"a\":\n[1,\n2]}}\r\n{}\
+             Content-Length: 18446744073709551615\r\n\r\n{{\"id\":3,",
+            request(1)
+        ) + &request(2).replacen("Content-Length:", "content-length:", 1);
+        let output = tokio::sync::Mutex::new(Vec::new());
+        let mut delivered = Vec::new();
+        read_messages(input.as_bytes(), &output, async |incoming| {
+            if let Incoming::Request(request) = incoming {
+                delivered.push(request.id().cloned());
+            }
+            true
+        })
+        .await;
+        assert_eq!(delivered, [Some(Id::Number(1)), Some(Id::Number(2))]);
+        let output = String::from_utf8(output.into_inner()).unwrap();
+        let answers: Vec<serde_json::Value> = output
+            .split("Content-Length: ")
+            .skip(1)
+            .map(|frame| serde_json::from_str(frame.split_once("\r\n\r\n").unwrap().1).unwrap())
+            .collect();
+        let over_the_cap = |length: &str| {
+            serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message":
+                format!("Invalid Request: a message of {length} bytes is over the 67108864-byte cap")}})
+        };
+        assert_eq!(
+            answers,
+            [
+                over_the_cap("1099511627776"),
+                over_the_cap("18446744073709551615")
+            ]
+        );
     }
 }
