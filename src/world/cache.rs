@@ -2,7 +2,8 @@
 //! only what changed. One file, written atomically (temporary file, then rename). A cache that is
 //! missing, truncated, corrupt or of another format is discarded with one log line.
 //!
-//! Layout: magic, format, the blake3 checksum of the body, then the body: a [`CacheMeta`]
+//! Layout: magic, format, the body's length, the blake3 checksum of the body, then the body: a
+//! [`CacheMeta`]
 //! record and one record per file, each a postcard encoding behind its four-byte length, so
 //! that a warm start decodes the files in parallel.
 //!
@@ -11,7 +12,9 @@
 //! - the directory is used only if it is a real directory (not a symlink) owned by this user;
 //!   otherwise codegraph runs without the cache and says so once per load or save;
 //! - `index.bin` is read only if it is a regular file (opened with `O_NOFOLLOW`, non-blocking,
-//!   so neither a symlink to `/dev/zero` nor a FIFO is read) of at most [`MAX_CACHE_BYTES`];
+//!   so neither a symlink to `/dev/zero` nor a FIFO is read) of at most [`MAX_CACHE_BYTES`],
+//!   and read past its header only if the header is this format's and announces the file's
+//!   size ([`check_header`]): a file that is not a cache costs a header's read, not its size;
 //! - its body is trusted only after its blake3 checksum matches;
 //! - writes go to a fresh temporary created with `create_new` (`O_EXCL`: a planted file or
 //!   symlink at that name makes the write fail instead of landing on its target), then renamed;
@@ -39,10 +42,14 @@ use crate::world::stamp::DiskStamp;
 const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning (or what `Resolved` stores, such as
 /// the walk's fingerprint), or the layout
-/// (magic, format, blake3 of the body, body) changes.
-const FORMAT: u32 = 28;
-/// Magic, format, checksum.
-const HEADER: usize = 8 + 4 + 32;
+/// (magic, format, length of the body, blake3 of the body, body) changes.
+const FORMAT: u32 = 30;
+/// Where the body's length (eight bytes, little-endian) is in the header.
+const LENGTH_AT: usize = 8 + 4;
+/// Where the body's checksum is in the header.
+const CHECKSUM_AT: usize = LENGTH_AT + 8;
+/// Magic, format, length, checksum.
+const HEADER: usize = CHECKSUM_AT + 32;
 /// A cache larger than this is not read (a repository of a million small files stays far below).
 pub const MAX_CACHE_BYTES: u64 = 1 << 30;
 
@@ -374,7 +381,11 @@ pub fn load(directory: &Path) -> Option<Loaded> {
     }
     let path = cache_file(directory);
     let bytes = match read_regular(&path) {
-        Ok(bytes) => bytes,
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(reason)) => {
+            tracing::warn!("cache {}: {reason}; discarded, re-indexing", path.display());
+            return None;
+        }
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
         Err(error) => {
             tracing::warn!(
@@ -394,8 +405,9 @@ pub fn load(directory: &Path) -> Option<Loaded> {
 }
 
 /// Reads `path` only if it is a regular file (not a symlink, FIFO or device) of at most
-/// [`MAX_CACHE_BYTES`].
-fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+/// [`MAX_CACHE_BYTES`], and then as [`read_checked`] does: the inner `Err` says why the file is
+/// not a cache.
+fn read_regular(path: &Path) -> std::io::Result<Result<Vec<u8>, String>> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags((nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_NONBLOCK).bits())
@@ -410,27 +422,68 @@ fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
             metadata.len()
         )));
     }
-    let mut bytes = Vec::with_capacity(metadata.len() as usize);
-    file.take(MAX_CACHE_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_CACHE_BYTES {
-        return Err(std::io::Error::other("grew over the cap while read"));
-    }
-    Ok(bytes)
+    read_checked(file, metadata.len())
 }
 
-fn decode(bytes: &[u8]) -> Result<Loaded, String> {
-    if bytes.len() < 12 || &bytes[..8] != MAGIC {
+/// Reads a cache file of `size` bytes: its header, then the rest only if [`check_header`]
+/// passes, so that a file that is not a cache (or not a whole one) is never read past its
+/// header. The inner `Err` says why the file is not a cache.
+fn read_checked(mut file: impl Read, size: u64) -> std::io::Result<Result<Vec<u8>, String>> {
+    let mut header = Vec::with_capacity(HEADER);
+    (&mut file).take(HEADER as u64).read_to_end(&mut header)?;
+    if let Err(reason) = check_header(&header, size) {
+        return Ok(Err(reason));
+    }
+    let mut bytes = header;
+    bytes.reserve_exact((size as usize).saturating_sub(HEADER));
+    // One byte more than announced, to see a file that grew since its size was taken.
+    file.take(size - HEADER as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 != size {
+        return Ok(Err(format!(
+            "{} bytes read of {size}: changed while read",
+            bytes.len()
+        )));
+    }
+    Ok(Ok(bytes))
+}
+
+/// Whether `header` (a file's first [`HEADER`] bytes, or all of a shorter file) is this
+/// format's cache header announcing a body that makes the file `size` bytes long; `Err` with
+/// what it is instead.
+fn check_header(header: &[u8], size: u64) -> Result<(), String> {
+    if header.len() < LENGTH_AT || &header[..MAGIC.len()] != MAGIC {
         return Err("not a codegraph cache".to_string());
     }
-    let format = u32::from_le_bytes(bytes[8..12].try_into().expect("four bytes"));
+    let format = u32::from_le_bytes(
+        header[MAGIC.len()..LENGTH_AT]
+            .try_into()
+            .expect("four bytes"),
+    );
     if format != FORMAT {
         return Err(format!("format {format}, expected {FORMAT}"));
     }
-    if bytes.len() < HEADER {
+    if header.len() < HEADER {
         return Err("truncated".to_string());
     }
+    let body = u64::from_le_bytes(
+        header[LENGTH_AT..CHECKSUM_AT]
+            .try_into()
+            .expect("eight bytes"),
+    );
+    if body.checked_add(HEADER as u64) != Some(size) {
+        return Err(format!(
+            "the header announces a body of {body} bytes, the file holds {}: not a whole cache",
+            size.saturating_sub(HEADER as u64)
+        ));
+    }
+    Ok(())
+}
+
+fn decode(bytes: &[u8]) -> Result<Loaded, String> {
+    check_header(&bytes[..bytes.len().min(HEADER)], bytes.len() as u64)?;
     let body = &bytes[HEADER..];
-    if blake3::hash(body).as_bytes() != &bytes[12..HEADER] {
+    if blake3::hash(body).as_bytes() != &bytes[CHECKSUM_AT..HEADER] {
         return Err("checksum mismatch".to_string());
     }
     let (meta, mut rest) = record(body)?;
@@ -596,7 +649,8 @@ fn try_save(
         };
         writer.inner.write_all(MAGIC)?;
         writer.inner.write_all(&FORMAT.to_le_bytes())?;
-        writer.inner.write_all(&[0; 32])?;
+        // The body's length and checksum, written once the body is.
+        writer.inner.write_all(&[0; HEADER - LENGTH_AT])?;
         // Encoded straight into the file too: the names' texts are most of the cache's meta.
         let length = postcard::experimental::serialized_size(&meta)
             .ok()
@@ -626,7 +680,9 @@ fn try_save(
             .inner
             .into_inner()
             .map_err(|error| error.into_error())?;
-        file.seek(std::io::SeekFrom::Start((MAGIC.len() + 4) as u64))?;
+        let body = file.stream_position()? - HEADER as u64;
+        file.seek(std::io::SeekFrom::Start(LENGTH_AT as u64))?;
+        file.write_all(&body.to_le_bytes())?;
         file.write_all(checksum.as_bytes())?;
         file.sync_all()?;
         std::fs::rename(&temporary, &target)
@@ -746,8 +802,10 @@ mod tests {
             (overlong, "a record past the end"),
         ] {
             let mut body = body;
+            let length = (body.len() - HEADER) as u64;
+            body[LENGTH_AT..CHECKSUM_AT].copy_from_slice(&length.to_le_bytes());
             let checksum = *blake3::hash(&body[HEADER..]).as_bytes();
-            body[12..HEADER].copy_from_slice(&checksum);
+            body[CHECKSUM_AT..HEADER].copy_from_slice(&checksum);
             std::fs::write(&path, &body).unwrap();
             assert!(load(directory.path()).is_none(), "{why} is discarded");
         }
@@ -758,5 +816,76 @@ mod tests {
             load(directory.path()).is_none(),
             "another format is discarded"
         );
+    }
+
+    /// A reader that counts the bytes it hands out.
+    struct Counting<R> {
+        inner: R,
+        read: u64,
+    }
+
+    impl<R: Read> Read for Counting<R> {
+        fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+            let read = self.inner.read(buffer)?;
+            self.read += read as u64;
+            Ok(read)
+        }
+    }
+
+    /// A 1 GiB sparse file behind a header that is not a cache's, or a cache's header whose
+    /// announced body is not the rest of the file, is refused having read at most the header; a
+    /// whole cache is read whole.
+    #[test]
+    fn only_a_header_announcing_the_files_size_gets_the_rest_read() {
+        let directory = tempfile::tempdir().unwrap();
+        let (summary, _) = crate::index::extract_text(Language::Python, "def f():\n    g()\n");
+        save(
+            directory.path(),
+            vec![SavedFile {
+                path: "a.py",
+                hash: [7; 32],
+                summary: &summary,
+                ids: &assign_ids("a.py", &summary),
+                resolved: None,
+                unread: None,
+            }],
+            &ModuleAliases::default(),
+            false,
+        );
+        let path = cache_file(directory.path());
+        let cache = std::fs::read(&path).unwrap();
+        let read = |path: &Path| {
+            let file = std::fs::File::open(path).unwrap();
+            let size = file.metadata().unwrap().len();
+            let mut counting = Counting {
+                inner: file,
+                read: 0,
+            };
+            let outcome = read_checked(&mut counting, size).unwrap();
+            (outcome, counting.read)
+        };
+        let (whole, count) = read(&path);
+        assert_eq!(whole.unwrap(), cache);
+        assert_eq!(count, cache.len() as u64);
+
+        let huge = directory.path().join("huge.bin");
+        for (header, why) in [
+            (&b"garbage"[..], "not a codegraph cache"),
+            (&cache[..HEADER], "not a whole cache"),
+            (&cache[..HEADER - 1], "not a whole cache"),
+        ] {
+            let file = std::fs::File::create(&huge).unwrap();
+            (&file).write_all(header).unwrap();
+            file.set_len(MAX_CACHE_BYTES).unwrap();
+            drop(file);
+            let (outcome, count) = read(&huge);
+            let reason = outcome.unwrap_err();
+            assert!(reason.contains(why), "{reason}");
+            assert!(count <= HEADER as u64, "{why}: {count} bytes read");
+            assert!(
+                read_regular(&huge).unwrap().is_err(),
+                "{why}: read_regular refuses it too"
+            );
+        }
     }
 }

@@ -333,3 +333,47 @@ fn a_cache_with_a_flipped_byte_fails_its_checksum() {
     assert_eq!(again.snapshot().dump(), expected);
     assert!(!again.snapshot().dump().contains("gactorial"));
 }
+
+/// The bytes this process has read so far (`rchar` of `/proc/self/io`: every `read`, from
+/// files, pipes and sockets alike).
+fn bytes_read_by_this_process() -> u64 {
+    std::fs::read_to_string("/proc/self/io")
+        .unwrap()
+        .lines()
+        .find_map(|line| line.strip_prefix("rchar: "))
+        .and_then(|count| count.trim().parse().ok())
+        .expect("rchar in /proc/self/io")
+}
+
+/// A 1 GiB sparse `index.bin` (at the size cap, so not refused by its size alone) behind a
+/// header that is not a cache's, or a cache's header whose announced size is not the file's:
+/// the warm start rebuilds, having read the header and not the gigabyte behind it.
+#[test]
+fn a_huge_index_bin_is_judged_by_its_header_not_read_whole() {
+    let repo = copy_fixture("python");
+    let expected = dump_of_fresh_index(repo.path());
+    let path = repo.path().join(".codegraph/index.bin");
+    let cache = std::fs::read(&path).unwrap();
+    let truncated_cache = cache[..cache.len().min(64)].to_vec();
+    for (header, what) in [
+        (b"not a codegraph cache".to_vec(), "a foreign header"),
+        (
+            truncated_cache,
+            "a cache's header on a file of another size",
+        ),
+    ] {
+        let file = std::fs::File::create(&path).unwrap();
+        std::io::Write::write_all(&mut &file, &header).unwrap();
+        file.set_len(1 << 30).unwrap();
+        drop(file);
+        let before = bytes_read_by_this_process();
+        let again = open(repo.path());
+        let report = again.index(false, &|_, _| {});
+        let read = bytes_read_by_this_process() - before;
+        assert_eq!(report.from_cache, 0, "{what}");
+        assert_eq!(again.snapshot().dump(), expected, "{what}");
+        // The workspace's files, and whatever the tests beside this one read meanwhile, are
+        // far below the gigabyte.
+        assert!(read < 256 << 20, "{what}: {read} bytes read");
+    }
+}
