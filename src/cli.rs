@@ -176,6 +176,7 @@ pub fn main() -> i32 {
         }
     }
     init_logging();
+    crate::walk::init_thread_pool();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

@@ -117,6 +117,15 @@ impl FileNode {
         self.text.len()
     }
 
+    /// Why codegraph failed on this file, if it did (its extraction or its resolution
+    /// panicked and was contained: `contain`).
+    pub fn failure(&self) -> Option<&str> {
+        self.summary
+            .failure
+            .as_deref()
+            .or(self.resolved.failure.as_deref())
+    }
+
     /// Whether the text is held in memory (an open editor buffer) rather than read on demand.
     pub fn text_is_resident(&self) -> bool {
         self.text.is_resident()
@@ -153,12 +162,31 @@ pub struct Resolved {
     /// it used included. Sorted. When a walk gains or loses packages, only the references
     /// that guessed a name such a package defines can resolve otherwise.
     pub guessed_by: Vec<(u32, Name)>,
+    /// The references (by position in `summary.refs`) whose resolution ran out of depth or
+    /// steps (`walk`): left aside as unresolved, whatever part of a target their walk found.
+    /// Rare, and only on absurd code; a file that has any is always resolved whole again.
+    #[serde(default)]
+    pub bounded: Vec<u32>,
+    /// Resolution failed on this file (a bug of ours, caught at the file's boundary:
+    /// `contain`): no edges, and the doors report the file.
+    #[serde(default)]
+    pub failure: Option<Box<str>>,
     /// The edges by target and by source, for the graph's queries (never stored).
     #[serde(skip)]
     pub order: EdgeOrder,
 }
 
 impl Resolved {
+    /// The resolution of a file whose resolution failed with `message`: nothing but its import
+    /// targets as they were (other files' walks read them).
+    pub(crate) fn failed(message: String, import_targets: Arc<[FilePath]>) -> Resolved {
+        Resolved {
+            import_targets,
+            failure: Some(message.into()),
+            ..Resolved::default()
+        }
+    }
+
     /// The edges to `id`, in position order.
     pub fn edges_to<'r>(&'r self, id: &EntityId) -> impl Iterator<Item = &'r Edge> + use<'r> {
         self.edges_by(0, id.addr())
@@ -833,6 +861,21 @@ impl Graph {
                     "edge {} {} {} [{}]{site}",
                     edge.from, edge.kind, edge.to, edge.resolution
                 ));
+            }
+            if let Some(failure) = file.failure() {
+                lines.push(format!("failed {} {failure}", file.path));
+            }
+            for &reference in &file.resolved.bounded {
+                if let Some(reference) = file.summary.refs.get(reference as usize) {
+                    let site = file.summary.locate(reference.span).start;
+                    lines.push(format!(
+                        "bounded {} {} @{}:{}",
+                        file.path,
+                        reference.name,
+                        site.line + 1,
+                        site.column + 1
+                    ));
+                }
             }
             for ambiguous in &file.resolved.ambiguous {
                 let site = file.summary.locate(ambiguous.site).start;

@@ -39,6 +39,9 @@ pub struct FileSummary {
     /// Rust modules declared with a `#[path]` attribute, in the default build
     /// (`index/rust_path.rs`).
     pub path_modules: Vec<PathModule>,
+    /// Extraction failed on this file (a bug of ours, caught at the file's boundary:
+    /// `contain`): the summary holds nothing else, and the doors report the file.
+    pub failure: Option<Box<str>>,
 }
 
 /// A Rust `#[path = "../src/lexical/mod.rs"] mod lexical;`: the file is a module of this one's
@@ -316,6 +319,7 @@ impl FileSummary {
                 _ => None,
             },
             path_modules: Vec::new(),
+            failure: None,
         }
     }
 
@@ -377,6 +381,8 @@ pub fn extract(language: Language, text: &str, tree: &Tree) -> FileSummary {
 #[derive(Clone, Default)]
 pub struct Captures {
     raw: RawCaptures,
+    /// The extraction these would have come from failed: the next one starts afresh.
+    failed: bool,
 }
 
 /// Extracts a file and keeps the captures for [`reextract`].
@@ -387,6 +393,42 @@ pub fn extract_keeping(language: Language, text: &str, tree: &Tree) -> (FileSumm
 /// Extracts a file; the captures are kept (a copy of them: `build` consumes its own) only when
 /// `keep` asks, an editor buffer's case.
 fn extract_with(
+    language: Language,
+    text: &str,
+    tree: &Tree,
+    keep: bool,
+) -> (FileSummary, Captures) {
+    contained(language, text, || {
+        extract_unguarded(language, text, tree, keep)
+    })
+}
+
+/// Runs one file's extraction at the file's boundary (`contain`): a panic in it leaves the
+/// file a summary that says so, and nothing else.
+fn contained(
+    language: Language,
+    text: &str,
+    work: impl FnOnce() -> (FileSummary, Captures),
+) -> (FileSummary, Captures) {
+    let work = || {
+        crate::contain::inject(text);
+        work()
+    };
+    match crate::contain::file(work) {
+        Ok(extracted) => extracted,
+        Err(message) => {
+            let mut summary = FileSummary::empty(language, text);
+            summary.failure = Some(message.into());
+            let captures = Captures {
+                raw: RawCaptures::default(),
+                failed: true,
+            };
+            (summary, captures)
+        }
+    }
+}
+
+fn extract_unguarded(
     language: Language,
     text: &str,
     tree: &Tree,
@@ -416,7 +458,13 @@ fn extract_with(
     build(&mut summary, raw, text, spec.self_receivers, &disabled);
     summary.path_modules = path_modules(language, root, text, &disabled);
     summary.shrink_to_fit();
-    (summary, Captures { raw: kept })
+    (
+        summary,
+        Captures {
+            raw: kept,
+            failed: false,
+        },
+    )
 }
 
 fn run_query(
@@ -471,7 +519,7 @@ impl Captures {
         raw.defs.retain(|def| untouched(&def.span));
         raw.impls.retain(|item| untouched(&item.span));
         raw.refs.retain(|item| untouched(&item.3));
-        raw.bindings.retain(|item| untouched(&item.3));
+        raw.bindings.retain(|item| untouched(&item.span));
         raw.imports.retain(|item| untouched(&item.4));
         raw.inherits.retain(|item| untouched(&item.3));
         raw.package.retain(|item| untouched(&item.1));
@@ -482,9 +530,12 @@ impl Captures {
         raw.impls.iter_mut().for_each(|item| shift(&mut item.span));
         raw.refs.iter_mut().for_each(|item| shift(&mut item.3));
         raw.bindings.iter_mut().for_each(|item| {
-            shift(&mut item.3);
-            if let Some(region) = &mut item.4 {
+            shift(&mut item.span);
+            if let Some(region) = &mut item.region {
                 shift(region);
+            }
+            if let Some(declaration) = &mut item.declared_in {
+                shift(declaration);
             }
         });
         raw.imports.iter_mut().for_each(|item| shift(&mut item.4));
@@ -507,6 +558,26 @@ fn shift_byte(edit: &tree_sitter::InputEdit, byte: &mut u32) {
 /// edited bytes, in the new text), the captures elsewhere are reused (already [`Captures::shift`]ed).
 /// Falls back to a full extraction when a capture reaches outside the re-read region.
 pub fn reextract(
+    language: Language,
+    text: &str,
+    tree: &Tree,
+    captures: &mut Captures,
+    dirty: std::ops::Range<usize>,
+) -> FileSummary {
+    if captures.failed {
+        let (summary, fresh) = extract_keeping(language, text, tree);
+        *captures = fresh;
+        return summary;
+    }
+    let (summary, fresh) = contained(language, text, || {
+        let summary = reextract_unguarded(language, text, tree, captures, dirty);
+        (summary, std::mem::take(captures))
+    });
+    *captures = fresh;
+    summary
+}
+
+fn reextract_unguarded(
     language: Language,
     text: &str,
     tree: &Tree,
@@ -553,7 +624,7 @@ pub fn reextract(
         && usable(
             &fresh.bindings,
             &old.bindings,
-            |item| item.3,
+            |item| item.span,
             inside,
             around,
         )
@@ -631,7 +702,7 @@ pub fn reextract(
         bindings: splice(
             old.bindings,
             fresh.bindings,
-            |item| item.3,
+            |item| item.span,
             keep_before,
             after,
             inside,
@@ -900,15 +971,46 @@ struct RawImpl {
 /// (path, name, alias, wildcard, span)
 type RawImport = (Name, Option<Name>, Option<Name>, bool, Span);
 
+/// A binding as captured, before its scope is known.
+#[derive(Clone)]
+struct RawBinding {
+    name: Name,
+    /// The type or value expression.
+    type_name: Name,
+    kind: BindingKind,
+    span: Span,
+    /// The region where it holds, when not its whole scope (a `match` arm, a type switch's case).
+    region: Option<Span>,
+    /// For a type parameter's bound, the declaration that introduces the parameter: the bound
+    /// holds there only.
+    declared_in: Option<Span>,
+}
+
+impl RawBinding {
+    fn new(name: Name, type_name: Name, kind: BindingKind, span: Span) -> RawBinding {
+        RawBinding {
+            name,
+            type_name,
+            kind,
+            span,
+            region: None,
+            declared_in: None,
+        }
+    }
+
+    fn within(mut self, region: Option<Span>) -> RawBinding {
+        self.region = region;
+        self
+    }
+}
+
 #[derive(Clone, Default)]
 struct RawCaptures {
     defs: Vec<RawDef>,
     impls: Vec<RawImpl>,
     /// (kind, name, receiver, span, the receiver is a path)
     refs: Vec<(RefKind, Name, Option<Name>, Span, bool)>,
-    /// (name, type or value expression, what it is, span, the region where it holds when
-    /// not its whole scope)
-    bindings: Vec<(Name, Name, BindingKind, Span, Option<Span>)>,
+    bindings: Vec<RawBinding>,
     imports: Vec<RawImport>,
     inherits: Vec<(Name, InheritKind, Option<Name>, Span)>,
     /// Package declarations in match order; the first one counts.
@@ -1036,13 +1138,10 @@ impl RawCaptures {
             if let Some(value) = item.binding_switch {
                 let bound = receiver_text(node_text(name, text));
                 for (type_name, kind, region) in go::type_switch_cases(binding, value, text) {
-                    self.bindings.push((
-                        bound,
-                        type_name,
-                        kind,
-                        Span::from_node(name),
-                        Some(Span::from_node(region)),
-                    ));
+                    self.bindings.push(
+                        RawBinding::new(bound, type_name, kind, Span::from_node(name))
+                            .within(Some(Span::from_node(region))),
+                    );
                 }
                 return;
             }
@@ -1087,8 +1186,15 @@ impl RawCaptures {
                         // `build` binds for the whole class.
                         bound_name = Name::new(format!("this.{bound_name}"));
                     }
-                    self.bindings
-                        .push((bound_name, type_name, kind, Span::from_node(name), None));
+                    let mut raw =
+                        RawBinding::new(bound_name, type_name, kind, Span::from_node(name));
+                    if kind == BindingKind::Bound {
+                        raw.declared_in = item
+                            .binding
+                            .and_then(type_parameter_declaration)
+                            .map(Span::from_node);
+                    }
+                    self.bindings.push(raw);
                 }
             } else if let Some(variant) = item.binding_pattern {
                 // `Value::Number(n)`: `Value::Number(0)`, the variant's field `n` binds.
@@ -1100,13 +1206,15 @@ impl RawCaptures {
                     if let Some(site) = rust::struct_pattern_site(variant, name, text)
                         && site.len() < MAX_RECEIVER
                     {
-                        self.bindings.push((
-                            receiver_text(node_text(name, text)),
-                            site,
-                            BindingKind::Variant,
-                            Span::from_node(name),
-                            rust::pattern_region(pattern).map(Span::from_node),
-                        ));
+                        self.bindings.push(
+                            RawBinding::new(
+                                receiver_text(node_text(name, text)),
+                                site,
+                                BindingKind::Variant,
+                                Span::from_node(name),
+                            )
+                            .within(rust::pattern_region(pattern).map(Span::from_node)),
+                        );
                     }
                     return;
                 }
@@ -1139,31 +1247,31 @@ impl RawCaptures {
                 }
                 let path = receiver_text(node_text(variant, text));
                 if path.len() < MAX_RECEIVER {
-                    self.bindings.push((
-                        receiver_text(node_text(name, text)),
-                        Name::new(format!("{path}({position})")),
-                        BindingKind::Variant,
-                        Span::from_node(name),
-                        rust::pattern_region(pattern).map(Span::from_node),
-                    ));
+                    self.bindings.push(
+                        RawBinding::new(
+                            receiver_text(node_text(name, text)),
+                            Name::new(format!("{path}({position})")),
+                            BindingKind::Variant,
+                            Span::from_node(name),
+                        )
+                        .within(rust::pattern_region(pattern).map(Span::from_node)),
+                    );
                 }
             } else if let Some(function) = item.binding_callback {
                 if let Some(site) = callback_site(function, name, text) {
-                    self.bindings.push((
+                    self.bindings.push(RawBinding::new(
                         receiver_text(node_text(name, text)),
                         site,
                         BindingKind::Callback,
                         Span::from_node(name),
-                        None,
                     ));
                 }
             } else if item.binding_local {
-                self.bindings.push((
+                self.bindings.push(RawBinding::new(
                     receiver_text(node_text(name, text)),
                     Name::default(),
                     BindingKind::Local,
                     Span::from_node(name),
-                    None,
                 ));
             } else if let Some(value) = item.binding_value {
                 let mut expression = receiver_text(node_text(value, text));
@@ -1190,12 +1298,11 @@ impl RawCaptures {
                     expression = Name::new(format!("{expression}()"));
                 }
                 if !expression.is_empty() && expression.len() < MAX_RECEIVER {
-                    self.bindings.push((
+                    self.bindings.push(RawBinding::new(
                         receiver_text(node_text(name, text)),
                         expression,
                         BindingKind::Value,
                         Span::from_node(name),
-                        None,
                     ));
                 }
             }
@@ -1404,7 +1511,15 @@ fn build(
     }
     // Bindings already kept, to drop repeats in O(1) (a file can hold tens of thousands).
     let mut seen: rustc_hash::FxHashSet<Binding> = summary.bindings.iter().cloned().collect();
-    for (name, type_name, kind, span, region) in raw.bindings {
+    for raw_binding in raw.bindings {
+        let RawBinding {
+            name,
+            type_name,
+            kind,
+            span,
+            region,
+            declared_in,
+        } = raw_binding;
         let region = region.map(|region| (region.start_byte, region.end_byte));
         let mut scope = innermost(&summary.defs, span.start_byte, span.end_byte);
         // A Python definition's own name (a decorated function's value) is bound around it.
@@ -1425,6 +1540,15 @@ fn build(
                     summary.bindings.push(binding);
                 }
             }
+            continue;
+        }
+        // A type parameter's bound holds in the definition that declares the parameter; one
+        // declared where no definition is (an overload signature, a function type, a type
+        // alias) binds nothing: it would otherwise hold in the enclosing scope, where another
+        // declaration's parameters of the same names may bound it the other way round.
+        if let Some(declaration) = declared_in
+            && !declares(&summary.defs, scope, declaration)
+        {
             continue;
         }
         let original_scope = scope;
@@ -1512,6 +1636,33 @@ fn build(
 }
 
 /// The innermost definition containing the byte range, given definitions sorted outer-first.
+/// The declaration that introduces a type parameter whose bound `binding` captures (`<T
+/// extends E>`, `[T C]`, `where T: C`): the parent of its parameter list or `where` clause.
+/// `None` for a bound that no parameter list holds (a Rust trait's associated type).
+fn type_parameter_declaration(binding: Node<'_>) -> Option<Node<'_>> {
+    let mut node = binding;
+    // The list is at most two levels up (a `where` predicate's clause, a parameter's list).
+    for _ in 0..3 {
+        node = node.parent()?;
+        if matches!(
+            node.kind(),
+            "type_parameters" | "type_parameter_list" | "where_clause"
+        ) {
+            return node.parent();
+        }
+    }
+    None
+}
+
+/// Whether the definition `scope` is the declaration at `declaration` (its name is written in
+/// it), rather than a definition around it.
+fn declares(defs: &[Def], scope: Option<u32>, declaration: Span) -> bool {
+    scope.is_some_and(|index| {
+        let name = defs[index as usize].name_span;
+        declaration.start_byte <= name.start_byte && name.end_byte <= declaration.end_byte
+    })
+}
+
 fn innermost(defs: &[Def], start: u32, end: u32) -> Option<u32> {
     let after = defs.partition_point(|def| def.span.start_byte <= start);
     let mut candidate = after.checked_sub(1).map(|index| index as u32);
@@ -1610,6 +1761,9 @@ const TRANSPARENT_WRAPPERS: &[&str] = &[
 /// (`Result<Foo, E>`, `Option<&Self>`, `Promise<Foo>`, `Optional[Foo]`) unwrapped; the first of
 /// a Go result list (`(*Foo, error)`); `Foo | null` → `Foo`; generic arguments dropped.
 pub fn value_type(text: &str) -> Name {
+    let Some(_step) = crate::walk::enter() else {
+        return Name::default();
+    };
     let mut text = text.trim();
     for _ in 0..8 {
         text = text.trim_start_matches([':', '-', '>']).trim();
@@ -1710,6 +1864,9 @@ fn use_tree_leaves(
     prefix: &str,
     leaves: &mut Vec<(Name, Option<Name>, Option<Name>, bool)>,
 ) {
+    let Some(_step) = crate::walk::enter() else {
+        return;
+    };
     let join = |prefix: &str, path: &str| -> String {
         match (prefix.is_empty(), path.is_empty()) {
             (true, _) => path.to_string(),

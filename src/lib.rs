@@ -66,6 +66,13 @@
 //!   shared module, proposed contents checked against now), the one checker behind the LSP
 //!   diagnostics, `check_architecture` and `codegraph check`; a per-revision cache computed by
 //!   readers on demand (the rules checker lives there too, `analysis::Cache::rules`).
+//! - `walk`     bounded recursion: the one gate (`walk::enter`, `walk::enter_keyed`) every
+//!   recursive walk over code takes a step through, with a depth limit, a cycle check and a
+//!   budget of steps per reference resolved; `walk::STACK_SIZE`, the stack of the threads that
+//!   extract, resolve and answer.
+//! - `contain`  one bad file never takes the process down: each file's extraction and
+//!   resolution runs through `contain::file`, which turns a panic into the file's failure
+//!   (`FileSummary::failure`, `Resolved::failure`), reported by every door.
 //! - `cancel`   stopping a request's work: a flag the door sets (client cancelled or gone,
 //!   deadline passed) and checkpoints in long loops (`analysis`, `graph::query`) that unwind to
 //!   the door's `cancel::run`; no-ops outside one (the CLI).
@@ -106,6 +113,16 @@
 //!   architecture rules' resource and prompt (`mcp/rules.rs`).
 //!
 //! Architecture invariants:
+//! - Never die on code. Every function of `index`, `syntax`, `lang` and `graph` that may
+//!   recurse over code-derived data (types through aliases and bounds, return types, fields,
+//!   re-exports, module paths, inheritance, dispatch) takes a `walk` step first, and answers
+//!   "not known" when the step is refused: a cycle or an absurd depth ends a walk, never the
+//!   stack. Checked on this crate's own call graph (`tests/codegraph/walks.rs`: with the
+//!   functions that take a step removed, those layers' calls have no cycle). A reference whose
+//!   walk ran out of depth or budget is left aside as bounded (`Resolved::bounded`), never
+//!   trusted half-walked; a memo keeps only values computed with no step refused
+//!   (`walk::cuts`). A panic in one file's extraction or resolution is that file's failure
+//!   (`contain`), and every other file is indexed.
 //! - `analysis` reads snapshots only; nothing on the edit path waits for it.
 //! - A `cancel::checkpoint` never runs inside the writer's transaction: a stopped request must
 //!   not leave a half-applied change (the writer runs outside any `cancel::run`, or under a
@@ -162,6 +179,7 @@
 pub mod analysis;
 pub mod cancel;
 pub mod cli;
+pub mod contain;
 pub mod export;
 pub mod graph;
 pub mod index;
@@ -170,4 +188,5 @@ pub mod lsp;
 pub mod mcp;
 pub mod model;
 pub mod syntax;
+pub mod walk;
 pub mod world;

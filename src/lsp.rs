@@ -550,10 +550,17 @@ impl Backend {
                 }
             }
             let message = match indexing.await {
-                Ok(report) => format!(
-                    "{} files, {} entities, {} relations in {:.0} ms",
-                    report.files, report.entities, report.relations, report.duration_ms
-                ),
+                Ok(report) => {
+                    if !report.failed.is_empty() {
+                        client
+                            .show_message(MessageType::WARNING, failed_message(&report.failed))
+                            .await;
+                    }
+                    format!(
+                        "{} files, {} entities, {} relations in {:.0} ms",
+                        report.files, report.entities, report.relations, report.duration_ms
+                    )
+                }
                 Err(error) => {
                     tracing::error!("indexing {} failed: {error}", root.client_root.display());
                     "indexing failed".to_string()
@@ -1262,6 +1269,27 @@ pub fn service(
     )
 }
 
+/// What the editor is told, once, of the files codegraph failed on (`contain`).
+fn failed_message(failed: &[crate::world::FailedFile]) -> String {
+    let names: Vec<&str> = failed
+        .iter()
+        .take(3)
+        .map(|file| file.path.as_str())
+        .collect();
+    let more = failed.len().saturating_sub(names.len());
+    format!(
+        "codegraph failed on {} file(s) (an internal error, contained to the file: everything \
+         else is indexed): {}{}. The log has the error; please report it.",
+        failed.len(),
+        names.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
+}
+
 /// Serves LSP on stdin/stdout until the client says `exit`; with `serve_mcp`, also MCP on a
 /// unix socket per workspace folder (see `mcp::attach`), with `execute_shell_command` enabled
 /// there for the programs of `shell`. Returns the exit status: 0 after `shutdown` then `exit`,
@@ -1273,6 +1301,7 @@ pub fn run_stdio(
 ) -> anyhow::Result<i32> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(crate::walk::STACK_SIZE)
         .build()?;
     let shut_down = runtime.block_on(async {
         let (service, socket) = service(config, serve_mcp, shell);

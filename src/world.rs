@@ -86,8 +86,20 @@ pub struct IndexReport {
     pub ambiguous_references: usize,
     pub external_references: usize,
     pub files_with_problems: usize,
+    /// The files codegraph failed on (an internal error, contained to the file: `contain`),
+    /// with the error.
+    pub failed: Vec<FailedFile>,
+    /// References whose resolution was stopped at the bound every walk has (`walk`).
+    pub bounded_references: usize,
     pub skipped: Vec<walk::Skipped>,
     pub duration_ms: f64,
+}
+
+/// A file codegraph failed on, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailedFile {
+    pub path: String,
+    pub error: String,
 }
 
 /// How many open documents keep their syntax tree between edits (each costs about 40 times its
@@ -438,7 +450,7 @@ impl World {
                     &self.texts,
                 );
                 let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                if count % 64 == 0 || count == total {
+                if count.is_multiple_of(64) || count == total {
                     progress(count, total);
                 }
                 (FilePath::from(file.relative.as_str()), result)
@@ -958,6 +970,8 @@ pub fn fill_counts(report: &mut IndexReport, graph: &Graph) {
     let mut files_by_class: BTreeMap<String, usize> = BTreeMap::new();
     report.lines = 0;
     report.files_with_problems = 0;
+    report.failed.clear();
+    report.bounded_references = 0;
     report.ambiguous_references = 0;
     report.external_references = 0;
     for file in graph.files() {
@@ -976,6 +990,13 @@ pub fn fill_counts(report: &mut IndexReport, graph: &Graph) {
         for edge in &file.resolved.edges {
             *relations_by_type.entry(edge.kind.as_str()).or_default() += 1;
         }
+        if let Some(error) = file.failure() {
+            report.failed.push(FailedFile {
+                path: file.path.to_string(),
+                error: error.to_string(),
+            });
+        }
+        report.bounded_references += file.resolved.bounded.len();
         if !summary.problems.is_empty() {
             report.files_with_problems += 1;
         }

@@ -99,6 +99,26 @@ pub fn format_report(report: &IndexReport) -> String {
             report.files_with_problems
         ));
     }
+    if report.bounded_references > 0 {
+        out.push_str(&format!(
+            "{} references left aside at the bound of their walk (types or modules that name \
+             each other without end)\n",
+            report.bounded_references
+        ));
+    }
+    if !report.failed.is_empty() {
+        out.push_str(&format!(
+            "Failed on {} files (an internal error of codegraph, contained to the file; \
+             please report it):\n",
+            report.failed.len()
+        ));
+        for failed in report.failed.iter().take(10) {
+            out.push_str(&format!("  {}: {}\n", failed.path, failed.error));
+        }
+        if report.failed.len() > 10 {
+            out.push_str(&format!("  ... and {} more\n", report.failed.len() - 10));
+        }
+    }
     if !report.skipped.is_empty() {
         out.push_str(&format!("Skipped {} files:\n", report.skipped.len()));
         for skipped in report.skipped.iter().take(10) {

@@ -25,7 +25,10 @@ pub fn run(arguments: McpArgs) -> anyhow::Result<()> {
         shell,
         workspace,
     } = arguments;
-    let runtime = tokio::runtime::Runtime::new()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(crate::walk::STACK_SIZE)
+        .build()?;
     if !no_attach && runtime.block_on(crate::mcp::attach::relay_if_served(&workspace.repo))? {
         return Ok(());
     }

@@ -541,12 +541,16 @@ impl<'a> Resolver<'a> {
         {
             return found.clone();
         }
+        let cuts = crate::walk::cuts();
         let found = self.exported_by_files_uncached(files, name, filter, depth);
-        self.exported_memo
-            .borrow_mut()
-            .entry(key)
-            .or_default()
-            .insert(Name::new(name), found.clone());
+        // A walk cut short is not the answer to ask again (`walk::cuts`).
+        if crate::walk::cuts() == cuts {
+            self.exported_memo
+                .borrow_mut()
+                .entry(key)
+                .or_default()
+                .insert(Name::new(name), found.clone());
+        }
         found
     }
 
@@ -557,6 +561,9 @@ impl<'a> Resolver<'a> {
         filter: KindFilter,
         depth: u32,
     ) -> Vec<EntityId> {
+        let Some(_step) = crate::walk::enter() else {
+            return Vec::new();
+        };
         let mut found: Vec<EntityId> = self
             .named(name, filter)
             .into_iter()
@@ -601,6 +608,9 @@ impl<'a> Resolver<'a> {
 
     /// What an imported name refers to.
     fn resolve_imported(&self, position: usize, name: &str, filter: KindFilter) -> Vec<EntityId> {
+        let Some(_step) = crate::walk::enter() else {
+            return Vec::new();
+        };
         let import = &self.summary.imports[position];
         if self.spec.module_system == ModuleSystem::Package {
             let (package, imported) = self.package_import(import);
@@ -702,6 +712,9 @@ impl<'a> Resolver<'a> {
     // ----- members and bases -----
 
     fn bases(&self, type_id: &str) -> Vec<EntityId> {
+        let Some(_step) = crate::walk::enter() else {
+            return Vec::new();
+        };
         if self.without_bases {
             return Vec::new();
         }
@@ -731,12 +744,15 @@ impl<'a> Resolver<'a> {
         {
             return found.clone();
         }
+        let cuts = crate::walk::cuts();
         let found = self.member_lookup_uncached(type_id, name, filter, with_bases);
-        self.members_memo
-            .borrow_mut()
-            .entry(key)
-            .or_default()
-            .insert(Name::new(name), found.clone());
+        if crate::walk::cuts() == cuts {
+            self.members_memo
+                .borrow_mut()
+                .entry(key)
+                .or_default()
+                .insert(Name::new(name), found.clone());
+        }
         found
     }
 
@@ -747,6 +763,11 @@ impl<'a> Resolver<'a> {
         filter: KindFilter,
         with_bases: bool,
     ) -> Vec<EntityId> {
+        let Some(_step) =
+            crate::walk::enter_keyed(("members", type_id, name, filter as usize, with_bases))
+        else {
+            return Vec::new();
+        };
         let mut visited: FxHashSet<EntityId> = FxHashSet::default();
         let mut level = vec![*type_id];
         for _ in 0..10 {
@@ -775,6 +796,9 @@ impl<'a> Resolver<'a> {
     }
 
     fn direct_members(&self, type_id: &EntityId, name: &str, filter: KindFilter) -> Vec<EntityId> {
+        let Some(_step) = crate::walk::enter() else {
+            return Vec::new();
+        };
         let Some((type_file, Some(type_index))) = self.def_of(type_id) else {
             return Vec::new();
         };
@@ -835,14 +859,18 @@ impl<'a> Resolver<'a> {
 
     /// The type an out-of-line definition belongs to.
     fn resolve_owner(&self, owner: &str) -> Option<EntityId> {
+        let _step = crate::walk::enter()?;
         if let Some(known) = self.owners.borrow().get(owner) {
             return *known;
         }
+        let cuts = crate::walk::cuts();
         let found = match self.resolve_name(owner, None, any_type) {
             Found::Targets(ids, _) => ids.into_iter().next(),
             _ => None,
         };
-        self.owners.borrow_mut().insert(Name::new(owner), found);
+        if crate::walk::cuts() == cuts {
+            self.owners.borrow_mut().insert(Name::new(owner), found);
+        }
         found
     }
 
@@ -850,6 +878,9 @@ impl<'a> Resolver<'a> {
 
     /// Resolves a bare name as seen from `scope`.
     fn resolve_name(&self, name: &str, scope: Option<u32>, filter: KindFilter) -> Found {
+        let Some(_step) = crate::walk::enter() else {
+            return Found::Nothing;
+        };
         self.recorder.name(name);
         // 1. Enclosing scopes, innermost first.
         let mut current = scope;
@@ -1032,6 +1063,7 @@ impl<'a> Resolver<'a> {
         receiver: &str,
         scope: Option<u32>,
     ) -> Option<Vec<FilePath>> {
+        let _step = crate::walk::enter()?;
         for (position, import) in self.summary.imports.iter().enumerate() {
             if !self.import_visible(import, scope) {
                 continue;
@@ -1098,6 +1130,9 @@ impl<'a> Resolver<'a> {
         path: bool,
         depth: u32,
     ) -> Found {
+        let Some(_step) = crate::walk::enter() else {
+            return Found::Nothing;
+        };
         let Some(receiver) = receiver else {
             return self.resolve_name(name, scope, any_callable);
         };
@@ -1134,14 +1169,17 @@ impl<'a> Resolver<'a> {
                 }
                 None => {
                     let outer = self.recorder.swap_frame(Vec::new());
+                    let cuts = crate::walk::cuts();
                     let value = self.receiver_value(receiver, scope);
                     let guesses: Rc<[Name]> = self.recorder.swap_frame(outer).into();
                     self.recorder.in_frame(&guesses);
-                    self.values
-                        .borrow_mut()
-                        .entry(scope)
-                        .or_default()
-                        .insert(Name::new(receiver), (value.clone(), guesses));
+                    if crate::walk::cuts() == cuts {
+                        self.values
+                            .borrow_mut()
+                            .entry(scope)
+                            .or_default()
+                            .insert(Name::new(receiver), (value.clone(), guesses));
+                    }
                     value
                 }
             }
@@ -1248,6 +1286,7 @@ impl<'a> Resolver<'a> {
     /// functions): `M.f()` in that file means it; `self:m()` in `function M:n()` where `M` is a
     /// plain table, and `this.m()` in an object literal's function, by the owner around.
     fn owned_call(&self, receiver: &str, name: &str, scope: Option<u32>) -> Option<Found> {
+        let _step = crate::walk::enter()?;
         let owner_name = if self.spec.self_receivers.contains(&receiver) {
             let mut current = scope;
             let mut owner = None;
@@ -1382,6 +1421,9 @@ impl<'a> Resolver<'a> {
     /// Members named `name` of every namespace or module whose nested name ends with the
     /// receiver's path (namespaces are open: they may span files).
     fn qualified_members(&self, receiver: &str, name: &str) -> Vec<EntityId> {
+        let Some(_step) = crate::walk::enter() else {
+            return Vec::new();
+        };
         let mut segments: Vec<&str> = vec![receiver];
         for separator in self.spec.path_separators {
             segments = segments
@@ -1467,6 +1509,9 @@ impl<'a> Resolver<'a> {
 
     /// A possibly qualified type name (`models.Base`, `crate::a::Trait`, `\App\Base`).
     fn resolve_type_path(&self, path: &str, scope: Option<u32>) -> Vec<EntityId> {
+        let Some(_step) = crate::walk::enter() else {
+            return Vec::new();
+        };
         let split = self
             .spec
             .path_separators
@@ -1657,24 +1702,15 @@ impl<'a> Resolver<'a> {
     ) {
         self.at.set(reference.span.start_byte);
         let from = self.scope_id(reference.scope());
-        let found = match reference.kind {
-            RefKind::Call => self.resolve_call(
-                &reference.name,
-                reference.receiver.as_deref(),
-                reference.scope(),
-                reference.path,
-                0,
-            ),
-            RefKind::Type => match reference.receiver.as_deref() {
-                Some(qualifier) => {
-                    let ids = self.resolve_type_path(
-                        &format!("{qualifier}.{}", reference.name),
-                        reference.scope(),
-                    );
-                    self.decide_here(ids, Resolution::Import)
-                }
-                None => self.resolve_name(&reference.name, reference.scope(), any_type),
-            },
+        // Every reference has a budget of its own (`walk`): a walk that ran out of depth or
+        // steps proves nothing, and the reference is left aside as bounded.
+        let (found, exhausted) =
+            crate::walk::with_budget(crate::walk::BUDGET, || self.find_reference(reference));
+        let found = if exhausted {
+            resolved.bounded.push(position as u32);
+            Found::Nothing
+        } else {
+            found
         };
         let relation = if reference.kind == RefKind::Call {
             RelationKind::Calls
@@ -1711,6 +1747,29 @@ impl<'a> Resolver<'a> {
                     });
                 }
             }
+        }
+    }
+
+    /// What one reference names: its targets, its candidates, or nothing.
+    fn find_reference(&self, reference: &crate::index::Ref) -> Found {
+        match reference.kind {
+            RefKind::Call => self.resolve_call(
+                &reference.name,
+                reference.receiver.as_deref(),
+                reference.scope(),
+                reference.path,
+                0,
+            ),
+            RefKind::Type => match reference.receiver.as_deref() {
+                Some(qualifier) => {
+                    let ids = self.resolve_type_path(
+                        &format!("{qualifier}.{}", reference.name),
+                        reference.scope(),
+                    );
+                    self.decide_here(ids, Resolution::Import)
+                }
+                None => self.resolve_name(&reference.name, reference.scope(), any_type),
+            },
         }
     }
 

@@ -248,6 +248,9 @@ const WRAPPERS: &[&str] = &[
 /// collection keeps its element (`&[ClassRange]`, `Option<Vec<Foo>>`, `impl Iterator<Item =
 /// &Foo>` → `Vec<Foo>`), which indexing, `for` loops and closures' parameters read.
 pub(super) fn declared_type(text: &str) -> Name {
+    let Some(_step) = crate::walk::enter() else {
+        return Name::default();
+    };
     match element_type(text) {
         Some(element) => {
             let element = declared_type(element);
@@ -264,6 +267,7 @@ pub(super) fn declared_type(text: &str) -> Name {
 /// The element type of a collection type: `Vec<T>`, `[T]`, `[T; N]`, `HashSet<T>`, a map's
 /// value, an iterator's `Item`, through references and wrappers. `None` for anything else.
 pub(crate) fn element_type(text: &str) -> Option<&str> {
+    let _step = crate::walk::enter()?;
     let mut text = text.trim();
     for _ in 0..8 {
         let before = text;

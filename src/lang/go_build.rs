@@ -239,6 +239,7 @@ fn parse_and(tokens: &[Token], position: &mut usize, platform: &Platform) -> Opt
 }
 
 fn parse_not(tokens: &[Token], position: &mut usize, platform: &Platform) -> Option<bool> {
+    let _step = crate::walk::enter()?;
     match tokens.get(*position)? {
         Token::Not => {
             *position += 1;

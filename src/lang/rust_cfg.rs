@@ -161,6 +161,7 @@ pub fn evaluate(predicate: &str) -> Option<bool> {
 /// Evaluates a cfg predicate, `feature` saying which features are on; `None` when it does not
 /// parse.
 pub fn evaluate_with(predicate: &str, feature: &dyn Fn(&str) -> bool) -> Option<bool> {
+    let _step = crate::walk::enter()?;
     let predicate = predicate.trim();
     for (combinator, all) in [("all", true), ("any", false)] {
         if let Some(rest) = predicate.strip_prefix(combinator)

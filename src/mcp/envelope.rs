@@ -73,7 +73,11 @@ pub fn summary(tool: &str, value: &Value) -> String {
         if let Some(revision) = number(provenance, "revision") {
             parts.push(format!("revision {revision}"));
         }
-        for (field, label) in [("unsaved_files", "unsaved"), ("stale_files", "stale")] {
+        for (field, label) in [
+            ("unsaved_files", "unsaved"),
+            ("stale_files", "stale"),
+            ("failed_files", "failed"),
+        ] {
             let files: Vec<&str> = provenance
                 .get(field)
                 .and_then(Value::as_array)

@@ -41,6 +41,7 @@ pub fn run(
     let server = server_setup(CodegraphMcp::new(world.clone()));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(crate::walk::STACK_SIZE)
         .build()?;
     let result = runtime.block_on(async {
         let _watcher = crate::world::watch::watch(world.clone(), |_| {})

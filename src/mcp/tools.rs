@@ -66,6 +66,10 @@ pub struct Provenance {
     /// Files of this answer that changed on disk since codegraph read them (and are not open
     /// in an editor): the answer follows the older text; `reindex_repository` catches up.
     pub stale_files: Vec<String>,
+    /// Files of this answer that codegraph failed to read (an internal error, contained to
+    /// the file): what the answer says of them is incomplete. Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_files: Vec<String>,
 }
 
 impl From<Stamp> for Provenance {
@@ -75,6 +79,7 @@ impl From<Stamp> for Provenance {
             revision: stamp.revision,
             unsaved_files: strings(stamp.unsaved_files),
             stale_files: strings(stamp.stale_files),
+            failed_files: strings(stamp.failed_files),
         }
     }
 }

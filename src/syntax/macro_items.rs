@@ -205,6 +205,9 @@ fn tokens(group: Node<'_>) -> Vec<Node<'_>> {
 /// Adds the wrapper whose header starts at `start` and whose braces are `group` when `group`
 /// holds items, then the wrappers at item level among its tokens.
 fn wrapper_at(start: usize, group: Node<'_>, text: &str, wrappers: &mut Vec<Wrapper>) {
+    let Some(_step) = crate::walk::enter() else {
+        return;
+    };
     if !text
         .get(group.byte_range())
         .is_some_and(|group| group.starts_with('{'))

@@ -193,54 +193,59 @@ fn compact<'a>(
     let stored_id = |id: &EntityId| positions.get(id).copied();
     // A resolution naming an entity outside the cached files is dropped whole; the
     // warm start then resolves again.
-    let resolved = file.resolved.and_then(|resolved| {
-        let edges = resolved
-            .edges
-            .iter()
-            .map(|edge| {
-                Some((
-                    stored_id(&edge.from)?,
-                    stored_id(&edge.to)?,
-                    edge.kind,
-                    edge.resolution,
-                    edge.site,
-                ))
+    // A resolution with references left aside as bounded is not kept: the warm start
+    // resolves that file again and says so again.
+    let resolved = file
+        .resolved
+        .filter(|resolved| resolved.bounded.is_empty() && resolved.failure.is_none())
+        .and_then(|resolved| {
+            let edges = resolved
+                .edges
+                .iter()
+                .map(|edge| {
+                    Some((
+                        stored_id(&edge.from)?,
+                        stored_id(&edge.to)?,
+                        edge.kind,
+                        edge.resolution,
+                        edge.site,
+                    ))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let ambiguous = resolved
+                .ambiguous
+                .iter()
+                .map(|item| {
+                    let candidates = item
+                        .candidates
+                        .iter()
+                        .map(stored_id)
+                        .collect::<Option<Vec<_>>>()?;
+                    Some((stored_id(&item.from)?, item.name, item.site, candidates))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let external = resolved
+                .external
+                .iter()
+                .map(|item| (item.reference, item.module))
+                .collect();
+            let import_targets = resolved
+                .import_targets
+                .iter()
+                .map(|path| stored_id(path).map(|(position, _)| position))
+                .collect::<Option<Vec<_>>>()?;
+            Some(StoredResolved {
+                import_targets,
+                edges,
+                ambiguous,
+                external,
+                extra_names: resolved.extra_names.clone(),
+                extra_modules: resolved.extra_modules.clone(),
+                reachable: resolved.reachable,
+                guessed: resolved.guessed.clone(),
+                guessed_by: resolved.guessed_by.clone(),
             })
-            .collect::<Option<Vec<_>>>()?;
-        let ambiguous = resolved
-            .ambiguous
-            .iter()
-            .map(|item| {
-                let candidates = item
-                    .candidates
-                    .iter()
-                    .map(stored_id)
-                    .collect::<Option<Vec<_>>>()?;
-                Some((stored_id(&item.from)?, item.name, item.site, candidates))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let external = resolved
-            .external
-            .iter()
-            .map(|item| (item.reference, item.module))
-            .collect();
-        let import_targets = resolved
-            .import_targets
-            .iter()
-            .map(|path| stored_id(path).map(|(position, _)| position))
-            .collect::<Option<Vec<_>>>()?;
-        Some(StoredResolved {
-            import_targets,
-            edges,
-            ambiguous,
-            external,
-            extra_names: resolved.extra_names.clone(),
-            extra_modules: resolved.extra_modules.clone(),
-            reachable: resolved.reachable,
-            guessed: resolved.guessed.clone(),
-            guessed_by: resolved.guessed_by.clone(),
-        })
-    });
+        });
     StoredFileRef {
         path: file.path,
         hash: file.hash,
@@ -326,6 +331,8 @@ fn expand(files: Vec<StoredFile>) -> Result<Vec<CachedFile>, String> {
                     reachable: stored.reachable,
                     guessed: stored.guessed,
                     guessed_by: stored.guessed_by,
+                    bounded: Vec::new(),
+                    failure: None,
                     order: Default::default(),
                 }),
             };

@@ -31,6 +31,9 @@ pub struct Stamp {
     /// are not open in an editor: the answer follows the older text until the watcher or a
     /// reindex catches up.
     pub stale_files: Vec<FilePath>,
+    /// Files of the answer that codegraph failed to read (a bug of ours, caught at the file:
+    /// `contain`): what the answer says of them is incomplete.
+    pub failed_files: Vec<FilePath>,
 }
 
 /// A file's identity (device and inode), length, modification and change times, taken just
@@ -174,6 +177,9 @@ impl World {
             let Some(node) = graph.file(path) else {
                 continue;
             };
+            if node.failure().is_some() {
+                stamp.failed_files.push(node.path);
+            }
             let absolute = self.root.join(path);
             let open = self.disk.open.contains(path);
             let unchanged =

@@ -76,6 +76,8 @@ pub fn watch(
     let (gitignore, _) = ignore::gitignore::Gitignore::new(root.join(".gitignore"));
     std::thread::Builder::new()
         .name("codegraph-watch".to_string())
+        // It applies the changes: extraction and resolution (`walk::STACK_SIZE`).
+        .stack_size(crate::walk::STACK_SIZE)
         .spawn(move || {
             // Ends when the watcher (and with it the sender) is dropped.
             while let Ok(first) = receiver.recv() {

@@ -141,8 +141,10 @@ fn frame_alike(old: &FileSummary, new: &FileSummary, names: bool) -> bool {
         lines: _,
         build_constraint,
         path_modules,
+        failure,
     } = old;
     *language == new.language
+        && *failure == new.failure
         && *package == new.package
         && *build_constraint == new.build_constraint
         && *path_modules == new.path_modules

@@ -816,10 +816,13 @@ impl<'w> Transaction<'w> {
         files
             .par_iter()
             .filter_map(|path| {
-                graph_ref
-                    .files
-                    .get(*path)
-                    .map(|file| (*(*path), Resolver::new(graph_ref, file).resolve_bases()))
+                graph_ref.files.get(*path).map(|file| {
+                    // A panic here costs the file its bases; its resolution then fails
+                    // too, and says so.
+                    let bases =
+                        crate::contain::file(|| Resolver::new(graph_ref, file).resolve_bases());
+                    (*(*path), bases.unwrap_or_default())
+                })
             })
             .collect()
     }
@@ -1048,25 +1051,35 @@ impl<'w> Transaction<'w> {
             jobs.into_par_iter()
                 .with_max_len(1)
                 .map(|job| {
-                    let (path, (mut result, reachable)) = match job {
-                        Job::Whole(path) => (path, whole(&path)),
+                    let path = match &job {
+                        Job::Whole(path) | Job::Again(path, ..) | Job::Changed(path, ..) => *path,
+                    };
+                    // One file's resolution, contained (`contain`): a panic costs this file
+                    // its edges, and the graph says so.
+                    let resolve = || match job {
+                        Job::Whole(path) => whole(&path),
                         Job::Again(path, redo, walk, found) => {
                             let file = &graph_ref.files[&path];
                             let resolving =
                                 Resolver::new(graph_ref, file).knowing_reachable(Some(walk));
                             match resolving.resolve_again(&file.resolved, &redo, &found) {
-                                Some(result) => (path, (result, kept(&path, &resolving))),
-                                None => (path, whole(&path)),
+                                Some(result) => (result, kept(&path, &resolving)),
+                                None => whole(&path),
                             }
                         }
                         Job::Changed(path, old, found) => {
                             let resolving = resolver(&path);
                             match resolving.resolve_changed(old, found) {
-                                Some(result) => (path, (result, kept(&path, &resolving))),
-                                None => (path, whole(&path)),
+                                Some(result) => (result, kept(&path, &resolving)),
+                                None => whole(&path),
                             }
                         }
                     };
+                    let (mut result, reachable) =
+                        crate::contain::file(resolve).unwrap_or_else(|message| {
+                            let targets = graph_ref.files[&path].resolved.import_targets.clone();
+                            (Resolved::failed(message, targets), None)
+                        });
                     result.shrink_to_fit();
                     (path, result, reachable)
                 })

@@ -25,6 +25,9 @@ pub enum LeftAside {
     /// The resolution rules found no definition for it (a receiver of unknown type where the
     /// language allows no guess, a name not in scope), though definitions of that name exist.
     Unresolved,
+    /// Its resolution was stopped at the bound every walk has (`walk`): types or modules that
+    /// name each other without end, or nest past any real code's depth.
+    Bounded,
 }
 
 impl LeftAside {
@@ -32,6 +35,7 @@ impl LeftAside {
         match self {
             LeftAside::Ambiguous => "ambiguous",
             LeftAside::Unresolved => "unresolved",
+            LeftAside::Bounded => "bounded",
         }
     }
 }
@@ -97,7 +101,16 @@ fn unresolved_call(
         receiver: reference.receiver,
         line: file.summary.locate(reference.span).start.line + 1,
         candidates: candidates.to_vec(),
-        reason: LeftAside::Unresolved,
+        reason: if file
+            .resolved
+            .bounded
+            .binary_search(&external.reference)
+            .is_ok()
+        {
+            LeftAside::Bounded
+        } else {
+            LeftAside::Unresolved
+        },
     })
 }
 

@@ -375,6 +375,9 @@ impl<'a> Resolver<'a> {
     }
 
     pub(super) fn value_of(&self, text: &str, scope: Option<u32>, depth: u32) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         if depth > MAX_DEPTH {
             return Value::Unknown;
         }
@@ -496,6 +499,9 @@ impl<'a> Resolver<'a> {
 
     /// A name at the head of a chain.
     fn value_of_name(&self, name: &str, scope: Option<u32>, depth: u32) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         if name.contains("::") {
             return match self.path_value(name, scope) {
                 // `ArgAction::SetTrue`: a value of the enum.
@@ -573,6 +579,9 @@ impl<'a> Resolver<'a> {
 
     /// `a::b::C` at the head: a type (static calls) or a module.
     pub(super) fn path_value(&self, path: &str, scope: Option<u32>) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         // A type parameter: `T::f()` calls the bound's member.
         if let Some((bound, BindingKind::Bound, _)) = self.binding_of(path, scope) {
             return match self.type_value(bound, scope) {
@@ -653,6 +662,9 @@ impl<'a> Resolver<'a> {
 
     /// A call at the head of a chain: `f(...)`, `Type::new(...)`, `module::f(...)`.
     fn value_of_call(&self, callee: &str, scope: Option<u32>, depth: u32) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         match self.callee_targets(callee, scope, depth) {
             Found::Targets(targets, _) => self.returns_of(&targets),
             // `__import__("pydoc")`, `require(...)` of nothing in the workspace: the runtime's.
@@ -667,6 +679,9 @@ impl<'a> Resolver<'a> {
 
     /// What the head of a call chain calls: `f`, or `path::f` (a path, never guessed).
     fn callee_targets(&self, callee: &str, scope: Option<u32>, depth: u32) -> Found {
+        let Some(_step) = crate::walk::enter() else {
+            return Found::Nothing;
+        };
         match callee.rsplit_once("::") {
             Some((receiver, name)) => {
                 self.resolve_call(name, Some(receiver), scope, true, depth + 1)
@@ -684,6 +699,9 @@ impl<'a> Resolver<'a> {
         scope: Option<u32>,
         depth: u32,
     ) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let found = self.callee_targets(callee, scope, depth);
         let (Found::Targets(targets, _), Ok(element)) = (found, element.parse::<usize>()) else {
             return Value::Unknown;
@@ -719,6 +737,9 @@ impl<'a> Resolver<'a> {
     /// `new T(...)`, `T{...}`: an instance of `T`; in JavaScript, `T` may be a constructor
     /// function whose methods are assigned to its prototype.
     fn construct_value(&self, type_text: &str, scope: Option<u32>) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let value = self.type_value(type_text, scope);
         if matches!(value, Value::Instance(_))
             || self.spec.module_system != crate::lang::ModuleSystem::JavaScript
@@ -733,6 +754,9 @@ impl<'a> Resolver<'a> {
 
     /// `.name` on a value.
     fn field_value(&self, value: &Value, field: &str, depth: u32) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         match value {
             Value::Instance(types) => {
                 let mut values = Vec::new();
@@ -763,6 +787,9 @@ impl<'a> Resolver<'a> {
 
     /// `.name(...)` on a value: the return type of the method it calls.
     pub(super) fn method_value(&self, value: Value, method: &str) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         match &value {
             Value::Instance(types) | Value::Static(types) => {
                 let mut targets = Vec::new();
@@ -791,6 +818,9 @@ impl<'a> Resolver<'a> {
     /// What calling these targets yields: a type is constructed; a function returns its
     /// declared return type, resolved where it is declared.
     fn returns_of(&self, targets: &[EntityId]) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let mut values = Vec::new();
         for target in targets {
             let Some((file, Some(index))) = self.def_of(target) else {
@@ -817,6 +847,9 @@ impl<'a> Resolver<'a> {
     /// A field's value: its declared type (or assigned value) in the type's own file, along the
     /// type's bases; a method of that name (a getter, a property) gives its return type.
     fn field_of_type(&self, type_id: &EntityId, field: &str, depth: u32) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let mut level = vec![*type_id];
         let mut seen: Vec<EntityId> = Vec::new();
         for _ in 0..6 {
@@ -892,8 +925,12 @@ impl<'a> Resolver<'a> {
 
     /// [`Self::type_value`], `depth` type aliases deep.
     pub(super) fn type_value_at(&self, type_text: &str, scope: Option<u32>, depth: u32) -> Value {
+        let Some(_step) = crate::walk::enter_keyed(("type", self.file.path, type_text, scope))
+        else {
+            return Value::Unknown;
+        };
         let type_text = type_text.trim();
-        if type_text.is_empty() {
+        if type_text.is_empty() || depth > MAX_DEPTH {
             return Value::Unknown;
         }
         if matches!(type_text, "Self" | "this" | "self" | "static" | "$this") {
@@ -949,7 +986,7 @@ impl<'a> Resolver<'a> {
         // A type parameter: its bound.
         if let Some((bound, BindingKind::Bound, _)) = self.binding_of(type_text, scope) {
             let bound = *bound;
-            return match self.type_value(&bound, scope) {
+            return match self.type_value_at(&bound, scope, depth + 1) {
                 Value::External => Value::Unknown,
                 other => other,
             };
@@ -1027,6 +1064,9 @@ impl<'a> Resolver<'a> {
 
     /// The value of a name imported from workspace files where it is a module-level binding.
     fn imported_value(&self, name: &str, scope: Option<u32>, depth: u32) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         if depth > 4 {
             return Value::Unknown;
         }
@@ -1054,6 +1094,9 @@ impl<'a> Resolver<'a> {
     /// A name bound by a variant pattern (`Value::Number(n)`): the type the enum declares for
     /// that field of the variant (`Number(Number)`), resolved in the enum's file.
     fn variant_value(&self, site: &str, scope: Option<u32>) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         // A struct's field (`Self { pool, .. }`, `Wrapper(inner)`): Rust's own rules.
         if site.ends_with('}') || !site.contains("::") {
             return self.struct_pattern_value(site, scope);
@@ -1095,6 +1138,9 @@ impl<'a> Resolver<'a> {
     /// resolved in the callee's own file (`init: (source: Observable<T>, subscriber:
     /// Subscriber<R>) => void`).
     fn callback_value(&self, site: &str, scope: Option<u32>, depth: u32) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let mut parts = site.split('\u{1}');
         let (Some(callee), Some(argument), Some(parameter)) = (
             parts.next(),
@@ -1154,6 +1200,9 @@ impl<'a> Resolver<'a> {
         name: &str,
         depth: u32,
     ) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         // A change of that binding (its name's export hash) re-resolves this file.
         self.recorder.name(name);
         let mut values = Vec::new();

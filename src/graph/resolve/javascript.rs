@@ -76,6 +76,9 @@ impl Resolver<'_> {
         name: &str,
         scope: Option<u32>,
     ) -> Vec<EntityId> {
+        let Some(_step) = crate::walk::enter() else {
+            return Vec::new();
+        };
         if super::family(self.file.language) != super::family(crate::lang::Language::JavaScript)
             || !super::is_identifier(receiver)
         {
@@ -108,6 +111,9 @@ impl Resolver<'_> {
         name: &str,
         scope: Option<u32>,
     ) -> Vec<EntityId> {
+        let Some(_step) = crate::walk::enter() else {
+            return Vec::new();
+        };
         if super::family(self.file.language) != super::family(crate::lang::Language::JavaScript) {
             return Vec::new();
         }
@@ -127,6 +133,9 @@ impl Resolver<'_> {
     /// These files and those they re-export `name` from (`export * from`, `export { name }
     /// from`), a few hops deep: where a module's `name` may be defined.
     fn reexporting_files(&self, files: Vec<FilePath>, name: &str) -> Vec<FilePath> {
+        let Some(_step) = crate::walk::enter() else {
+            return Vec::new();
+        };
         let mut all = files.clone();
         let mut frontier = files;
         for _ in 0..3 {
@@ -162,6 +171,9 @@ impl Resolver<'_> {
     /// list`, `export default list`, with `let list = { split() {} }` there): `require('./list')
     /// .split()`.
     pub(super) fn default_object_members(&self, files: &[FilePath], name: &str) -> Vec<EntityId> {
+        let Some(_step) = crate::walk::enter() else {
+            return Vec::new();
+        };
         if super::family(self.file.language) != super::family(crate::lang::Language::JavaScript) {
             return Vec::new();
         }
@@ -188,6 +200,9 @@ impl Resolver<'_> {
 
     /// The top-level functions named `name` that the object `object` owns in these files.
     fn object_members_in(&self, files: &[FilePath], object: &str, name: &str) -> Vec<EntityId> {
+        let Some(_step) = crate::walk::enter() else {
+            return Vec::new();
+        };
         self.named(name, any_callable)
             .into_iter()
             .filter(|entry| {
@@ -252,6 +267,7 @@ impl Resolver<'_> {
         scope: Option<u32>,
         depth: u32,
     ) -> Option<Value> {
+        let _step = crate::walk::enter()?;
         if !matches!(
             self.file.language,
             crate::lang::Language::TypeScript | crate::lang::Language::Tsx
@@ -301,6 +317,7 @@ impl Resolver<'_> {
         hops: u32,
         depth: u32,
     ) -> Option<Value> {
+        let _step = crate::walk::enter()?;
         // A change of the alias (its name's export hash) re-resolves this file.
         self.recorder.name(name);
         for path in files {

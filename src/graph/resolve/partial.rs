@@ -264,6 +264,10 @@ fn old_outcomes<'r>(
     header: usize,
     from: impl Fn(Option<u32>) -> EntityId,
 ) -> Option<Vec<Outcome<'r>>> {
+    // A reference left aside as bounded is no outcome to keep: its file resolves whole.
+    if !old.bounded.is_empty() {
+        return None;
+    }
     let mut sites: FxHashSet<Span> = FxHashSet::default();
     if !summary
         .refs

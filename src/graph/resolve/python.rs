@@ -109,6 +109,7 @@ impl<'a> Resolver<'a> {
         scope: Option<u32>,
         depth: u32,
     ) -> Option<Value> {
+        let _step = crate::walk::enter()?;
         let operands = alternatives(expression)?;
         Some(Value::merge(
             operands
@@ -130,6 +131,7 @@ impl<'a> Resolver<'a> {
     /// `.name` on a package that is not a definition or binding of its `__init__.py`: its
     /// submodule `name`, when there is one.
     pub(super) fn python_submodule(&self, files: &[FilePath], name: &str) -> Option<Vec<FilePath>> {
+        let _step = crate::walk::enter()?;
         let mut found: Vec<FilePath> = Vec::new();
         for path in files {
             let is_package = path.ends_with("/__init__.py")

@@ -16,6 +16,9 @@ impl<'a> Resolver<'a> {
     /// `self` where the enclosing `impl` names a type parameter instead of a type: an instance
     /// of the parameter's bound (a trait, whose methods are dispatches).
     pub(super) fn generic_self_value(&self, scope: Option<u32>) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let mut current = scope;
         while let Some(index) = current {
             let def = &self.summary.defs[index as usize];
@@ -42,6 +45,9 @@ impl<'a> Resolver<'a> {
     /// (`self.0`, declared `struct Wrapper(Inner)`), or a field typed by the struct's type
     /// parameter.
     pub(super) fn rust_field_value(&self, value: &Value, field: &str, scope: Option<u32>) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let Value::Instance(types) = value else {
             return Value::Unknown;
         };
@@ -57,6 +63,9 @@ impl<'a> Resolver<'a> {
 
     /// Field `position` of the tuple struct `type_id` (declared as `Name(position)`).
     fn positional_field(&self, type_id: &EntityId, position: &str) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let Some((file, Some(index))) = self.def_of(type_id) else {
             return Value::Unknown;
         };
@@ -75,6 +84,9 @@ impl<'a> Resolver<'a> {
     /// (`let Wrapper(inner) = w`): the type the struct, or the enum for a variant, declares
     /// for that field.
     pub(super) fn struct_pattern_value(&self, site: &str, scope: Option<u32>) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let (path, field, positional) = if let Some(rest) = site.strip_suffix('}') {
             let Some((path, field)) = rest.rsplit_once('{') else {
                 return Value::Unknown;
@@ -128,6 +140,9 @@ impl<'a> Resolver<'a> {
 
     /// The declared type of field `field` of the struct or enum `type_id`.
     fn declared_field(&self, type_id: &EntityId, field: &str) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let Some((file, Some(index))) = self.def_of(type_id) else {
             return Value::Unknown;
         };
@@ -145,6 +160,9 @@ impl<'a> Resolver<'a> {
     /// which says more than the struct's own bound, if it has one; `self.ranges` declared
     /// `Vec<I>`: a collection of that bound.
     fn generic_field_value(&self, types: &[EntityId], field: &str, scope: Option<u32>) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let Some(own_type) = self.enclosing_type(scope) else {
             return Value::Unknown;
         };
@@ -429,6 +447,9 @@ pub(super) fn is_collection_method(name: &str) -> bool {
 impl<'a> Resolver<'a> {
     /// A collection whose element type is written `element`.
     pub(super) fn elements_of_type(&self, element: &str, scope: Option<u32>) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         match self.type_value(element, scope) {
             Value::Instance(types) => Value::Elements(types),
             _ => Value::Elements(Vec::new()),
@@ -437,6 +458,9 @@ impl<'a> Resolver<'a> {
 
     /// `.method()` on a collection or iterator of `types`.
     pub(super) fn element_method_value(&self, types: &[EntityId], method: &str) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         if PRESERVING_METHODS.contains(&method) {
             Value::Elements(types.to_vec())
         } else if ELEMENT_METHODS.contains(&method) && !types.is_empty() {
@@ -523,6 +547,9 @@ impl<'a> Resolver<'a> {
         scope: Option<u32>,
         depth: u32,
     ) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let Some((receiver, method)) = callee.rsplit_once('.') else {
             return Value::Unknown;
         };
@@ -556,6 +583,9 @@ impl<'a> Resolver<'a> {
     /// of the enum before its last segment, a value of that enum. A struct's `Foo::NAME` is an
     /// associated constant, of whatever type it declares: not known here.
     pub(super) fn variant_path_value(&self, path: &str, scope: Option<u32>) -> Value {
+        let Some(_step) = crate::walk::enter() else {
+            return Value::Unknown;
+        };
         let Some((type_path, _)) = path.rsplit_once("::") else {
             return Value::Unknown;
         };
