@@ -11,6 +11,8 @@
 //! with the edit after which the graph was wrong) and the slowest edits. A mismatch or a panic
 //! is a failure (exit status 1); a hang is caught by a watchdog (exit status 2).
 
+#![allow(clippy::print_stdout)] // a benchmark prints its figures
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
