@@ -856,6 +856,8 @@ struct MatchItem<'tree> {
     import_path: Option<(Node<'tree>, Node<'tree>)>,
     import_name: Option<Node<'tree>>,
     import_alias: Option<Node<'tree>>,
+    /// A JavaScript `export { a, b as c } from`'s clause: one import per specifier.
+    import_specifiers: Option<Node<'tree>>,
     import_wildcard: bool,
     /// The default export: as an import, the name `default` (`import x from`), as a local
     /// alias, the name the module exports as `default`.
@@ -923,6 +925,7 @@ impl<'tree> MatchItem<'tree> {
             }
             "import.name" => self.import_name = Some(node),
             "import.alias" => self.import_alias = Some(node),
+            "import.specifiers" => self.import_specifiers = Some(node),
             "import.wildcard" => self.import_wildcard = true,
             "import.default" => self.import_default = true,
             "package" => self.package = Some(node),
@@ -1344,6 +1347,28 @@ impl RawCaptures {
                     // `export default origin`: origin, exported as `default`.
                     alias = Some(Name::new("default"));
                 }
+            }
+            if let Some(clause) = item.import_specifiers {
+                let mut cursor = clause.walk();
+                for specifier in clause.named_children(&mut cursor) {
+                    let part = |field| {
+                        specifier
+                            .child_by_field_name(field)
+                            .map(|node| Name::new(node_text(node, text).trim()))
+                    };
+                    if specifier.kind() == "export_specifier"
+                        && let Some(name) = part("name")
+                    {
+                        self.imports.push((
+                            Name::new(&path),
+                            Some(name),
+                            part("alias"),
+                            false,
+                            Span::from_node(import),
+                        ));
+                    }
+                }
+                return;
             }
             if path.is_empty() && name.is_none() {
                 return;

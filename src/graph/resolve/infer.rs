@@ -274,7 +274,12 @@ fn continue_chain<'t>(mut text: &'t str, mut parts: Vec<Part<'t>>) -> Option<Vec
             }
         } else if text.starts_with('(') {
             let end = skip_group(text, 0);
-            parts.push(Part::Group(&text[1..end.saturating_sub(1).max(1)]));
+            // A group that does not close (a receiver cut short at its length limit) is no
+            // chain; one that does ends with an ASCII `)`.
+            if !text[..end].ends_with(')') {
+                return None;
+            }
+            parts.push(Part::Group(&text[1..end - 1]));
             text = &text[end..];
             continue;
         }
@@ -1315,6 +1320,12 @@ mod tests {
     #[test]
     fn chains_parse_into_heads_and_steps() {
         let name = |text, call| Part::Name { text, call };
+        // A receiver cut short inside a group of multi-byte text (chardet's tests): no chain.
+        assert_eq!(parse_chain("(\"\u{3b1}\u{3b1}\u{3b1}"), None);
+        assert_eq!(
+            parse_chain("(\"\u{3cc}\")"),
+            Some(vec![Part::Group("\"\u{3cc}\"")])
+        );
         assert_eq!(
             parse_chain("self.a.b"),
             Some(vec![
