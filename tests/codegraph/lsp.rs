@@ -50,7 +50,7 @@ pub(crate) struct LspClient {
     stdin: Arc<Mutex<ChildStdin>>,
     messages: Receiver<Value>,
     /// Notifications and responses read while waiting for something else.
-    stash: VecDeque<Value>,
+    pub(crate) stash: VecDeque<Value>,
     next_id: i64,
     exited: bool,
 }
@@ -119,6 +119,7 @@ impl LspClient {
         let mut child = Command::new(program)
             .args(arguments)
             .env("XDG_RUNTIME_DIR", runtime_dir.path())
+            .env(codegraph::contain::INJECT_PANIC, support::INJECTED_PANIC)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -215,7 +216,7 @@ impl LspClient {
         id
     }
 
-    fn next_message(&mut self, deadline: Instant) -> Value {
+    pub(crate) fn next_message(&mut self, deadline: Instant) -> Value {
         match self
             .messages
             .recv_timeout(deadline.saturating_duration_since(Instant::now()))
@@ -521,7 +522,7 @@ fn result_of(message: Value) -> Value {
 }
 
 /// (line, UTF-16 column) of the `nth` occurrence of `needle` in a file.
-fn find(path: &Path, needle: &str, nth: usize) -> (u32, u32) {
+pub(crate) fn find(path: &Path, needle: &str, nth: usize) -> (u32, u32) {
     let text = std::fs::read_to_string(path).expect("fixture file");
     position_in(&text, needle, nth)
 }
@@ -568,7 +569,7 @@ fn show_locations(root: &Path, locations: &Value) -> Vec<String> {
 }
 
 /// Incoming calls as `name @ file:range, range...`, sorted.
-fn show_calls(calls: &Value, side: &str) -> Vec<String> {
+pub(crate) fn show_calls(calls: &Value, side: &str) -> Vec<String> {
     let mut shown: Vec<String> = calls
         .as_array()
         .expect("calls")

@@ -7,6 +7,7 @@ mod bounded;
 mod cache;
 mod cli;
 mod conformance;
+mod contain;
 mod e2e_lsp;
 mod e2e_mcp;
 mod e2e_nvim;

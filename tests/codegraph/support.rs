@@ -6,6 +6,10 @@ use std::sync::Arc;
 use codegraph::graph::Graph;
 use codegraph::world::{CacheLocation, World, WorldConfig};
 
+/// What a file holds to make the server's extraction of it panic, in the servers the tests
+/// start (`codegraph::contain::INJECT_PANIC`): only the containment tests write it.
+pub const INJECTED_PANIC: &str = "codegraph-test-injected-panic";
+
 pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
