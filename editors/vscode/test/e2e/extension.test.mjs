@@ -3,6 +3,10 @@
  * copies of fixtures/python, against the real `codegraph lsp`. Run by `run.sh` (see there for
  * what it installs); screenshots of failures and code-server's log go to CODEGRAPH_E2E_OUT.
  *
+ * Two packages, each in a code-server of its own: the generic one (CODEGRAPH_VSIX, no binary
+ * inside), on a PATH that holds `codegraph`; and the platform one (CODEGRAPH_PLATFORM_VSIX,
+ * the release binary in its bin/), on a PATH that holds none, as on a machine without Rust.
+ *
  * The truth comes from the fixture (fixtures/python/expected.txt: `main` is the only caller of
  * `AuthService.authenticate`) and from the codegraph CLI on the same copy (the entity count,
  * the MCP configuration), never from the extension itself.
@@ -19,25 +23,46 @@ import { CodeServer, launchBrowser, required, until, untilEqual, Window } from '
 const repository = path.resolve(import.meta.dirname, '../../../..');
 const binary = required('CODEGRAPH_BIN');
 const vsix = required('CODEGRAPH_VSIX');
+const platformVsix = required('CODEGRAPH_PLATFORM_VSIX');
 const output = process.env.CODEGRAPH_E2E_OUT ?? path.join(repository, 'target', 'e2e-vscode');
 fs.mkdirSync(output, { recursive: true });
 const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'codegraph-e2e-vscode-')));
 
+/** The directories of `PATH` that hold no `codegraph`. */
+function pathWithoutCodegraph() {
+  return (process.env.PATH ?? '')
+    .split(':')
+    .filter((directory) => directory && !fs.existsSync(path.join(directory, 'codegraph')))
+    .join(':');
+}
+
+/** Where the generic package finds its server: `codegraph` on PATH, a link to the real one. */
+const onPath = path.join(scratch, 'on-path');
+fs.mkdirSync(onPath);
+fs.symlinkSync(binary, path.join(onPath, 'codegraph'));
+
 let codeServer;
 let address;
+let platformServer;
+let platformAddress;
 let browser;
 
 before(async () => {
-  codeServer = new CodeServer(path.join(scratch, 'code-server'));
+  codeServer = new CodeServer(path.join(scratch, 'code-server'), { PATH: `${onPath}:${pathWithoutCodegraph()}` });
   codeServer.installExtension(vsix);
   address = await codeServer.start();
+  platformServer = new CodeServer(path.join(scratch, 'code-server-platform'), { PATH: pathWithoutCodegraph() });
+  platformServer.installExtension(platformVsix);
+  platformAddress = await platformServer.start();
   browser = await launchBrowser(path.join(scratch, 'chromium'));
 });
 
 after(async () => {
   await browser?.close();
   await codeServer?.stop();
+  await platformServer?.stop();
   fs.writeFileSync(path.join(output, 'code-server.log'), codeServer?.log ?? '');
+  fs.writeFileSync(path.join(output, 'code-server-platform.log'), platformServer?.log ?? '');
   // VS Code's own logs, the extension's output channel among them (exthost*/output_logging_*).
   if (codeServer && fs.existsSync(path.join(codeServer.userData, 'logs'))) {
     fs.rmSync(path.join(output, 'logs'), { recursive: true, force: true });
@@ -63,12 +88,15 @@ function workspace(name, settings) {
   return folder;
 }
 
-/** Runs a scenario in a fresh window; on failure saves a screenshot and what the window showed. */
-async function inWindow(name, folder, scenario) {
+/**
+ * Runs a scenario in a fresh window (of the generic package's code-server unless `at` names
+ * another); on failure saves a screenshot and what the window showed.
+ */
+async function inWindow(name, folder, scenario, at = address) {
   const page = await browser.newPage();
   const window = new Window(page);
   try {
-    await window.open(address, folder);
+    await window.open(at, folder);
     await scenario(window);
   } catch (error) {
     const shot = path.join(output, `${name}.png`);
@@ -88,8 +116,8 @@ function codegraph(...args) {
   return result.stdout;
 }
 
-/** The processes running `command args...` exactly, with their parent's pid. */
-function processesRunning(command) {
+/** The processes running `command args...` exactly (or as `matches` says), with their parent's pid. */
+function processesRunning(command, matches = (line) => line.join(' ') === command.join(' ')) {
   const found = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) {
@@ -97,9 +125,9 @@ function processesRunning(command) {
     }
     try {
       const line = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      if (line.join(' ') === command.join(' ')) {
+      if (matches(line)) {
         const status = fs.readFileSync(`/proc/${entry}/status`, 'utf8');
-        found.push({ pid: Number(entry), parent: Number(/PPid:\s+(\d+)/.exec(status)[1]) });
+        found.push({ pid: Number(entry), parent: Number(/PPid:\s+(\d+)/.exec(status)[1]), command: line });
       }
     } catch {
       // The process ended while we looked.
@@ -347,10 +375,77 @@ test('a broken server path gives one clear message', { timeout: 300_000 }, async
     // Nothing else follows it.
     await window.page.waitForTimeout(3000);
     assert.deepEqual(await window.notifications(), [
-      `codegraph: \`${missing} --version\` (the setting codegraph.server.path) does not run. Install it from a clone of codegraph with \`cargo install --path .\` (or build \`cargo build --release\` and set \`codegraph.server.path\` to target/release/codegraph).`,
+      `codegraph: \`${missing} --version\` (the setting codegraph.server.path) does not run. Install the codegraph extension package for your platform (codegraph-linux-x64-<version>.vsix has the binary inside), or install codegraph from a clone with \`cargo install --locked --path .\` and set \`codegraph.server.path\` if it is not on PATH.`,
     ]);
     assert.equal(messages.length, 1);
     assert.equal(await window.codegraphStatus(), 'codegraph');
     assert.ok((await window.explorerRows()).includes('.codegraph'));
   });
+});
+
+/** The code lenses of service.py once the server answers: the same in every package. */
+const SERVICE_LENSES = [
+  '10: 0 callers', // class Authenticator
+  '14: 0 callers', // Authenticator.authenticate
+  '18: 1 caller', // class AuthService
+  '21: 0 callers', // AuthService.__init__
+  '24: 1 caller', // AuthService.authenticate
+  '29: 1 caller', // AuthService.hash_password
+];
+
+async function serviceLenses(window) {
+  return until('the code lenses', async () => {
+    const found = await window.codeLenses();
+    const lines = found.map((lens) => lens.split(':')[0]);
+    return found.length >= 6 && new Set(lines).size === lines.length ? found : undefined;
+  });
+}
+
+test('the generic package, with no setting, runs the codegraph on PATH', { timeout: 300_000 }, async () => {
+  const folder = workspace('on-path', {});
+  const stats = JSON.parse(codegraph('stats', '--json', '--no-cache', '--repo', folder));
+  const onPathBinary = path.join(onPath, 'codegraph');
+  await inWindow('on-path', folder, async (window) => {
+    await window.openFile('shop/auth/service.py');
+    await untilEqual('the entity count in the status bar', () => window.codegraphStatus(), `codegraph: ${stats.entities} entities`, 120_000);
+    const servers = processesRunning([onPathBinary, 'lsp', '--stdio']);
+    assert.equal(servers.length, 1, JSON.stringify(servers));
+    assert.match(commandLine(servers[0].parent), /node.*(extensionHost|bootstrap-fork)/);
+    assert.deepEqual(await serviceLenses(window), SERVICE_LENSES);
+    assert.deepEqual(await window.notifications(), []);
+  });
+});
+
+test('the platform package serves with its own binary where codegraph is not on PATH', { timeout: 300_000 }, async () => {
+  // Nothing named codegraph on the PATH its VS Code runs with.
+  const searched = platformServer.environment().PATH.split(':').filter(Boolean);
+  assert.deepEqual(searched.filter((directory) => fs.existsSync(path.join(directory, 'codegraph'))), []);
+  // The package is the platform's (its manifest says so), with the binary inside.
+  const installed = fs.readdirSync(platformServer.extensions).filter((name) => name.startsWith('codegraph.codegraph-'));
+  assert.equal(installed.length, 1, JSON.stringify(installed));
+  const manifest = fs.readFileSync(path.join(platformServer.extensions, installed[0], '.vsixmanifest'), 'utf8');
+  assert.match(manifest, /TargetPlatform="linux-x64"/);
+  const bundled = path.join(platformServer.extensions, installed[0], 'bin', 'codegraph');
+  assert.ok(fs.statSync(bundled).mode & 0o111, `${bundled} is not executable`);
+
+  const folder = workspace('platform', {});
+  const stats = JSON.parse(codegraph('stats', '--json', '--no-cache', '--repo', folder));
+  await inWindow(
+    'platform',
+    folder,
+    async (window) => {
+      await window.openFile('shop/auth/service.py');
+      await untilEqual('the entity count in the status bar', () => window.codegraphStatus(), `codegraph: ${stats.entities} entities`, 120_000);
+      const servers = processesRunning([bundled, 'lsp', '--stdio']);
+      assert.equal(servers.length, 1, JSON.stringify(processesRunning([], (line) => line.includes('lsp') && line.some((part) => part.endsWith('codegraph')))));
+      assert.match(commandLine(servers[0].parent), /node.*(extensionHost|bootstrap-fork)/);
+      assert.deepEqual(await serviceLenses(window), SERVICE_LENSES);
+      await showCallers(window, 24, 9, [
+        '1 authenticate - AuthService · shop/auth/service.py:24 (codicon-symbol-method)',
+        '2 main - shop/app/main.py:9 (codicon-symbol-function)',
+      ]);
+      assert.deepEqual(await window.notifications(), []);
+    },
+    platformAddress,
+  );
 });

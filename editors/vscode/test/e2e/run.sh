@@ -11,7 +11,9 @@
 #     native modules build against those headers, through npm_config_nodedir), then code-server
 #     (its npm-shrinkwrap.json pins the rest), under $CODEGRAPH_E2E_CACHE
 #     (default ~/.cache/codegraph-e2e; about 700 MB).
-# Then builds target/debug/codegraph and the .vsix and runs the test with the machine's Node.
+# Then builds target/debug/codegraph and the generic .vsix (npm run package), takes the
+# platform .vsix from $CODEGRAPH_PLATFORM_VSIX or builds it with scripts/release.sh (a release
+# build: slow the first time), and runs the test with the machine's Node.
 # Screenshots of failures and code-server's log: $CODEGRAPH_E2E_OUT (default target/e2e-vscode).
 set -euo pipefail
 
@@ -74,10 +76,19 @@ fi
 npm run compile
 npm run package
 
+# The platform package, with the release binary inside.
+if [ -z "${CODEGRAPH_PLATFORM_VSIX:-}" ]; then
+    version=$(node -p 'require("./package.json").version')
+    "$repository/scripts/release.sh" "$repository/target/dist"
+    CODEGRAPH_PLATFORM_VSIX=$repository/target/dist/codegraph-linux-x64-$version.vsix
+fi
+test -f "$CODEGRAPH_PLATFORM_VSIX"
+
 export CODE_SERVER_NODE=$node_home/bin/node
 export CODE_SERVER_ENTRY=$entry
 export CHROMIUM=$chromium
 export CODEGRAPH_BIN=${CARGO_TARGET_DIR:-$repository/target}/debug/codegraph
 export CODEGRAPH_VSIX=$extension/codegraph.vsix
+export CODEGRAPH_PLATFORM_VSIX
 export CODEGRAPH_E2E_OUT=${CODEGRAPH_E2E_OUT:-$repository/target/e2e-vscode}
 node --test --test-concurrency=1 "$here/extension.test.mjs"

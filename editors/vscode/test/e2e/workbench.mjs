@@ -54,8 +54,10 @@ export function required(name) {
 
 /** code-server with its own user data, extensions and config under `directory`. */
 export class CodeServer {
-  constructor(directory) {
+  /** `environment`: variables that replace the test process's own (`PATH`, say). */
+  constructor(directory, environment = {}) {
     this.directory = directory;
+    this.extraEnvironment = environment;
     this.node = required('CODE_SERVER_NODE');
     this.entry = required('CODE_SERVER_ENTRY');
     this.userData = path.join(directory, 'user-data');
@@ -74,7 +76,10 @@ export class CodeServer {
   environment() {
     // Nothing of the user's own code-server or VS Code state.
     const xdg = path.join(this.directory, 'xdg');
-    return { ...process.env, XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: xdg, XDG_CACHE_HOME: xdg };
+    // VSCODE_CLI: the extension host gets this environment, not the one the user's login shell
+    // would give (VS Code skips resolving the shell's environment when it is set), so the test
+    // decides what is on PATH.
+    return { ...process.env, ...this.extraEnvironment, VSCODE_CLI: '1', XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: xdg, XDG_CACHE_HOME: xdg };
   }
 
   /** `code-server --install-extension`: what it printed, or an error saying it failed. */
