@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 
 export const INSTALL_HINT =
-  'Install it from a clone of codegraph with `cargo install --path .` (or build `cargo build --release` and set `codegraph.server.path` to target/release/codegraph).';
+  'Install the codegraph extension package for your platform (codegraph-linux-x64-<version>.vsix has the binary inside), or install codegraph from a clone with `cargo install --locked --path .` and set `codegraph.server.path` if it is not on PATH.';
 
 export interface Found {
   path: string;

@@ -149,7 +149,7 @@ async function locate(context: vscode.ExtensionContext): Promise<Found | undefin
     const copy = 'Copy install command';
     void vscode.window.showErrorMessage(found.error, copy).then((choice) => {
       if (choice === copy) {
-        void vscode.env.clipboard.writeText('cargo install --path .');
+        void vscode.env.clipboard.writeText('cargo install --locked --path .');
       }
     });
     return undefined;

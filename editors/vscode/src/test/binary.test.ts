@@ -23,7 +23,7 @@ test('a setting that does not run is an error naming it, not a fallback', async 
   const lookup = options({ setting: '/opt/missing' }, { '/usr/bin/codegraph': 'codegraph 0.1.0' });
   assert.deepEqual(await findBinary(lookup), {
     error:
-      'codegraph: `/opt/missing --version` (the setting codegraph.server.path) does not run. Install it from a clone of codegraph with `cargo install --path .` (or build `cargo build --release` and set `codegraph.server.path` to target/release/codegraph).',
+      'codegraph: `/opt/missing --version` (the setting codegraph.server.path) does not run. Install the codegraph extension package for your platform (codegraph-linux-x64-<version>.vsix has the binary inside), or install codegraph from a clone with `cargo install --locked --path .` and set `codegraph.server.path` if it is not on PATH.',
   });
 });
 
@@ -50,6 +50,6 @@ test('windows: codegraph.exe and ; separated PATH', () => {
 test('nothing found: one message with the install command', async () => {
   assert.deepEqual(await findBinary(options({ pathVariable: undefined }, {})), {
     error:
-      'codegraph: the codegraph binary was not found (bundled or on PATH). Install it from a clone of codegraph with `cargo install --path .` (or build `cargo build --release` and set `codegraph.server.path` to target/release/codegraph).',
+      'codegraph: the codegraph binary was not found (bundled or on PATH). Install the codegraph extension package for your platform (codegraph-linux-x64-<version>.vsix has the binary inside), or install codegraph from a clone with `cargo install --locked --path .` and set `codegraph.server.path` if it is not on PATH.',
   });
 });
