@@ -248,7 +248,7 @@ pub struct Edge {
 
 /// Which record of its file's summary an edge comes from: a reference, an import, a base (an
 /// `inherits` entry) or a definition's name, by its index, in four bytes (a span on every edge
-/// was 28: a tenth of the graph's records). An edit that only moves text leaves it as it is:
+/// would take 28). An edit that only moves text leaves it as it is:
 /// the span is read from the summary of the file that holds the edge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Site(u32);
