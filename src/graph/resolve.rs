@@ -203,7 +203,7 @@ pub(crate) struct Resolver<'a> {
     /// For an `#include`, its files and the sources beside them (`included_with_sources`),
     /// index for index with `summary.imports`, found on first use: every name a C file does
     /// not define itself reads them (a kernel file's hundreds of names times its dozens of
-    /// includes, each a search of the file map, were a sixth of the whole kernel's resolution).
+    /// includes, each a search of the file map, would weigh on the whole kernel's resolution).
     included_files: RefCell<Vec<Option<Rc<Vec<FilePath>>>>>,
     foreign_imports: RefCell<ForeignImports>,
     /// The name each import binds, index for index with `summary.imports`.
