@@ -156,7 +156,8 @@ struct CacheMeta<'a> {
     files: u32,
     /// Every distinct name the file records hold, which write each name as its index here
     /// (`model::NameCodec`): a load interns each text once. Borrowed from the cache's bytes:
-    /// owned, the corpus's 330 k names were 26 MB of strings made only to be interned.
+    /// owned, the benchmark corpus's 330 k names would be 26 MB of strings made only to be
+    /// interned.
     #[serde(borrow)]
     names: Vec<&'a str>,
 }
