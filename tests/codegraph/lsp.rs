@@ -367,8 +367,8 @@ fn exit_without_shutdown_exits_with_status_one() {
 }
 
 /// `shutdown` and `exit` written at once, the first's answer not awaited: the client asked to
-/// shut down before it exited, so the status is 0 (it was 1: `exit` cancelled the `shutdown`
-/// whose handler was to note it).
+/// shut down before it exited, so the status is 0 (`exit` must not cancel the `shutdown` whose
+/// handler notes it).
 #[test]
 fn exit_right_after_shutdown_exits_with_status_zero() {
     let directory = tempfile::tempdir().unwrap();
