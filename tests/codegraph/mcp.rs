@@ -563,7 +563,7 @@ async fn prompts_carry_source_and_callers() {
     assert!(overview.contains("shop/auth/service.py"));
 }
 
-/// An unknown entity id of 32 KiB (closest-name matching used to cost time quadratic in it) is
+/// An unknown entity id of 32 KiB (closest-name matching would cost time quadratic in it) is
 /// refused for its length, with a message saying the limit; a name at the limit is still
 /// matched.
 #[tokio::test]
