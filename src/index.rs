@@ -69,7 +69,7 @@ pub struct Def {
     pub span: Span,
     pub name_span: Span,
     /// The signature, then the doc: one allocation for both ([`Def::signature`], [`Def::doc`];
-    /// a definition's strings were a quarter of its memory, and two allocations).
+    /// two strings would be two allocations and about a quarter of a definition's memory).
     pub(crate) text: Box<str>,
     /// Where the doc starts in `text`; `u32::MAX` when there is none.
     pub(crate) doc_at: u32,
@@ -204,7 +204,8 @@ pub struct Binding {
     pub name: Name,
     pub type_name: Name,
     /// [`Binding::scope`], `u32::MAX` for the file's top level (as [`Ref::scope`]; with
-    /// [`Binding::region`] packed, a binding takes 24 bytes where the two options took 20).
+    /// [`Binding::region`] packed, a binding takes 24 bytes; as two options they alone would
+    /// take 20).
     pub(crate) scope: u32,
     pub kind: BindingKind,
     /// [`Binding::region`]: the start and one past the end, so that `None` takes no room.
@@ -278,8 +279,8 @@ const MAX_SIGNATURE: usize = 240;
 /// Comment nodes read back from a definition for its doc.
 const MAX_DOC_COMMENTS: usize = 64;
 /// Matches start at most this deep in the syntax tree. Past about 2^15 levels tree-sitter's
-/// query cursor slows down sharply (a `g(g(g(…)))` 45,000 deep took 12 s for one 130 KiB
-/// file, an easy way for a hostile repository to stall indexing); real code is a few hundred
+/// query cursor slows down sharply (a `g(g(g(…)))` 45,000 deep would take seconds for one
+/// 130 KiB file, an easy way for a hostile repository to stall indexing); real code is a few hundred
 /// levels deep at most.
 const MAX_START_DEPTH: u32 = 16_384;
 const MAX_DOC: usize = 2000;
@@ -325,7 +326,7 @@ impl FileSummary {
 
     /// Gives back the lists' spare capacity: a summary is built by pushing and then kept for
     /// as long as its file is indexed (a full index holds one per file; the slack of doubling
-    /// growth was about a quarter of them).
+    /// growth is about a quarter of them).
     pub fn shrink_to_fit(&mut self) {
         self.defs.shrink_to_fit();
         self.refs.shrink_to_fit();
@@ -2257,7 +2258,8 @@ fn leading_comment(node: Node<'_>, text: &str) -> Option<String> {
     let mut expected_row = anchor.start_position().row;
     let mut sibling = anchor.prev_sibling();
     // Each step back costs tree-sitter a walk from the parent's first child: a doc is the
-    // last few comments (30,000 comment lines above a function took 5 s to walk whole).
+    // last few comments (30,000 comment lines above a function would take seconds to walk
+    // whole).
     while let Some(previous) = sibling
         && comments.len() < MAX_DOC_COMMENTS
     {
