@@ -780,6 +780,17 @@ impl World {
             return false;
         }
         buffer.apply(version, edits);
+        // A header is C or C++ by what its text says, as when it is read from disk: an edit can
+        // change which (`lang::header_language`).
+        if relative.to_ascii_lowercase().ends_with(".h")
+            && let Some(language) = crate::lang::header_language(
+                Path::new(relative),
+                buffer.text_str(),
+                self.cpp_headers.load(std::sync::atomic::Ordering::Relaxed),
+            )
+        {
+            buffer.set_language(language);
+        }
         let too_large = buffer.len() as u64 > self.config.max_file_size;
         state.edited.retain(|edited| *edited != path);
         state.edited.push(path);

@@ -137,6 +137,26 @@ impl Buffer {
         self.text.to_string()
     }
 
+    /// The text, borrowed.
+    pub fn text_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The language the text is parsed as.
+    pub fn language(&self) -> Language {
+        self.language
+    }
+
+    /// Parses the text as `language` from now on (a `.h` header whose text now reads as the
+    /// other of C and C++): the tree and captures go, the next summary is a full extraction.
+    pub fn set_language(&mut self, language: Language) {
+        if language != self.language {
+            self.language = language;
+            self.drop_tree();
+            self.summary = None;
+        }
+    }
+
     /// Applies edits in order, editing the old tree alongside so the reparse is incremental.
     pub fn apply(&mut self, version: i32, edits: &[TextEdit]) {
         // The edited bytes, in the coordinates of the text after all edits so far.

@@ -112,3 +112,18 @@ fn typing_a_real_generic_library_file_keeps_the_graph_whole() {
     .unwrap();
     assert_eq!(swept.compared, 60 + 30 + 1);
 }
+
+#[test]
+fn a_header_typed_into_cpp_and_back_is_the_language_its_text_says() {
+    // C++ only from its last line on: every shorter prefix is a C header, as read from disk.
+    let texts = BTreeMap::from([(
+        "include/lib.h".to_string(),
+        "int f(void);\nstatic int g(void) { return f(); }\nnamespace n { int h(); }\n".to_string(),
+    )]);
+    let plan = Plan {
+        prefixes: 12,
+        random: 12,
+        seed: 9,
+    };
+    sweep_file(&texts, "include/lib.h", plan).unwrap();
+}
