@@ -41,16 +41,18 @@ case "$triple" in
     aarch64-apple-darwin) platform=darwin-arm64 ;;
     *) echo "release.sh: no VS Code platform for $triple" >&2; exit 1 ;;
 esac
-export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
+source_date_epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
 export TZ=UTC LC_ALL=C
 
-echo "release.sh: codegraph $version for $triple ($platform), timestamps $SOURCE_DATE_EPOCH, into $out"
+echo "release.sh: codegraph $version for $triple ($platform), timestamps $source_date_epoch, into $out"
 
 # 1. The binary.
 remap="--remap-path-prefix=$repository=/codegraph --remap-path-prefix=$cargo_home=/cargo"
 prefix_map="-ffile-prefix-map=$repository=/codegraph -ffile-prefix-map=$cargo_home=/cargo"
 started=$(date +%s)
-RUSTFLAGS="$remap" CFLAGS="$prefix_map" CXXFLAGS="$prefix_map" \
+# Without SOURCE_DATE_EPOCH: the grammars' build scripts (cc) would compile again whenever it
+# changes, that is at every commit, and their archives are deterministic without it.
+env -u SOURCE_DATE_EPOCH RUSTFLAGS="$remap" CFLAGS="$prefix_map" CXXFLAGS="$prefix_map" \
     cargo build --release --locked --bin codegraph --target-dir "$target_dir"
 echo "release.sh: binary built in $(( $(date +%s) - started )) s"
 binary=$target_dir/release/codegraph
@@ -64,6 +66,7 @@ if grep -q -a -F "$cargo_home/registry" "$binary"; then
 fi
 "$binary" --version
 
+export SOURCE_DATE_EPOCH=$source_date_epoch
 stage=$(mktemp -d "${TMPDIR:-/tmp}/codegraph-release.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 
