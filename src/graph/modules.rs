@@ -559,6 +559,11 @@ pub fn import_keys(
                     relative.extend(segments.iter().map(|segment| segment.to_string()));
                     keys.push(crate_key(crate_dir, &relative.join("::")));
                     keys.push(Name::new(raw));
+                    // `use other_crate::Type`: the root of another crate of the workspace, whose
+                    // key is `other_crate::` (its module path is empty).
+                    if let [first] = segments[..] {
+                        keys.push(Name::new(format!("{first}::")));
+                    }
                     // From an integration test, bench or example, a path that starts with a
                     // crate's name may name the crate under test.
                     if let Some(tested) = tested_crate

@@ -1186,6 +1186,7 @@ impl<'a> Resolver<'a> {
         } else {
             self.value_of(receiver, scope, depth)
         };
+        let collection = matches!(value, Value::Elements(_));
         match value {
             Value::Instance(types) | Value::Static(types) => {
                 let mut members = Vec::new();
@@ -1268,6 +1269,7 @@ impl<'a> Resolver<'a> {
                     self.spec.unique_name_fallback == UniqueNameFallback::Always
                         || self.visible_package(&entry.file)
                 })
+                .filter(|entry| !collection || !self.inherent_to_workspace_type(entry))
                 .map(|entry| entry.id)
                 .collect();
             let ids = self.within_build(ids);
@@ -1279,6 +1281,21 @@ impl<'a> Resolver<'a> {
             }
         }
         Found::Nothing
+    }
+
+    /// A method of a workspace struct, enum or class (and of no trait of that name): a standard
+    /// collection (`self.defs.shrink_to_fit()` with `defs: Vec<Def>`) cannot have it, whatever
+    /// its name. A trait's method (`Itertools`) or one implemented for a type the workspace
+    /// does not define (`impl Ext for Vec<u32>`) can.
+    fn inherent_to_workspace_type(&self, entry: &NameEntry) -> bool {
+        let Some(owner) = entry.owner else {
+            return false;
+        };
+        let owners = self.named(owner.as_str(), any_type);
+        !owners.is_empty()
+            && owners
+                .iter()
+                .all(|owner| !matches!(owner.kind, EntityKind::Trait | EntityKind::Interface))
     }
 
     /// A call of a member that a table or object of this file owns by name (Lua's `local M =
