@@ -2,6 +2,33 @@
 //!
 //! # Code map
 //!
+//! A Cargo workspace, one crate per layer; each arrow is a dependency edge in the crates'
+//! `Cargo.toml`, so no layer can reach up:
+//!
+//! ```text
+//! codegraph (this crate: the cli, main.rs)
+//!   -> codegraph-lsp -> codegraph-mcp -> codegraph-world -> codegraph-analysis -> codegraph-graph
+//!   -> codegraph-export -> codegraph-graph
+//! codegraph-graph -> codegraph-index -> codegraph-lang -> codegraph-model
+//! ```
+//!
+//! | crate | directory | modules (as this crate re-exports them) |
+//! |---|---|---|
+//! | `codegraph-model` | `crates/codegraph-model` | `model` (its root), `walk`, `cancel`, `contain` |
+//! | `codegraph-lang` | `crates/codegraph-lang` | `lang` (its root, with `queries/`), `syntax` |
+//! | `codegraph-index` | `crates/codegraph-index` | `index` |
+//! | `codegraph-graph` | `crates/codegraph-graph` | `graph` |
+//! | `codegraph-analysis` | `crates/codegraph-analysis` | `analysis` |
+//! | `codegraph-export` | `crates/codegraph-export` | `export` |
+//! | `codegraph-world` | `crates/codegraph-world` | `world` |
+//! | `codegraph-mcp` | `crates/codegraph-mcp` | `mcp` |
+//! | `codegraph-lsp` | `crates/codegraph-lsp` | `lsp` |
+//! | `codegraph-live` (this one) | `src` | `cli`, and every layer re-exported under its module name |
+//!
+//! Each crate's `lib.rs` opens with what that layer is and its invariants. Below, a path such as
+//! `graph/resolve/infer.rs` is a file of that module's crate (`crates/codegraph-graph/src/resolve/infer.rs`;
+//! `syntax/...` is `crates/codegraph-lang/src/syntax/...`).
+//!
 //! - `model`    entity and relation kinds, resolution kinds, spans, and `Name` (`model/name.rs`):
 //!   the interned string every name, entity id and file path of summaries and the graph is
 //!   (a four-byte number; each text stored once for the process, never freed, in
@@ -113,6 +140,7 @@
 //!   architecture rules' resource and prompt (`mcp/rules.rs`).
 //!
 //! Architecture invariants:
+//! - The layers are crates: a lower one cannot name a higher one (the `Cargo.toml` edges above).
 //! - Never die on code. Every function of `index`, `syntax`, `lang` and `graph` that may
 //!   recurse over code-derived data (types through aliases and bounds, return types, fields,
 //!   re-exports, module paths, inheritance, dispatch) takes a `walk` step first, and answers
@@ -176,17 +204,16 @@
 //!   table) and the file records as indices into it (`model::NameCodec`). `GraphWriter::load` numbers the loaded files in path order,
 //!   so their entities' lists of files need no sort.
 
-pub mod analysis;
-pub mod cancel;
+pub use codegraph_analysis as analysis;
+pub use codegraph_export as export;
+pub use codegraph_graph as graph;
+pub use codegraph_index as index;
+pub use codegraph_lang as lang;
+pub use codegraph_lang::syntax;
+pub use codegraph_lsp as lsp;
+pub use codegraph_mcp as mcp;
+pub use codegraph_model as model;
+pub use codegraph_model::{cancel, contain, walk};
+pub use codegraph_world as world;
+
 pub mod cli;
-pub mod contain;
-pub mod export;
-pub mod graph;
-pub mod index;
-pub mod lang;
-pub mod lsp;
-pub mod mcp;
-pub mod model;
-pub mod syntax;
-pub mod walk;
-pub mod world;

@@ -1,5 +1,5 @@
-//! Every recursive walk over code is bounded by construction (`walk`): checked on this crate's
-//! own source with its own call graph. In the layers that read code (extraction, syntax,
+//! Every recursive walk over code is bounded by construction (`walk`): checked on this
+//! workspace's own source with its own call graph. In the layers that read code (extraction, syntax,
 //! language rules, resolution and the writer), every cycle of calls between functions passes
 //! through a function that takes a `walk::enter` step: with those functions removed, the call
 //! graph of those layers has no cycle left.
@@ -14,14 +14,19 @@ use codegraph::graph::query;
 
 use crate::support;
 
-/// The layers that read code, by path prefix.
-const LAYERS: [&str; 4] = ["src/index", "src/syntax", "src/lang", "src/graph"];
+/// The layers that read code (the languages and parsing, extraction, resolution and the
+/// writer), by path prefix.
+const LAYERS: [&str; 3] = [
+    "crates/codegraph-lang/",
+    "crates/codegraph-index/",
+    "crates/codegraph-graph/",
+];
 
-/// Copies this crate's manifest and `src/` into `root`.
-fn copy_crate(root: &Path) {
+/// Copies this workspace's manifests and Rust sources (`src/`, `crates/`) into `root`.
+fn copy_workspace(root: &Path) {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::fs::copy(manifest.join("Cargo.toml"), root.join("Cargo.toml")).unwrap();
-    let mut pending = vec![manifest.join("src")];
+    let mut pending = vec![manifest.join("src"), manifest.join("crates")];
     while let Some(directory) = pending.pop() {
         for entry in std::fs::read_dir(&directory).unwrap() {
             let path = entry.unwrap().path();
@@ -29,7 +34,9 @@ fn copy_crate(root: &Path) {
             if path.is_dir() {
                 std::fs::create_dir_all(root.join(relative)).unwrap();
                 pending.push(path);
-            } else if path.extension().is_some_and(|extension| extension == "rs") {
+            } else if path.extension().is_some_and(|extension| extension == "rs")
+                || path.file_name().is_some_and(|name| name == "Cargo.toml")
+            {
                 std::fs::copy(&path, root.join(relative)).unwrap();
             }
         }
@@ -115,7 +122,7 @@ fn cycles(
 #[test]
 fn every_cycle_of_calls_in_the_code_reading_layers_passes_a_walk_step() {
     let root = tempfile::tempdir().unwrap();
-    copy_crate(root.path());
+    copy_workspace(root.path());
     let (_world, graph) = support::index(root.path());
     let mut functions = BTreeSet::new();
     let mut gated = BTreeSet::new();

@@ -1,0 +1,702 @@
+//! The evaluation of a [`RuleSet`] on a graph, kept per file and redone only where a change can
+//! have changed it.
+//!
+//! A file's violations of the layer, forbid and independence rules are a function of its node in
+//! the graph (its edges name their targets, and a target's file is part of its id) and of the
+//! rules: [`Checker::update`] re-evaluates exactly the files whose `FileNode` is not the one it
+//! saw last time (the writer shares unchanged nodes between snapshots; which files those can
+//! be, the snapshot says, `Graph::changed_since`, so an edit does not compare every file).
+//! Cycles need the
+//! dependency graph between files (or directories): it is kept (`rules/cycles.rs`), a changed
+//! file moves its own edges, and the components are recomputed only where the moved edges can
+//! have changed them; a file's cycle violations are derived from them when asked.
+
+use std::sync::Arc;
+
+use codegraph_model::Name;
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::config::{PathClass, RuleBody, RuleSet, has_glob};
+use super::cycles::{Cycles, node_display, node_of};
+use super::deps::{self, Dependency, Target};
+use super::{DependencyKind, RuleProblem, Violation};
+use codegraph_graph::{Change, EntityId, FileNode, FilePath, Graph};
+use codegraph_model::Span;
+
+/// Above this many files to evaluate, the work is spread over threads.
+const PARALLEL_FROM: usize = 64;
+
+/// The rules evaluated on a graph. Cheap to clone (per-file verdicts are shared), so a proposed
+/// change can be checked on a copy.
+#[derive(Clone)]
+pub struct Checker {
+    rules: Arc<RuleSet>,
+    files: FxHashMap<FilePath, Arc<FileCheck>>,
+    classes: FxHashMap<FilePath, Arc<PathClass>>,
+    /// One per cycles rule, in rule order.
+    cycles: Vec<Arc<Cycles>>,
+    /// The rules file's problems: as written, and patterns that match no file.
+    problems: Arc<Vec<RuleProblem>>,
+    /// How many files the last update evaluated again.
+    last_evaluated: usize,
+    /// How many nodes of the cycles' graphs the last update recomputed components over.
+    last_cycle_nodes: usize,
+    /// The snapshot the verdicts are of (`Graph::change_mark`): the next update reads which
+    /// files changed since from the graph's changes instead of comparing every file.
+    mark: Option<Arc<Change>>,
+}
+
+/// One file's verdict.
+struct FileCheck {
+    node: Arc<FileNode>,
+    violations: Vec<Violation>,
+    /// Per cycles rule: the dependencies that count for it, onto other files.
+    cycle_deps: Vec<Vec<CycleDep>>,
+}
+
+impl FileCheck {
+    /// The same verdicts, for `node`.
+    fn renewed(&self, node: &Arc<FileNode>) -> Arc<FileCheck> {
+        Arc::new(FileCheck {
+            node: node.clone(),
+            violations: self.violations.clone(),
+            cycle_deps: self.cycle_deps.clone(),
+        })
+    }
+}
+
+/// Whether a file's verdicts, made from `old`, hold for `new`: they are made of its text (the
+/// sites quoted, the fixes), its summary's imports and its edges (`evaluate_file`), and a node
+/// whose summary and text are the ones before and whose edges are equal has the same ones.
+fn same_dependencies(old: &FileNode, new: &FileNode) -> bool {
+    Arc::ptr_eq(&old.summary, &new.summary)
+        && old.hash == new.hash
+        && old.resolved.edges == new.resolved.edges
+}
+
+#[derive(Clone)]
+struct CycleDep {
+    kind: DependencyKind,
+    site: Span,
+    file: FilePath,
+    entity: EntityId,
+}
+
+/// What a dependency lands on, as rule evaluation sees it.
+pub enum TargetRef<'a> {
+    File {
+        path: &'a str,
+        class: &'a PathClass,
+    },
+    External {
+        module: &'a str,
+        name: Option<&'a str>,
+    },
+}
+
+impl Checker {
+    pub fn new(rules: Arc<RuleSet>) -> Checker {
+        let cycles = rules
+            .rules
+            .iter()
+            .enumerate()
+            .filter_map(|(index, rule)| match rule.body {
+                RuleBody::Cycles { between } => Some(Arc::new(Cycles::new(index, between))),
+                _ => None,
+            })
+            .collect();
+        let problems = Arc::new(rules.problems.clone());
+        Checker {
+            rules,
+            files: FxHashMap::default(),
+            classes: FxHashMap::default(),
+            cycles,
+            problems,
+            last_evaluated: 0,
+            last_cycle_nodes: 0,
+            mark: None,
+        }
+    }
+
+    pub fn rules(&self) -> &Arc<RuleSet> {
+        &self.rules
+    }
+
+    /// The problems of the rules file: as written, and patterns that match no file.
+    pub fn problems(&self) -> &[RuleProblem] {
+        &self.problems
+    }
+
+    /// How many files the last [`Checker::update`] evaluated again (for tests and benchmarks).
+    pub fn last_evaluated(&self) -> usize {
+        self.last_evaluated
+    }
+
+    /// How many nodes (files or directories) of the cycles' graphs the last
+    /// [`Checker::update`] recomputed components over: the reach of the nodes whose
+    /// dependencies changed, not the whole graph (for tests and benchmarks).
+    pub fn last_cycle_nodes(&self) -> usize {
+        self.last_cycle_nodes
+    }
+
+    /// Brings the verdicts in line with `graph`, evaluating again only the files whose node
+    /// changed, and the cycles only when the dependency graph changed shape.
+    pub fn update(&mut self, graph: &Graph) {
+        let mut changed: Vec<Arc<FileNode>> = Vec::new();
+        let mut added = false;
+        let mut gone: Vec<Arc<FileCheck>> = Vec::new();
+        // Files whose node changed but not what their verdicts are made of (a file that walked
+        // through an edited one keeps its edges, its walk's record changed): renewed as they are.
+        let mut kept: Vec<Arc<FileCheck>> = Vec::new();
+        // The files the transactions since the last update touched, when the graph still
+        // knows them (an edit's one file, where comparing every file's node cost a millisecond
+        // on django); else every file is compared.
+        let since = self
+            .mark
+            .as_ref()
+            .and_then(|mark| graph.changed_since(mark));
+        self.mark = graph.change_mark();
+        if let Some(paths) = since {
+            let mut paths: Vec<FilePath> = paths.into_iter().collect();
+            paths.sort();
+            for path in paths {
+                match (graph.file(&path), self.files.get(&path)) {
+                    (Some(node), Some(check)) if Arc::ptr_eq(&check.node, node) => {}
+                    (Some(node), Some(check)) if same_dependencies(&check.node, node) => {
+                        kept.push(check.renewed(node));
+                    }
+                    (Some(node), Some(_)) => changed.push(node.clone()),
+                    (Some(node), None) => {
+                        added = true;
+                        changed.push(node.clone());
+                    }
+                    (None, Some(_)) => {
+                        gone.extend(self.files.remove(&path));
+                        self.classes.remove(&path);
+                    }
+                    (None, None) => {}
+                }
+            }
+            self.renew(kept);
+            self.apply_changes(graph, changed, added, gone);
+            return;
+        }
+        for node in graph.files() {
+            match self.files.get(&node.path) {
+                Some(check) if Arc::ptr_eq(&check.node, node) => {}
+                Some(check) if same_dependencies(&check.node, node) => {
+                    kept.push(check.renewed(node));
+                }
+                Some(_) => changed.push(node.clone()),
+                None => {
+                    added = true;
+                    changed.push(node.clone());
+                }
+            }
+        }
+        // Files gone since: their verdicts go, and their edges leave the cycles.
+        if self.files.len()
+            + changed
+                .iter()
+                .filter(|node| !self.files.contains_key(&node.path))
+                .count()
+            != graph.file_count()
+        {
+            let paths: Vec<FilePath> = self
+                .files
+                .keys()
+                .filter(|path| graph.file(path).is_none())
+                .cloned()
+                .collect();
+            for path in paths {
+                gone.extend(self.files.remove(&path));
+                self.classes.remove(&path);
+            }
+        }
+        self.renew(kept);
+        self.apply_changes(graph, changed, added, gone);
+    }
+
+    /// Verdicts kept for a file's new node (`same_dependencies`).
+    fn renew(&mut self, kept: Vec<Arc<FileCheck>>) {
+        for check in kept {
+            self.files.insert(check.node.path, check);
+        }
+    }
+
+    /// Evaluates the `changed` files again (some of them new when `added`) and drops the
+    /// verdicts of the files `gone`.
+    fn apply_changes(
+        &mut self,
+        graph: &Graph,
+        changed: Vec<Arc<FileNode>>,
+        added: bool,
+        gone: Vec<Arc<FileCheck>>,
+    ) {
+        let removed = !gone.is_empty();
+        let started = std::time::Instant::now();
+        self.last_evaluated = changed.len();
+        self.last_cycle_nodes = 0;
+        if changed.is_empty() && !removed {
+            return;
+        }
+        if added {
+            let new: Vec<FilePath> = changed
+                .iter()
+                .filter(|node| !self.classes.contains_key(&node.path))
+                .map(|node| node.path)
+                .collect();
+            let rules = &self.rules;
+            let classes: Vec<(FilePath, Arc<PathClass>)> = if new.len() >= PARALLEL_FROM {
+                new.into_par_iter()
+                    .map(|path| {
+                        let class = Arc::new(rules.classify(&path));
+                        (path, class)
+                    })
+                    .collect()
+            } else {
+                new.into_iter()
+                    .map(|path| {
+                        let class = Arc::new(rules.classify(&path));
+                        (path, class)
+                    })
+                    .collect()
+            };
+            self.classes.extend(classes);
+        }
+        let evaluate = |node: &Arc<FileNode>| -> Arc<FileCheck> {
+            Arc::new(evaluate_file(
+                &self.rules,
+                &self.cycles,
+                &self.classes,
+                graph,
+                node,
+            ))
+        };
+        let checks: Vec<Arc<FileCheck>> = if changed.len() >= PARALLEL_FROM {
+            changed.par_iter().map(evaluate).collect()
+        } else {
+            changed.iter().map(evaluate).collect()
+        };
+        // Each changed file moves its own edges in the cycles' graphs; the components are
+        // recomputed where that can have changed them.
+        for (index, cycles) in self.cycles.iter_mut().enumerate() {
+            let cycles = Arc::make_mut(cycles);
+            let mut touched = Vec::new();
+            for check in &gone {
+                cycles.change(
+                    &check.node.path,
+                    &shape(cycles, check, index),
+                    &[],
+                    &mut touched,
+                );
+            }
+            for check in &checks {
+                let old = self
+                    .files
+                    .get(&check.node.path)
+                    .map(|old| shape(cycles, old, index))
+                    .unwrap_or_default();
+                let new = shape(cycles, check, index);
+                cycles.change(&check.node.path, &old, &new, &mut touched);
+            }
+            self.last_cycle_nodes += cycles.settle(touched);
+        }
+        for check in checks {
+            self.files.insert(check.node.path, check);
+        }
+        if added || removed {
+            self.problems = Arc::new(self.pattern_problems());
+        }
+        tracing::trace!(
+            "checker: {} files evaluated, {} cycle nodes, {:?}",
+            self.last_evaluated,
+            self.last_cycle_nodes,
+            started.elapsed()
+        );
+    }
+
+    /// The rules file's problems as written, plus every pattern that matches no file.
+    fn pattern_problems(&self) -> Vec<RuleProblem> {
+        pattern_problems(
+            &self.rules,
+            self.classes.iter().map(|(path, class)| (&**path, &**class)),
+        )
+    }
+
+    /// The violations of one file, sorted.
+    pub fn file_violations(&self, path: &str) -> Vec<Violation> {
+        let Some(check) = self.files.get(path) else {
+            return Vec::new();
+        };
+        let mut found = check.violations.clone();
+        for cycles in &self.cycles {
+            found.extend(self.cycle_violations(cycles, check));
+        }
+        super::sort(&mut found);
+        found
+    }
+
+    /// Every violation, sorted by file and position.
+    pub fn violations(&self) -> Vec<Violation> {
+        // Explaining a cycle searches it once per file in it: in parallel over the files.
+        let files: Vec<&Arc<FileCheck>> = self.files.values().collect();
+        let mut found: Vec<Violation> = files
+            .par_iter()
+            .flat_map_iter(|check| {
+                let mut found = check.violations.clone();
+                for cycles in &self.cycles {
+                    if cycles.has_cycles() {
+                        found.extend(self.cycle_violations(cycles, check));
+                    }
+                }
+                found
+            })
+            .collect();
+        super::sort(&mut found);
+        found
+    }
+
+    fn cycle_violations(&self, cycles: &Cycles, check: &FileCheck) -> Vec<Violation> {
+        if !cycles.has_cycles() {
+            return Vec::new();
+        }
+        let index = self
+            .cycles
+            .iter()
+            .position(|other| other.rule == cycles.rule)
+            .unwrap_or(0);
+        let rule = &self.rules.rules[cycles.rule];
+        let from = node_of(cycles.unit, &check.node.path);
+        let Some(component) = cycles.cycle_of(&from) else {
+            return Vec::new();
+        };
+        let mut seen: FxHashSet<(u32, u32)> = FxHashSet::default();
+        let mut found = Vec::new();
+        let mut paths = None;
+        for dep in &check.cycle_deps[index] {
+            let to = node_of(cycles.unit, &dep.file);
+            if to == from || cycles.cycle_of(&to) != Some(component) {
+                continue;
+            }
+            if !seen.insert((dep.site.start_byte, dep.site.end_byte)) {
+                continue;
+            }
+            let path = paths
+                .get_or_insert_with(|| cycles.paths_to(&from))
+                .from(&to);
+            let mut shown: Vec<String> = vec![node_display(cycles.unit, &from)];
+            shown.extend(path.iter().map(|node| node_display(cycles.unit, node)));
+            let explanation = format!(
+                "dependency cycle between {}: {}",
+                cycles.unit.as_str(),
+                shown.join(" → ")
+            );
+            found.push(violation(
+                rule,
+                &self.rules,
+                &check.node,
+                dep.kind,
+                dep.site,
+                dep.entity.to_string(),
+                Some(dep.file),
+                explanation,
+            ));
+        }
+        found
+    }
+
+    /// Which rules a dependency of `from` (a workspace path, existing or not) onto `target` would
+    /// break, with each one's explanation. Used for placing a module that does not exist yet.
+    pub fn breaks(
+        &self,
+        from: &str,
+        target: &TargetRef<'_>,
+        kind: DependencyKind,
+    ) -> Vec<(Arc<str>, String)> {
+        let class = self.rules.classify(from);
+        (0..self.rules.rules.len())
+            .filter(|&index| self.rules.rules[index].kinds.contains(kind))
+            .filter_map(|index| {
+                explain(&self.rules, index, &class, target)
+                    .map(|text| (self.rules.rules[index].name.clone(), text))
+            })
+            .collect()
+    }
+}
+
+/// The nodes a file's dependencies for cycles rule `index` land on, without duplicates.
+fn shape(cycles: &Cycles, check: &FileCheck, index: usize) -> Vec<Name> {
+    let mut nodes: Vec<Name> = check.cycle_deps[index]
+        .iter()
+        .map(|dep| node_of(cycles.unit, &dep.file))
+        .collect();
+    nodes.sort();
+    nodes.dedup();
+    nodes
+}
+
+/// Why the dependency of a file of class `from` onto `target` breaks rule `index`, if it does.
+fn explain(
+    rules: &RuleSet,
+    index: usize,
+    from: &PathClass,
+    target: &TargetRef<'_>,
+) -> Option<String> {
+    let rule = &rules.rules[index];
+    let text = |group: &[usize]| -> String {
+        group
+            .iter()
+            .map(|&pattern| format!("`{}`", rules.patterns[pattern].text))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    match &rule.body {
+        RuleBody::Layers { layers } => {
+            let TargetRef::File { class, .. } = target else {
+                return None;
+            };
+            let from_layer = from.group(layers, &rules.patterns)?;
+            let to_layer = class.group(layers, &rules.patterns)?;
+            (to_layer < from_layer).then(|| {
+                format!(
+                    "layer {} ({} of {}) must not depend on the higher layer {} ({}); higher layers may depend on lower ones, never the reverse",
+                    text(&layers[from_layer]),
+                    from_layer + 1,
+                    layers.len(),
+                    text(&layers[to_layer]),
+                    to_layer + 1,
+                )
+            })
+        }
+        RuleBody::Forbid { from: sources, to } => {
+            let source = sources.iter().find(|&&pattern| from.has(pattern))?;
+            let forbidden = to.iter().find(|&&pattern| match target {
+                TargetRef::File { class, .. } => class.has(pattern),
+                TargetRef::External { module, name } => rules.patterns[pattern]
+                    .module
+                    .as_ref()
+                    .is_some_and(|matcher| matcher.matches(module, *name)),
+            })?;
+            Some(format!(
+                "`{}` must not depend on `{}`",
+                rules.patterns[*source].text, rules.patterns[*forbidden].text
+            ))
+        }
+        RuleBody::Independent { modules } => {
+            let TargetRef::File { class, .. } = target else {
+                return None;
+            };
+            let from_module = from.group(modules, &rules.patterns)?;
+            let to_module = class.group(modules, &rules.patterns)?;
+            (to_module != from_module).then(|| {
+                format!(
+                    "{} and {} must stay independent of each other",
+                    text(&modules[from_module]),
+                    text(&modules[to_module])
+                )
+            })
+        }
+        RuleBody::Cycles { .. } => None,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn violation(
+    rule: &super::Rule,
+    _rules: &RuleSet,
+    node: &FileNode,
+    kind: DependencyKind,
+    site: Span,
+    target: String,
+    target_file: Option<FilePath>,
+    explanation: String,
+) -> Violation {
+    let mut message = format!("{} {target}: {explanation}", kind.verb());
+    if let Some(reason) = &rule.reason {
+        message.push_str(". ");
+        message.push_str(reason);
+    }
+    // The text as indexed (read again from disk when no editor holds it; none when it changed
+    // since, and then the file is being re-indexed).
+    let text = node.text().unwrap_or_default();
+    let located = node.summary.locate(site);
+    let fix = if kind == DependencyKind::Import {
+        deps::remove_import(&text, located)
+    } else {
+        None
+    };
+    Violation {
+        rule: rule.name.clone(),
+        severity: rule.severity,
+        file: node.path,
+        line: located.start.line + 1,
+        column: located.start.column + 1,
+        span: located,
+        kind,
+        reference: deps::reference_text(&text, site),
+        target,
+        target_file,
+        message,
+        fix,
+    }
+}
+
+fn precedence(kind: DependencyKind) -> u8 {
+    match kind {
+        DependencyKind::Import => 0,
+        DependencyKind::Extends => 1,
+        DependencyKind::Implements => 2,
+        DependencyKind::Call => 3,
+        DependencyKind::TypeUse => 4,
+    }
+}
+
+/// The layer, forbid and independence violations of one file, and its dependencies for cycles.
+fn evaluate_file(
+    rules: &RuleSet,
+    cycles: &[Arc<Cycles>],
+    classes: &FxHashMap<FilePath, Arc<PathClass>>,
+    graph: &Graph,
+    node: &Arc<FileNode>,
+) -> FileCheck {
+    let mut dependencies: Vec<Dependency> = deps::dependencies(graph, node);
+    // One violation per rule and site: at a site that is several dependencies at once
+    // (`impl Store for Account` implements and uses the type), the most telling kind speaks.
+    dependencies.sort_by_key(|dependency| {
+        (
+            dependency.site.start_byte,
+            dependency.site.end_byte,
+            precedence(dependency.kind),
+        )
+    });
+    let own = classes
+        .get(&node.path)
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rules.classify(&node.path)));
+    let mut violations = Vec::new();
+    // Each distinct target is judged once per rule: a file calls into another many times.
+    let mut verdicts: FxHashMap<&Target, Vec<(usize, String)>> = FxHashMap::default();
+    let mut seen: FxHashSet<(usize, u32, u32)> = FxHashSet::default();
+    let has_path_rules = rules
+        .rules
+        .iter()
+        .any(|rule| !matches!(rule.body, RuleBody::Cycles { .. }));
+    if has_path_rules {
+        for dependency in &dependencies {
+            let verdict = verdicts.entry(&dependency.target).or_insert_with(|| {
+                let class;
+                let target = match &dependency.target {
+                    Target::Entity { file, .. } => {
+                        class = classes
+                            .get(file)
+                            .cloned()
+                            .unwrap_or_else(|| Arc::new(rules.classify(file)));
+                        TargetRef::File {
+                            path: file,
+                            class: &class,
+                        }
+                    }
+                    Target::External { module, name } => TargetRef::External {
+                        module,
+                        name: name.as_deref(),
+                    },
+                };
+                (0..rules.rules.len())
+                    .filter_map(|index| {
+                        explain(rules, index, &own, &target).map(|text| (index, text))
+                    })
+                    .collect()
+            });
+            for (index, explanation) in verdict.iter() {
+                let rule = &rules.rules[*index];
+                if !rule.kinds.contains(dependency.kind) {
+                    continue;
+                }
+                let key = (*index, dependency.site.start_byte, dependency.site.end_byte);
+                if !seen.insert(key) {
+                    continue;
+                }
+                violations.push(violation(
+                    rule,
+                    rules,
+                    node,
+                    dependency.kind,
+                    dependency.site,
+                    dependency.target.display(),
+                    dependency.target.file().cloned(),
+                    explanation.clone(),
+                ));
+            }
+        }
+    }
+    let cycle_deps = cycles
+        .iter()
+        .map(|cycles| {
+            let kinds = rules.rules[cycles.rule].kinds;
+            dependencies
+                .iter()
+                .filter(|dependency| kinds.contains(dependency.kind))
+                .filter_map(|dependency| match &dependency.target {
+                    Target::Entity { file, entity } => Some(CycleDep {
+                        kind: dependency.kind,
+                        site: dependency.site,
+                        file: *file,
+                        entity: *entity,
+                    }),
+                    Target::External { .. } => None,
+                })
+                .collect()
+        })
+        .collect();
+    FileCheck {
+        node: node.clone(),
+        violations,
+        cycle_deps,
+    }
+}
+
+/// The problems of `rules` as written, plus every pattern that matches none of the files (given
+/// with their classification by `rules`).
+pub(super) fn pattern_problems<'a>(
+    rules: &RuleSet,
+    classes: impl Iterator<Item = (&'a str, &'a PathClass)>,
+) -> Vec<RuleProblem> {
+    let mut hits = vec![false; rules.patterns.len()];
+    let mut top_level: FxHashSet<&str> = FxHashSet::default();
+    for (path, class) in classes {
+        top_level.insert(path.split('/').next().unwrap_or_default());
+        for (index, hit) in hits.iter_mut().enumerate() {
+            if !*hit && class.has(index) {
+                *hit = true;
+            }
+        }
+    }
+    let mut problems = rules.problems.clone();
+    for (index, pattern) in rules.patterns.iter().enumerate() {
+        if hits[index] || pattern.rule == usize::MAX {
+            continue;
+        }
+        // A `to` entry that is no path may name an external module (`requests`,
+        // `net/http`): only one that looks like a workspace path is a problem.
+        let path_like = has_glob(&pattern.text)
+            || top_level.contains(pattern.text.split('/').next().unwrap_or_default());
+        if pattern.module.is_some() && !path_like {
+            continue;
+        }
+        problems.push(RuleProblem {
+            line: pattern.line,
+            column: pattern.column,
+            end_line: pattern.end_line,
+            end_column: pattern.end_column,
+            rule: Some(rules.rules[pattern.rule].name.to_string()),
+            message: format!(
+                "`{}` (rule `{}`) matches no file of the workspace",
+                pattern.text, rules.rules[pattern.rule].name
+            ),
+        });
+    }
+    problems.sort_by_key(|problem| (problem.line, problem.column));
+    problems
+}

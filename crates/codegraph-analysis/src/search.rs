@@ -1,0 +1,873 @@
+//! Ranked search over entities: BM25 over identifier sub-words, qualified names, paths,
+//! signatures and docstrings, with boosts for exact and prefix name matches; then the best
+//! candidates are re-ranked by the signals of [`rank`] (name match, exact phrase, graph prior)
+//! and by what their file is for (production first, `analysis::filter`).
+//!
+//! The index keeps one postings list per file, so a new snapshot only rebuilds the files whose
+//! text changed ([`SearchIndex::update`]); the document frequencies are adjusted by subtracting the
+//! old file's terms and adding the new ones. Terms are interned in a persistent ordered map, which
+//! also answers prefix expansion (`auth` → `authentic`).
+
+pub mod rank;
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::filter::{ClassesAsked, FileFilter};
+use super::text;
+use codegraph_graph::{EntityId, FileNode, FilePath, Graph, materialize};
+use codegraph_model::{EntityKind, FileClass};
+pub use rank::Ranking;
+
+/// Which entities a search may return.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SearchScope {
+    #[default]
+    All,
+    /// Functions and methods.
+    Functions,
+    /// Classes, interfaces, structs, enums, traits.
+    Classes,
+    /// Modules (files).
+    Files,
+}
+
+impl SearchScope {
+    pub fn admits(self, kind: EntityKind) -> bool {
+        match self {
+            SearchScope::All => true,
+            SearchScope::Functions => matches!(kind, EntityKind::Function | EntityKind::Method),
+            SearchScope::Classes => kind.is_type(),
+            SearchScope::Files => kind == EntityKind::Module,
+        }
+    }
+}
+
+/// How much a word counts in each field of a document: a word in the name counts most, a
+/// word in a docstring least. Fixed when the index is built.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldWeights {
+    pub name: f32,
+    /// The enclosing definitions' names (`EmailMessage` for `EmailMessage.send`).
+    pub parent: f32,
+    /// The directory and file name of a definition.
+    pub path: f32,
+    /// The path of a module (file) entity.
+    pub module_path: f32,
+    pub signature: f32,
+    /// The first [`DOC_WORDS`] words of the docstring.
+    pub doc: f32,
+    /// The names a definition's own code calls and refers to as types, each once: what it
+    /// does, in its callees' words (`render`, `set_render_target`). Off by default: on the
+    /// question benchmark it answered nothing more and lowered the mean reciprocal rank.
+    pub body: f32,
+}
+
+impl Default for FieldWeights {
+    fn default() -> FieldWeights {
+        FieldWeights {
+            name: 3.0,
+            parent: 1.0,
+            path: 0.5,
+            module_path: 1.5,
+            signature: 0.5,
+            doc: 0.5,
+            body: 0.0,
+        }
+    }
+}
+
+/// Only the start of a docstring is indexed; the rest is examples and parameter lists.
+const DOC_WORDS: usize = 60;
+
+/// How many of the best BM25 candidates the name match re-ranks.
+const RERANKED: usize = 300;
+/// How many of those the exact phrase and the graph prior re-rank.
+const FINALISTS: usize = 60;
+
+const K1: f64 = 1.2;
+const B: f64 = 0.5;
+
+/// One entity as a search document.
+#[derive(Debug, Clone)]
+struct Doc {
+    id: EntityId,
+    kind: EntityKind,
+    /// What its code is for: its file's class, or test inside a test module.
+    class: FileClass,
+    /// The name, lowercased, without `_` and `-`, for exact and prefix boosts.
+    plain_name: Box<str>,
+    length: f32,
+}
+
+/// A term and its `(document, weighted frequency)` pairs in one file.
+type TermPostings = (Arc<str>, Box<[(u32, f32)]>);
+
+/// The postings of one file: its documents and, per term, `(document, weighted frequency)`.
+#[derive(Debug)]
+struct FilePostings {
+    hash: [u8; 32],
+    /// The file's class; its definitions share it, except those in a test module.
+    class: FileClass,
+    docs: Vec<Doc>,
+    /// The hash of each term, sorted; `terms` is in the same order. Looking a term up is a
+    /// binary search over integers, which matters: a query probes every file.
+    hashes: Box<[u64]>,
+    terms: Vec<TermPostings>,
+}
+
+fn term_hash(term: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    term.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Per-file scores, reused across files: `(score, matched query terms)` per document, and the
+/// documents touched.
+#[derive(Default)]
+struct Scratch {
+    scores: Vec<(f64, u64)>,
+    touched: Vec<u32>,
+}
+
+/// A search index over one graph snapshot.
+#[derive(Clone, Default)]
+pub struct SearchIndex {
+    revision: u64,
+    weights: FieldWeights,
+    files: FxHashMap<FilePath, Arc<FilePostings>>,
+    /// Term → how many documents hold it. Persistent, so cloning the index is cheap.
+    document_frequency: imbl::OrdMap<Arc<str>, u32>,
+    document_count: u64,
+    total_length: f64,
+}
+
+/// What to search and how to rank.
+#[derive(Clone, Copy)]
+pub struct SearchOptions<'a> {
+    pub scope: SearchScope,
+    pub limit: usize,
+    pub filter: FileFilter,
+    pub ranking: Ranking,
+    /// The snapshot the index was built from: the graph prior and docstring phrases need it;
+    /// without it those two signals are off.
+    pub graph: Option<&'a Graph>,
+}
+
+impl<'a> SearchOptions<'a> {
+    /// The default ranking and filter (production first) over `graph`.
+    pub fn new(graph: &'a Graph, scope: SearchScope, limit: usize) -> SearchOptions<'a> {
+        SearchOptions {
+            scope,
+            limit,
+            filter: FileFilter::default(),
+            ranking: Ranking::default(),
+            graph: Some(graph),
+        }
+    }
+
+    pub fn with_filter(self, filter: FileFilter) -> SearchOptions<'a> {
+        SearchOptions { filter, ..self }
+    }
+}
+
+/// One hit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchHit {
+    pub id: EntityId,
+    pub kind: EntityKind,
+    pub class: FileClass,
+    /// 0..1: the best hit gets the share of the query it covers; the others are scaled to it.
+    pub relevance: f64,
+    /// The raw BM25 score with boosts.
+    pub score: f64,
+}
+
+/// Ranked hits, best first, with how many matched in all.
+#[derive(Debug, Clone, Default)]
+pub struct SearchResults {
+    pub hits: Vec<SearchHit>,
+    pub total_count: usize,
+    /// The query's terms after stop words and stemming.
+    pub terms: Vec<String>,
+}
+
+fn plain(text: &str) -> String {
+    text.chars()
+        .filter(|character| character.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The idf of the query terms a document matched (`mask`, one bit per term).
+fn covered_idf(term_idf: &[f64], mask: u64) -> f64 {
+    term_idf
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| mask & (1u64 << (*index).min(63)) != 0)
+        .map(|(_, idf)| idf)
+        .sum()
+}
+
+/// Whether the question writes `doc`'s name as code (`prefetch_related`, `select!`): its name,
+/// or a module's file name without extension.
+fn names_one(doc: &Doc, named: &[String]) -> bool {
+    if named.is_empty() {
+        return false;
+    }
+    if named.iter().any(|name| **name == *doc.plain_name) {
+        return true;
+    }
+    if doc.kind != EntityKind::Module {
+        return false;
+    }
+    let file = doc.id.rsplit('/').next().unwrap_or(&doc.id);
+    let stem = plain(file.split('.').next().unwrap_or(file));
+    named.contains(&stem)
+}
+
+fn add_terms(counts: &mut FxHashMap<String, f32>, text: &str, weight: f32) -> f32 {
+    let mut added = 0.0;
+    if weight == 0.0 {
+        return added;
+    }
+    for term in text::code_terms(text) {
+        *counts.entry(term).or_default() += weight;
+        added += weight;
+    }
+    added
+}
+
+fn file_postings(file: &FileNode, weights: &FieldWeights) -> FilePostings {
+    let mut docs = Vec::with_capacity(file.summary.defs.len() + 1);
+    let mut postings: FxHashMap<String, Vec<(u32, f32)>> = FxHashMap::default();
+    let directory = file
+        .path
+        .rsplit_once('/')
+        .map_or("", |(directory, _)| directory);
+    // The distinct names each definition's own code refers to (the module's: its top level).
+    let mut body_names: Vec<Vec<&str>> = vec![Vec::new(); file.summary.defs.len() + 1];
+    if weights.body > 0.0 {
+        for reference in &file.summary.refs {
+            let slot = reference.scope().map_or(0, |scope| scope as usize + 1);
+            if let Some(names) = body_names.get_mut(slot)
+                && !names.contains(&reference.name.as_str())
+            {
+                names.push(&reference.name);
+            }
+        }
+    }
+    for index in std::iter::once(None).chain((0..file.summary.defs.len() as u32).map(Some)) {
+        let entity = materialize(file, index);
+        let mut counts: FxHashMap<String, f32> = FxHashMap::default();
+        let mut length = 0.0;
+        if index.is_none() {
+            length += add_terms(&mut counts, &file.path, weights.module_path);
+        } else {
+            length += add_terms(&mut counts, &entity.name, weights.name);
+            let nested = file.summary.nested_name(index.unwrap_or_default());
+            if let Some((parents, _)) = nested.rsplit_once('.') {
+                length += add_terms(&mut counts, parents, weights.parent);
+            }
+            length += add_terms(&mut counts, directory, weights.path);
+            let stem = file.path.rsplit('/').next().unwrap_or_default();
+            let stem = stem.rsplit_once('.').map_or(stem, |(stem, _)| stem);
+            length += add_terms(&mut counts, stem, weights.path);
+            if let Some(signature) = &entity.signature {
+                length += add_terms(&mut counts, signature, weights.signature);
+            }
+        }
+        if let Some(doc) = &entity.docstring {
+            let start: Vec<&str> = doc.split_whitespace().take(DOC_WORDS).collect();
+            length += add_terms(&mut counts, &start.join(" "), weights.doc);
+        }
+        let slot = index.map_or(0, |index| index as usize + 1);
+        for name in &body_names[slot] {
+            length += add_terms(&mut counts, name, weights.body);
+        }
+        let doc_index = docs.len() as u32;
+        for (term, count) in counts {
+            postings.entry(term).or_default().push((doc_index, count));
+        }
+        docs.push(Doc {
+            id: entity.id,
+            kind: entity.kind,
+            class: match index {
+                None => file.class,
+                Some(index) => file.summary.definition_class(file.class, index),
+            },
+            plain_name: plain(&entity.name).into(),
+            length,
+        });
+    }
+    let mut terms: Vec<TermPostings> = postings
+        .into_iter()
+        .map(|(term, list)| (Arc::from(term), list.into_boxed_slice()))
+        .collect();
+    terms.sort_by_cached_key(|(term, _)| (term_hash(term), term.clone()));
+    let hashes = terms.iter().map(|(term, _)| term_hash(term)).collect();
+    FilePostings {
+        hash: file.hash,
+        class: file.class,
+        docs,
+        hashes,
+        terms,
+    }
+}
+
+/// How a query term reaches index terms: itself, longer terms it prefixes, shorter terms that
+/// prefix it (an abbreviation such as `auth` for `authentication`).
+struct Expansion {
+    term: Arc<str>,
+    hash: u64,
+    /// Which query term it stands for.
+    query_term: usize,
+    weight: f64,
+    idf: f64,
+}
+
+impl SearchIndex {
+    /// Builds the index of a snapshot from scratch (in parallel over files).
+    pub fn build(graph: &Graph) -> SearchIndex {
+        SearchIndex::build_with(graph, FieldWeights::default())
+    }
+
+    /// [`SearchIndex::build`] with other field weights (the question benchmark measures them).
+    pub fn build_with(graph: &Graph, weights: FieldWeights) -> SearchIndex {
+        SearchIndex {
+            weights,
+            ..SearchIndex::default()
+        }
+        .update(graph)
+    }
+
+    /// The index of `graph`, reusing this index's postings for every file whose text is the
+    /// same; only new and changed files are re-tokenised.
+    pub fn update(&self, graph: &Graph) -> SearchIndex {
+        let mut next = self.clone();
+        next.revision = graph.revision();
+        let removed: Vec<FilePath> = next
+            .files
+            .keys()
+            .filter(|path| graph.file(path).is_none())
+            .cloned()
+            .collect();
+        for path in removed {
+            if let Some(old) = next.files.remove(&path) {
+                next.subtract(&old);
+            }
+        }
+        let changed: Vec<&Arc<FileNode>> = graph
+            .files()
+            .filter(|file| {
+                next.files
+                    .get(&file.path)
+                    .is_none_or(|postings| postings.hash != file.hash)
+            })
+            .collect();
+        // Checked on rayon's threads too: a cancelled build stops there.
+        let cancel = codegraph_model::cancel::current().unwrap_or_default();
+        let built: Vec<(FilePath, FilePostings)> = changed
+            .par_iter()
+            .map(|file| {
+                cancel.checkpoint();
+                (file.path, file_postings(file, &next.weights))
+            })
+            .collect();
+        for (path, mut postings) in built {
+            codegraph_model::cancel::checkpoint();
+            if let Some(old) = next.files.remove(&path) {
+                next.subtract(&old);
+            }
+            next.add(&mut postings);
+            next.files.insert(path, Arc::new(postings));
+        }
+        next
+    }
+
+    fn subtract(&mut self, postings: &FilePostings) {
+        for (term, list) in &postings.terms {
+            let remove = match self.document_frequency.get_mut(term) {
+                Some(count) => {
+                    *count = count.saturating_sub(list.len() as u32);
+                    *count == 0
+                }
+                None => false,
+            };
+            if remove {
+                self.document_frequency.remove(term);
+            }
+        }
+        self.document_count -= postings.docs.len() as u64;
+        self.total_length -= postings
+            .docs
+            .iter()
+            .map(|doc| doc.length as f64)
+            .sum::<f64>();
+    }
+
+    /// Adds a file's counts, and shares the interned term strings.
+    fn add(&mut self, postings: &mut FilePostings) {
+        for (term, list) in &mut postings.terms {
+            match self.document_frequency.get_key_value(term) {
+                Some((interned, count)) => {
+                    let (interned, count) = (interned.clone(), *count);
+                    *term = interned.clone();
+                    self.document_frequency
+                        .insert(interned, count + list.len() as u32);
+                }
+                None => {
+                    self.document_frequency
+                        .insert(term.clone(), list.len() as u32);
+                }
+            }
+        }
+        self.document_count += postings.docs.len() as u64;
+        self.total_length += postings
+            .docs
+            .iter()
+            .map(|doc| doc.length as f64)
+            .sum::<f64>();
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    pub fn document_count(&self) -> u64 {
+        self.document_count
+    }
+
+    pub fn term_count(&self) -> usize {
+        self.document_frequency.len()
+    }
+
+    /// An estimate of the heap the index holds, in bytes: documents, postings, the term map.
+    pub fn memory_bytes(&self) -> usize {
+        let mut bytes =
+            self.files.capacity() * (size_of::<FilePath>() + size_of::<Arc<FilePostings>>() + 8);
+        for postings in self.files.values() {
+            bytes += size_of::<FilePostings>();
+            bytes += postings.docs.capacity() * size_of::<Doc>();
+            bytes += postings
+                .docs
+                .iter()
+                .map(|doc| doc.plain_name.len())
+                .sum::<usize>();
+            bytes += postings.terms.capacity() * size_of::<TermPostings>();
+            bytes += postings.hashes.len() * size_of::<u64>();
+            bytes += postings
+                .terms
+                .iter()
+                .map(|(_, list)| list.len() * size_of::<(u32, f32)>())
+                .sum::<usize>();
+        }
+        // Interned strings (with their reference counts) and the map's nodes.
+        for (term, _) in self.document_frequency.iter() {
+            bytes += term.len() + 16 + size_of::<(Arc<str>, u32)>() + 8;
+        }
+        bytes
+    }
+
+    fn idf(&self, document_frequency: u32) -> f64 {
+        let total = self.document_count as f64;
+        let frequency = document_frequency as f64;
+        ((total - frequency + 0.5) / (frequency + 0.5) + 1.0).ln()
+    }
+
+    /// The terms of a question and how each reaches the index. Beyond [`text::query_terms`]: a
+    /// name with odd capitals (`glTF`) is one term when the index knows it, its parts matching at
+    /// half weight, and its parts are terms of their own when the index does not know it
+    /// (`HTTPServer`); two adjacent words whose concatenation the index knows reach it too
+    /// ("logged in" reaches `login`, "shut down" `shutdown`).
+    fn plan(&self, query: &str) -> (Vec<String>, Vec<Expansion>) {
+        let words = text::raw_words(query);
+        let keep_stop_words = words.iter().all(|word| text::is_stop_word(&word.whole));
+        let known = |term: &str| self.document_frequency.contains_key(term);
+        let mut terms: Vec<String> = Vec::new();
+        let mut parts_of: Vec<Vec<String>> = Vec::new();
+        // The query term of each word (the last, for a word split into parts).
+        let mut term_of_word: Vec<Option<usize>> = Vec::with_capacity(words.len());
+        let mut add = |term: String, parts: Vec<String>, terms: &mut Vec<String>| -> usize {
+            match terms.iter().position(|known| *known == term) {
+                Some(position) => position,
+                None => {
+                    terms.push(term);
+                    parts_of.push(parts);
+                    terms.len() - 1
+                }
+            }
+        };
+        for word in &words {
+            if !keep_stop_words && text::is_stop_word(&word.whole) {
+                term_of_word.push(None);
+                continue;
+            }
+            let whole = text::stem(&word.whole);
+            if word.parts.is_empty() || known(&whole) {
+                let parts = word.parts.iter().map(|part| text::stem(part)).collect();
+                term_of_word.push(Some(add(whole, parts, &mut terms)));
+            } else {
+                let mut last = None;
+                for part in &word.parts {
+                    last = Some(add(text::stem(part), Vec::new(), &mut terms));
+                }
+                term_of_word.push(last);
+            }
+        }
+        let mut expansions = self.expand(&terms);
+        for (query_term, parts) in parts_of.iter().enumerate() {
+            for part in parts {
+                if let Some((interned, frequency)) =
+                    self.document_frequency.get_key_value(part.as_str())
+                {
+                    expansions.push(Expansion {
+                        hash: term_hash(interned),
+                        term: interned.clone(),
+                        query_term,
+                        weight: 0.5,
+                        idf: self.idf(*frequency),
+                    });
+                }
+            }
+        }
+        for (index, pair) in words.windows(2).enumerate() {
+            if !pair[0].parts.is_empty() || !pair[1].parts.is_empty() {
+                continue;
+            }
+            let (first, second) = (&pair[0].whole, &pair[1].whole);
+            let candidates = [
+                format!("{first}{second}"),
+                format!("{}{second}", text::stem(first)),
+                text::stem(&format!("{first}{second}")),
+            ];
+            let Some((interned, frequency)) = candidates
+                .iter()
+                .filter(|candidate| candidate.len() >= 5)
+                .find_map(|candidate| self.document_frequency.get_key_value(candidate.as_str()))
+            else {
+                continue;
+            };
+            let spanned: Vec<usize> = [term_of_word[index], term_of_word[index + 1]]
+                .into_iter()
+                .flatten()
+                .filter(|&query_term| *terms[query_term] != **interned)
+                .collect();
+            for &query_term in &spanned {
+                expansions.push(Expansion {
+                    hash: term_hash(interned),
+                    term: interned.clone(),
+                    query_term,
+                    weight: 1.0 / spanned.len() as f64,
+                    idf: self.idf(*frequency),
+                });
+            }
+        }
+        (terms, expansions)
+    }
+
+    fn expand(&self, terms: &[String]) -> Vec<Expansion> {
+        let mut expansions: Vec<Expansion> = Vec::new();
+        for (query_term, term) in terms.iter().enumerate() {
+            if let Some((interned, frequency)) =
+                self.document_frequency.get_key_value(term.as_str())
+            {
+                expansions.push(Expansion {
+                    hash: term_hash(interned),
+                    term: interned.clone(),
+                    query_term,
+                    weight: 1.0,
+                    idf: self.idf(*frequency),
+                });
+            }
+            if term.len() >= 4 {
+                let start: Arc<str> = Arc::from(term.as_str());
+                let longer = self
+                    .document_frequency
+                    .range(start..)
+                    .skip_while(|(candidate, _)| &***candidate == term.as_str())
+                    .take_while(|(candidate, _)| candidate.starts_with(term.as_str()))
+                    .take(16);
+                for (candidate, frequency) in longer {
+                    expansions.push(Expansion {
+                        hash: term_hash(candidate),
+                        term: candidate.clone(),
+                        query_term,
+                        weight: 0.5,
+                        idf: self.idf(*frequency),
+                    });
+                }
+            }
+            for cut in (4..term.len()).rev() {
+                if !term.is_char_boundary(cut) {
+                    continue;
+                }
+                if let Some((candidate, frequency)) =
+                    self.document_frequency.get_key_value(&term[..cut])
+                {
+                    expansions.push(Expansion {
+                        hash: term_hash(candidate),
+                        term: candidate.clone(),
+                        query_term,
+                        weight: 0.4,
+                        idf: self.idf(*frequency),
+                    });
+                }
+            }
+        }
+        expansions
+    }
+
+    /// Scores the documents of one file into `scratch`.
+    fn score_file(
+        &self,
+        postings: &FilePostings,
+        expansions: &[Expansion],
+        average_length: f64,
+        scratch: &mut Scratch,
+    ) {
+        for &doc in &scratch.touched {
+            scratch.scores[doc as usize] = (0.0, 0);
+        }
+        scratch.touched.clear();
+        if scratch.scores.len() < postings.docs.len() {
+            scratch.scores.resize(postings.docs.len(), (0.0, 0));
+        }
+        for expansion in expansions {
+            let Ok(position) = postings.hashes.binary_search(&expansion.hash) else {
+                continue;
+            };
+            let (term, list) = &postings.terms[position];
+            if **term != *expansion.term {
+                continue;
+            }
+            for &(doc, frequency) in list.iter() {
+                let length = postings.docs[doc as usize].length as f64;
+                let frequency = frequency as f64;
+                let saturated = frequency * (K1 + 1.0)
+                    / (frequency + K1 * (1.0 - B + B * length / average_length));
+                let entry = &mut scratch.scores[doc as usize];
+                if entry.1 == 0 {
+                    scratch.touched.push(doc);
+                }
+                entry.0 += expansion.weight * expansion.idf * saturated;
+                entry.1 |= 1u64 << expansion.query_term.min(63);
+            }
+        }
+    }
+
+    /// Entities matching `query`, best first, at most `limit`, with the default filter
+    /// (production first) and ranking; without a graph, so no graph prior or docstring phrases
+    /// (see [`SearchIndex::search_with`]).
+    pub fn search(&self, query: &str, scope: SearchScope, limit: usize) -> SearchResults {
+        self.search_with(
+            query,
+            &SearchOptions {
+                scope,
+                limit,
+                filter: FileFilter::default(),
+                ranking: Ranking::default(),
+                graph: None,
+            },
+        )
+    }
+
+    /// Entities matching `query`, best first: BM25 with exact-name boosts and the file class
+    /// weight picks the best [`RERANKED`] candidates, which the signals of [`rank`] re-rank.
+    pub fn search_with(&self, query: &str, options: &SearchOptions) -> SearchResults {
+        let (terms, expansions) = self.plan(query);
+        if expansions.is_empty() || self.document_count == 0 {
+            return SearchResults {
+                terms,
+                ..SearchResults::default()
+            };
+        }
+        let term_idf: Vec<f64> = (0..terms.len())
+            .map(|index| {
+                expansions
+                    .iter()
+                    .filter(|expansion| expansion.query_term == index)
+                    .map(|expansion| expansion.idf)
+                    .fold(0.0, f64::max)
+            })
+            .collect();
+        let idf_total: f64 = term_idf.iter().sum();
+        let plain_query = plain(query);
+        let named = text::named_in(query);
+        let asked = ClassesAsked::from_query(query);
+        let filter = options.filter;
+        let average_length = self.total_length / self.document_count as f64;
+        let mut scored: Vec<(f64, u64, &Doc)> = Vec::new();
+        let mut scratch = Scratch::default();
+        for postings in self.files.values() {
+            // A file's definitions are of its class, or tests (in a test module).
+            let admitted = filter.admits(postings.class)
+                || (postings.class == FileClass::Production && filter.admits(FileClass::Test));
+            if !admitted {
+                continue;
+            }
+            self.score_file(postings, &expansions, average_length, &mut scratch);
+            for &doc in &scratch.touched {
+                let (score, mask) = scratch.scores[doc as usize];
+                let doc = &postings.docs[doc as usize];
+                if !options.scope.admits(doc.kind) || !filter.admits(doc.class) {
+                    continue;
+                }
+                let boost = if !options.ranking.exact_name {
+                    1.0
+                } else if *doc.plain_name == *plain_query || names_one(doc, &named) {
+                    2.0
+                } else if !plain_query.is_empty() && doc.plain_name.starts_with(&plain_query) {
+                    1.3
+                } else {
+                    1.0
+                };
+                let coverage = if options.ranking.coverage > 0.0 && idf_total > 0.0 {
+                    (covered_idf(&term_idf, mask) / idf_total).powf(options.ranking.coverage)
+                } else {
+                    1.0
+                };
+                scored.push((
+                    score * boost * coverage * filter.weight(doc.class, asked),
+                    mask,
+                    doc,
+                ));
+            }
+        }
+        let total_count = scored.len();
+        let order = |left: &(f64, u64, &Doc), right: &(f64, u64, &Doc)| {
+            right
+                .0
+                .total_cmp(&left.0)
+                .then_with(|| left.2.id.cmp(&right.2.id))
+        };
+        let pool = RERANKED.max(options.limit);
+        if scored.len() > pool {
+            scored.select_nth_unstable_by(pool - 1, order);
+            scored.truncate(pool);
+        }
+        self.rerank(query, &terms, options, &mut scored);
+        let limit = if options.limit == 0 {
+            scored.len()
+        } else {
+            options.limit
+        };
+        if scored.len() > limit {
+            scored.select_nth_unstable_by(limit - 1, order);
+            scored.truncate(limit);
+        }
+        scored.sort_by(order);
+        let scale = match scored.first() {
+            Some(&(top, mask, _)) if top > 0.0 && idf_total > 0.0 => {
+                (covered_idf(&term_idf, mask) / idf_total) / top
+            }
+            _ => 0.0,
+        };
+        let hits = scored
+            .into_iter()
+            .map(|(score, _, doc)| SearchHit {
+                id: doc.id,
+                kind: doc.kind,
+                class: doc.class,
+                relevance: (score * scale).clamp(0.0, 1.0),
+                score,
+            })
+            .collect();
+        SearchResults {
+            hits,
+            total_count,
+            terms,
+        }
+    }
+
+    /// Multiplies each candidate's score by the factors of the name match, exact phrase and
+    /// graph prior signals.
+    fn rerank(
+        &self,
+        query: &str,
+        terms: &[String],
+        options: &SearchOptions,
+        scored: &mut [(f64, u64, &Doc)],
+    ) {
+        let ranking = options.ranking;
+        if ranking.name_match == 0.0 && ranking.phrase == 0.0 && ranking.graph_prior == 0.0 {
+            return;
+        }
+        const FAN_IN_CAP: usize = 64;
+        let shape = rank::QueryShape::new(query, terms);
+        if ranking.name_match > 0.0 {
+            for (score, _, doc) in scored.iter_mut() {
+                let name = rank::name_terms(&doc.id);
+                *score *= 1.0 + ranking.name_match * rank::name_match(&shape, &name).powi(2);
+            }
+        }
+        if shape.pairs.is_empty() && ranking.graph_prior == 0.0 {
+            return;
+        }
+        // The phrase and the prior move an entity by a third at most: only the best candidates
+        // after the name match can still reach the first results.
+        let Some(graph) = options.graph else {
+            return;
+        };
+        if ranking.phrase == 0.0 && ranking.graph_prior == 0.0 {
+            return;
+        }
+        let order = |left: &(f64, u64, &Doc), right: &(f64, u64, &Doc)| {
+            right
+                .0
+                .total_cmp(&left.0)
+                .then_with(|| left.2.id.cmp(&right.2.id))
+        };
+        let finalists = FINALISTS.min(scored.len());
+        if finalists < scored.len() {
+            scored.select_nth_unstable_by(finalists, order);
+        }
+        for (score, _, doc) in scored[..finalists].iter_mut() {
+            let mut factor = 1.0;
+            if ranking.phrase > 0.0 && !shape.pairs.is_empty() {
+                let name = rank::name_terms(&doc.id);
+                let docstring = graph.docstring_of(&doc.id);
+                factor *= 1.0 + ranking.phrase * rank::phrase_match(&shape, &name, docstring);
+            }
+            if ranking.graph_prior > 0.0 {
+                let fan_in = rank::production_fan_in(graph, &doc.id, FAN_IN_CAP);
+                factor *= 1.0 + ranking.graph_prior * rank::prior(fan_in, FAN_IN_CAP);
+            }
+            *score *= factor;
+        }
+    }
+
+    /// The raw scores of the given entities for `query` (0 for those that do not match);
+    /// `local_search` ranks a neighbourhood with it.
+    pub fn score_entities(&self, query: &str, ids: &[EntityId]) -> FxHashMap<EntityId, f64> {
+        let (_, expansions) = self.plan(query);
+        let mut result: FxHashMap<EntityId, f64> = FxHashMap::default();
+        if expansions.is_empty() || self.document_count == 0 {
+            return result;
+        }
+        let average_length = self.total_length / self.document_count as f64;
+        let mut by_file: FxHashMap<&str, Vec<&EntityId>> = FxHashMap::default();
+        for id in ids {
+            let path = id.split("::").next().unwrap_or(id);
+            by_file.entry(path).or_default().push(id);
+        }
+        let mut scratch = Scratch::default();
+        for (path, wanted) in by_file {
+            let Some(postings) = self.files.get(path) else {
+                continue;
+            };
+            self.score_file(postings, &expansions, average_length, &mut scratch);
+            for &doc in &scratch.touched {
+                let score = scratch.scores[doc as usize].0;
+                let doc = &postings.docs[doc as usize];
+                if wanted.iter().any(|id| **id == doc.id) {
+                    result.insert(doc.id, score);
+                }
+            }
+        }
+        result
+    }
+}

@@ -1,0 +1,396 @@
+//! Attaching to a running server: every `codegraph lsp` (and `codegraph serve`) process serves MCP
+//! on a per-user unix socket for each workspace root, with MCP's stdio framing (one JSON-RPC
+//! message per line), and `codegraph mcp` relays its stdin/stdout to that socket. An AI client
+//! launched next to an editor thus talks to the editor's own `World`, unsaved edits included.
+//!
+//! Layout: the directory `$XDG_RUNTIME_DIR/codegraph/` (else `~/.cache/codegraph/run`), mode
+//! 0700, holds for each served root a socket `<hash>-<pid>.sock` (mode 0600) and a discovery file
+//! `<hash>-<pid>.json` (mode 0600, written atomically) naming the root, the socket, the pid and,
+//! for an HTTP server, its URL and tokens. `<hash>` is a hash of the canonical root, so several
+//! processes may serve the same root side by side. Entries whose process is gone are removed
+//! whenever the directory is read.
+//!
+//! Trust: the directory is used only if it is a real directory (not a symlink) owned by this
+//! user, and is made mode 0700; otherwise attaching and publishing are refused with the reason
+//! (`codegraph mcp` then serves in-process). A discovery file is read only if it is a regular
+//! file owned by this user, and its socket is trusted only if it is a socket owned by this user
+//! inside the directory; the server at the other end must run as this user too (checked with
+//! the socket's peer credentials). A stale entry's socket is deleted only when it is such a
+//! socket, so a forged entry cannot make codegraph delete a file it names. Discovery files are
+//! written to `create_new` temporaries and renamed.
+
+use std::io::Write;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use parking_lot::Mutex;
+use rmcp::ServiceExt;
+use serde::{Deserialize, Serialize};
+use tokio::net::UnixListener;
+
+use super::CodegraphMcp;
+use super::http::Tokens;
+use codegraph_world::World;
+
+/// What a discovery file says.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Entry {
+    /// The canonical workspace root.
+    pub root: PathBuf,
+    /// The unix socket serving MCP for this root.
+    pub socket: PathBuf,
+    pub pid: u32,
+    /// The HTTP endpoint (`http://host:port/mcp`), for a server started with `--http`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<String>,
+    /// The bearer tokens the HTTP endpoint accepts, when it requires one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+}
+
+/// The per-user directory of sockets and discovery files, created with mode 0700.
+pub fn runtime_dir() -> anyhow::Result<PathBuf> {
+    let directory = match std::env::var_os("XDG_RUNTIME_DIR").filter(|value| !value.is_empty()) {
+        Some(runtime) => PathBuf::from(runtime).join("codegraph"),
+        None => {
+            let home = std::env::var_os("HOME")
+                .filter(|value| !value.is_empty())
+                .context("neither XDG_RUNTIME_DIR nor HOME is set")?;
+            PathBuf::from(home).join(".cache/codegraph/run")
+        }
+    };
+    std::fs::create_dir_all(&directory)
+        .with_context(|| format!("creating {}", directory.display()))?;
+    make_private(&directory)?;
+    Ok(directory)
+}
+
+/// This user's id.
+fn user() -> u32 {
+    nix::unistd::geteuid().as_raw()
+}
+
+/// Refuses `directory` unless it is a real directory (not a symlink) owned by this user, then
+/// makes it mode 0700.
+pub fn make_private(directory: &Path) -> anyhow::Result<()> {
+    let metadata = directory
+        .symlink_metadata()
+        .with_context(|| format!("reading {}", directory.display()))?;
+    if metadata.file_type().is_symlink() {
+        anyhow::bail!(
+            "{} is a symlink; refusing it as the runtime directory",
+            directory.display()
+        );
+    }
+    if !metadata.is_dir() {
+        anyhow::bail!("{} is not a directory", directory.display());
+    }
+    if metadata.uid() != user() {
+        anyhow::bail!(
+            "{} is owned by uid {}, not by this user ({}); refusing it as the runtime directory",
+            directory.display(),
+            metadata.uid(),
+            user()
+        );
+    }
+    if metadata.mode() & 0o777 != 0o700 {
+        std::fs::set_permissions(directory, std::fs::Permissions::from_mode(0o700))
+            .with_context(|| format!("making {} private", directory.display()))?;
+    }
+    Ok(())
+}
+
+/// Whether `socket` is a unix socket owned by this user directly inside `directory`.
+fn socket_is_ours(directory: &Path, socket: &Path) -> bool {
+    socket.parent() == Some(directory)
+        && socket
+            .symlink_metadata()
+            .is_ok_and(|metadata| metadata.file_type().is_socket() && metadata.uid() == user())
+}
+
+/// Reads a discovery file if it is a regular file owned by this user (not through a symlink).
+fn read_entry(path: &Path) -> Option<Result<Entry, ()>> {
+    use std::io::Read;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_NONBLOCK).bits())
+        .open(path)
+        .ok()?;
+    let metadata = file.metadata().ok()?;
+    if !metadata.is_file() || metadata.uid() != user() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(1 << 20).read_to_end(&mut bytes).ok()?;
+    Some(serde_json::from_slice(&bytes).map_err(|_| ()))
+}
+
+/// A short, stable name for a root.
+fn root_key(root: &Path) -> String {
+    let hash = blake3::hash(root.as_os_str().as_encoded_bytes());
+    hash.to_hex()[..16].to_string()
+}
+
+/// Whether the process `pid` is still running. Where this cannot be told (no `/proc`), it is
+/// assumed alive and a failed connection decides instead.
+fn process_alive(pid: u32) -> bool {
+    let proc_root = Path::new("/proc");
+    if !proc_root.join("self").exists() {
+        return true;
+    }
+    proc_root.join(pid.to_string()).exists()
+}
+
+/// Removes an entry's discovery file, and its socket if that is one of ours in the directory.
+fn remove_entry(discovery: &Path, entry: Option<&Entry>) {
+    let _ = std::fs::remove_file(discovery);
+    if let Some(entry) = entry
+        && let Some(directory) = discovery.parent()
+        && socket_is_ours(directory, &entry.socket)
+    {
+        let _ = std::fs::remove_file(&entry.socket);
+    }
+}
+
+/// Every live entry in `directory`; stale ones (dead process, missing socket, unreadable file)
+/// are deleted on the way. Files not owned by this user are ignored, and so are entries whose
+/// socket is not one of ours in `directory`.
+pub fn entries(directory: &Path) -> Vec<(PathBuf, Entry)> {
+    let Ok(listing) = std::fs::read_dir(directory) else {
+        return Vec::new();
+    };
+    let mut live = Vec::new();
+    for item in listing.flatten() {
+        let path = item.path();
+        if path.extension().is_none_or(|extension| extension != "json") {
+            continue;
+        }
+        let Some(entry) = read_entry(&path) else {
+            tracing::debug!("{}: not a file of this user; ignored", path.display());
+            continue;
+        };
+        let entry = entry.ok();
+        match entry {
+            Some(entry) if entry.socket.parent() != Some(directory) => {
+                tracing::warn!(
+                    "{}: its socket {} is not in {}; ignored",
+                    path.display(),
+                    entry.socket.display(),
+                    directory.display()
+                );
+            }
+            Some(entry)
+                if process_alive(entry.pid)
+                    && (socket_is_ours(directory, &entry.socket)
+                        || entry.pid == std::process::id()) =>
+            {
+                live.push((path, entry))
+            }
+            Some(entry) => {
+                tracing::info!("removing the stale entry of process {}", entry.pid);
+                remove_entry(&path, Some(&entry));
+            }
+            None => {
+                // A file being written has a `.tmp` name, so an unreadable `.json` is garbage.
+                remove_entry(&path, None);
+            }
+        }
+    }
+    live
+}
+
+/// The live entry serving `repo`: the root equal to it, else the innermost root containing it
+/// (compared by path components, on canonical paths), the most recent process first.
+pub fn find(directory: &Path, repo: &Path) -> Option<(PathBuf, Entry)> {
+    let repo = repo.canonicalize().ok()?;
+    entries(directory)
+        .into_iter()
+        .filter(|(_, entry)| repo.starts_with(&entry.root))
+        .max_by_key(|(path, entry)| {
+            let modified = std::fs::metadata(path).and_then(|metadata| metadata.modified());
+            (entry.root.components().count(), modified.ok())
+        })
+}
+
+/// Writes `entry` atomically: a fresh private temporary (`create_new`, so never through a file
+/// or symlink planted at its name) renamed into place.
+pub fn write_entry(path: &Path, entry: &Entry) -> anyhow::Result<()> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos());
+    let temporary = path.with_extension(format!("json.{}.{nanos}.tmp", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temporary)
+        .with_context(|| format!("writing {}", temporary.display()))?;
+    let written = (|| -> anyhow::Result<()> {
+        file.write_all(&serde_json::to_vec_pretty(entry)?)?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, path)?;
+        Ok(())
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// A root served on a socket. Dropping it (or [`Attachment::close`]) stops accepting and removes
+/// the socket and the discovery file.
+pub struct Attachment {
+    pub socket: PathBuf,
+    pub discovery: PathBuf,
+    entry: Mutex<Entry>,
+    accept: Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+impl Attachment {
+    /// Adds the HTTP endpoint and its tokens to the discovery file.
+    pub fn publish_http(&self, url: String, tokens: Option<Tokens>) -> anyhow::Result<()> {
+        let mut entry = self.entry.lock();
+        entry.http = Some(url);
+        entry.tokens = tokens;
+        write_entry(&self.discovery, &entry)
+    }
+
+    pub fn close(&self) {
+        if let Some(accept) = self.accept.lock().take() {
+            accept.abort();
+            let _ = std::fs::remove_file(&self.discovery);
+            let _ = std::fs::remove_file(&self.socket);
+        }
+    }
+}
+
+impl Drop for Attachment {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// Serves MCP sessions on `world` over a new unix socket and publishes the discovery file.
+/// Must run inside a tokio runtime. Every connection is its own MCP session on the same world.
+pub fn serve_world(world: Arc<World>, server: CodegraphMcp) -> anyhow::Result<Attachment> {
+    let directory = runtime_dir()?;
+    // Reading the directory clears what dead processes left behind.
+    entries(&directory);
+    let root = world.root().to_path_buf();
+    let name = format!("{}-{}", root_key(&root), std::process::id());
+    let socket = directory.join(format!("{name}.sock"));
+    let discovery = directory.join(format!("{name}.json"));
+    let _ = std::fs::remove_file(&socket);
+    let listener =
+        UnixListener::bind(&socket).with_context(|| format!("binding {}", socket.display()))?;
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
+    let entry = Entry {
+        root: root.clone(),
+        socket: socket.clone(),
+        pid: std::process::id(),
+        http: None,
+        tokens: None,
+    };
+    write_entry(&discovery, &entry)?;
+    let accept = tokio::spawn(async move {
+        loop {
+            let stream = match listener.accept().await {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    tracing::warn!("MCP socket of {}: {error}", root.display());
+                    continue;
+                }
+            };
+            let server = server.session();
+            tokio::spawn(async move {
+                let (read, write) = stream.into_split();
+                match server
+                    .serve(super::lines::answer_parse_errors(read, write))
+                    .await
+                {
+                    Ok(running) => {
+                        let _ = running.waiting().await;
+                    }
+                    Err(error) => tracing::debug!("MCP socket session ended early: {error}"),
+                }
+            });
+        }
+    });
+    tracing::info!(
+        "serving MCP for {} on {}",
+        world.root().display(),
+        socket.display()
+    );
+    Ok(Attachment {
+        socket,
+        discovery,
+        entry: Mutex::new(entry),
+        accept: Mutex::new(Some(accept.abort_handle())),
+    })
+}
+
+/// Relays stdin/stdout to a live server of `repo`, if there is one. `Ok(false)` when none could
+/// be reached (the caller then serves in-process); `Ok(true)` once the session is over.
+pub async fn relay_if_served(repo: &Path) -> anyhow::Result<bool> {
+    let Ok(directory) = runtime_dir() else {
+        return Ok(false);
+    };
+    let Some((discovery, entry)) = find(&directory, repo) else {
+        return Ok(false);
+    };
+    let stream = match tokio::net::UnixStream::connect(&entry.socket).await {
+        // An impostor's server would run as another user.
+        Ok(stream) if stream.peer_cred().is_ok_and(|peer| peer.uid() == user()) => stream,
+        Ok(_) => {
+            tracing::warn!(
+                "{} is served by another user; not attaching, serving in-process",
+                entry.socket.display()
+            );
+            return Ok(false);
+        }
+        Err(error) => {
+            tracing::info!(
+                "{} does not answer ({error}); serving in-process",
+                entry.socket.display()
+            );
+            if entry.pid != std::process::id() {
+                remove_entry(&discovery, Some(&entry));
+            }
+            return Ok(false);
+        }
+    };
+    tracing::info!(
+        "attached to process {} serving {} on {}",
+        entry.pid,
+        entry.root.display(),
+        entry.socket.display()
+    );
+    let (mut from_server, mut to_server) = stream.into_split();
+    let upstream = async {
+        let mut stdin = tokio::io::stdin();
+        let copied = tokio::io::copy(&mut stdin, &mut to_server).await;
+        // The client is done: tell the server, then let the answers drain.
+        let _ = tokio::io::AsyncWriteExt::shutdown(&mut to_server).await;
+        copied
+    };
+    let downstream = async {
+        let mut stdout = tokio::io::stdout();
+        let copied = tokio::io::copy(&mut from_server, &mut stdout).await;
+        let _ = tokio::io::AsyncWriteExt::flush(&mut stdout).await;
+        copied
+    };
+    tokio::pin!(upstream);
+    tokio::pin!(downstream);
+    // The session ends when the server closes its side; a client closing stdin first still
+    // gets the answers in flight.
+    tokio::select! {
+        result = &mut downstream => { result?; }
+        result = &mut upstream => {
+            result?;
+            downstream.await?;
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,98 @@
+//! The headless server (`codegraph --mcp-only`, `codegraph serve`): one world indexed from disk,
+//! kept current by a file watcher, served over MCP on stdio or HTTP, and on the private unix
+//! socket that `codegraph mcp` attaches to.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::CodegraphMcp;
+use super::attach;
+use super::http::{self, HttpOptions};
+use codegraph_world::World;
+
+/// What to serve besides the unix socket.
+pub enum Front {
+    /// MCP on stdin/stdout until the client goes away.
+    Stdio,
+    /// MCP over HTTP until interrupted.
+    Http(HttpOptions),
+}
+
+/// Indexes `world`, watches its root and serves it until the front ends.
+pub fn run(
+    world: World,
+    server_setup: impl FnOnce(CodegraphMcp) -> CodegraphMcp,
+    front: Front,
+) -> anyhow::Result<()> {
+    let report = world.index(false, &|_, _| {});
+    tracing::info!(
+        "indexed {} files, {} entities in {:.0} ms",
+        report.files,
+        report.entities,
+        report.duration_ms
+    );
+    let world = Arc::new(world);
+    {
+        // Ready for the first change (it waits on the writer lock while this runs).
+        let world = world.clone();
+        std::thread::spawn(move || world.prepare_changes());
+    }
+    let server = server_setup(CodegraphMcp::new(world.clone()));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(codegraph_model::walk::STACK_SIZE)
+        .build()?;
+    let result = runtime.block_on(async {
+        let _watcher = codegraph_world::watch::watch(world.clone(), |_| {})
+            .inspect_err(|error| tracing::warn!("not watching the file system: {error}"))
+            .ok();
+        let attachment = attach::serve_world(world.clone(), server.clone())
+            .inspect_err(|error| tracing::warn!("no MCP socket: {error:#}"))
+            .ok();
+        match front {
+            Front::Stdio => {
+                let running = rmcp::ServiceExt::serve(
+                    server,
+                    super::lines::answer_parse_errors(tokio::io::stdin(), tokio::io::stdout()),
+                )
+                .await?;
+                running.waiting().await?;
+            }
+            Front::Http(options) => {
+                let listener = http::bind(&options).await?;
+                let address = listener.local_addr()?;
+                let url = format!("http://{address}/mcp");
+                if let Some(attachment) = &attachment {
+                    attachment.publish_http(url.clone(), options.tokens.clone())?;
+                }
+                tracing::warn!("serving MCP at {url} (legacy SSE at http://{address}/sse)");
+                let shutdown = CancellationToken::new();
+                let stop = shutdown.clone();
+                tokio::spawn(async move {
+                    let mut terminate =
+                        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                            .ok();
+                    let terminated = async {
+                        match terminate.as_mut() {
+                            Some(signal) => {
+                                signal.recv().await;
+                            }
+                            None => std::future::pending().await,
+                        }
+                    };
+                    tokio::select! {
+                        _ = tokio::signal::ctrl_c() => {}
+                        _ = terminated => {}
+                    }
+                    stop.cancel();
+                });
+                http::serve(listener, server, &options, shutdown).await?;
+            }
+        }
+        drop(attachment);
+        anyhow::Ok(())
+    });
+    runtime.shutdown_background();
+    result
+}

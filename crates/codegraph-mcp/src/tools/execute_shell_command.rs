@@ -1,0 +1,123 @@
+//! Running an allowed program in the repository: `execute_shell_command` (the guard is
+//! `mcp/shell.rs`).
+
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use rmcp::model::CallToolResult;
+
+use super::{Provenance, provenance};
+use crate::paths::{self};
+use crate::{CodegraphMcp, tool_error};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ShellParams {
+    /// The command line: a program and its arguments, split like a shell would (quotes
+    /// respected) but run without one: no pipes, redirections, `;`, variables or globs.
+    pub command: String,
+    /// Seconds before the command (and every process it started) is killed. Default 30, at
+    /// most 600.
+    pub timeout: Option<u32>,
+    /// A directory inside the repository to run in (default: the repository root).
+    #[serde(alias = "cwd")]
+    pub working_directory: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ShellResult {
+    /// The exit code; -1 when the command was killed (`timed_out` says whether by the timeout).
+    pub exit_code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    /// The argv that ran.
+    pub argv: Vec<String>,
+    pub timed_out: bool,
+    /// stdout or stderr was cut at 64 KiB.
+    pub truncated: bool,
+    /// The graph revision when the command ended; `unsaved_files`: files open in an editor
+    /// with edits not on disk, which the command did not see.
+    pub provenance: Provenance,
+}
+
+#[tool_router(router = execute_shell_command_router, vis = "pub(super)")]
+impl CodegraphMcp {
+    #[tool(
+        description = "Run a program in the repository and return its exit code, stdout and stderr (e.g. `git status`, `cargo test -p foo`). DISABLED unless the server was started with --allow-shell and a list of programs; only those programs run, without a shell (no pipes, redirections or `;`), interpreters with inline code (`python -c`, `sh -c`, `node -e`, ...) are refused, the directory must be inside the repository, and the command is killed after `timeout` seconds. Prefer the graph tools and read_file_content for reading code.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn execute_shell_command(
+        &self,
+        Parameters(params): Parameters<ShellParams>,
+        extensions: rmcp::model::Extensions,
+        cancel: CancellationToken,
+    ) -> Result<Json<ShellResult>, CallToolResult> {
+        let refuse = |error: &str, message: String| {
+            tool_error(serde_json::json!({
+                "error": error,
+                "command": params.command,
+                "message": message,
+            }))
+        };
+        let Some(policy) = &self.shell else {
+            return Err(refuse(
+                "Shell commands are disabled",
+                "This server does not run shell commands. An operator can enable them by starting it with --allow-shell PROG,PROG (for example `codegraph serve --allow-shell git,cargo`). Use the graph tools and read_file_content instead.".to_string(),
+            ));
+        };
+        if crate::http::Scope::of_request(&extensions)
+            .is_some_and(|scope| scope != crate::http::Scope::Shell)
+        {
+            return Err(refuse(
+                "Forbidden",
+                "This HTTP client's token does not carry the shell scope.".to_string(),
+            ));
+        }
+        let directory = paths::resolve_directory_in_workspace(
+            self.world.root(),
+            params.working_directory.as_deref().unwrap_or("."),
+        )
+        .map_err(|error| refuse("Access denied", error.to_string()))?;
+        let argv = crate::shell::check(
+            policy,
+            &params.command,
+            self.world.root(),
+            &directory.absolute,
+        )
+        .map_err(|refusal| {
+            tool_error(serde_json::json!({
+                "error": "Command refused",
+                "rule": refusal.rule,
+                "command": params.command,
+                "message": refusal.message,
+            }))
+        })?;
+        let timeout = params
+            .timeout
+            .map(|seconds| std::time::Duration::from_secs(seconds.max(1) as u64))
+            .unwrap_or(crate::shell::DEFAULT_TIMEOUT)
+            .min(crate::shell::MAX_TIMEOUT);
+        let outcome = crate::shell::run(policy, argv, &directory.absolute, timeout, &cancel)
+            .await
+            .map_err(|message| refuse("Command failed to start", message))?;
+        let graph = self.world.snapshot();
+        let unsaved = self.world.unsaved_files();
+        let provenance = provenance(&self.world, &graph, unsaved.iter().map(|path| &**path));
+        Ok(Json(ShellResult {
+            exit_code: outcome.exit_code.unwrap_or(-1),
+            stdout: outcome.stdout,
+            stderr: outcome.stderr,
+            argv: outcome.argv,
+            timed_out: outcome.timed_out,
+            truncated: outcome.truncated,
+            provenance,
+        }))
+    }
+}

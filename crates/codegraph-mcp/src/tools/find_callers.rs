@@ -1,0 +1,138 @@
+//! Who calls a function or method: `find_callers`, with the parameters, the result shapes
+//! and the call-walk helpers `find_callees` shares.
+
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::model::CallToolResult;
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use super::{CallProvenance, Page, call_provenance, paginate};
+use crate::convert::EntitySummary;
+use crate::work::Weight;
+use crate::{CodegraphMcp, resolve_for_tool};
+use codegraph_graph::query;
+use codegraph_graph::{Entity, Graph};
+
+/// Callers or callees returned when no `limit` is given: a hub with thousands of callers
+/// still answers in a few thousand tokens, and says how to page.
+pub const DEFAULT_CALLS_LIMIT: usize = 25;
+pub const MAX_CALLS_LIMIT: usize = 500;
+
+fn default_one() -> u32 {
+    1
+}
+
+fn default_calls_limit() -> usize {
+    DEFAULT_CALLS_LIMIT
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CallsParams {
+    /// The function or method: an id (`path/to/file.py::Class.method`), a qualified name or a
+    /// plain name. Also accepted as `function_name` or `entity_name`.
+    #[serde(alias = "function_name", alias = "entity_name", alias = "name")]
+    pub entity_id: String,
+    /// How many hops to follow (1 = direct only). Default 1, at most 10. Also accepted as
+    /// `depth`.
+    #[serde(default = "default_one", alias = "depth")]
+    pub max_depth: u32,
+    /// How many to return (nearest first). Default 25, at most 500. Also accepted as
+    /// `max_results`.
+    #[serde(default = "default_calls_limit", alias = "max_results")]
+    pub limit: usize,
+    /// How many to skip: the `next_offset` of the previous page. Default 0.
+    #[serde(default)]
+    pub offset: usize,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CallNeighbour {
+    #[serde(flatten)]
+    pub entity: EntitySummary,
+    /// 1 for a direct caller/callee, 2 for the next hop, ...
+    pub depth: u32,
+    /// The entity this one was reached from.
+    pub via: String,
+    /// Lines (one-based) of the calls between the two.
+    pub call_lines: Vec<u32>,
+    /// How the call was resolved: `scope`, `same_file`, `import`, `receiver_type`, `dispatch`
+    /// (through an interface or base member), `same_package`, `qualified`, `unique_name` (a
+    /// guess: the only definition of that name the caller can see).
+    pub resolution: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CallersResult {
+    pub entity: EntitySummary,
+    pub callers: Vec<CallNeighbour>,
+    #[serde(flatten)]
+    pub page: Page,
+    pub provenance: CallProvenance,
+}
+
+/// One page of the callers (`incoming`) or callees of `entity`, up to `depth` hops, nearest
+/// first, with the stamp over every file it names.
+pub(super) fn call_page(
+    world: &codegraph_world::World,
+    graph: &Graph,
+    entity: &Entity,
+    incoming: bool,
+    params: &CallsParams,
+) -> (Vec<CallNeighbour>, Page, CallProvenance) {
+    let limit = params.limit.clamp(1, MAX_CALLS_LIMIT);
+    let reached = query::call_closure(graph, &entity.id, incoming, params.max_depth.clamp(1, 10));
+    let noun = if incoming { "callers" } else { "callees" };
+    let (reached, page) = paginate(reached, params.offset, limit, MAX_CALLS_LIMIT, noun);
+    // Each listed edge's call lines and resolution come with it from the walk.
+    let neighbours: Vec<CallNeighbour> = reached
+        .into_iter()
+        .map(|reached| CallNeighbour {
+            entity: EntitySummary::from(&reached.entity),
+            depth: reached.depth,
+            via: reached.via.to_string(),
+            call_lines: reached.call_lines,
+            resolution: reached.resolution.to_string(),
+        })
+        .collect();
+    let possible = if incoming {
+        query::possible_callers(graph, &entity.id)
+    } else {
+        query::possible_callees(graph, &entity.id)
+    };
+    let files = neighbours
+        .iter()
+        .map(|neighbour| neighbour.entity.file_path.as_str())
+        .chain([&*entity.file_path]);
+    let provenance = call_provenance(world, graph, files, possible, params.offset, limit);
+    (neighbours, page, provenance)
+}
+
+#[tool_router(router = find_callers_router, vis = "pub(super)")]
+impl CodegraphMcp {
+    #[tool(
+        description = "Who calls a function or method. Use it to see how something is used, or what a change to it would affect. Accepts an entity id (`path/file.py::Class.method`), a qualified name or a plain name; an ambiguous name fails and lists candidate ids. `max_depth` > 1 follows callers of callers (default 1: direct callers only). Each caller comes with the lines of its calls and how the call was resolved. Returns at most `limit` (default 25) with `total`; page with `offset`. `provenance` gives the graph revision, files with unsaved or on-disk changes, and the `possible` calls left aside (ambiguous or unresolved): no callers with possible ones means \"none proven\", not \"none\".",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    pub async fn find_callers(
+        &self,
+        Parameters(params): Parameters<CallsParams>,
+        cancel: CancellationToken,
+    ) -> Result<Json<CallersResult>, CallToolResult> {
+        let weight = Weight::of_depth(params.max_depth);
+        let world = self.world.clone();
+        self.work(weight, &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let (callers, page, provenance) = call_page(&world, &graph, &entity, true, &params);
+            Ok(Json(CallersResult {
+                entity: EntitySummary::from(&entity),
+                callers,
+                page,
+                provenance,
+            }))
+        })
+        .await
+    }
+}

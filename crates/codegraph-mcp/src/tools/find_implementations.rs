@@ -1,0 +1,101 @@
+//! The types implementing an abstraction (and a method's overrides): `find_implementations`.
+
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::model::CallToolResult;
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use super::{CallProvenance, MAX_LIST_LIMIT, Page, call_provenance, paginate};
+use crate::convert::EntitySummary;
+use crate::work::Weight;
+use crate::{CodegraphMcp, resolve_for_tool};
+use codegraph_graph::query;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ImplementationsParams {
+    /// The interface, abstract class, base class or trait (or a method of one, for its
+    /// overrides). Also accepted as `interface_name` or `entity_name`.
+    #[serde(alias = "interface_name", alias = "entity_name", alias = "name")]
+    pub entity_id: String,
+    /// How many to return. Default 50, at most 1000. Also accepted as `max_results`.
+    #[serde(default = "super::default_list_limit", alias = "max_results")]
+    pub limit: usize,
+    /// How many to skip: the `next_offset` of the previous page. Default 0.
+    #[serde(default)]
+    pub offset: usize,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ImplementationsResult {
+    pub entity: EntitySummary,
+    pub implementations: Vec<Implementation>,
+    #[serde(flatten)]
+    pub page: Page,
+    /// `possible`: bases written with the entity's name that became no edge to it.
+    pub provenance: CallProvenance,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Implementation {
+    #[serde(flatten)]
+    pub entity: EntitySummary,
+    /// How the relation is known: the resolution of the declared base (`import`, `same_file`,
+    /// ...), or `method_set` when inferred (a Go type whose methods cover the interface's).
+    pub resolution: String,
+}
+
+#[tool_router(router = find_implementations_router, vis = "pub(super)")]
+impl CodegraphMcp {
+    #[tool(
+        description = "Types that implement or extend an interface, trait, abstract or base class, transitively; for a method, the overriding methods in those types. Use it to find the concrete code behind an abstraction. At most `limit` (default 50) with `total`; page with `offset`. `provenance.possible` lists bases written with the same name that codegraph could not attribute to this entity (ambiguous or unresolved).",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn find_implementations(
+        &self,
+        Parameters(params): Parameters<ImplementationsParams>,
+        cancel: CancellationToken,
+    ) -> Result<Json<ImplementationsResult>, CallToolResult> {
+        let world = self.world.clone();
+        self.work(Weight::Cheap, &cancel, move || {
+            let graph = world.snapshot();
+            let entity = resolve_for_tool(&graph, &params.entity_id)?;
+            let limit = params.limit.clamp(1, MAX_LIST_LIMIT);
+            let found = query::implementations_resolved(&graph, &entity.id);
+            let (found, page) = paginate(
+                found,
+                params.offset,
+                limit,
+                MAX_LIST_LIMIT,
+                "implementations",
+            );
+            let implementations: Vec<Implementation> = found
+                .iter()
+                .map(|(found, resolution)| Implementation {
+                    entity: EntitySummary::from(found),
+                    resolution: resolution.to_string(),
+                })
+                .collect();
+            let files = found
+                .iter()
+                .map(|(found, _)| &*found.file_path)
+                .chain([&*entity.file_path]);
+            let provenance = call_provenance(
+                &world,
+                &graph,
+                files,
+                query::possible_implementations(&graph, &entity.id),
+                params.offset,
+                limit,
+            );
+            Ok(Json(ImplementationsResult {
+                entity: EntitySummary::from(&entity),
+                implementations,
+                page,
+                provenance,
+            }))
+        })
+        .await
+    }
+}

@@ -1,0 +1,114 @@
+//! A file's outline: `get_file_structure` (its outline entries are shared with
+//! `analyze_module_structure`).
+
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use rmcp::model::CallToolResult;
+
+use super::{MAX_LIST_LIMIT, Page, Provenance, paginate, provenance, resolve_file};
+use crate::CodegraphMcp;
+use crate::convert::{self};
+use crate::work::Weight;
+use codegraph_analysis::modules;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FileParams {
+    /// A path relative to the repository root, as in entity ids. Also accepted as
+    /// `module_path`; a module's id or dotted name works too.
+    #[serde(alias = "module_path", alias = "path")]
+    pub file_path: String,
+    /// How many definitions to return, in file order. Default 200, at most 1000. Also accepted
+    /// as `max_results`.
+    #[serde(default = "default_outline_limit", alias = "max_results")]
+    pub limit: usize,
+    /// How many to skip: the `next_offset` of the previous page. Default 0.
+    #[serde(default)]
+    pub offset: usize,
+}
+
+fn default_outline_limit() -> usize {
+    200
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StructureEntry {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub name: String,
+    /// `"first-last"`, one-based inclusive.
+    pub lines: String,
+    /// How deeply nested: 0 for top-level definitions.
+    pub depth: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileStructureResult {
+    pub file: String,
+    pub language: String,
+    pub line_count: u32,
+    pub entities: Vec<StructureEntry>,
+    #[serde(flatten)]
+    pub page: Page,
+    pub provenance: Provenance,
+}
+
+pub(super) fn structure_entries(outline: &[modules::OutlineEntry]) -> Vec<StructureEntry> {
+    outline
+        .iter()
+        .map(|entry| StructureEntry {
+            id: entry.entity.id.to_string(),
+            kind: entry.entity.kind.to_string(),
+            name: entry.entity.name.to_string(),
+            lines: convert::lines_label(entry.entity.start_line, entry.entity.end_line),
+            depth: entry.depth,
+            signature: entry
+                .entity
+                .signature
+                .clone()
+                .filter(|text| !text.is_empty()),
+        })
+        .collect()
+}
+
+#[tool_router(router = get_file_structure_router, vis = "pub(super)")]
+impl CodegraphMcp {
+    #[tool(
+        description = "An outline of one file: every class, function and method with its id, kind, line range, nesting depth and signature. Use it to get ids for the other tools and to see a file's shape without reading it. At most `limit` (default 200) definitions with `total`; page with `offset`.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn get_file_structure(
+        &self,
+        Parameters(params): Parameters<FileParams>,
+        cancel: CancellationToken,
+    ) -> Result<Json<FileStructureResult>, CallToolResult> {
+        let world = self.world.clone();
+        self.work(Weight::Cheap, &cancel, move || {
+            let graph = world.snapshot();
+            let path = resolve_file(&graph, &params.file_path)?;
+            let node = graph.file(&path).expect("resolved file exists");
+            let (outline, page) = paginate(
+                modules::outline(&graph, &path),
+                params.offset,
+                params.limit.clamp(1, MAX_LIST_LIMIT),
+                MAX_LIST_LIMIT,
+                "definitions",
+            );
+            Ok(Json(FileStructureResult {
+                file: path.to_string(),
+                language: node.language.name().to_string(),
+                line_count: node.summary.line_count,
+                entities: structure_entries(&outline),
+                page,
+                provenance: provenance(&world, &graph, [&*path]),
+            }))
+        })
+        .await
+    }
+}

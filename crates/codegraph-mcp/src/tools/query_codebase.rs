@@ -1,0 +1,139 @@
+//! Ranked search by words and names: `query_codebase`.
+
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use rmcp::model::CallToolResult;
+
+use super::{Page, Provenance, ToolResult, provenance, round2};
+use crate::CodegraphMcp;
+use crate::convert::EntitySummary;
+use codegraph_analysis as analysis;
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    #[default]
+    All,
+    Functions,
+    Classes,
+    Files,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct QueryParams {
+    /// Plain words or a symbol name. Matched (BM25, stemmed) against the words of entity names,
+    /// qualified names, paths, signatures and docstrings; exact and prefix name matches rank
+    /// first.
+    pub query: String,
+    /// all, functions (functions and methods), classes (types) or files (modules).
+    #[serde(default)]
+    pub scope: Scope,
+    /// Maximum number of results. Default 20, at most 100. Also accepted as `max_results`.
+    #[serde(default = "super::default_limit", alias = "max_results")]
+    pub limit: usize,
+    /// How many of the best matches to skip: the `next_offset` of the previous page. Default 0.
+    #[serde(default)]
+    pub offset: usize,
+    /// Which code: `production_first` (default: everything, production code ranked above tests,
+    /// examples, fixtures, generated and vendored code of similar relevance), `all` (relevance
+    /// alone), or classes, comma-separated: production, test, fixture, example, generated,
+    /// vendored.
+    #[serde(default)]
+    pub filter: Option<String>,
+}
+
+/// The most results one call returns.
+const MAX_QUERY_LIMIT: usize = 100;
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct QueryMatch {
+    #[serde(flatten)]
+    pub entity: EntitySummary,
+    /// 0..1, higher is better.
+    pub relevance: f64,
+    /// What its code is for: production, test, fixture, example, generated or vendored.
+    pub class: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct QueryResult {
+    pub entities: Vec<QueryMatch>,
+    /// How many entities match at all (the same as `total`).
+    pub total_count: usize,
+    #[serde(flatten)]
+    pub page: Page,
+    pub provenance: Provenance,
+}
+
+fn search_scope(scope: Scope) -> analysis::search::SearchScope {
+    match scope {
+        Scope::All => analysis::search::SearchScope::All,
+        Scope::Functions => analysis::search::SearchScope::Functions,
+        Scope::Classes => analysis::search::SearchScope::Classes,
+        Scope::Files => analysis::search::SearchScope::Files,
+    }
+}
+
+#[tool_router(router = query_codebase_router, vis = "pub(super)")]
+impl CodegraphMcp {
+    #[tool(
+        description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first, then names that say what the question says, adjacent words as a phrase, and code much depended on. Production code ranks above tests, examples, fixtures, generated and vendored code (each result has its `class`); `filter` changes that (`all`, or classes such as `test`). `scope` narrows to functions, classes or files. Relevance is 0..1. At most `limit` (default 20) with `total`; page with `offset`.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    pub async fn query_codebase(
+        &self,
+        Parameters(params): Parameters<QueryParams>,
+        cancel: CancellationToken,
+    ) -> Result<Json<QueryResult>, CallToolResult> {
+        let weight = self.weight_of_search(false);
+        let world = self.world.clone();
+        let limit = params.limit.clamp(1, MAX_QUERY_LIMIT);
+        let work = move || -> ToolResult<QueryResult> {
+            let graph = world.snapshot();
+            let filter = crate::convert::file_filter(params.filter.as_deref())?;
+            let index = world.analysis().search_index(&graph);
+            let options = analysis::search::SearchOptions::new(
+                &graph,
+                search_scope(params.scope),
+                params.offset.saturating_add(limit),
+            );
+            let results = index.search_with(&params.query, &options.with_filter(filter));
+            let entities: Vec<QueryMatch> = results
+                .hits
+                .iter()
+                .skip(params.offset)
+                .filter_map(|hit| {
+                    Some(QueryMatch {
+                        entity: EntitySummary::from(&graph.entity(&hit.id)?),
+                        relevance: round2(hit.relevance),
+                        class: hit.class.to_string(),
+                    })
+                })
+                .collect();
+            let page = Page::of(
+                results.total_count,
+                params.offset,
+                entities.len(),
+                limit,
+                MAX_QUERY_LIMIT,
+                "matches",
+            );
+            let provenance = provenance(
+                &world,
+                &graph,
+                entities.iter().map(|found| found.entity.file_path.as_str()),
+            );
+            Ok(Json(QueryResult {
+                entities,
+                total_count: results.total_count,
+                page,
+                provenance,
+            }))
+        };
+        self.work(weight, &cancel, work).await
+    }
+}
