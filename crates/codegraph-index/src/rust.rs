@@ -289,7 +289,7 @@ pub fn element_type(text: &str) -> Option<&str> {
         .strip_prefix('[')
         .and_then(|rest| rest.strip_suffix(']'))
     {
-        let element = split_top_level(inner, ';').into_iter().next()?.trim();
+        let element = super::top_level_split(inner, ';').next()?.trim();
         return (!element.is_empty()).then_some(element);
     }
     let open = text.find('<')?;
@@ -297,8 +297,7 @@ pub fn element_type(text: &str) -> Option<&str> {
     let head = text[..open].trim();
     let head = head.rsplit("::").next().unwrap_or(head);
     // Lifetimes are no type arguments (`Cow<'a, [T]>`, `Iter<'a, T>`).
-    let arguments: Vec<&str> = split_top_level(inner, ',')
-        .into_iter()
+    let arguments: Vec<&str> = super::top_level_split(inner, ',')
         .map(str::trim)
         .filter(|argument| !argument.starts_with('\'') && !argument.is_empty())
         .collect();
@@ -324,26 +323,6 @@ pub fn element_type(text: &str) -> Option<&str> {
         });
     }
     None
-}
-
-/// Splits at `separator` outside brackets.
-fn split_top_level(text: &str, separator: char) -> Vec<&str> {
-    let mut depth = 0i32;
-    let mut start = 0;
-    let mut parts = Vec::new();
-    for (offset, character) in text.char_indices() {
-        match character {
-            '<' | '(' | '[' | '{' => depth += 1,
-            '>' | ')' | ']' | '}' => depth -= 1,
-            _ if character == separator && depth == 0 => {
-                parts.push(&text[start..offset]);
-                start = offset + character.len_utf8();
-            }
-            _ => {}
-        }
-    }
-    parts.push(&text[start..]);
-    parts
 }
 
 /// Where a name bound by the pattern `pattern` holds, when not in the whole function: its
