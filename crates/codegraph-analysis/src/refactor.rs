@@ -615,15 +615,11 @@ pub fn function_complexities(graph: &Graph, path: &str) -> Vec<(Entity, u32)> {
         .collect()
 }
 
-fn directory(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(directory, _)| directory)
-}
-
 /// The deepest directory containing all of `paths` (`""` for the root).
 pub fn lowest_common_directory<'a>(paths: impl IntoIterator<Item = &'a str>) -> String {
     let mut common: Option<Vec<&str>> = None;
     for path in paths {
-        let parts: Vec<&str> = directory(path)
+        let parts: Vec<&str> = codegraph_graph::modules::directory(path)
             .split('/')
             .filter(|part| !part.is_empty())
             .collect();
@@ -1066,7 +1062,7 @@ pub fn suggest(
             })
             .filter_map(|edge| graph.location(&edge.from).map(|location| &*location.file))
             .collect();
-        let own_directory = directory(&entity.file_path);
+        let own_directory = codegraph_graph::modules::directory(&entity.file_path);
         if !users.is_empty() && !users.contains(&*entity.file_path) && !is_entry_point(entity) {
             let target = lowest_common_directory(users.iter().copied());
             if !is_within(own_directory, &target) {

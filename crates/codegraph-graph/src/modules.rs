@@ -34,7 +34,8 @@ pub(crate) fn strip_extension(path: &str) -> &str {
     }
 }
 
-fn directory(path: &str) -> &str {
+/// The directory of a `/`-separated relative path, `""` for a file at the root.
+pub fn directory(path: &str) -> &str {
     path.rfind('/').map_or("", |slash| &path[..slash])
 }
 

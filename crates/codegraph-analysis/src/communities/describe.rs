@@ -27,9 +27,12 @@ pub(super) struct Context<'a> {
     pub ranks: &'a [f64],
 }
 
+/// A file's directory, `.` for the root.
 fn directory_of(path: &str) -> &str {
-    path.rsplit_once('/')
-        .map_or(".", |(directory, _)| directory)
+    match codegraph_graph::modules::directory(path) {
+        "" => ".",
+        directory => directory,
+    }
 }
 
 /// The deepest directory whose subtree holds at least [`DIRECTORY_SHARE`] of `files` (weighted

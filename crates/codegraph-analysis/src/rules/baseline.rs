@@ -196,10 +196,11 @@ pub struct PairEdge {
     pub new: Option<bool>,
 }
 
+/// A file's directory as the drift report shows it: `a/b/`, `./` for the root.
 fn directory(path: &str) -> String {
-    match path.rsplit_once('/') {
-        Some((directory, _)) => format!("{directory}/"),
-        None => "./".to_string(),
+    match codegraph_graph::modules::directory(path) {
+        "" => "./".to_string(),
+        directory => format!("{directory}/"),
     }
 }
 
