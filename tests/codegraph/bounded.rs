@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use codegraph::mcp::CodegraphMcp;
-use codegraph::mcp::work::Limits;
+use codegraph::world::work::Limits;
 use codegraph::world::{CacheLocation, World, WorldConfig};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest};

@@ -21,7 +21,6 @@ pub mod serve;
 pub mod shell;
 pub mod subscriptions;
 pub mod tools;
-pub mod work;
 
 use std::sync::Arc;
 
@@ -39,7 +38,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, prompt_handler, too
 
 use codegraph_graph::query::{self, Lookup};
 use codegraph_graph::{Entity, Graph};
-use codegraph_world::World;
+use codegraph_world::{World, work};
 
 /// What the server tells an AI client about itself when it connects.
 pub const INSTRUCTIONS: &str = "\
@@ -110,6 +109,13 @@ impl CodegraphMcp {
     /// Other bounds for the work of requests (how many heavy ones at once, the deadline).
     pub fn with_limits(mut self, limits: work::Limits) -> CodegraphMcp {
         self.pool = Arc::new(work::Pool::new(limits));
+        self
+    }
+
+    /// Runs requests' work in `pool`, shared with another door (the language server's, whose
+    /// folders are attached over MCP): one bound on the process's heavy work.
+    pub fn with_pool(mut self, pool: Arc<work::Pool>) -> CodegraphMcp {
+        self.pool = pool;
         self
     }
 

@@ -17,6 +17,7 @@ pub mod texts;
 pub mod trim;
 pub mod walk;
 pub mod watch;
+pub mod work;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,21 +1,29 @@
-//! How a request's work runs: on a blocking thread (never on the async runtime, whose threads
-//! also move every client's bytes), stopped when the request is cancelled or its client goes
-//! away or its deadline passes, and, when heavy, in a bounded pool.
+//! How a request's work runs, for both doors (MCP tools and resources, the language server's
+//! queries): on a blocking thread (never on the async runtime, whose threads also move every
+//! client's bytes), stopped when the request is cancelled or its client goes away or its
+//! deadline passes, and, when heavy, in a bounded pool.
 //!
 //! Heavy work is what can cost seconds on a large repository: building the search index, the
 //! communities or the repository-wide facts of a new graph revision, walks of more than two
-//! hops, reindexing. At most [`Limits::heavy`] such requests run at once (by default the cores
-//! less one, at least one); the others wait for a turn, their deadline running. Cheap work (a
-//! lookup, a direct neighbourhood, a search once the index is built) never waits for a turn,
-//! so it is answered while heavy work runs.
+//! hops, reindexing, a workspace symbol search (every name of every folder, on every core). At
+//! most [`Limits::heavy`] such requests run at once (by default the cores less one, at least
+//! one); the others wait for a turn, their deadline running. Cheap work (a lookup, a direct
+//! neighbourhood, a search once the index is built) never waits for a turn, so it is answered
+//! while heavy work runs. A process serving both doors (`codegraph lsp` with its folders
+//! attached over MCP) has one pool.
 //!
 //! Stopping: rmcp cancels a request's token on `notifications/cancelled`, and when the
 //! connection ends (stdio or socket closed, legacy SSE stream gone; after a drain of at most
 //! 5 s for answers in flight). A Streamable HTTP client that drops a response stream has not
 //! cancelled (the transport lets it resume), so there only `notifications/cancelled`, the end of
-//! the session and the deadline stop work. The work sees the token through a
-//! [`codegraph_model::cancel::Flag`]: it stops at its next checkpoint, and its pool turn is given back
-//! only then, so the bound holds for work that is still winding down.
+//! the session and the deadline stop work. The language server's requests have no token:
+//! tower-lsp-server answers a `$/cancelRequest` (and every request in flight at `exit`) with
+//! `-32800 Canceled` and drops the handler's future, and dropping [`Pool::run`]'s future stops
+//! the work. The work sees either through a [`codegraph_model::cancel::Flag`]: it stops at its
+//! next checkpoint, and its pool turn is given back only then, so the bound holds for work that
+//! is still winding down.
+//!
+//! [`SLOW_WORK`] is a test hook: work that a test makes slow on purpose, to cancel it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,6 +33,30 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use codegraph_model::cancel::{self, Flag};
+
+/// The environment variable of the test hook: a query whose text is its value turns slow
+/// ([`slow_for_tests`]). Tests set it to hold a request's work running, to cancel it.
+pub const SLOW_WORK: &str = "CODEGRAPH_SLOW_WORK";
+
+/// The test hook: when [`SLOW_WORK`] is set (read once) and `text` is its value, waits at
+/// checkpoints, as a long query does, until the request is stopped (at most a minute). Does
+/// nothing otherwise.
+pub fn slow_for_tests(text: &str) {
+    static MARKER: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let marker = MARKER.get_or_init(|| {
+        std::env::var(SLOW_WORK)
+            .ok()
+            .filter(|marker| !marker.is_empty())
+    });
+    if marker.as_deref() != Some(text) {
+        return;
+    }
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_secs(60) {
+        cancel::checkpoint();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
 
 /// How long a request may take, waiting for a turn included, by default.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
@@ -165,6 +197,17 @@ impl Pool {
             .acquire_owned()
             .await
             .expect("the pool's semaphore is never closed")
+    }
+
+    /// [`Pool::run`] for a request that has no token: stopped only when this future is
+    /// dropped (the language server's, whose transport drops a cancelled request's future) or
+    /// when the deadline passes.
+    pub async fn run_until_dropped<T: Send + 'static>(
+        &self,
+        weight: Weight,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, Stopped> {
+        self.run(weight, &CancellationToken::new(), work).await
     }
 
     /// Runs `work` on a blocking thread, after waiting for a heavy turn if it is heavy; stops

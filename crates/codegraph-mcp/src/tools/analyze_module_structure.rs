@@ -15,9 +15,9 @@ use super::get_file_structure::{StructureEntry, structure_entries};
 use super::{MAX_LIST_LIMIT, Provenance, ToolResult, provenance, resolve_file};
 use crate::CodegraphMcp;
 use crate::convert::EntitySummary;
-use crate::work::Weight;
 use codegraph_analysis::modules;
 use codegraph_graph::FilePath;
+use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ModuleParams {

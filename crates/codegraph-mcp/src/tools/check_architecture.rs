@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use super::{Provenance, ToolResult, provenance, resolve_file};
-use crate::work::Weight;
 use crate::{CodegraphMcp, tool_error};
 use codegraph_analysis::rules::baseline::Entry;
 use codegraph_analysis::rules::{Status, Violation, display_path, proposal, report};
 use codegraph_graph::FilePath;
+use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ProposedFile {

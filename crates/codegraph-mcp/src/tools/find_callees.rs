@@ -10,8 +10,8 @@ use tokio_util::sync::CancellationToken;
 use super::find_callers::{CallNeighbour, CallsParams, call_page};
 use super::{CallProvenance, Page};
 use crate::convert::EntitySummary;
-use crate::work::Weight;
 use crate::{CodegraphMcp, resolve_for_tool};
+use codegraph_world::work::Weight;
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct CalleesResult {

@@ -10,10 +10,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::{CallProvenance, Page, call_provenance, paginate};
 use crate::convert::EntitySummary;
-use crate::work::Weight;
 use crate::{CodegraphMcp, resolve_for_tool};
 use codegraph_graph::query;
 use codegraph_graph::{Entity, Graph};
+use codegraph_world::work::Weight;
 
 /// Callers or callees returned when no `limit` is given: a hub with thousands of callers
 /// still answers in a few thousand tokens, and says how to page.

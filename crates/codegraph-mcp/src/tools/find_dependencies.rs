@@ -10,9 +10,9 @@ use rmcp::model::CallToolResult;
 
 use super::{MAX_LIST_LIMIT, Page, Provenance, paginate, provenance};
 use crate::convert::EntitySummary;
-use crate::work::Weight;
 use crate::{CodegraphMcp, resolve_for_tool};
 use codegraph_analysis::modules;
+use codegraph_world::work::Weight;
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]

@@ -9,9 +9,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::{CallProvenance, MAX_LIST_LIMIT, Page, call_provenance, paginate};
 use crate::convert::EntitySummary;
-use crate::work::Weight;
 use crate::{CodegraphMcp, resolve_for_tool};
 use codegraph_graph::query;
+use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ImplementationsParams {

@@ -11,8 +11,8 @@ use tokio_util::sync::CancellationToken;
 use super::{Provenance, provenance};
 use crate::convert;
 use crate::resources;
-use crate::work::Weight;
 use crate::{CodegraphMcp, resolve_for_tool};
+use codegraph_world::work::Weight;
 
 /// A body longer than this many lines, or bytes, is returned as a link unless `full` is set.
 pub const MAX_INLINE_LINES: u32 = 300;

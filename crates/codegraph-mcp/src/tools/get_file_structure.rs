@@ -12,8 +12,8 @@ use rmcp::model::CallToolResult;
 use super::{MAX_LIST_LIMIT, Page, Provenance, paginate, provenance, resolve_file};
 use crate::CodegraphMcp;
 use crate::convert::{self};
-use crate::work::Weight;
 use codegraph_analysis::modules;
+use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FileParams {

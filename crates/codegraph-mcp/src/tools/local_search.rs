@@ -9,10 +9,10 @@ use tokio_util::sync::CancellationToken;
 use rmcp::model::CallToolResult;
 
 use super::{Provenance, ToolResult, provenance};
-use crate::work::Weight;
 use crate::{CodegraphMcp, resolve_for_tool, tool_error};
 use codegraph_analysis as analysis;
 use codegraph_graph::Entity;
+use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct LocalSearchParams {

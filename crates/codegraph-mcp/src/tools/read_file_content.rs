@@ -12,9 +12,9 @@ use super::{Provenance, provenance};
 use crate::convert;
 use crate::paths::{self, PathError};
 use crate::resources;
-use crate::work::Weight;
 use crate::{CodegraphMcp, tool_error};
 use codegraph_world::walk::ReadRefusal;
+use codegraph_world::work::Weight;
 
 /// At most this many bytes of a file come back from `read_file_content`.
 pub const MAX_READ_BYTES: usize = 256 * 1024;

@@ -10,7 +10,7 @@ use rmcp::model::CallToolResult;
 
 use super::{Provenance, provenance};
 use crate::CodegraphMcp;
-use crate::work::Weight;
+use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReindexParams {

@@ -10,9 +10,9 @@ use rmcp::model::CallToolResult;
 
 use super::{Page, Provenance, ToolResult, paginate, provenance};
 use crate::convert::{self};
-use crate::work::Weight;
 use crate::{CodegraphMcp, resolve_for_tool, tool_error};
 use codegraph_analysis as analysis;
+use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RefactoringParams {
