@@ -108,7 +108,9 @@
 //!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes,
 //!   the trust stamp every door puts on its answers (`world/stamp.rs`: the revision, and
 //!   which files of the answer have unsaved editor edits or changed on disk since indexing),
-//!   `World::proposed`, the graph proposed contents would give, never stored, and
+//!   `World::proposed`, the graph proposed contents would give, never stored, where every
+//!   request of both doors runs its work (`world/work.rs`: blocking threads, a deadline,
+//!   cancellation through a `cancel::Flag`, a bounded pool for heavy work), and
 //!   `world/trim.rs`, which gives freed memory back to the system once the graph has been
 //!   quiet for a second, and after an index's parse (glibc's `malloc_trim`; the crate's one
 //!   `unsafe` call).
@@ -119,10 +121,14 @@
 //! - `cli`      the command-line door (`codegraph index`, `callers`, `deps`, `module`, ...): flags
 //!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out;
 //!   one file per command under `cli/`, the shared flags and the dispatch in `cli.rs`.
-//! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`; the only
+//! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`, each query
+//!   run through `world::work` (`Backend::query`: a blocking thread, the deadline, heavy work in
+//!   the pool it shares with the folders' MCP sessions, stopped when tower-lsp-server drops a
+//!   request cancelled by `$/cancelRequest`); the only
 //!   module that imports LSP types, converted in `lsp/proto.rs`; `lsp/framing.rs` is the
 //!   transport (frames each message, answers malformed input, hands decoded messages to
-//!   tower-lsp-server's service, four requests at once); `lsp/diagnostics.rs` turns the rules'
+//!   tower-lsp-server's service, four requests at once, a `$/cancelRequest` as soon as it is
+//!   read); `lsp/diagnostics.rs` turns the rules'
 //!   violations into diagnostics (pulled or published after every change) and quick fixes, and
 //!   the rules file's own problems into diagnostics on it.
 //! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here; one file
@@ -135,8 +141,7 @@
 //!   (`mcp/subscriptions.rs`, woken by `World::changes`), the typed result sent once per
 //!   protocol version (`mcp/envelope.rs`: `structuredContent` and a one-line summary, or JSON
 //!   text for pre-2025-06-18 clients), completions of prompt arguments and resource-template
-//!   variables (`mcp/completions.rs`), where every request's work runs (`mcp/work.rs`:
-//!   blocking threads, a deadline, cancellation, a bounded pool for heavy work), and the
+//!   variables (`mcp/completions.rs`), every request's work run through `world::work`, and the
 //!   architecture rules' resource and prompt (`mcp/rules.rs`).
 //!
 //! Architecture invariants:

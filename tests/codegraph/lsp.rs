@@ -120,6 +120,7 @@ impl LspClient {
             .args(arguments)
             .env("XDG_RUNTIME_DIR", runtime_dir.path())
             .env(codegraph::contain::INJECT_PANIC, support::INJECTED_PANIC)
+            .env(codegraph::world::work::SLOW_WORK, support::SLOW_QUERY)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -209,7 +210,8 @@ impl LspClient {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
-    fn send_request(&mut self, method: &str, params: Value) -> i64 {
+    /// Sends a request without waiting for its answer; its id.
+    pub(crate) fn send_request(&mut self, method: &str, params: Value) -> i64 {
         self.next_id += 1;
         let id = self.next_id;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -232,7 +234,7 @@ impl LspClient {
     }
 
     /// The whole response message (`result` or `error`) to request `id`.
-    fn response_message(&mut self, id: i64) -> Value {
+    pub(crate) fn response_message(&mut self, id: i64) -> Value {
         let position = self.stash.iter().position(|message| {
             message.get("method").is_none() && message.get("id") == Some(&json!(id))
         });
@@ -554,7 +556,7 @@ fn show_range(root: &Path, uri_value: &Value, range: &Value) -> String {
     )
 }
 
-fn show_locations(root: &Path, locations: &Value) -> Vec<String> {
+pub(crate) fn show_locations(root: &Path, locations: &Value) -> Vec<String> {
     let mut shown: Vec<String> = locations
         .as_array()
         .map(|locations| {

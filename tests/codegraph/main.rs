@@ -16,6 +16,7 @@ mod fixtures;
 mod fuzz;
 mod incremental;
 mod lsp;
+mod lsp_work;
 mod mcp;
 mod plugin;
 mod python;

@@ -10,6 +10,10 @@ use codegraph::world::{CacheLocation, World, WorldConfig};
 /// start (`codegraph::contain::INJECT_PANIC`): only the containment tests write it.
 pub const INJECTED_PANIC: &str = "codegraph-test-injected-panic";
 
+/// The query text whose work the servers the tests start make slow
+/// (`codegraph::world::work::SLOW_WORK`): it runs, at checkpoints, until cancelled.
+pub const SLOW_QUERY: &str = "codegraph-test-slow-query";
+
 pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }

@@ -372,7 +372,7 @@ pub async fn read_messages<R, W>(
 }
 
 /// How many requests are answered at once (as tower-lsp-server's own transport does); a
-/// `$/cancelRequest` can only reach a request while the ones after it are read.
+/// `$/cancelRequest` is applied as it is read, never waiting for a place.
 const CONCURRENT_REQUESTS: usize = 4;
 /// How many read requests may wait for one of those places before the input is read further.
 const QUEUED_REQUESTS: usize = 100;
@@ -450,6 +450,14 @@ where
                     }
                     Poll::Pending => tokio::time::sleep(NOT_READY_PAUSE).await,
                 }
+            }
+            // A cancellation reaches its request at once, even while every place is taken by
+            // running requests (its handler only marks the request cancelled).
+            if request.method() == "$/cancelRequest" {
+                if let Err(error) = service.call(request).await {
+                    tracing::error!("LSP: {error}");
+                }
+                return true;
             }
             // The server exits at `exit`, whether or not the client closes its end.
             let exit = request.method() == "exit";

@@ -3,6 +3,14 @@
 //! Every handler is a thin adapter over `graph::query`, run on a snapshot; conversions between
 //! core and protocol types live in `lsp/proto.rs` only.
 //!
+//! Requests: every handler that queries the graph or the analysis runs the query through the
+//! runner the MCP door uses (`world::work`, by `Backend::query`): on a blocking thread, within a
+//! deadline (answered `-32803` when it passes), a heavy one (a workspace symbol search) in its
+//! turn of the pool the folders' MCP sessions share, so cheap requests are answered while heavy
+//! ones run. A `$/cancelRequest` reaches its request at once (`lsp/framing.rs`), tower-lsp-server
+//! answers it `-32800` and drops the handler's future, and the work stops at its next
+//! checkpoint.
+//!
 //! Ordering: tower-lsp runs handlers concurrently, so a `didChange` handler could run after a
 //! request that the client sent later. [`Ordered`] wraps the service and applies text
 //! synchronisation (`didOpen`, `didChange`, `didClose`) inside `Service::call`, which the
@@ -20,7 +28,8 @@
 //! (`mcp::attach`), so `codegraph mcp` launched by an AI client attaches to this process and sees
 //! the editor's unsaved edits; `--no-mcp-socket` turns that off, and `--allow-shell PROG,...`
 //! enables `execute_shell_command` for those sessions (off by default).
-//! Custom requests: `codegraph/status` (index runs in flight, files and entities per folder) and
+//! Custom requests: `codegraph/status` (index runs in flight, heavy requests running and waiting
+//! for a turn, files and entities per folder) and
 //! `codegraph/bufferText` (`{uri}` → the server's text of an open document). The command
 //! `codegraph.reindex` (`workspace/executeCommand`) re-reads every folder from disk and answers
 //! once done, with one line per folder.
@@ -47,6 +56,7 @@ use tower_lsp_server::{Client, ExitedError, LanguageServer, LspService};
 use codegraph_graph::query;
 use codegraph_graph::{Entity, FilePath, Graph};
 use codegraph_world::buffer::{ColumnEncoding, TextEdit as CoreTextEdit};
+use codegraph_world::work::{self, Weight};
 use codegraph_world::{World, WorldConfig};
 use proto::{Converter, FileText};
 
@@ -82,6 +92,8 @@ pub struct State {
     shutdown_requested: std::sync::atomic::AtomicBool,
     /// Architecture-rule diagnostics: open documents, what was sent (see `lsp/diagnostics.rs`).
     diagnostics: diagnostics::Diagnostics,
+    /// Where requests' queries run (`world::work`), shared with the folders' MCP sessions.
+    pool: Arc<work::Pool>,
 }
 
 /// A file of a workspace folder, in a snapshot.
@@ -109,6 +121,7 @@ impl State {
             shutdown_requested: Default::default(),
             progress_tokens: AtomicUsize::new(0),
             diagnostics: Default::default(),
+            pool: Arc::new(work::Pool::new(work::Limits::default())),
         }
     }
 
@@ -234,7 +247,8 @@ impl State {
         }
         let world = Arc::new(world);
         let attachment = if self.serve_mcp {
-            let mut server = codegraph_mcp::CodegraphMcp::new(world.clone());
+            let mut server =
+                codegraph_mcp::CodegraphMcp::new(world.clone()).with_pool(self.pool.clone());
             if let Some(policy) = &self.shell {
                 server = server.with_shell(policy.clone());
             }
@@ -461,18 +475,14 @@ pub struct StatusRoot {
 #[derive(Debug, Serialize)]
 pub struct Status {
     pub indexing: usize,
+    /// Heavy requests whose work holds a turn of the pool now (work still winding down after a
+    /// cancellation included), and those waiting for one.
+    pub heavy_running: usize,
+    pub heavy_waiting: usize,
     pub roots: Vec<StatusRoot>,
 }
 
 impl Backend {
-    fn converter<'a>(&self, root: &'a Root, graph: &'a Graph) -> Converter<'a> {
-        Converter {
-            graph,
-            client_root: &root.client_root,
-            encoding: self.state.encoding(),
-        }
-    }
-
     /// `codegraph/bufferText`: the server's text of an open document (tests, diagnostics).
     async fn buffer_text(&self, params: BufferTextParams) -> Result<Option<String>> {
         let Some(path) = proto::path_of(&params.uri) else {
@@ -502,8 +512,11 @@ impl Backend {
                 }
             })
             .collect();
+        let pool = &self.state.pool;
         Ok(Status {
             indexing: self.state.indexing.load(Ordering::SeqCst),
+            heavy_running: pool.limits().heavy.max(1) - pool.free_heavy_turns(),
+            heavy_waiting: pool.waiting_for_a_turn(),
             roots,
         })
     }
@@ -596,9 +609,63 @@ impl Backend {
         }
     }
 
+    /// Runs a request's query through the runner (`world::work`): on a blocking thread, within
+    /// the deadline, a heavy one in its turn of the pool. tower-lsp-server drops this future
+    /// when the client cancels the request (`$/cancelRequest`, answered `-32800`), which stops
+    /// the work at its next checkpoint; a deadline passed or a failure answers an error.
+    async fn query<T: Send + 'static>(
+        &self,
+        weight: Weight,
+        work: impl FnOnce(&State) -> T + Send + 'static,
+    ) -> Result<T> {
+        run_query(&self.state, weight, work).await
+    }
+}
+
+/// [`Backend::query`].
+async fn run_query<T: Send + 'static>(
+    state: &Arc<State>,
+    weight: Weight,
+    work: impl FnOnce(&State) -> T + Send + 'static,
+) -> Result<T> {
+    let shared = state.clone();
+    state
+        .pool
+        .run_until_dropped(weight, move || work(&shared))
+        .await
+        .map_err(stopped_error)
+}
+
+/// The error a request whose work was stopped answers: `-32800` when cancelled, `-32803`
+/// (request failed) when its deadline passed, `-32603` when the work panicked.
+fn stopped_error(stopped: work::Stopped) -> tower_lsp_server::jsonrpc::Error {
+    use tower_lsp_server::jsonrpc::{Error, ErrorCode};
+    let data = stopped.to_json();
+    let message = data["message"].as_str().unwrap_or_default().to_string();
+    let code = match stopped {
+        work::Stopped::Cancelled => ErrorCode::RequestCancelled,
+        work::Stopped::DeadlineExceeded(_) => ErrorCode::ServerError(-32803),
+        work::Stopped::Failed(_) => ErrorCode::InternalError,
+    };
+    Error {
+        code,
+        message: message.into(),
+        data: Some(data),
+    }
+}
+
+impl State {
+    fn converter<'a>(&self, root: &'a Root, graph: &'a Graph) -> Converter<'a> {
+        Converter {
+            graph,
+            client_root: &root.client_root,
+            encoding: self.encoding(),
+        }
+    }
+
     /// The targets of the name at a position (a reference's targets or the definition there).
     fn targets(&self, uri: &Uri, position: Position) -> Option<(Located, Vec<Entity>)> {
-        let (located, byte) = self.state.locate_position(uri, position)?;
+        let (located, byte) = self.locate_position(uri, position)?;
         let targets = query::targets_at(&located.graph, &located.path, byte)
             .iter()
             .filter_map(|id| located.graph.entity(id))
@@ -608,9 +675,7 @@ impl Backend {
 
     fn root_of_item(&self, item: &CallHierarchyItem) -> Option<(Arc<Root>, Arc<Graph>, String)> {
         let data = item.data.as_ref()?;
-        let root = self
-            .state
-            .root_by_client_path(data.get("root")?.as_str()?)?;
+        let root = self.root_by_client_path(data.get("root")?.as_str()?)?;
         let id = data.get("id")?.as_str()?.to_string();
         let graph = root.world.snapshot();
         Some((root, graph, id))
@@ -635,13 +700,12 @@ fn folder_path(folder: &WorkspaceFolder) -> Option<PathBuf> {
     proto::path_of(&folder.uri)
 }
 
-impl Backend {
+impl State {
     /// The folder and text of the rules file `uri` names: the editor's copy when it is open,
     /// else the file on disk; `None` when `uri` is no folder's rules file.
     fn rules_file_text(&self, uri: &Uri) -> Option<(Arc<Root>, String)> {
-        if let Some((client_root, text)) = self.state.diagnostics.rules_document(uri) {
+        if let Some((client_root, text)) = self.diagnostics.rules_document(uri) {
             let root = self
-                .state
                 .roots
                 .read()
                 .iter()
@@ -649,7 +713,7 @@ impl Backend {
                 .cloned()?;
             return Some((root, text));
         }
-        let root = self.state.rules_file_of(&proto::path_of(uri)?)?;
+        let root = self.rules_file_of(&proto::path_of(uri)?)?;
         let text = std::fs::read_to_string(proto::path_of(uri)?).ok()?;
         Some((root, text))
     }
@@ -847,31 +911,23 @@ impl LanguageServer for Backend {
         params: DocumentDiagnosticParams,
     ) -> Result<DocumentDiagnosticReportResult> {
         let uri = params.text_document.uri;
-        let rules_file = self.rules_file_text(&uri);
-        let items = match self.state.locate(&uri) {
-            _ if rules_file.is_some() => {
-                let (root, text) = rules_file.expect("checked");
-                let encoding = self.state.encoding();
-                tokio::task::spawn_blocking(move || {
-                    let graph = root.world.snapshot();
-                    diagnostics::rules_file_diagnostics(&root, &graph, &text, encoding)
-                })
-                .await
-                .unwrap_or_default()
-            }
-            Some(located) => {
-                let encoding = self.state.encoding();
-                tokio::task::spawn_blocking(move || {
-                    let Located { root, graph, path } = located;
+        let items = self
+            .query(Weight::Cheap, {
+                let uri = uri.clone();
+                move |state| {
+                    let encoding = state.encoding();
+                    if let Some((root, text)) = state.rules_file_text(&uri) {
+                        let graph = root.world.snapshot();
+                        return diagnostics::rules_file_diagnostics(&root, &graph, &text, encoding);
+                    }
+                    let Some(Located { root, graph, path }) = state.locate(&uri) else {
+                        return Vec::new();
+                    };
                     diagnostics::file_diagnostics(&root, &graph, &path, encoding)
-                })
-                .await
-                .ok()
-                .flatten()
-                .unwrap_or_default()
-            }
-            None => Vec::new(),
-        };
+                        .unwrap_or_default()
+                }
+            })
+            .await?;
         self.state.diagnostics.pulled(uri, items.clone()).await;
         Ok(DocumentDiagnosticReportResult::Report(
             DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
@@ -899,18 +955,19 @@ impl LanguageServer for Backend {
         {
             return Ok(None);
         }
-        let Some(located) = self.state.locate(&params.text_document.uri) else {
-            return Ok(None);
-        };
-        let actions = diagnostics::quick_fixes(
-            &located.root,
-            &located.graph,
-            &params.text_document.uri,
-            &located.path,
-            params.range,
-            self.state.encoding(),
-        );
-        Ok((!actions.is_empty()).then_some(actions))
+        self.query(Weight::Cheap, move |state| {
+            let located = state.locate(&params.text_document.uri)?;
+            let actions = diagnostics::quick_fixes(
+                &located.root,
+                &located.graph,
+                &params.text_document.uri,
+                &located.path,
+                params.range,
+                state.encoding(),
+            );
+            (!actions.is_empty()).then_some(actions)
+        })
+        .await
     }
 
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
@@ -971,16 +1028,17 @@ impl LanguageServer for Backend {
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
         let position = params.text_document_position_params;
-        let Some((located, targets)) = self.targets(&position.text_document.uri, position.position)
-        else {
-            return Ok(None);
-        };
-        let convert = self.converter(&located.root, &located.graph);
-        let locations: Vec<Location> = targets
-            .iter()
-            .filter_map(|entity| convert.entity_location(entity))
-            .collect();
-        Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))
+        self.query(Weight::Cheap, move |state| {
+            let (located, targets) =
+                state.targets(&position.text_document.uri, position.position)?;
+            let convert = state.converter(&located.root, &located.graph);
+            let locations: Vec<Location> = targets
+                .iter()
+                .filter_map(|entity| convert.entity_location(entity))
+                .collect();
+            (!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations))
+        })
+        .await
     }
 
     async fn goto_implementation(
@@ -988,167 +1046,175 @@ impl LanguageServer for Backend {
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
         let position = params.text_document_position_params;
-        let Some((located, targets)) = self.targets(&position.text_document.uri, position.position)
-        else {
-            return Ok(None);
-        };
-        let convert = self.converter(&located.root, &located.graph);
-        let graph = &located.graph;
-        let locations: Vec<Location> = targets
-            .iter()
-            .flat_map(|target| {
-                let mut found = query::implementations(graph, &target.id);
-                // Go's interfaces are implicit: from a concrete type or method, gopls goes the
-                // other way, to the interfaces it satisfies.
-                if found.is_empty() && target.language == codegraph_lang::Language::Go {
-                    if target.kind == codegraph_model::EntityKind::Method {
-                        found.extend(
-                            query::overridden_members(graph, &target.id)
-                                .iter()
-                                .filter_map(|id| graph.entity(id)),
-                        );
-                    } else if target.kind.is_type() {
-                        found.extend(
-                            query::supertypes(graph, &target.id)
-                                .into_iter()
-                                .map(|(base, _)| base),
-                        );
+        self.query(Weight::Cheap, move |state| {
+            let (located, targets) =
+                state.targets(&position.text_document.uri, position.position)?;
+            let convert = state.converter(&located.root, &located.graph);
+            let graph = &located.graph;
+            let locations: Vec<Location> = targets
+                .iter()
+                .flat_map(|target| {
+                    let mut found = query::implementations(graph, &target.id);
+                    // Go's interfaces are implicit: from a concrete type or method, gopls goes
+                    // the other way, to the interfaces it satisfies.
+                    if found.is_empty() && target.language == codegraph_lang::Language::Go {
+                        if target.kind == codegraph_model::EntityKind::Method {
+                            found.extend(
+                                query::overridden_members(graph, &target.id)
+                                    .iter()
+                                    .filter_map(|id| graph.entity(id)),
+                            );
+                        } else if target.kind.is_type() {
+                            found.extend(
+                                query::supertypes(graph, &target.id)
+                                    .into_iter()
+                                    .map(|(base, _)| base),
+                            );
+                        }
                     }
-                }
-                found
-            })
-            .filter_map(|entity| convert.entity_location(&entity))
-            .collect();
-        Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))
+                    found
+                })
+                .filter_map(|entity| convert.entity_location(&entity))
+                .collect();
+            (!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations))
+        })
+        .await
     }
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
         let position = params.text_document_position;
-        let Some((located, targets)) = self.targets(&position.text_document.uri, position.position)
-        else {
-            return Ok(None);
-        };
-        let graph = &located.graph;
-        let convert = self.converter(&located.root, graph);
-        let mut locations = Vec::new();
-        for target in &targets {
-            if params.context.include_declaration
-                && let Some(location) = convert.entity_location(target)
-            {
-                locations.push(location);
+        let include_declaration = params.context.include_declaration;
+        self.query(Weight::Cheap, move |state| {
+            let (located, targets) =
+                state.targets(&position.text_document.uri, position.position)?;
+            let graph = &located.graph;
+            let convert = state.converter(&located.root, graph);
+            let mut locations = Vec::new();
+            for target in &targets {
+                if include_declaration && let Some(location) = convert.entity_location(target) {
+                    locations.push(location);
+                }
+                for (file, site) in query::references(graph, &target.id) {
+                    locations.extend(convert.location(&file, site));
+                }
             }
-            for (file, site) in query::references(graph, &target.id) {
-                locations.extend(convert.location(&file, site));
-            }
-        }
-        Ok(Some(locations))
+            Some(locations)
+        })
+        .await
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let position = params.text_document_position_params;
-        let Some((_, targets)) = self.targets(&position.text_document.uri, position.position)
-        else {
-            return Ok(None);
-        };
-        if targets.is_empty() {
-            return Ok(None);
-        }
-        let sections: Vec<String> = targets.iter().map(hover_text).collect();
-        Ok(Some(Hover {
-            contents: HoverContents::Markup(MarkupContent {
-                kind: MarkupKind::Markdown,
-                value: sections.join("\n\n---\n\n"),
-            }),
-            range: None,
-        }))
+        self.query(Weight::Cheap, move |state| {
+            let (_, targets) = state.targets(&position.text_document.uri, position.position)?;
+            if targets.is_empty() {
+                return None;
+            }
+            let sections: Vec<String> = targets.iter().map(hover_text).collect();
+            Some(Hover {
+                contents: HoverContents::Markup(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value: sections.join("\n\n---\n\n"),
+                }),
+                range: None,
+            })
+        })
+        .await
     }
 
     async fn document_symbol(
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        let Some(located) = self.state.locate(&params.text_document.uri) else {
-            return Ok(None);
-        };
-        let convert = self.converter(&located.root, &located.graph);
-        Ok(Some(DocumentSymbolResponse::Nested(
-            convert.document_symbols(&located.path),
-        )))
+        self.query(Weight::Cheap, move |state| {
+            let located = state.locate(&params.text_document.uri)?;
+            let convert = state.converter(&located.root, &located.graph);
+            Some(DocumentSymbolResponse::Nested(
+                convert.document_symbols(&located.path),
+            ))
+        })
+        .await
     }
 
+    /// Heavy work: every name of every folder is scanned, on every core.
     async fn symbol(
         &self,
         params: WorkspaceSymbolParams,
     ) -> Result<Option<WorkspaceSymbolResponse>> {
-        let roots: Vec<Arc<Root>> = self.state.roots.read().clone();
-        let mut scored: Vec<(f64, WorkspaceSymbol)> = Vec::new();
-        for root in &roots {
-            let graph = root.world.snapshot();
-            let convert = self.converter(root, &graph);
-            for found in query::symbols(&graph, &params.query, SYMBOL_LIMIT) {
-                let entity = &found.entity;
-                let Some(location) = convert.entity_location(entity) else {
-                    continue;
-                };
-                let container = entity
-                    .qualified_name
-                    .rsplit_once('.')
-                    .map(|(container, _)| container.to_string());
-                scored.push((
-                    found.score,
-                    WorkspaceSymbol {
-                        name: entity.name.to_string(),
-                        kind: proto::symbol_kind(entity.kind),
-                        tags: None,
-                        container_name: container,
-                        location: OneOf::Left(location),
-                        data: None,
-                    },
-                ));
+        self.query(Weight::Heavy, move |state| {
+            work::slow_for_tests(&params.query);
+            let roots: Vec<Arc<Root>> = state.roots.read().clone();
+            let mut scored: Vec<(f64, WorkspaceSymbol)> = Vec::new();
+            for root in &roots {
+                let graph = root.world.snapshot();
+                let convert = state.converter(root, &graph);
+                for found in query::symbols(&graph, &params.query, SYMBOL_LIMIT) {
+                    let entity = &found.entity;
+                    let Some(location) = convert.entity_location(entity) else {
+                        continue;
+                    };
+                    let container = entity
+                        .qualified_name
+                        .rsplit_once('.')
+                        .map(|(container, _)| container.to_string());
+                    scored.push((
+                        found.score,
+                        WorkspaceSymbol {
+                            name: entity.name.to_string(),
+                            kind: proto::symbol_kind(entity.kind),
+                            tags: None,
+                            container_name: container,
+                            location: OneOf::Left(location),
+                            data: None,
+                        },
+                    ));
+                }
             }
-        }
-        // Stable: each root's own order (by score, then name length) survives the merge.
-        scored.sort_by(|left, right| right.0.total_cmp(&left.0));
-        scored.truncate(SYMBOL_LIMIT);
-        Ok(Some(WorkspaceSymbolResponse::Nested(
-            scored.into_iter().map(|(_, symbol)| symbol).collect(),
-        )))
+            // Stable: each root's own order (by score, then name length) survives the merge.
+            scored.sort_by(|left, right| right.0.total_cmp(&left.0));
+            scored.truncate(SYMBOL_LIMIT);
+            Some(WorkspaceSymbolResponse::Nested(
+                scored.into_iter().map(|(_, symbol)| symbol).collect(),
+            ))
+        })
+        .await
     }
 
     /// "N callers" above every function, method and type of the file.
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
-        let Some(located) = self.state.locate(&params.text_document.uri) else {
-            return Ok(None);
-        };
-        let convert = self.converter(&located.root, &located.graph);
-        // "3 callers, 2 possible": the possible ones are ambiguous references left aside.
-        let possible = query::possible_caller_counts(&located.graph, &located.path);
-        let lenses = located
-            .graph
-            .file_entities(&located.path)
-            .into_iter()
-            .filter(|entity| entity.kind.is_callable())
-            .filter_map(|entity| {
-                let callers = query::callers(&located.graph, &entity.id).len();
-                let mut title = match callers {
-                    1 => "1 caller".to_string(),
-                    count => format!("{count} callers"),
-                };
-                if let Some(count) = possible.get(&entity.id) {
-                    title.push_str(&format!(", {count} possible"));
-                }
-                Some(CodeLens {
-                    range: convert.range(&located.path, entity.name_span)?,
-                    command: Some(Command {
-                        title,
-                        command: String::new(),
-                        arguments: None,
-                    }),
-                    data: None,
+        self.query(Weight::Cheap, move |state| {
+            let located = state.locate(&params.text_document.uri)?;
+            let convert = state.converter(&located.root, &located.graph);
+            // "3 callers, 2 possible": the possible ones are ambiguous references left aside.
+            let possible = query::possible_caller_counts(&located.graph, &located.path);
+            let lenses = located
+                .graph
+                .file_entities(&located.path)
+                .into_iter()
+                .filter(|entity| entity.kind.is_callable())
+                .filter_map(|entity| {
+                    let callers = query::callers(&located.graph, &entity.id).len();
+                    let mut title = match callers {
+                        1 => "1 caller".to_string(),
+                        count => format!("{count} callers"),
+                    };
+                    if let Some(count) = possible.get(&entity.id) {
+                        title.push_str(&format!(", {count} possible"));
+                    }
+                    Some(CodeLens {
+                        range: convert.range(&located.path, entity.name_span)?,
+                        command: Some(Command {
+                            title,
+                            command: String::new(),
+                            arguments: None,
+                        }),
+                        data: None,
+                    })
                 })
-            })
-            .collect();
-        Ok(Some(lenses))
+                .collect();
+            Some(lenses)
+        })
+        .await
     }
 
     async fn prepare_call_hierarchy(
@@ -1156,68 +1222,69 @@ impl LanguageServer for Backend {
         params: CallHierarchyPrepareParams,
     ) -> Result<Option<Vec<CallHierarchyItem>>> {
         let position = params.text_document_position_params;
-        let Some((located, targets)) = self.targets(&position.text_document.uri, position.position)
-        else {
-            return Ok(None);
-        };
-        let convert = self.converter(&located.root, &located.graph);
-        let items: Vec<CallHierarchyItem> = targets
-            .iter()
-            .filter(|entity| entity.kind.is_callable())
-            .filter_map(|entity| convert.call_hierarchy_item(entity))
-            .collect();
-        Ok((!items.is_empty()).then_some(items))
+        self.query(Weight::Cheap, move |state| {
+            let (located, targets) =
+                state.targets(&position.text_document.uri, position.position)?;
+            let convert = state.converter(&located.root, &located.graph);
+            let items: Vec<CallHierarchyItem> = targets
+                .iter()
+                .filter(|entity| entity.kind.is_callable())
+                .filter_map(|entity| convert.call_hierarchy_item(entity))
+                .collect();
+            (!items.is_empty()).then_some(items)
+        })
+        .await
     }
 
     async fn incoming_calls(
         &self,
         params: CallHierarchyIncomingCallsParams,
     ) -> Result<Option<Vec<CallHierarchyIncomingCall>>> {
-        let Some((root, graph, id)) = self.root_of_item(&params.item) else {
-            return Ok(None);
-        };
-        let convert = self.converter(&root, &graph);
-        let calls = query::callers(&graph, &id)
-            .into_iter()
-            .filter_map(|call| {
-                let from = convert.call_hierarchy_item(&call.entity)?;
-                // The call sites are in the caller's file.
-                let from_ranges = call
-                    .sites
-                    .iter()
-                    .filter_map(|site| convert.range(&call.entity.file_path, *site))
-                    .collect();
-                Some(CallHierarchyIncomingCall { from, from_ranges })
-            })
-            .collect();
-        Ok(Some(calls))
+        self.query(Weight::Cheap, move |state| {
+            let (root, graph, id) = state.root_of_item(&params.item)?;
+            let convert = state.converter(&root, &graph);
+            let calls = query::callers(&graph, &id)
+                .into_iter()
+                .filter_map(|call| {
+                    let from = convert.call_hierarchy_item(&call.entity)?;
+                    // The call sites are in the caller's file.
+                    let from_ranges = call
+                        .sites
+                        .iter()
+                        .filter_map(|site| convert.range(&call.entity.file_path, *site))
+                        .collect();
+                    Some(CallHierarchyIncomingCall { from, from_ranges })
+                })
+                .collect();
+            Some(calls)
+        })
+        .await
     }
 
     async fn outgoing_calls(
         &self,
         params: CallHierarchyOutgoingCallsParams,
     ) -> Result<Option<Vec<CallHierarchyOutgoingCall>>> {
-        let Some((root, graph, id)) = self.root_of_item(&params.item) else {
-            return Ok(None);
-        };
-        let Some(caller) = graph.entity(&id) else {
-            return Ok(None);
-        };
-        let convert = self.converter(&root, &graph);
-        let calls = query::callees(&graph, &id)
-            .into_iter()
-            .filter_map(|call| {
-                let to = convert.call_hierarchy_item(&call.entity)?;
-                // The call sites are in the caller's (the item's) file.
-                let from_ranges = call
-                    .sites
-                    .iter()
-                    .filter_map(|site| convert.range(&caller.file_path, *site))
-                    .collect();
-                Some(CallHierarchyOutgoingCall { to, from_ranges })
-            })
-            .collect();
-        Ok(Some(calls))
+        self.query(Weight::Cheap, move |state| {
+            let (root, graph, id) = state.root_of_item(&params.item)?;
+            let caller = graph.entity(&id)?;
+            let convert = state.converter(&root, &graph);
+            let calls = query::callees(&graph, &id)
+                .into_iter()
+                .filter_map(|call| {
+                    let to = convert.call_hierarchy_item(&call.entity)?;
+                    // The call sites are in the caller's (the item's) file.
+                    let from_ranges = call
+                        .sites
+                        .iter()
+                        .filter_map(|site| convert.range(&caller.file_path, *site))
+                        .collect();
+                    Some(CallHierarchyOutgoingCall { to, from_ranges })
+                })
+                .collect();
+            Some(calls)
+        })
+        .await
     }
 }
 
@@ -1316,4 +1383,63 @@ pub fn run_stdio(
     // Index threads may still run; do not wait for them.
     runtime.shutdown_background();
     Ok(if shut_down { 0 } else { 1 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+    use tower_lsp_server::jsonrpc::ErrorCode;
+
+    /// A query that runs past its deadline answers an error (`-32803`, with the runner's
+    /// message), not a hang; one that panics answers an internal error; the others answer.
+    #[tokio::test]
+    async fn a_stopped_query_answers_an_error() {
+        let with_deadline = |deadline| {
+            let mut state = State::new(WorldConfig::default(), false, None);
+            state.pool = Arc::new(work::Pool::new(work::Limits { heavy: 1, deadline }));
+            Arc::new(state)
+        };
+        let state = with_deadline(Duration::from_millis(100));
+        let started = Instant::now();
+        let error = run_query(&state, Weight::Heavy, move |_| {
+            while started.elapsed() < Duration::from_secs(30) {
+                codegraph_model::cancel::checkpoint();
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        })
+        .await
+        .unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(error.code, ErrorCode::ServerError(-32803));
+        assert!(
+            error
+                .message
+                .starts_with("the request took longer than 0.1 s"),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.data.unwrap()["error"], "Deadline exceeded");
+        // The stopped work gives its turn back.
+        while state.pool.free_heavy_turns() == 0 {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "the work went on"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+
+        let state = with_deadline(work::DEFAULT_DEADLINE);
+        let error = run_query(&state, Weight::Cheap, |_| -> u32 { panic!("a bug") })
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, ErrorCode::InternalError);
+        assert_eq!(error.data.unwrap()["error"], "Analysis failed");
+        let answer = run_query(&state, Weight::Heavy, |state| state.encoding()).await;
+        assert_eq!(answer, Ok(ColumnEncoding::Utf16));
+        assert_eq!(
+            stopped_error(work::Stopped::Cancelled).code,
+            ErrorCode::RequestCancelled
+        );
+    }
 }
