@@ -249,8 +249,9 @@ def slow_files(args, binary):
         looked = {json.loads(line).get("package") for line in open(out_path)}
     candidates = [row for row in rows.values()
                   if row["seconds"] >= args.slow_files and row["package"] not in looked]
-    # The packages slowest per file first, within the time budget.
-    candidates.sort(key=lambda row: -row["seconds"] / max(row.get("files", 1), 1))
+    # The packages slowest per file first, within the time budget; those that did not finish
+    # (their file count unknown) last.
+    candidates.sort(key=lambda row: -row["seconds"] / max(row.get("files") or 10**9, 1))
     deadline = time.monotonic() + args.slow_budget * 60
     env = dict(os.environ, RAYON_NUM_THREADS="1")
     print(f"timing files of {len(candidates)} packages that took {args.slow_files} s or more",
