@@ -170,6 +170,19 @@ const MINIFIED_LINE: usize = 1000;
 /// Below this size a file is cheap to index whatever its shape.
 const MINIFIED_SIZE: usize = 32 * 1024;
 
+/// Why a file is not indexed although its name says it is source: its text is minified
+/// ([`minified`]), or it is an XML document under a source extension (Qt Linguist's
+/// translations are `.ts` files: `<?xml ...?><!DOCTYPE TS>`; parsed as TypeScript, 350 KB of
+/// XML costs seconds and yields nothing). PHP is left alone: a PHP template may open with an
+/// XML declaration. `None` for source.
+pub fn not_indexed(language: Language, text: &str) -> Option<String> {
+    let start = text.trim_start_matches('\u{feff}').trim_start();
+    if language != Language::Php && (start.starts_with("<?xml") || start.starts_with("<!DOCTYPE")) {
+        return Some(format!("an XML document, not {}", language.spec().name));
+    }
+    minified(text)
+}
+
 /// Why a text is not indexed although it parses: it is minified (a bundle such as
 /// `three.module.min.js`, or a file of one enormous line), so that most of its bytes are in
 /// lines longer than a person writes. Such a file holds no code anyone navigates, its
@@ -544,5 +557,26 @@ mod tests {
         assert_eq!(super::minified(&"x".repeat(5_000)), None);
         let with_data = format!("{}const DATA = \"{}\";\n", written, "A".repeat(20_000));
         assert_eq!(super::minified(&with_data), None);
+    }
+
+    #[test]
+    fn xml_under_a_source_extension_is_not_indexed() {
+        let translation = "<?xml version=\"1.0\" ?><!DOCTYPE TS><TS version=\"2.1\">\n<context/>";
+        assert_eq!(
+            super::not_indexed(Language::TypeScript, translation).as_deref(),
+            Some("an XML document, not typescript")
+        );
+        assert_eq!(
+            super::not_indexed(Language::TypeScript, "\u{feff}  <!DOCTYPE TS>").as_deref(),
+            Some("an XML document, not typescript")
+        );
+        assert_eq!(
+            super::not_indexed(Language::TypeScript, "const a = 1 < 2;"),
+            None
+        );
+        assert_eq!(
+            super::not_indexed(Language::Php, "<?xml version=\"1.0\"?>\n<?php echo 1; ?>"),
+            None
+        );
     }
 }

@@ -156,8 +156,8 @@ enum Source {
 }
 
 /// Reads, hashes and extracts one file from disk, reading at most `max_file_size` bytes. `Err`
-/// says why not: unreadable, binary, not a regular file, over the cap, or minified
-/// (`file_class::minified`). The text is not kept:
+/// says why not: unreadable, binary, not a regular file, over the cap, minified or not source
+/// (`file_class::not_indexed`). The text is not kept:
 /// `texts` reads it again when an answer needs it. With `trust` (the cache was written under
 /// the same C/C++ header setting), a file whose stamp is the one the cache recorded is not read.
 #[allow(clippy::too_many_arguments)]
@@ -199,7 +199,7 @@ fn load_file(
     }
     let hash: [u8; 32] = blake3::hash(&bytes).into();
     let text = codegraph_lang::syntax::decode_lossy(bytes);
-    if let Some(reason) = codegraph_lang::file_class::minified(&text) {
+    if let Some(reason) = codegraph_lang::file_class::not_indexed(language, &text) {
         return Err(reason);
     }
     let language =
@@ -717,7 +717,7 @@ impl World {
 
     /// The editor opened a document: its text replaces the disk's until it is closed.
     ///
-    /// A document over the size cap (`max_file_size`, as for files on disk) or minified is not
+    /// A document over the size cap (`max_file_size`, as for files on disk), minified or not source is not
     /// indexed from the editor: parsing it would hold up every request behind it. The graph keeps the file as
     /// it is on disk, and `false` says so (the editor door tells the user).
     pub fn open_buffer(&self, relative: &str, version: i32, text: String) -> bool {
@@ -733,7 +733,7 @@ impl World {
             self.close_buffer(relative);
             return false;
         }
-        if let Some(reason) = codegraph_lang::file_class::minified(&text) {
+        if let Some(reason) = codegraph_lang::file_class::not_indexed(language, &text) {
             tracing::warn!("{relative}: {reason}; not indexed from the editor");
             self.close_buffer(relative);
             return false;
