@@ -14,8 +14,9 @@ use serde::Serialize;
 
 mod attach;
 mod describe;
+mod partition;
 
-use super::leiden::{self, WeightedGraph};
+use super::leiden::WeightedGraph;
 use codegraph_graph::{EntityId, Graph};
 use codegraph_model::{FileClass, RelationKind};
 
@@ -153,246 +154,252 @@ fn pagerank(node_count: usize, edges: &[(u32, u32)]) -> Vec<f64> {
     rank
 }
 
-/// Leiden at each resolution of [`RESOLUTIONS`], each level over the aggregate of the one
-/// below: the partition of the nodes at each level (labels `0..count` per level).
-fn nested_partitions(graph: &WeightedGraph) -> Vec<Vec<u32>> {
-    let mut partitions: Vec<Vec<u32>> = Vec::with_capacity(LEVELS);
-    let mut current_graph = graph.clone();
-    let mut to_current: Vec<u32> = (0..graph.node_count() as u32).collect();
-    for (level, resolution) in RESOLUTIONS.iter().enumerate() {
-        let partition = leiden::leiden(&current_graph, *resolution, SEED + level as u64);
-        let flat: Vec<u32> = to_current
+/// The entities of a snapshot numbered as graph nodes: each module, then its file's
+/// definitions, in file order.
+struct Nodes {
+    /// Node → entity.
+    ids: Vec<EntityId>,
+    /// Entity → node.
+    index_of: FxHashMap<EntityId, u32>,
+    /// Node → whether its entity is production code.
+    production: Vec<bool>,
+}
+
+impl Nodes {
+    /// Numbers every entity of the graph and reads whether each is production code.
+    fn of(graph: &Graph) -> Nodes {
+        let mut ids: Vec<EntityId> = Vec::with_capacity(graph.entity_count());
+        let mut index_of: FxHashMap<EntityId, u32> = FxHashMap::default();
+        for file in graph.files() {
+            codegraph_model::cancel::checkpoint();
+            for id in std::iter::once(&file.module_id).chain(file.ids.iter()) {
+                if !index_of.contains_key(id) {
+                    index_of.insert(*id, ids.len() as u32);
+                    ids.push(*id);
+                }
+            }
+        }
+        let production: Vec<bool> = ids
             .iter()
-            .map(|&node| partition[node as usize])
+            .map(|id| graph.class_of(id) == FileClass::Production)
             .collect();
-        let count = partition.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
-        current_graph = current_graph.aggregate(&partition, count);
-        to_current = flat.clone();
-        partitions.push(flat);
+        Nodes {
+            ids,
+            index_of,
+            production,
+        }
     }
-    partitions
+
+    /// How many nodes there are.
+    fn count(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether both ends of an edge are production code.
+    fn both_production(&self, from: u32, to: u32) -> bool {
+        self.production[from as usize] && self.production[to as usize]
+    }
 }
 
-/// [`nested_partitions`] of the subgraph induced by `nodes`, mapped back onto all
-/// `node_count` nodes (`None` outside the subgraph).
-fn partitions_of_subgraph(
-    node_count: usize,
-    nodes: &[u32],
-    edges: &[(u32, u32, f64)],
-) -> Vec<Vec<Option<u32>>> {
-    let mut local = vec![u32::MAX; node_count];
-    for (position, &node) in nodes.iter().enumerate() {
-        local[node as usize] = position as u32;
-    }
-    let inside: Vec<(u32, u32, f64)> = edges
-        .iter()
-        .filter_map(|&(from, to, weight)| {
-            let (from, to) = (local[from as usize], local[to as usize]);
-            (from != u32::MAX && to != u32::MAX).then_some((from, to, weight))
-        })
-        .collect();
-    let subgraph = WeightedGraph::from_edges(nodes.len(), &inside);
-    nested_partitions(&subgraph)
-        .into_iter()
-        .map(|partition| {
-            let mut all = vec![None; node_count];
-            for (position, &node) in nodes.iter().enumerate() {
-                all[node as usize] = Some(partition[position]);
-            }
-            all
-        })
-        .collect()
+/// The edges between distinct nodes: all of them weighted by kind, and the dependencies.
+struct Edges {
+    undirected: Vec<(u32, u32, f64)>,
+    /// From the dependent to the dependency.
+    dependencies: Vec<(u32, u32)>,
 }
 
-/// Computes the communities of a snapshot: Leiden over production code, then every other
-/// entity (tests, fixtures, examples, generated and vendored code) attached to the community
-/// of the production code it exercises (`communities::attach`); what touches no production code
-/// at all forms communities of its own, found by Leiden among themselves.
-///
-/// Tests call everything, so letting them into the partition glues unrelated production code
-/// together and lends the result their names; attached afterwards, they only join.
-pub fn compute(graph: &Graph) -> Communities {
-    let started = Instant::now();
-    let mut ids: Vec<EntityId> = Vec::with_capacity(graph.entity_count());
-    let mut index_of: FxHashMap<EntityId, u32> = FxHashMap::default();
-    for file in graph.files() {
-        codegraph_model::cancel::checkpoint();
-        for id in std::iter::once(&file.module_id).chain(file.ids.iter()) {
-            if !index_of.contains_key(id) {
-                index_of.insert(*id, ids.len() as u32);
-                ids.push(*id);
+impl Edges {
+    /// Every edge of the graph between two distinct numbered nodes.
+    fn of(graph: &Graph, nodes: &Nodes) -> Edges {
+        let mut undirected: Vec<(u32, u32, f64)> = Vec::new();
+        let mut dependencies: Vec<(u32, u32)> = Vec::new();
+        for (step, edge) in graph.all_edges().enumerate() {
+            codegraph_model::cancel::checkpoint_every(step);
+            let (Some(&from), Some(&to)) =
+                (nodes.index_of.get(&edge.from), nodes.index_of.get(&edge.to))
+            else {
+                continue;
+            };
+            if from == to {
+                continue;
+            }
+            undirected.push((from, to, edge_weight(edge.kind)));
+            if is_dependency(edge.kind) {
+                dependencies.push((from, to));
             }
         }
-    }
-    let production: Vec<bool> = ids
-        .iter()
-        .map(|id| graph.class_of(id) == FileClass::Production)
-        .collect();
-    let mut undirected: Vec<(u32, u32, f64)> = Vec::new();
-    let mut dependencies: Vec<(u32, u32)> = Vec::new();
-    for (step, edge) in graph.all_edges().enumerate() {
-        codegraph_model::cancel::checkpoint_every(step);
-        let (Some(&from), Some(&to)) = (index_of.get(&edge.from), index_of.get(&edge.to)) else {
-            continue;
-        };
-        if from == to {
-            continue;
-        }
-        undirected.push((from, to, edge_weight(edge.kind)));
-        if is_dependency(edge.kind) {
-            dependencies.push((from, to));
+        Edges {
+            undirected,
+            dependencies,
         }
     }
-    let entity_graph = WeightedGraph::from_edges(ids.len(), &undirected);
-    // Centrality within production code; the others are ranked in the whole graph.
-    let production_dependencies: Vec<(u32, u32)> = dependencies
-        .iter()
-        .copied()
-        .filter(|&(from, to)| production[from as usize] && production[to as usize])
-        .collect();
-    let production_ranks = pagerank(ids.len(), &production_dependencies);
-    let all_ranks = pagerank(ids.len(), &dependencies);
-    let ranks: Vec<f64> = (0..ids.len())
+}
+
+/// The rank of each node: PageRank within production code for production code, PageRank in
+/// the whole graph for the others.
+fn node_ranks(nodes: &Nodes, edges: &Edges, production_dependencies: &[(u32, u32)]) -> Vec<f64> {
+    let production_ranks = pagerank(nodes.count(), production_dependencies);
+    let all_ranks = pagerank(nodes.count(), &edges.dependencies);
+    (0..nodes.count())
         .map(|node| {
-            if production[node] {
+            if nodes.production[node] {
                 production_ranks[node]
             } else {
                 all_ranks[node]
             }
         })
-        .collect();
+        .collect()
+}
 
-    // 1. The production core.
-    let core: Vec<u32> = (0..ids.len() as u32)
-        .filter(|&node| production[node as usize])
-        .collect();
-    let core_partitions = partitions_of_subgraph(ids.len(), &core, &undirected);
-    // 2. Everything else joins the community of the production code it touches.
-    let attached = attach::attach(graph, &ids, &production, &undirected, &core_partitions[0]);
-    // 3. What touches no production code: communities of its own.
-    let rest: Vec<u32> = (0..ids.len() as u32)
-        .filter(|&node| {
-            core_partitions[0][node as usize].is_none() && attached[node as usize].is_none()
+/// One community of a level's partition before it is numbered.
+struct Group {
+    /// Its label in the partition.
+    label: u32,
+    /// Its nodes: production code first, each by rank, highest first.
+    members: Vec<u32>,
+    production_count: usize,
+}
+
+/// The communities of one level's partition in numbering order: most production members
+/// first, then largest, then by smallest member id.
+fn ordered_groups(partition: &[u32], nodes: &Nodes, ranks: &[f64]) -> Vec<Group> {
+    let (ids, production) = (&nodes.ids, &nodes.production);
+    let mut by_label: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for (node, &community) in partition.iter().enumerate() {
+        by_label.entry(community).or_default().push(node as u32);
+    }
+    let mut groups: Vec<Group> = by_label
+        .into_iter()
+        .map(|(label, members)| {
+            let production_count = members.iter().filter(|&&m| production[m as usize]).count();
+            Group {
+                label,
+                members,
+                production_count,
+            }
         })
         .collect();
-    let rest_partitions = partitions_of_subgraph(ids.len(), &rest, &undirected);
-    let mut partitions: Vec<Vec<u32>> = Vec::with_capacity(LEVELS);
-    // A level-0 core community's community at each level (levels nest).
-    let mut core_parent: Vec<FxHashMap<u32, u32>> = vec![FxHashMap::default(); LEVELS];
-    for &node in &core {
-        let fine = core_partitions[0][node as usize].unwrap_or_default();
-        for level in 0..LEVELS {
-            core_parent[level].insert(
-                fine,
-                core_partitions[level][node as usize].unwrap_or_default(),
-            );
-        }
-    }
-    for level in 0..LEVELS {
-        let core_count = core
-            .iter()
-            .filter_map(|&node| core_partitions[level][node as usize])
-            .max()
-            .map_or(0, |max| max + 1);
-        let partition: Vec<u32> = (0..ids.len())
-            .map(|node| {
-                if let Some(label) = core_partitions[level][node] {
-                    label
-                } else if let Some(fine) = attached[node] {
-                    core_parent[level][&fine]
-                } else {
-                    core_count + rest_partitions[level][node].unwrap_or_default()
-                }
-            })
-            .collect();
-        partitions.push(partition);
-    }
-
-    // Number the communities: per level, most production members first, then largest, then
-    // by smallest member id. Members: production first, each by rank.
-    let mut communities: Vec<Community> = Vec::new();
-    let mut numbering: Vec<FxHashMap<u32, u32>> = Vec::new();
-    let mut levels = Vec::new();
-    for (level, partition) in partitions.iter().enumerate() {
-        let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        for (node, &community) in partition.iter().enumerate() {
-            groups.entry(community).or_default().push(node as u32);
-        }
-        let mut groups: Vec<(u32, Vec<u32>, usize)> = groups
-            .into_iter()
-            .map(|(label, members)| {
-                let count = members.iter().filter(|&&m| production[m as usize]).count();
-                (label, members, count)
-            })
-            .collect();
-        for (_, members, _) in &mut groups {
-            members.sort_by(|&left, &right| {
-                production[right as usize]
-                    .cmp(&production[left as usize])
-                    .then_with(|| ranks[right as usize].total_cmp(&ranks[left as usize]))
-                    .then_with(|| ids[left as usize].cmp(&ids[right as usize]))
-            });
-        }
-        groups.sort_by(|left, right| {
-            right
-                .2
-                .cmp(&left.2)
-                .then_with(|| right.1.len().cmp(&left.1.len()))
-                .then_with(|| {
-                    let smallest =
-                        |members: &[u32]| members.iter().map(|&m| &ids[m as usize]).min().cloned();
-                    smallest(&left.1).cmp(&smallest(&right.1))
-                })
+    for group in &mut groups {
+        group.members.sort_by(|&left, &right| {
+            production[right as usize]
+                .cmp(&production[left as usize])
+                .then_with(|| ranks[right as usize].total_cmp(&ranks[left as usize]))
+                .then_with(|| ids[left as usize].cmp(&ids[right as usize]))
         });
+    }
+    let smallest = |members: &[u32]| members.iter().map(|&m| &ids[m as usize]).min().cloned();
+    groups.sort_by(|left, right| {
+        right
+            .production_count
+            .cmp(&left.production_count)
+            .then_with(|| right.members.len().cmp(&left.members.len()))
+            .then_with(|| smallest(&left.members).cmp(&smallest(&right.members)))
+    });
+    groups
+}
+
+/// The communities of every level, numbered, with each level's figures.
+struct Numbered {
+    /// Indexed by id, level by level.
+    communities: Vec<Community>,
+    /// Per level: partition label → community id.
+    numbering: Vec<FxHashMap<u32, u32>>,
+    levels: Vec<LevelInfo>,
+}
+
+/// Numbers the communities of every level in the order of [`ordered_groups`], ids running on
+/// across levels; names, summaries and links are left empty.
+fn number_communities(
+    partitions: &[Vec<u32>],
+    nodes: &Nodes,
+    ranks: &[f64],
+    entity_graph: &WeightedGraph,
+) -> Numbered {
+    let mut numbered = Numbered {
+        communities: Vec::new(),
+        numbering: Vec::new(),
+        levels: Vec::new(),
+    };
+    for (level, partition) in partitions.iter().enumerate() {
+        let groups = ordered_groups(partition, nodes, ranks);
         let mut map = FxHashMap::default();
-        let nontrivial_count = groups
-            .iter()
-            .filter(|(_, members, _)| members.len() > 1)
-            .count();
-        for (raw, members, production_count) in &groups {
-            let id = communities.len() as u32;
-            map.insert(*raw, id);
-            communities.push(Community {
-                id,
-                level: level as u8,
-                name: String::new(),
-                summary: String::new(),
-                directory: String::new(),
-                member_count: members.len(),
-                production_count: *production_count,
-                members: members.iter().map(|&m| ids[m as usize]).collect(),
-                parent: None,
-                depends_on: Vec::new(),
-                used_by: Vec::new(),
-                keywords: Vec::new(),
-                central: Vec::new(),
-            });
+        for group in &groups {
+            let id = numbered.communities.len() as u32;
+            map.insert(group.label, id);
+            numbered
+                .communities
+                .push(unnamed_community(id, level, group, &nodes.ids));
         }
-        levels.push(LevelInfo {
+        numbered.levels.push(LevelInfo {
             level: level as u8,
             resolution: RESOLUTIONS[level],
             modularity: entity_graph.modularity(partition, 1.0),
             community_count: groups.len(),
-            nontrivial_count,
+            nontrivial_count: groups
+                .iter()
+                .filter(|group| group.members.len() > 1)
+                .count(),
         });
-        numbering.push(map);
+        numbered.numbering.push(map);
     }
+    numbered
+}
+
+/// A community of `group`'s members, not yet named, described or linked.
+fn unnamed_community(id: u32, level: usize, group: &Group, ids: &[EntityId]) -> Community {
+    Community {
+        id,
+        level: level as u8,
+        name: String::new(),
+        summary: String::new(),
+        directory: String::new(),
+        member_count: group.members.len(),
+        production_count: group.production_count,
+        members: group.members.iter().map(|&m| ids[m as usize]).collect(),
+        parent: None,
+        depends_on: Vec::new(),
+        used_by: Vec::new(),
+        keywords: Vec::new(),
+        central: Vec::new(),
+    }
+}
+
+/// Each entity's community id at each level.
+fn membership_of(
+    nodes: &Nodes,
+    partitions: &[Vec<u32>],
+    numbering: &[FxHashMap<u32, u32>],
+) -> FxHashMap<EntityId, [u32; LEVELS]> {
     let mut membership: FxHashMap<EntityId, [u32; LEVELS]> = FxHashMap::default();
-    for (node, id) in ids.iter().enumerate() {
+    for (node, id) in nodes.ids.iter().enumerate() {
         let mut at = [0u32; LEVELS];
         for level in 0..LEVELS {
             at[level] = numbering[level][&partitions[level][node]];
         }
         membership.insert(*id, at);
     }
+    membership
+}
+
+/// Sets each community's parent: the community one level up holding its members.
+fn link_parents(communities: &mut [Community], membership: &FxHashMap<EntityId, [u32; LEVELS]>) {
     for at in membership.values() {
         for level in 0..LEVELS - 1 {
             communities[at[level] as usize].parent = Some(at[level + 1]);
         }
     }
-    // Dependencies between communities of a level, counted over production code.
+}
+
+/// Fills in which communities of a level depend on which, weighted by the production
+/// dependencies between their members, heaviest first.
+fn link_dependencies(
+    communities: &mut [Community],
+    membership: &FxHashMap<EntityId, [u32; LEVELS]>,
+    ids: &[EntityId],
+    production_dependencies: &[(u32, u32)],
+) {
     let mut between: FxHashMap<(u32, u32), f64> = FxHashMap::default();
-    for &(from, to) in &production_dependencies {
+    for &(from, to) in production_dependencies {
         let (from_at, to_at) = (
             &membership[&ids[from as usize]],
             &membership[&ids[to as usize]],
@@ -414,20 +421,24 @@ pub fn compute(graph: &Graph) -> Communities {
         communities[from as usize].depends_on.push((to, weight));
         communities[to as usize].used_by.push((from, weight));
     }
-    let pagerank: FxHashMap<EntityId, f64> = ids
-        .iter()
-        .enumerate()
-        .map(|(node, id)| (*id, ranks[node]))
-        .collect();
-    // Centrality inside each community: the weight of a member's edges to other members.
-    let mut internal: Vec<FxHashMap<u32, f64>> = vec![FxHashMap::default(); communities.len()];
-    for &(from, to, weight) in &undirected {
-        if !production[from as usize] || !production[to as usize] {
+}
+
+/// Centrality inside each community: per community id, the weight of each production
+/// member's edges to other production members.
+fn internal_weights(
+    community_count: usize,
+    membership: &FxHashMap<EntityId, [u32; LEVELS]>,
+    nodes: &Nodes,
+    edges: &Edges,
+) -> Vec<FxHashMap<u32, f64>> {
+    let mut internal: Vec<FxHashMap<u32, f64>> = vec![FxHashMap::default(); community_count];
+    for &(from, to, weight) in &edges.undirected {
+        if !nodes.both_production(from, to) {
             continue;
         }
         let (from_at, to_at) = (
-            &membership[&ids[from as usize]],
-            &membership[&ids[to as usize]],
+            &membership[&nodes.ids[from as usize]],
+            &membership[&nodes.ids[to as usize]],
         );
         for level in 0..LEVELS {
             if from_at[level] == to_at[level] {
@@ -437,22 +448,77 @@ pub fn compute(graph: &Graph) -> Communities {
             }
         }
     }
+    internal
+}
+
+/// Names, places and summarises every community from its members (`communities::describe`).
+fn describe_communities(
+    graph: &Graph,
+    communities: &mut [Community],
+    internal: &[FxHashMap<u32, f64>],
+    nodes: &Nodes,
+    ranks: &[f64],
+) {
     let context = describe::Context {
         graph,
-        ids: &ids,
-        index_of: &index_of,
-        production: &production,
-        ranks: &ranks,
+        ids: &nodes.ids,
+        index_of: &nodes.index_of,
+        production: &nodes.production,
+        ranks,
     };
-    for (community, internal) in communities.iter_mut().zip(&internal) {
+    for (community, internal) in communities.iter_mut().zip(internal) {
         codegraph_model::cancel::checkpoint();
         describe::describe_members(&context, community, internal);
     }
     let names: Vec<String> = communities.iter().map(|c| c.name.clone()).collect();
-    for community in &mut communities {
+    for community in communities.iter_mut() {
         codegraph_model::cancel::checkpoint();
         community.summary = describe::summarise(graph, community, &names);
     }
+}
+
+/// Computes the communities of a snapshot: Leiden over production code, then every other
+/// entity (tests, fixtures, examples, generated and vendored code) attached to the community
+/// of the production code it exercises (`communities::attach`); what touches no production code
+/// at all forms communities of its own, found by Leiden among themselves.
+///
+/// Tests call everything, so letting them into the partition glues unrelated production code
+/// together and lends the result their names; attached afterwards, they only join.
+pub fn compute(graph: &Graph) -> Communities {
+    let started = Instant::now();
+    let nodes = Nodes::of(graph);
+    let edges = Edges::of(graph, &nodes);
+    let entity_graph = WeightedGraph::from_edges(nodes.count(), &edges.undirected);
+    // Centrality within production code; the others are ranked in the whole graph.
+    let production_dependencies: Vec<(u32, u32)> = edges
+        .dependencies
+        .iter()
+        .copied()
+        .filter(|&(from, to)| nodes.both_production(from, to))
+        .collect();
+    let ranks = node_ranks(&nodes, &edges, &production_dependencies);
+    let partitions = partition::level_partitions(graph, &nodes, &edges);
+    let Numbered {
+        mut communities,
+        numbering,
+        levels,
+    } = number_communities(&partitions, &nodes, &ranks, &entity_graph);
+    let membership = membership_of(&nodes, &partitions, &numbering);
+    link_parents(&mut communities, &membership);
+    link_dependencies(
+        &mut communities,
+        &membership,
+        &nodes.ids,
+        &production_dependencies,
+    );
+    let pagerank: FxHashMap<EntityId, f64> = nodes
+        .ids
+        .iter()
+        .enumerate()
+        .map(|(node, id)| (*id, ranks[node]))
+        .collect();
+    let internal = internal_weights(communities.len(), &membership, &nodes, &edges);
+    describe_communities(graph, &mut communities, &internal, &nodes, &ranks);
     Communities {
         revision: graph.revision(),
         levels,
