@@ -47,6 +47,7 @@
 pub mod c_build;
 pub mod file_class;
 pub mod go_build;
+pub mod highlight;
 pub mod rust_cfg;
 
 use std::path::Path;
