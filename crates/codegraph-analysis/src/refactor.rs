@@ -1,12 +1,14 @@
 //! Refactoring suggestions from metrics: length, cyclomatic complexity and nesting depth counted
 //! on the syntax tree, parameter count, fan-in and fan-out from the graph; plus repository-wide
-//! facts: import cycles (Tarjan's strongly connected components over file imports), dead code
+//! facts: import cycles (strongly connected components over file imports), dead code
 //! and duplicated bodies.
 //!
 //! Every suggestion quotes the figures it is based on, so a reader can judge it.
 
 use std::collections::BTreeSet;
 
+use petgraph::algo::kosaraju_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use tree_sitter::Node;
@@ -153,7 +155,7 @@ pub fn repo_facts(graph: &Graph) -> RepoFacts {
     }
 }
 
-/// Import cycles between files: Tarjan's algorithm (iterative) over `file imports file` edges.
+/// Import cycles between files: the strongly connected components of `file imports file` edges.
 pub fn import_cycles(graph: &Graph) -> Vec<ImportCycle> {
     let files: Vec<FilePath> = graph.files().map(|file| file.path).collect();
     let index_of: FxHashMap<&str, usize> = files
@@ -180,10 +182,8 @@ pub fn import_cycles(graph: &Graph) -> Vec<ImportCycle> {
         .into_iter()
         .map(|set| set.into_iter().collect())
         .collect();
-    let components = tarjan(&successors);
-    let mut cycles: Vec<ImportCycle> = components
+    let mut cycles: Vec<ImportCycle> = cyclic_components(&successors)
         .into_iter()
-        .filter(|component| component.len() > 1)
         .map(|mut component| {
             component.sort_by(|&left, &right| files[left].cmp(&files[right]));
             let cycle = one_cycle(&successors, &component)
@@ -200,60 +200,30 @@ pub fn import_cycles(graph: &Graph) -> Vec<ImportCycle> {
     cycles
 }
 
-/// Strongly connected components, iteratively (deep import chains must not overflow the stack).
-pub(crate) fn tarjan(successors: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    let count = successors.len();
-    let mut index = vec![usize::MAX; count];
-    let mut low = vec![0usize; count];
-    let mut on_stack = vec![false; count];
-    let mut stack: Vec<usize> = Vec::new();
-    let mut components = Vec::new();
-    let mut next_index = 0;
-    for root in 0..count {
-        if index[root] != usize::MAX {
-            continue;
-        }
-        // (node, position in its successor list)
-        let mut work: Vec<(usize, usize)> = vec![(root, 0)];
-        index[root] = next_index;
-        low[root] = next_index;
-        next_index += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (node, ref mut position)) = work.last_mut() {
-            if *position < successors[node].len() {
-                let next = successors[node][*position];
-                *position += 1;
-                if index[next] == usize::MAX {
-                    index[next] = next_index;
-                    low[next] = next_index;
-                    next_index += 1;
-                    stack.push(next);
-                    on_stack[next] = true;
-                    work.push((next, 0));
-                } else if on_stack[next] {
-                    low[node] = low[node].min(index[next]);
-                }
-                continue;
-            }
-            work.pop();
-            if let Some(&(parent, _)) = work.last() {
-                low[parent] = low[parent].min(low[node]);
-            }
-            if low[node] == index[node] {
-                let mut component = Vec::new();
-                while let Some(member) = stack.pop() {
-                    on_stack[member] = false;
-                    component.push(member);
-                    if member == node {
-                        break;
-                    }
-                }
-                components.push(component);
-            }
+/// The strongly connected components of more than one node (the cycles) of the graph whose node
+/// `n` has the successors `successors[n]`, each component's nodes in ascending order.
+///
+/// petgraph's Kosaraju, which is iterative: a deep import chain must not overflow the stack (its
+/// recursive `tarjan_scc` does on a chain of a million files).
+pub(crate) fn cyclic_components(successors: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut graph: DiGraph<(), (), u32> = DiGraph::with_capacity(successors.len(), 0);
+    for _ in successors {
+        graph.add_node(());
+    }
+    for (from, nexts) in successors.iter().enumerate() {
+        for &to in nexts {
+            graph.add_edge(NodeIndex::new(from), NodeIndex::new(to), ());
         }
     }
-    components
+    kosaraju_scc(&graph)
+        .into_iter()
+        .filter(|component| component.len() > 1)
+        .map(|component| {
+            let mut nodes: Vec<usize> = component.into_iter().map(NodeIndex::index).collect();
+            nodes.sort_unstable();
+            nodes
+        })
+        .collect()
 }
 
 /// A shortest cycle through the component's first node, staying inside the component.
@@ -846,13 +816,7 @@ mod tests {
     fn strongly_connected_components_find_cycles() {
         // 0 -> 1 -> 2 -> 0, 2 -> 3, 3 -> 4 -> 3
         let successors = vec![vec![1], vec![2], vec![0, 3], vec![4], vec![3]];
-        let mut components: Vec<Vec<usize>> = tarjan(&successors)
-            .into_iter()
-            .map(|mut component| {
-                component.sort();
-                component
-            })
-            .collect();
+        let mut components = cyclic_components(&successors);
         components.sort();
         assert_eq!(components, [vec![0, 1, 2], vec![3, 4]]);
         assert_eq!(one_cycle(&successors, &[0, 1, 2]), [0, 1, 2, 0]);

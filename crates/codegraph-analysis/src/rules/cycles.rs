@@ -8,10 +8,10 @@
 //! After a change, only the nodes whose set of successors changed (`touched`) can have changed
 //! components, and only within `S` = the nodes reachable from them plus the members of their old
 //! components: a cycle through a touched node lies in its reach, and a cycle through no touched
-//! node existed before, inside one old component. Components outside `S` are unchanged, and
-//! Tarjan's algorithm on the graph induced by `S` gives exactly the components inside it. An
-//! edit that moves no successor set costs nothing here; one that does costs the reach of the
-//! edited node, not the whole graph. The first evaluation is the same step with every node
+//! node existed before, inside one old component. Components outside `S` are unchanged, and the
+//! strongly connected components of the graph induced by `S` are exactly the components inside
+//! it. An edit that moves no successor set costs nothing here; one that does costs the reach of
+//! the edited node, not the whole graph. The first evaluation is the same step with every node
 //! touched.
 
 use std::collections::VecDeque;
@@ -162,10 +162,7 @@ impl Cycles {
                 self.members.remove(&old);
             }
         }
-        for members in crate::refactor::tarjan(&successors) {
-            if members.len() < 2 {
-                continue;
-            }
+        for members in crate::refactor::cyclic_components(&successors) {
             let id = self.next_component;
             self.next_component += 1;
             let members: Vec<u32> = members.into_iter().map(|index| order[index]).collect();
