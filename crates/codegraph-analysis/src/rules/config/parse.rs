@@ -33,58 +33,14 @@ pub(super) fn parse(text: &str) -> RuleSet {
         }
         Ok(document) => {
             for (key, value) in document.get_ref().iter() {
-                let kind = key.get_ref().as_ref();
-                match kind {
-                    "layers" | "forbid" | "independent" | "cycles" => {
-                        let tables: Vec<&Entry<'_>> = match value.get_ref() {
-                            DeValue::Array(items) => items.iter().collect(),
-                            _ => vec![value],
-                        };
-                        for (position, table) in tables.into_iter().enumerate() {
-                            builder.rule(kind, table, position);
-                        }
-                    }
-                    _ => builder.problem(
-                        key.span(),
-                        None,
-                        format!(
-                            "unknown section `{kind}` (known: [[layers]], [[forbid]], [[independent]], [cycles])"
-                        ),
-                    ),
-                }
+                builder.section(key, value);
             }
         }
     }
-    // Keep the rules in file order, whatever order the table iterated in.
-    builder.rules.sort_by_key(|rule| rule.line);
-    builder
-        .problems
-        .sort_by_key(|problem| (problem.line, problem.column));
-    let globs = builder.globs.build().unwrap_or_else(|error| {
-        builder.problems.push(RuleProblem {
-            line: 1,
-            column: 1,
-            end_line: 1,
-            end_column: 1,
-            rule: None,
-            message: format!("the patterns do not compile together: {error}"),
-        });
-        GlobSet::empty()
-    });
-    let mut rules = builder.rules;
-    // Patterns recorded the index their rule would get while it was read; sorting by line
-    // moved rules, so point the patterns at their rule by line again.
-    let mut patterns = builder.patterns;
-    remap_pattern_rules(&mut rules, &mut patterns);
-    RuleSet {
-        rules,
-        problems: builder.problems,
-        patterns,
-        globs,
-        glob_owner: builder.glob_owner,
-    }
+    builder.finish()
 }
 
+/// One-based line and column of byte offsets in a text.
 /// One-based line and column of byte offsets in a text.
 struct Lines {
     starts: Vec<usize>,
@@ -115,7 +71,67 @@ struct Builder {
 
 type Entry<'i> = Spanned<DeValue<'i>>;
 
+/// What a pattern matches: workspace paths only, or external modules too (a `forbid` rule's
+/// `to`: `requests` matches `requests.adapters`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Matches {
+    Files,
+    FilesAndModules,
+}
+
 impl Builder {
+    /// Reads one top-level section: its rule tables, or a problem for an unknown section.
+    fn section(&mut self, key: &Spanned<std::borrow::Cow<'_, str>>, value: &Entry<'_>) {
+        let kind = key.get_ref().as_ref();
+        match kind {
+            "layers" | "forbid" | "independent" | "cycles" => {
+                let tables: Vec<&Entry<'_>> = match value.get_ref() {
+                    DeValue::Array(items) => items.iter().collect(),
+                    _ => vec![value],
+                };
+                for (position, table) in tables.into_iter().enumerate() {
+                    self.rule(kind, table, position);
+                }
+            }
+            _ => self.problem(
+                key.span(),
+                None,
+                format!(
+                    "unknown section `{kind}` (known: [[layers]], [[forbid]], [[independent]], [cycles])"
+                ),
+            ),
+        }
+    }
+
+    /// The rule set read: rules in file order, problems by position, the patterns compiled.
+    fn finish(mut self) -> RuleSet {
+        // Keep the rules in file order, whatever order the table iterated in.
+        self.rules.sort_by_key(|rule| rule.line);
+        self.problems
+            .sort_by_key(|problem| (problem.line, problem.column));
+        let globs = self.globs.build().unwrap_or_else(|error| {
+            self.problems.push(RuleProblem {
+                line: 1,
+                column: 1,
+                end_line: 1,
+                end_column: 1,
+                rule: None,
+                message: format!("the patterns do not compile together: {error}"),
+            });
+            GlobSet::empty()
+        });
+        // Patterns recorded the index their rule would get while it was read; sorting by line
+        // moved rules, so point the patterns at their rule by line again.
+        remap_pattern_rules(&mut self.rules, &mut self.patterns);
+        RuleSet {
+            rules: self.rules,
+            problems: self.problems,
+            patterns: self.patterns,
+            globs,
+            glob_owner: self.glob_owner,
+        }
+    }
+
     fn problem(&mut self, span: Range<usize>, rule: Option<&str>, message: String) {
         let (line, column) = self.lines.at(span.start);
         let (end_line, end_column) = self.lines.at(span.end.max(span.start));
@@ -176,11 +192,7 @@ impl Builder {
         };
         let mut groups = Vec::new();
         for item in items.iter() {
-            let texts = self.strings(item, rule, key);
-            let group: Vec<usize> = texts
-                .into_iter()
-                .filter_map(|(text, span)| self.pattern(&text, span, false, rule))
-                .collect();
+            let group = self.patterns_of(item, rule, key, Matches::Files);
             if !group.is_empty() {
                 groups.push(group);
             }
@@ -194,7 +206,7 @@ impl Builder {
         &mut self,
         text: &str,
         span: Range<usize>,
-        module: bool,
+        matches: Matches,
         rule_name: &str,
     ) -> Option<usize> {
         let rule = self.rules.len();
@@ -243,13 +255,13 @@ impl Builder {
             end_line,
             end_column,
             rule,
-            module: module.then(|| ModuleMatcher::new(normalized)),
+            module: (matches == Matches::FilesAndModules).then(|| ModuleMatcher::new(normalized)),
         });
         Some(id)
     }
 
     /// Reads one rule table of `kind` and adds the rule (unless it is unusable).
-    fn rule(&mut self, kind: &str, table: &Spanned<DeValue<'_>>, position: usize) {
+    fn rule(&mut self, kind: &str, table: &Entry<'_>, position: usize) {
         let DeValue::Table(fields) = table.get_ref() else {
             self.problem(
                 table.span(),
@@ -261,229 +273,293 @@ impl Builder {
             );
             return;
         };
-        let allowed: &[&str] = match kind {
-            "layers" => &["name", "layers", "severity", "reason", "kinds"],
-            "forbid" => &["name", "from", "to", "severity", "reason", "kinds"],
-            "independent" => &["name", "modules", "severity", "reason", "kinds"],
-            _ => &["name", "forbid", "between", "severity", "reason", "kinds"],
+        let name = self.rule_name(kind, fields, position);
+        let rule = RuleTable {
+            kind,
+            table,
+            fields,
+            name,
         };
-        let default_name = match (kind, position) {
-            ("cycles", 0) => "cycles".to_string(),
-            (_, 0) if kind != "forbid" => kind.to_string(),
-            _ => format!("{kind}-{}", position + 1),
-        };
-        let name = match fields.get("name") {
-            Some(value) => match value.get_ref() {
-                DeValue::String(text) if !text.trim().is_empty() => text.trim().to_string(),
-                other => {
-                    self.problem(
-                        value.span(),
-                        None,
-                        format!("`name` is a non-empty string, not {}", describe(other)),
-                    );
-                    default_name
-                }
-            },
-            None => default_name,
-        };
-        for (key, _) in fields.iter() {
-            if !allowed.contains(&key.get_ref().as_ref()) {
-                self.problem(
-                    key.span(),
-                    Some(&name),
-                    format!(
-                        "unknown key `{}` in a `{kind}` rule (known: {})",
-                        key.get_ref(),
-                        allowed.join(", ")
-                    ),
-                );
-            }
-        }
-        if self.rules.iter().any(|rule| *rule.name == *name) {
+        self.unknown_keys(&rule);
+        if self.rules.iter().any(|known| *known.name == *rule.name) {
             self.problem(
                 table.span(),
-                Some(&name),
-                format!("two rules are named `{name}`; names must be unique (they are the diagnostic codes)"),
+                Some(&rule.name),
+                format!(
+                    "two rules are named `{}`; names must be unique (they are the diagnostic codes)",
+                    rule.name
+                ),
             );
         }
-        let severity = match fields.get("severity") {
-            None => Severity::Error,
-            Some(value) => match value.get_ref().as_str().and_then(Severity::parse) {
-                Some(severity) => severity,
-                None => {
-                    self.problem(
-                        value.span(),
-                        Some(&name),
-                        format!(
-                            "severity is `error`, `warning` or `info`, not {}",
-                            describe(value.get_ref())
-                        ),
-                    );
-                    Severity::Error
-                }
-            },
-        };
-        let reason = match fields.get("reason") {
-            None => None,
-            Some(value) => match value.get_ref().as_str() {
-                Some(text) => Some(text.trim().to_string()).filter(|text| !text.is_empty()),
-                None => {
-                    self.problem(
-                        value.span(),
-                        Some(&name),
-                        format!("`reason` is a string, not {}", describe(value.get_ref())),
-                    );
-                    None
-                }
-            },
-        };
-        let default_kinds = if kind == "cycles" {
-            KindSet::IMPORTS
-        } else {
-            KindSet::ALL
-        };
-        let kinds = match fields.get("kinds") {
-            None => default_kinds,
-            Some(value) => {
-                let mut kinds = Vec::new();
-                for (text, span) in self.strings(value, &name, "kinds") {
-                    match DependencyKind::parse(&text) {
-                        Some(kind) => kinds.push(kind),
-                        None => self.problem(
-                            span,
-                            Some(&name),
-                            format!("unknown dependency kind `{text}` (known: import, call, extends, implements, type_use)"),
-                        ),
-                    }
-                }
-                if kinds.is_empty() {
-                    default_kinds
-                } else {
-                    KindSet::of(kinds)
-                }
-            }
-        };
-        let required = |builder: &mut Builder, key: &str| -> Option<&Entry<'_>> {
-            let found = fields.get(key);
-            if found.is_none() {
-                builder.problem(
-                    table.span(),
-                    Some(&name),
-                    format!("a `{kind}` rule needs `{key}`"),
-                );
-            }
-            found
-        };
-        let body = match kind {
-            "layers" => {
-                let Some(value) = required(self, "layers") else {
-                    return;
-                };
-                let layers = self.groups(value, &name, "layers");
-                if layers.len() < 2 {
-                    self.problem(
-                        value.span(),
-                        Some(&name),
-                        "`layers` needs at least two layers, top to bottom".to_string(),
-                    );
-                    return;
-                }
-                RuleBody::Layers { layers }
-            }
-            "forbid" => {
-                let (Some(from), Some(to)) = (required(self, "from"), required(self, "to")) else {
-                    return;
-                };
-                let from_texts = self.strings(from, &name, "from");
-                let from: Vec<usize> = from_texts
-                    .into_iter()
-                    .filter_map(|(text, span)| self.pattern(&text, span, false, &name))
-                    .collect();
-                let to_texts = self.strings(to, &name, "to");
-                let to: Vec<usize> = to_texts
-                    .into_iter()
-                    .filter_map(|(text, span)| self.pattern(&text, span, true, &name))
-                    .collect();
-                if from.is_empty() || to.is_empty() {
-                    return;
-                }
-                RuleBody::Forbid { from, to }
-            }
-            "independent" => {
-                let Some(value) = required(self, "modules") else {
-                    return;
-                };
-                let modules = self.groups(value, &name, "modules");
-                if modules.len() < 2 {
-                    self.problem(
-                        value.span(),
-                        Some(&name),
-                        "`modules` needs at least two modules".to_string(),
-                    );
-                    return;
-                }
-                RuleBody::Independent { modules }
-            }
-            _ => {
-                match fields
-                    .get("forbid")
-                    .map(|value| (value.get_ref().as_bool(), value))
-                {
-                    Some((Some(true), _)) => {}
-                    Some((Some(false), _)) => return,
-                    Some((None, value)) => {
-                        self.problem(
-                            value.span(),
-                            Some(&name),
-                            format!(
-                                "`forbid` is true or false, not {}",
-                                describe(value.get_ref())
-                            ),
-                        );
-                        return;
-                    }
-                    None => {
-                        self.problem(
-                            table.span(),
-                            Some(&name),
-                            "`[cycles]` needs `forbid = true` to forbid cycles".to_string(),
-                        );
-                        return;
-                    }
-                }
-                let between = match fields.get("between") {
-                    None => CycleUnit::Files,
-                    Some(value) => match value.get_ref().as_str() {
-                        Some("files" | "file") => CycleUnit::Files,
-                        Some("directories" | "directory" | "dirs") => CycleUnit::Directories,
-                        _ => {
-                            self.problem(
-                                value.span(),
-                                Some(&name),
-                                format!(
-                                    "`between` is \"files\" or \"directories\", not {}",
-                                    describe(value.get_ref())
-                                ),
-                            );
-                            CycleUnit::Files
-                        }
-                    },
-                };
-                RuleBody::Cycles { between }
-            }
+        let severity = self.severity(&rule);
+        let reason = self.reason(&rule);
+        let kinds = self.kinds(&rule);
+        let Some(body) = self.body(&rule) else {
+            // Patterns took the rule's future index; a rule dropped here leaves its patterns
+            // unreferenced, which is harmless.
+            return;
         };
         let (line, _) = self.lines.at(table.span().start);
         self.rules.push(Rule {
-            name: Arc::from(name.as_str()),
+            name: Arc::from(rule.name.as_str()),
             severity,
             reason,
             line,
             kinds,
             body,
         });
-        // Patterns took the rule's future index; a rule dropped above leaves its patterns
-        // unreferenced, which is harmless.
     }
+
+    /// The rule's `name`, or its default: the kind for the first of a kind (but `forbid`), the
+    /// kind and position for the others.
+    fn rule_name(&mut self, kind: &str, fields: &DeTable<'_>, position: usize) -> String {
+        let default_name = match (kind, position) {
+            ("cycles", 0) => "cycles".to_string(),
+            (_, 0) if kind != "forbid" => kind.to_string(),
+            _ => format!("{kind}-{}", position + 1),
+        };
+        let Some(value) = fields.get("name") else {
+            return default_name;
+        };
+        match value.get_ref() {
+            DeValue::String(text) if !text.trim().is_empty() => text.trim().to_string(),
+            other => {
+                self.problem(
+                    value.span(),
+                    None,
+                    format!("`name` is a non-empty string, not {}", describe(other)),
+                );
+                default_name
+            }
+        }
+    }
+
+    /// A problem for each key that a rule of its kind does not take.
+    fn unknown_keys(&mut self, rule: &RuleTable<'_, '_>) {
+        let allowed: &[&str] = match rule.kind {
+            "layers" => &["name", "layers", "severity", "reason", "kinds"],
+            "forbid" => &["name", "from", "to", "severity", "reason", "kinds"],
+            "independent" => &["name", "modules", "severity", "reason", "kinds"],
+            _ => &["name", "forbid", "between", "severity", "reason", "kinds"],
+        };
+        for (key, _) in rule.fields.iter() {
+            if !allowed.contains(&key.get_ref().as_ref()) {
+                self.problem(
+                    key.span(),
+                    Some(&rule.name),
+                    format!(
+                        "unknown key `{}` in a `{}` rule (known: {})",
+                        key.get_ref(),
+                        rule.kind,
+                        allowed.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+
+    /// The rule's `severity`: an error unless it says otherwise.
+    fn severity(&mut self, rule: &RuleTable<'_, '_>) -> Severity {
+        let Some(value) = rule.fields.get("severity") else {
+            return Severity::Error;
+        };
+        if let Some(severity) = value.get_ref().as_str().and_then(Severity::parse) {
+            return severity;
+        }
+        self.problem(
+            value.span(),
+            Some(&rule.name),
+            format!(
+                "severity is `error`, `warning` or `info`, not {}",
+                describe(value.get_ref())
+            ),
+        );
+        Severity::Error
+    }
+
+    /// The rule's `reason`, trimmed, if it gives a non-empty one.
+    fn reason(&mut self, rule: &RuleTable<'_, '_>) -> Option<String> {
+        let value = rule.fields.get("reason")?;
+        match value.get_ref().as_str() {
+            Some(text) => Some(text.trim().to_string()).filter(|text| !text.is_empty()),
+            None => {
+                self.problem(
+                    value.span(),
+                    Some(&rule.name),
+                    format!("`reason` is a string, not {}", describe(value.get_ref())),
+                );
+                None
+            }
+        }
+    }
+
+    /// The dependency kinds the rule counts: its `kinds`, else imports for a cycles rule and
+    /// every kind for the others.
+    fn kinds(&mut self, rule: &RuleTable<'_, '_>) -> KindSet {
+        let default_kinds = if rule.kind == "cycles" {
+            KindSet::IMPORTS
+        } else {
+            KindSet::ALL
+        };
+        let Some(value) = rule.fields.get("kinds") else {
+            return default_kinds;
+        };
+        let mut kinds = Vec::new();
+        for (text, span) in self.strings(value, &rule.name, "kinds") {
+            match DependencyKind::parse(&text) {
+                Some(kind) => kinds.push(kind),
+                None => self.problem(
+                    span,
+                    Some(&rule.name),
+                    format!("unknown dependency kind `{text}` (known: import, call, extends, implements, type_use)"),
+                ),
+            }
+        }
+        if kinds.is_empty() {
+            default_kinds
+        } else {
+            KindSet::of(kinds)
+        }
+    }
+
+    /// What the rule says, by its kind; `None` (with a problem, but for `forbid = false`) when
+    /// the rule is unusable.
+    fn body(&mut self, rule: &RuleTable<'_, '_>) -> Option<RuleBody> {
+        match rule.kind {
+            "layers" => self.layers_body(rule),
+            "forbid" => self.forbid_body(rule),
+            "independent" => self.independent_body(rule),
+            _ => self.cycles_body(rule),
+        }
+    }
+
+    /// The value of a key the rule needs, or a problem.
+    fn required<'t, 'i>(&mut self, rule: &RuleTable<'t, 'i>, key: &str) -> Option<&'t Entry<'i>> {
+        let found = rule.fields.get(key);
+        if found.is_none() {
+            self.problem(
+                rule.table.span(),
+                Some(&rule.name),
+                format!("a `{}` rule needs `{key}`", rule.kind),
+            );
+        }
+        found
+    }
+
+    fn layers_body(&mut self, rule: &RuleTable<'_, '_>) -> Option<RuleBody> {
+        let value = self.required(rule, "layers")?;
+        let layers = self.groups(value, &rule.name, "layers");
+        if layers.len() < 2 {
+            self.problem(
+                value.span(),
+                Some(&rule.name),
+                "`layers` needs at least two layers, top to bottom".to_string(),
+            );
+            return None;
+        }
+        Some(RuleBody::Layers { layers })
+    }
+
+    fn forbid_body(&mut self, rule: &RuleTable<'_, '_>) -> Option<RuleBody> {
+        let (Some(from), Some(to)) = (self.required(rule, "from"), self.required(rule, "to"))
+        else {
+            return None;
+        };
+        let from = self.patterns_of(from, &rule.name, "from", Matches::Files);
+        let to = self.patterns_of(to, &rule.name, "to", Matches::FilesAndModules);
+        if from.is_empty() || to.is_empty() {
+            return None;
+        }
+        Some(RuleBody::Forbid { from, to })
+    }
+
+    /// The patterns of a string or a list of strings, the invalid ones left out.
+    fn patterns_of(
+        &mut self,
+        value: &Entry<'_>,
+        rule: &str,
+        key: &str,
+        matches: Matches,
+    ) -> Vec<usize> {
+        let texts = self.strings(value, rule, key);
+        texts
+            .into_iter()
+            .filter_map(|(text, span)| self.pattern(&text, span, matches, rule))
+            .collect()
+    }
+
+    fn independent_body(&mut self, rule: &RuleTable<'_, '_>) -> Option<RuleBody> {
+        let value = self.required(rule, "modules")?;
+        let modules = self.groups(value, &rule.name, "modules");
+        if modules.len() < 2 {
+            self.problem(
+                value.span(),
+                Some(&rule.name),
+                "`modules` needs at least two modules".to_string(),
+            );
+            return None;
+        }
+        Some(RuleBody::Independent { modules })
+    }
+
+    /// A cycles rule: only with `forbid = true` (`false` turns it off without a problem).
+    fn cycles_body(&mut self, rule: &RuleTable<'_, '_>) -> Option<RuleBody> {
+        let Some(value) = rule.fields.get("forbid") else {
+            self.problem(
+                rule.table.span(),
+                Some(&rule.name),
+                "`[cycles]` needs `forbid = true` to forbid cycles".to_string(),
+            );
+            return None;
+        };
+        match value.get_ref().as_bool() {
+            Some(true) => {}
+            Some(false) => return None,
+            None => {
+                self.problem(
+                    value.span(),
+                    Some(&rule.name),
+                    format!(
+                        "`forbid` is true or false, not {}",
+                        describe(value.get_ref())
+                    ),
+                );
+                return None;
+            }
+        }
+        let between = self.cycle_unit(rule);
+        Some(RuleBody::Cycles { between })
+    }
+
+    /// What a cycles rule's nodes are (`between`): files unless it says directories.
+    fn cycle_unit(&mut self, rule: &RuleTable<'_, '_>) -> CycleUnit {
+        let Some(value) = rule.fields.get("between") else {
+            return CycleUnit::Files;
+        };
+        match value.get_ref().as_str() {
+            Some("files" | "file") => CycleUnit::Files,
+            Some("directories" | "directory" | "dirs") => CycleUnit::Directories,
+            _ => {
+                self.problem(
+                    value.span(),
+                    Some(&rule.name),
+                    format!(
+                        "`between` is \"files\" or \"directories\", not {}",
+                        describe(value.get_ref())
+                    ),
+                );
+                CycleUnit::Files
+            }
+        }
+    }
+}
+
+/// One rule table being read: its kind, the table and its fields, and the rule's name.
+struct RuleTable<'t, 'i> {
+    kind: &'t str,
+    table: &'t Entry<'i>,
+    fields: &'t DeTable<'i>,
+    name: String,
 }
 
 fn describe(value: &DeValue<'_>) -> String {
