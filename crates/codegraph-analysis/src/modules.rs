@@ -16,7 +16,7 @@ use super::communities::is_dependency;
 use super::filter::FileFilter;
 use super::refactor;
 use codegraph_graph::query::{self, Lookup};
-use codegraph_graph::{Entity, EntityId, FilePath, Graph, materialize};
+use codegraph_graph::{Entity, EntityId, FileNode, FilePath, Graph, materialize};
 use codegraph_lang::Language;
 use codegraph_model::{EntityKind, FileClass, RelationKind, Resolution};
 
@@ -316,12 +316,32 @@ pub struct ModuleStructure {
 /// The structure of `path`, or `None` when it is not an indexed file.
 pub fn analyze_module_structure(graph: &Graph, path: &str) -> Option<ModuleStructure> {
     let file = graph.file(path)?;
-    let defs = &file.summary.defs;
-    let entities = outline(graph, path);
+    let top_level_of = top_level_ancestors(&file.summary.defs);
+    let links = FileLinks::of(graph, file, &top_level_of);
+    let (exported_api, unused_exports) = exports(graph, file, &top_level_of, links.references);
+    let metrics = module_metrics(
+        graph,
+        file,
+        links.dependents.len(),
+        links.dependencies.len(),
+    );
+    Some(ModuleStructure {
+        file: file.path,
+        language: file.language,
+        entities: outline(graph, path),
+        imports: imports_of(file),
+        exported_api,
+        unused_exports,
+        dependencies: links.dependencies.into_iter().collect(),
+        dependents: links.dependents.into_iter().collect(),
+        metrics,
+    })
+}
 
-    // Each definition's top-level ancestor (itself when top-level), so that references to a
-    // method count for its class.
-    let top_level_of: Vec<u32> = (0..defs.len() as u32)
+/// Each definition's top-level ancestor (itself when top-level; modules do not count), so that
+/// references to a method count for its class.
+fn top_level_ancestors(defs: &[codegraph_index::Def]) -> Vec<u32> {
+    (0..defs.len() as u32)
         .map(|index| {
             let mut current = index;
             let mut top = index;
@@ -333,44 +353,72 @@ pub fn analyze_module_structure(graph: &Graph, path: &str) -> Option<ModuleStruc
             }
             top
         })
-        .collect();
+        .collect()
+}
 
-    let mut dependencies: BTreeSet<FilePath> = BTreeSet::new();
-    let mut dependents: BTreeSet<FilePath> = BTreeSet::new();
-    let mut references: FxHashMap<u32, (usize, BTreeSet<FilePath>)> = FxHashMap::default();
-    let own_ids = std::iter::once((&file.module_id, None)).chain(
-        file.ids
-            .iter()
-            .enumerate()
-            .map(|(index, id)| (id, Some(index))),
-    );
-    for (id, index) in own_ids {
-        for edge in graph.outgoing(id).filter(|edge| is_dependency(edge.kind)) {
-            if let Some(target) = graph.location(&edge.to)
-                && *target.file != *path
-            {
-                dependencies.insert(target.file);
+/// A file's dependency edges to and from other files.
+struct FileLinks {
+    /// Files the file depends on.
+    dependencies: BTreeSet<FilePath>,
+    /// Files that depend on the file.
+    dependents: BTreeSet<FilePath>,
+    /// Per top-level definition: how many references from other files reach it (or anything
+    /// inside it), and from which files.
+    references: FxHashMap<u32, (usize, BTreeSet<FilePath>)>,
+}
+
+impl FileLinks {
+    fn of(graph: &Graph, file: &FileNode, top_level_of: &[u32]) -> FileLinks {
+        let path = &*file.path;
+        let mut links = FileLinks {
+            dependencies: BTreeSet::new(),
+            dependents: BTreeSet::new(),
+            references: FxHashMap::default(),
+        };
+        let own_ids = std::iter::once((&file.module_id, None)).chain(
+            file.ids
+                .iter()
+                .enumerate()
+                .map(|(index, id)| (id, Some(index))),
+        );
+        for (id, index) in own_ids {
+            for edge in graph.outgoing(id).filter(|edge| is_dependency(edge.kind)) {
+                if let Some(target) = graph.location(&edge.to)
+                    && *target.file != *path
+                {
+                    links.dependencies.insert(target.file);
+                }
+            }
+            for edge in graph.incoming(id).filter(|edge| is_dependency(edge.kind)) {
+                let Some(source) = graph.location(&edge.from) else {
+                    continue;
+                };
+                if *source.file == *path {
+                    continue;
+                }
+                links.dependents.insert(source.file);
+                if let Some(index) = index {
+                    let entry = links.references.entry(top_level_of[index]).or_default();
+                    entry.0 += 1;
+                    entry.1.insert(source.file);
+                }
             }
         }
-        for edge in graph.incoming(id).filter(|edge| is_dependency(edge.kind)) {
-            let Some(source) = graph.location(&edge.from) else {
-                continue;
-            };
-            if *source.file == *path {
-                continue;
-            }
-            dependents.insert(source.file);
-            if let Some(index) = index {
-                let entry = references.entry(top_level_of[index]).or_default();
-                entry.0 += 1;
-                entry.1.insert(source.file);
-            }
-        }
+        links
     }
+}
 
+/// The file's top-level definitions that other files use (most referenced first), and its
+/// other public ones.
+fn exports(
+    graph: &Graph,
+    file: &FileNode,
+    top_level_of: &[u32],
+    mut references: FxHashMap<u32, (usize, BTreeSet<FilePath>)>,
+) -> (Vec<Export>, Vec<Entity>) {
     let mut exported_api = Vec::new();
     let mut unused_exports = Vec::new();
-    for index in 0..defs.len() as u32 {
+    for index in 0..top_level_of.len() as u32 {
         if top_level_of[index as usize] != index {
             continue;
         }
@@ -391,9 +439,14 @@ pub fn analyze_module_structure(graph: &Graph, path: &str) -> Option<ModuleStruc
             .cmp(&left.references)
             .then_with(|| left.entity.start_line.cmp(&right.entity.start_line))
     });
+    (exported_api, unused_exports)
+}
 
+/// The file's figures, given how many files depend on it and how many it depends on.
+fn module_metrics(graph: &Graph, file: &FileNode, fan_in: usize, fan_out: usize) -> ModuleMetrics {
+    let path = &*file.path;
     let mut entities_by_kind: BTreeMap<String, usize> = BTreeMap::new();
-    for def in defs.iter() {
+    for def in file.summary.defs.iter() {
         *entities_by_kind.entry(def.kind.to_string()).or_default() += 1;
     }
     let complexities = refactor::function_complexities(graph, path);
@@ -405,40 +458,32 @@ pub fn analyze_module_structure(graph: &Graph, path: &str) -> Option<ModuleStruc
                 _ => Some(candidate),
             });
     let import_cycle = import_cycle_through(graph, path);
-    let metrics = ModuleMetrics {
+    ModuleMetrics {
         lines: file.summary.line_count,
         entities_by_kind,
         functions: complexities.len(),
         total_complexity: complexities.iter().map(|(_, complexity)| complexity).sum(),
         max_complexity: most_complex.map_or(0, |(_, complexity)| *complexity),
         most_complex: most_complex.map(|(entity, _)| entity.id),
-        fan_in: dependents.len(),
-        fan_out: dependencies.len(),
+        fan_in,
+        fan_out,
         in_import_cycle: !import_cycle.is_empty(),
         import_cycle,
-    };
+    }
+}
 
-    Some(ModuleStructure {
-        file: file.path,
-        language: file.language,
-        entities,
-        imports: file
-            .summary
-            .imports
-            .iter()
-            .map(|import| ModuleImport {
-                module: import.path,
-                name: import.name,
-                alias: import.alias,
-                line: file.summary.locate(import.span).start.line + 1,
-            })
-            .collect(),
-        exported_api,
-        unused_exports,
-        dependencies: dependencies.into_iter().collect(),
-        dependents: dependents.into_iter().collect(),
-        metrics,
-    })
+/// The file's import statements as written.
+fn imports_of(file: &FileNode) -> Vec<ModuleImport> {
+    file.summary
+        .imports
+        .iter()
+        .map(|import| ModuleImport {
+            module: import.path,
+            name: import.name,
+            alias: import.alias,
+            line: file.summary.locate(import.span).start.line + 1,
+        })
+        .collect()
 }
 
 /// The files a file imports (resolved import edges to another file), sorted.

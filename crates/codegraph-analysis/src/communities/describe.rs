@@ -85,7 +85,21 @@ pub(super) fn describe_members(
     community: &mut Community,
     internal: &FxHashMap<u32, f64>,
 ) {
-    let graph = context.graph;
+    let described = described_nodes(context, community);
+    let files: Vec<&str> = described
+        .iter()
+        .filter_map(|&node| context.graph.location(&context.ids[node as usize]))
+        .map(|location| &*location.file)
+        .collect();
+    community.directory = dominant_directory(&files);
+    community.keywords = keywords(context, &described);
+    community.central = central_entities(context, &described, internal);
+    community.name = name_of(community);
+}
+
+/// The nodes a community is described by: its production members, or, for a community of
+/// tests alone, its tests.
+fn described_nodes(context: &Context, community: &Community) -> Vec<u32> {
     let nodes: Vec<u32> = community
         .members
         .iter()
@@ -96,19 +110,15 @@ pub(super) fn describe_members(
         .copied()
         .filter(|&node| context.production[node as usize])
         .collect();
-    // A community of tests alone is described by its tests.
-    let described = if production.is_empty() {
-        &nodes
+    if production.is_empty() {
+        nodes
     } else {
-        &production
-    };
-    let files: Vec<&str> = described
-        .iter()
-        .filter_map(|&node| graph.location(&context.ids[node as usize]))
-        .map(|location| &*location.file)
-        .collect();
-    community.directory = dominant_directory(&files);
+        production
+    }
+}
 
+/// The eight most frequent words (of three letters or more, not stop words) of the nodes' names.
+fn keywords(context: &Context, described: &[u32]) -> Vec<String> {
     let mut words: BTreeMap<String, usize> = BTreeMap::new();
     for &node in described {
         for word in text::split_words(short(&context.ids[node as usize])) {
@@ -119,10 +129,18 @@ pub(super) fn describe_members(
     }
     let mut keywords: Vec<(String, usize)> = words.into_iter().collect();
     keywords.sort_by(|left, right| right.1.cmp(&left.1).then_with(|| left.0.cmp(&right.0)));
-    community.keywords = keywords.into_iter().take(8).map(|(word, _)| word).collect();
+    keywords.into_iter().take(8).map(|(word, _)| word).collect()
+}
 
-    // Centrality: internal edge weight, a method's counted for its type too, PageRank breaking
-    // ties. Modules are named by their directory already.
+/// The most central of the nodes, most central first: by internal edge weight, a method's
+/// counted for its type too, PageRank breaking ties. Modules are named by their directory
+/// already.
+fn central_entities(
+    context: &Context,
+    described: &[u32],
+    internal: &FxHashMap<u32, f64>,
+) -> Vec<EntityId> {
+    let graph = context.graph;
     let mut score: FxHashMap<u32, f64> = FxHashMap::default();
     for &node in described {
         let id = &context.ids[node as usize];
@@ -147,11 +165,15 @@ pub(super) fn describe_members(
             .total_cmp(&left.0)
             .then_with(|| context.ids[left.1 as usize].cmp(&context.ids[right.1 as usize]))
     });
-    community.central = central
+    central
         .iter()
         .take(CITED.max(NAMED))
         .map(|(_, node)| context.ids[*node as usize])
-        .collect();
+        .collect()
+}
+
+/// `directory: central, entities`, or the first two members' names when none is central.
+fn name_of(community: &Community) -> String {
     let mut named: Vec<&str> = Vec::new();
     for id in &community.central {
         let name = short(id);
@@ -170,7 +192,7 @@ pub(super) fn describe_members(
             .map(|id| id.rsplit('/').next().unwrap_or(id))
             .collect();
     }
-    community.name = format!("{}: {}", community.directory, named.join(", "));
+    format!("{}: {}", community.directory, named.join(", "))
 }
 
 /// The first sentence of a docstring, at most 160 characters.
@@ -201,6 +223,26 @@ fn first_sentence(doc: &str) -> Option<String> {
 /// One paragraph: where the community lives, its central entities with the first sentence of
 /// their docstrings, what it depends on and what uses it.
 pub(super) fn summarise(graph: &Graph, community: &Community, names: &[String]) -> String {
+    let mut summary = placement(graph, community);
+    let cited = citations(graph, community);
+    if !cited.is_empty() {
+        summary.push_str(&format!(" Central: {}.", cited.join("; ")));
+    }
+    if !community.depends_on.is_empty() {
+        summary.push_str(&format!(
+            " Depends on: {}.",
+            links(&community.depends_on, names)
+        ));
+    }
+    if !community.used_by.is_empty() {
+        summary.push_str(&format!(" Used by: {}.", links(&community.used_by, names)));
+    }
+    summary
+}
+
+/// The summary's first sentence: how many entities, in how many files (the four with most
+/// members named), under which directory.
+fn placement(graph: &Graph, community: &Community) -> String {
     let mut files: BTreeMap<&str, usize> = BTreeMap::new();
     for id in community
         .members
@@ -214,62 +256,62 @@ pub(super) fn summarise(graph: &Graph, community: &Community, names: &[String]) 
     let mut file_list: Vec<(&str, usize)> = files.into_iter().collect();
     file_list.sort_by(|left, right| right.1.cmp(&left.1).then_with(|| left.0.cmp(right.0)));
     let shown: Vec<&str> = file_list.iter().take(4).map(|(file, _)| *file).collect();
+    let files = format!(
+        "{} file{} under {} ({}{})",
+        file_list.len(),
+        if file_list.len() == 1 { "" } else { "s" },
+        community.directory,
+        shown.join(", "),
+        if file_list.len() > shown.len() {
+            ", ..."
+        } else {
+            ""
+        },
+    );
     let attached = community.member_count - community.production_count;
-    let mut summary = if community.production_count > 0 {
-        format!(
-            "{} entities of production code in {} file{} under {} ({}{}){}.",
-            community.production_count,
-            file_list.len(),
-            if file_list.len() == 1 { "" } else { "s" },
-            community.directory,
-            shown.join(", "),
-            if file_list.len() > shown.len() {
-                ", ..."
-            } else {
-                ""
-            },
-            if attached > 0 {
-                format!(", with {attached} entities of tests and other code attached")
-            } else {
-                String::new()
-            }
-        )
-    } else {
-        format!(
-            "{} entities of tests or other non-production code in {} file{} under {} ({}{}), \
-             touching no production code.",
+    if community.production_count == 0 {
+        return format!(
+            "{} entities of tests or other non-production code in {files}, touching no production code.",
             community.member_count,
-            file_list.len(),
-            if file_list.len() == 1 { "" } else { "s" },
-            community.directory,
-            shown.join(", "),
-            if file_list.len() > shown.len() {
-                ", ..."
-            } else {
-                ""
-            },
-        )
+        );
+    }
+    let attached = if attached > 0 {
+        format!(", with {attached} entities of tests and other code attached")
+    } else {
+        String::new()
     };
-    let cite = |id: &EntityId| -> Option<(String, Option<String>)> {
-        let location = graph.location(id)?;
-        let file = graph.file(&location.file)?;
-        let entity = materialize(file, location.index);
-        let doc = entity.docstring.as_deref().and_then(first_sentence);
-        Some((
-            format!(
-                "{} ({} at {}:{})",
-                short(&entity.id),
-                entity.kind,
-                entity.file_path,
-                entity.start_line
-            ),
-            doc,
-        ))
-    };
+    format!(
+        "{} entities of production code in {files}{attached}.",
+        community.production_count,
+    )
+}
+
+/// An entity as a summary cites it, `name (kind at path:line)`, with the first sentence of its
+/// docstring if it has one.
+fn cite(graph: &Graph, id: &EntityId) -> Option<(String, Option<String>)> {
+    let location = graph.location(id)?;
+    let file = graph.file(&location.file)?;
+    let entity = materialize(file, location.index);
+    let doc = entity.docstring.as_deref().and_then(first_sentence);
+    Some((
+        format!(
+            "{} ({} at {}:{})",
+            short(&entity.id),
+            entity.kind,
+            entity.file_path,
+            entity.start_line
+        ),
+        doc,
+    ))
+}
+
+/// The central entities cited, with their docstrings' first sentences; when fewer than two of
+/// them have one, the best-ranked documented members too.
+fn citations(graph: &Graph, community: &Community) -> Vec<String> {
     let mut cited: Vec<String> = Vec::new();
     let mut documented = 0;
     for id in community.central.iter().take(CITED) {
-        if let Some((place, doc)) = cite(id) {
+        if let Some((place, doc)) = cite(graph, id) {
             cited.push(match doc {
                 Some(doc) => {
                     documented += 1;
@@ -279,45 +321,35 @@ pub(super) fn summarise(graph: &Graph, community: &Community, names: &[String]) 
             });
         }
     }
-    // Too few docstrings among the central entities: quote the best-ranked documented ones.
-    if documented < 2 {
-        for id in community
-            .members
-            .iter()
-            .take(community.production_count.clamp(1, 50))
-        {
-            if community.central.contains(id) {
-                continue;
-            }
-            if let Some((place, Some(doc))) = cite(id) {
-                cited.push(format!("{place}: \"{doc}\""));
-                documented += 1;
-                if documented >= 2 {
-                    break;
-                }
+    if documented >= 2 {
+        return cited;
+    }
+    for id in community
+        .members
+        .iter()
+        .take(community.production_count.clamp(1, 50))
+    {
+        if community.central.contains(id) {
+            continue;
+        }
+        if let Some((place, Some(doc))) = cite(graph, id) {
+            cited.push(format!("{place}: \"{doc}\""));
+            documented += 1;
+            if documented >= 2 {
+                break;
             }
         }
     }
-    if !cited.is_empty() {
-        summary.push_str(&format!(" Central: {}.", cited.join("; ")));
-    }
-    let describe = |list: &[(u32, f64)]| -> String {
-        list.iter()
-            .take(3)
-            .map(|(id, weight)| format!("#{id} {} ({} edges)", names[*id as usize], *weight as u64))
-            .collect::<Vec<_>>()
-            .join("; ")
-    };
-    if !community.depends_on.is_empty() {
-        summary.push_str(&format!(
-            " Depends on: {}.",
-            describe(&community.depends_on)
-        ));
-    }
-    if !community.used_by.is_empty() {
-        summary.push_str(&format!(" Used by: {}.", describe(&community.used_by)));
-    }
-    summary
+    cited
+}
+
+/// The first three linked communities: `#id name (n edges)`.
+fn links(list: &[(u32, f64)], names: &[String]) -> String {
+    list.iter()
+        .take(3)
+        .map(|(id, weight)| format!("#{id} {} ({} edges)", names[*id as usize], *weight as u64))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[cfg(test)]
