@@ -1,5 +1,5 @@
 //! The single writer of the graph: applies a batch of file updates as one transaction
-//! (`build/transaction.rs`, one method per step).
+//! (`build/transaction.rs`, one method per step; the longer steps in `build/transaction/`).
 //!
 //! Steps: swap the files' summaries and definitions into the indices; find every file whose
 //! resolution may have changed (those that mention a name whose definitions changed, or a module

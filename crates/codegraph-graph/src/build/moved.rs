@@ -72,7 +72,7 @@ pub(super) fn same_but_positions(old: &FileSummary, new: &FileSummary) -> bool {
 /// patterns name every field, so a field added to a summary type must be placed here, on one
 /// side or the other.
 pub(super) fn same_frame(old: &FileSummary, new: &FileSummary) -> bool {
-    frame_alike(old, new, true)
+    frame_alike(old, new, DefinitionNames::Same)
 }
 
 /// The definitions an edit renamed, when it changed nothing else of the frame (definitions'
@@ -92,7 +92,7 @@ pub(super) fn renamed_definitions(
     old: &FileNode,
     new: &FileSummary,
 ) -> Option<(Vec<u32>, Vec<crate::EntityId>)> {
-    if !frame_alike(&old.summary, new, false) {
+    if !frame_alike(&old.summary, new, DefinitionNames::MayDiffer) {
         return None;
     }
     let new_ids = crate::assign_ids(&old.path, new);
@@ -126,8 +126,19 @@ pub(super) fn renamed_definitions(
     (!renamed.is_empty()).then_some((renamed, new_ids))
 }
 
-/// [`same_frame`], or with `names` false the same but for the definitions' names.
-fn frame_alike(old: &FileSummary, new: &FileSummary, names: bool) -> bool {
+/// Whether [`frame_alike`] compares the definitions' names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DefinitionNames {
+    /// The names are part of the frame ([`same_frame`]).
+    Same,
+    /// The names may differ ([`renamed_definitions`]); a renamed definition's head (which
+    /// holds its name) may differ with it.
+    MayDiffer,
+}
+
+/// [`same_frame`], or with [`DefinitionNames::MayDiffer`] the same but for the definitions'
+/// names.
+fn frame_alike(old: &FileSummary, new: &FileSummary, names: DefinitionNames) -> bool {
     let FileSummary {
         language,
         package,
@@ -148,68 +159,71 @@ fn frame_alike(old: &FileSummary, new: &FileSummary, names: bool) -> bool {
         && *package == new.package
         && *build_constraint == new.build_constraint
         && *path_modules == new.path_modules
-        && bindings.len() == new.bindings.len()
-        && bindings.iter().zip(&new.bindings).all(|(old, new)| {
-            // A pattern's region moves with the text; only the file's own resolution reads it.
-            let Binding {
-                name,
-                type_name,
-                scope,
-                kind,
-                region,
-            } = old;
-            // (Its region moves; whether it has one does not.)
-            region.is_some() == new.region.is_some()
-                && *name == new.name
-                && *type_name == new.type_name
-                && *scope == new.scope
-                && *kind == new.kind
-        })
-        && defs.len() == new.defs.len()
-        && imports.len() == new.imports.len()
-        && inherits.len() == new.inherits.len()
-        && defs.iter().zip(&new.defs).all(|(old, new)| {
-            let Def {
-                kind,
-                name,
-                parent,
-                owner,
-                span: _,
-                name_span: _,
-                // The signature is compared below; the doc does not matter.
-                text: _,
-                doc_at: _,
-                returns,
-                implements,
-                disabled,
-                arrow,
-            } = old;
-            *kind == new.kind
-                && *implements == new.implements
-                && *arrow == new.arrow
-                && (!names || *name == new.name)
-                && *parent == new.parent
-                && *owner == new.owner
-                // (The head of a renamed definition holds its name; only a lookup of the name
-                // reads it.)
-                && (old.signature() == new.signature() || (!names && *name != new.name))
-                && *returns == new.returns
-                && *disabled == new.disabled
-        })
+        && pairwise(bindings, &new.bindings, same_binding)
+        && pairwise(defs, &new.defs, |old, new| same_definition(old, new, names))
         && same_imports(imports, &new.imports)
-        && inherits.iter().zip(&new.inherits).all(|(old, new)| {
-            let Inherit {
-                child,
-                child_name,
-                base,
-                kind,
-                span: _,
-            } = old;
-            *child == new.child
-                && *child_name == new.child_name
-                && *base == new.base
-                && *kind == new.kind
-        })
+        && pairwise(inherits, &new.inherits, same_inherit)
+}
+
+/// Whether a binding is the same in two frames.
+fn same_binding(old: &Binding, new: &Binding) -> bool {
+    // A pattern's region moves with the text; only the file's own resolution reads it.
+    let Binding {
+        name,
+        type_name,
+        scope,
+        kind,
+        region,
+    } = old;
+    // (Its region moves; whether it has one does not.)
+    region.is_some() == new.region.is_some()
+        && *name == new.name
+        && *type_name == new.type_name
+        && *scope == new.scope
+        && *kind == new.kind
+}
+
+/// Whether a definition is the same in two frames, its name compared or not.
+fn same_definition(old: &Def, new: &Def, names: DefinitionNames) -> bool {
+    let Def {
+        kind,
+        name,
+        parent,
+        owner,
+        span: _,
+        name_span: _,
+        // The signature is compared below; the doc does not matter.
+        text: _,
+        doc_at: _,
+        returns,
+        implements,
+        disabled,
+        arrow,
+    } = old;
+    let names_may_differ = names == DefinitionNames::MayDiffer;
+    *kind == new.kind
+        && *implements == new.implements
+        && *arrow == new.arrow
+        && (names_may_differ || *name == new.name)
+        && *parent == new.parent
+        && *owner == new.owner
+        // (The head of a renamed definition holds its name; only a lookup of the name
+        // reads it.)
+        && (old.signature() == new.signature() || (names_may_differ && *name != new.name))
+        && *returns == new.returns
+        && *disabled == new.disabled
+}
+
+/// Whether an inheritance is the same in two frames, wherever it is.
+fn same_inherit(old: &Inherit, new: &Inherit) -> bool {
+    let Inherit {
+        child,
+        child_name,
+        base,
+        kind,
+        span: _,
+    } = old;
+    *child == new.child && *child_name == new.child_name && *base == new.base && *kind == new.kind
 }
 
 /// The old resolution of a file whose summary went from `old` to `new`, two summaries that are

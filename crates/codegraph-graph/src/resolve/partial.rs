@@ -38,14 +38,72 @@ enum Outcome<'r> {
 }
 
 /// What a reference's resolution depends on, besides the file's frame and the rest of the graph.
-type RefKey<'s> = (
-    RefKind,
-    &'s str,
-    Option<&'s str>,
-    Option<u32>,
-    bool,
-    Vec<u32>,
-);
+#[derive(PartialEq, Eq, Hash)]
+struct RefKey<'s> {
+    kind: RefKind,
+    name: &'s str,
+    receiver: Option<&'s str>,
+    scope: Option<u32>,
+    path: bool,
+    /// The `match`-arm regions that hold the reference, by their index among the regions.
+    regions: Vec<u32>,
+}
+
+/// The definitions a rename gave new ids (`build::moved::renamed_definitions`): old id → new
+/// id, and their indices (the scopes whose references are resolved again).
+#[derive(Default)]
+struct Renamed {
+    ids: FxHashMap<EntityId, EntityId>,
+    scopes: FxHashSet<u32>,
+}
+
+impl Renamed {
+    /// The definitions whose id differs between a file's old node and its new ids.
+    fn between(old_ids: &[EntityId], new_ids: &[EntityId]) -> Renamed {
+        let mut renamed = Renamed::default();
+        for (index, (old, new)) in old_ids.iter().zip(new_ids).enumerate() {
+            if old != new {
+                renamed.ids.insert(*old, *new);
+                renamed.scopes.insert(index as u32);
+            }
+        }
+        renamed
+    }
+
+    /// Whether a reference of this scope is inside a renamed definition.
+    fn holds(&self, scope: Option<u32>) -> bool {
+        scope.is_some_and(|index| self.scopes.contains(&index))
+    }
+
+    /// An entity's id after the rename.
+    fn new_id(&self, id: &EntityId) -> EntityId {
+        *self.ids.get(id).unwrap_or(id)
+    }
+
+    /// Whether an old outcome of a reference (past the `header` edges) reached a renamed
+    /// definition: the writer's widening should have made it impossible.
+    fn reached_by(&self, old: &Resolved, header: usize) -> bool {
+        !self.ids.is_empty()
+            && (old.edges[header..]
+                .iter()
+                .any(|edge| self.ids.contains_key(&edge.to))
+                || old.ambiguous.iter().any(|entry| {
+                    entry
+                        .candidates
+                        .iter()
+                        .any(|candidate| self.ids.contains_key(candidate))
+                }))
+    }
+}
+
+/// Whether [`Resolver::keep_reads`] keeps the old resolution's walk keys.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WalkKeys {
+    /// The walk is the old one (an edit of references): what it read stays.
+    Keep,
+    /// The file walked again, and recorded what the new walk read.
+    Drop,
+}
 
 impl Resolver<'_> {
     /// This file's resolution, given the resolution `old` of its previous summary `old_summary`,
@@ -57,95 +115,43 @@ impl Resolver<'_> {
         old_node: &FileNode,
         mentioned: &super::Mentions,
     ) -> Option<Resolved> {
-        let (old_summary, old) = (&*old_node.summary, &*old_node.resolved);
-        let new = self.summary;
+        let old = &*old_node.resolved;
         // A rename (`build::moved::renamed_definitions`) changed the ids of the renamed
         // definitions: the edges of definitions and bases name them by their new ids, a
         // reference inside one is resolved again, and an old outcome that reached one (which
         // the writer's widening should have made impossible) sends the file down the full path.
-        let mut renamed: FxHashMap<EntityId, EntityId> = FxHashMap::default();
-        let mut renamed_scopes: FxHashSet<u32> = FxHashSet::default();
-        for (index, (old, new)) in old_node.ids.iter().zip(self.file.ids.iter()).enumerate() {
-            if old != new {
-                renamed.insert(*old, *new);
-                renamed_scopes.insert(index as u32);
-            }
-        }
-        let in_renamed =
-            |scope: Option<u32>| scope.is_some_and(|index| renamed_scopes.contains(&index));
-        let new_id = |id: &EntityId| *renamed.get(id).unwrap_or(id);
-        let old_scope_id = |scope: Option<u32>| match scope {
-            Some(index) => old_node.ids[index as usize],
-            None => old_node.module_id,
-        };
+        let renamed = Renamed::between(&old_node.ids, &self.file.ids);
         // The edges before the first call or use come from definitions, bases and imports:
         // the same as before (their sites are the same records, at their new places).
         let header = header_len(old);
         let mut resolved = Resolved::default();
         for edge in &old.edges[..header] {
             let mut edge = edge.clone();
-            edge.from = new_id(&edge.from);
-            edge.to = new_id(&edge.to);
+            edge.from = renamed.new_id(&edge.from);
+            edge.to = renamed.new_id(&edge.to);
             resolved.edges.push(edge);
         }
-        // Each old reference's outcome, by what it depends on.
-        let old_regions = regions(old_summary);
-        let new_regions = regions(new);
-        let mut outcomes: FxHashMap<RefKey<'_>, (Outcome<'_>, u32)> = FxHashMap::default();
-        if !renamed.is_empty()
-            && (old.edges[header..]
-                .iter()
-                .any(|edge| renamed.contains_key(&edge.to))
-                || old.ambiguous.iter().any(|entry| {
-                    entry
-                        .candidates
-                        .iter()
-                        .any(|candidate| renamed.contains_key(candidate))
-                }))
-        {
+        if renamed.reached_by(old, header) {
             return None;
         }
-        for (position, (reference, outcome)) in old_summary
-            .refs
-            .iter()
-            .zip(old_outcomes(old_summary, old, header, old_scope_id)?)
-            .enumerate()
-        {
-            if !in_renamed(reference.scope()) {
-                outcomes
-                    .entry(key(reference, &old_regions))
-                    .or_insert((outcome, position as u32));
-            }
-        }
+        let outcomes = outcomes_by_key(old_node, header, &renamed)?;
         // The new references: the old outcome where there is one, else resolved now.
-        for (position, reference) in new.refs.iter().enumerate() {
+        let new_regions = regions(self.summary);
+        for (position, reference) in self.summary.refs.iter().enumerate() {
             match outcomes.get(&key(reference, &new_regions)) {
-                Some((outcome, old_position)) if !in_renamed(reference.scope()) => {
-                    self.reuse(
-                        position,
-                        reference,
-                        outcome,
-                        (old, *old_position),
-                        &mut resolved,
-                    );
+                Some((outcome, old_position)) if !renamed.holds(reference.scope()) => {
+                    let old_reference = (old, *old_position);
+                    self.reuse(position, reference, outcome, old_reference, &mut resolved);
                 }
                 _ => self.resolve_reference(position, reference, &mut resolved),
             }
         }
-        self.keep_reads(old, &mut resolved, true);
+        self.keep_reads(old, &mut resolved, WalkKeys::Keep);
         self.record_extras_beyond(&mut resolved, mentioned);
         // The same imports name the same files (else the file would not be on this path).
         resolved.import_targets = old.import_targets.clone();
         // The old walk's packages, unless this resolution walked again, while what walks it
         // read is what the old resolution read.
-        let walk_keys = |resolved: &Resolved| -> Vec<codegraph_model::Name> {
-            resolved
-                .extra_modules
-                .iter()
-                .filter(|key| super::is_walk_key(key))
-                .cloned()
-                .collect()
-        };
         if self.reachable().is_none() && walk_keys(&resolved) == walk_keys(old) {
             resolved.reachable = old.reachable;
         }
@@ -184,16 +190,16 @@ impl Resolver<'_> {
             }
         }
         // The old walk's keys leave: the walk above recorded the new one's.
-        self.keep_reads(old, &mut resolved, false);
+        self.keep_reads(old, &mut resolved, WalkKeys::Drop);
         self.record_extras_beyond(&mut resolved, mentioned);
         resolved.import_targets = old.import_targets.clone();
         Some(resolved)
     }
 
     /// What the old resolution `old` read, kept for one whose outcomes it partly gives: its
-    /// names, module keys (its walk's keys too, with `walk_keys`) and guesses (the kept
+    /// names, module keys (its walk's keys too, with [`WalkKeys::Keep`]) and guesses (the kept
     /// outcomes' with the new references'; those outside any reference as they were).
-    fn keep_reads(&self, old: &Resolved, resolved: &mut Resolved, walk_keys: bool) {
+    fn keep_reads(&self, old: &Resolved, resolved: &mut Resolved, walk_keys: WalkKeys) {
         resolved
             .guessed_by
             .extend(guesses_of(old, u32::MAX).map(|name| (u32::MAX, name)));
@@ -201,7 +207,7 @@ impl Resolver<'_> {
             self.recorder.name(name);
         }
         for module in &old.extra_modules {
-            if walk_keys || !super::is_walk_key(module) {
+            if walk_keys == WalkKeys::Keep || !super::is_walk_key(module) {
                 self.recorder.module(module);
             }
         }
@@ -252,6 +258,46 @@ fn header_len(old: &Resolved) -> usize {
         .iter()
         .position(|edge| matches!(edge.kind, RelationKind::Calls | RelationKind::Uses))
         .unwrap_or(old.edges.len())
+}
+
+/// Each old reference's outcome (but those inside a renamed definition), by what it depends
+/// on, with the reference's position; the first reference of a key gives it. `None` when the
+/// old resolution cannot be split by reference ([`old_outcomes`]).
+fn outcomes_by_key<'o>(
+    old_node: &'o FileNode,
+    header: usize,
+    renamed: &Renamed,
+) -> Option<FxHashMap<RefKey<'o>, (Outcome<'o>, u32)>> {
+    let (old_summary, old) = (&*old_node.summary, &*old_node.resolved);
+    let old_scope_id = |scope: Option<u32>| match scope {
+        Some(index) => old_node.ids[index as usize],
+        None => old_node.module_id,
+    };
+    let old_regions = regions(old_summary);
+    let mut outcomes: FxHashMap<RefKey<'_>, (Outcome<'_>, u32)> = FxHashMap::default();
+    for (position, (reference, outcome)) in old_summary
+        .refs
+        .iter()
+        .zip(old_outcomes(old_summary, old, header, old_scope_id)?)
+        .enumerate()
+    {
+        if !renamed.holds(reference.scope()) {
+            outcomes
+                .entry(key(reference, &old_regions))
+                .or_insert((outcome, position as u32));
+        }
+    }
+    Some(outcomes)
+}
+
+/// The walk keys a resolution read (`Resolved::extra_modules`).
+fn walk_keys(resolved: &Resolved) -> Vec<codegraph_model::Name> {
+    resolved
+        .extra_modules
+        .iter()
+        .filter(|key| super::is_walk_key(key))
+        .cloned()
+        .collect()
 }
 
 /// What each reference of `summary` resolved to in `old` (its resolution, whose first `header`
@@ -339,14 +385,14 @@ fn key<'s>(reference: &'s Ref, regions: &[(u32, u32)]) -> RefKey<'s> {
         .filter(|(_, (start, end))| *start <= at && at < *end)
         .map(|(index, _)| index as u32)
         .collect();
-    (
-        reference.kind,
-        &reference.name,
-        reference.receiver.as_deref(),
-        reference.scope(),
-        reference.path,
-        holding,
-    )
+    RefKey {
+        kind: reference.kind,
+        name: &reference.name,
+        receiver: reference.receiver.as_deref(),
+        scope: reference.scope(),
+        path: reference.path,
+        regions: holding,
+    }
 }
 
 /// Where each reference of a file's summary went between two summaries whose references
