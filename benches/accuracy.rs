@@ -49,13 +49,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use codegraph_testkit::lsp::{LspConnection, LspError, Notifications};
 use serde_json::{Value, json};
 
 /// The longest wait for a server's initial index.
@@ -393,7 +391,7 @@ fn run_project(
     let mut first_sample = true;
     let mut restarts = 0;
     while result.samples < samples_per_project {
-        if reference.exited || reference.child.try_wait().ok().flatten().is_some() {
+        if reference.exited || reference.connection.has_exited() {
             // The reference server crashed (gopls 0.5 does on some interface methods): the
             // sample it crashed on is among the failures; start it again, a few times at most.
             restarts += 1;
@@ -1815,13 +1813,11 @@ fn reference_command(kind: ReferenceKind, corpus: &Path) -> ServerCommand {
     }
 }
 
-/// An LSP server over pipes.
+/// An LSP server over pipes (the tests' language-server client), and what its notifications
+/// said about its readiness.
 struct Server {
     program: String,
-    child: Child,
-    stdin: Arc<Mutex<ChildStdin>>,
-    messages: Receiver<Value>,
-    next_id: i64,
+    connection: LspConnection,
     /// Progress tokens begun and not yet ended.
     progress: BTreeSet<String>,
     /// rust-analyzer's `experimental/serverStatus`: quiescent or not (None before the first).
@@ -1832,46 +1828,19 @@ struct Server {
     exited: bool,
 }
 
-fn write_message(stdin: &Mutex<ChildStdin>, message: &Value) -> std::io::Result<()> {
-    let body = message.to_string();
-    let mut stdin = stdin.lock().unwrap();
-    write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len())?;
-    stdin.flush()
-}
-
-fn read_message(reader: &mut impl BufRead) -> Option<Value> {
-    let mut length = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            if length.is_some() {
-                break;
-            }
-            continue;
-        }
-        if let Some(value) = line.strip_prefix("Content-Length:") {
-            length = value.trim().parse::<usize>().ok();
-        }
-    }
-    let mut body = vec![0; length?];
-    reader.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
-}
-
-/// The answer to a server-to-client request: `workspace/configuration` gets one null per item
-/// (every server's defaults), everything else (progress tokens, registrations) null.
-fn reply_to(request: &Value) -> Value {
-    let result = if request["method"] == "workspace/configuration" {
-        let items = request["params"]["items"].as_array().map_or(0, Vec::len);
-        Value::Array(vec![Value::Null; items])
-    } else {
-        Value::Null
-    };
-    json!({"jsonrpc": "2.0", "id": request["id"], "result": result})
+/// The client capabilities announced to every server.
+fn client_capabilities() -> Value {
+    json!({
+        "general": {"positionEncodings": ["utf-16"]},
+        "window": {"workDoneProgress": true},
+        "workspace": {"configuration": true, "workspaceFolders": true},
+        "textDocument": {
+            "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
+            "callHierarchy": {"dynamicRegistration": false},
+            "synchronization": {"didSave": false},
+        },
+        "experimental": {"serverStatusNotification": true},
+    })
 }
 
 impl Server {
@@ -1882,30 +1851,14 @@ impl Server {
         initialization_options: Value,
     ) -> Result<Server, String> {
         let stderr = File::create(log).map_err(|error| format!("{}: {error}", log.display()))?;
-        let mut child = Command::new(&command.program)
+        let mut process = Command::new(&command.program);
+        process
             .args(&command.args)
             .envs(command.env.iter().map(|(k, v)| (k, v)))
             .current_dir(root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
+            .stderr(stderr);
+        let connection = LspConnection::spawn(&mut process, Notifications::Keep)
             .map_err(|error| format!("{} does not start: {error}", command.program))?;
-        let stdin = Arc::new(Mutex::new(child.stdin.take().unwrap()));
-        let stdout = child.stdout.take().unwrap();
-        let (sender, messages) = channel();
-        let replies = stdin.clone();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::with_capacity(1 << 20, stdout);
-            while let Some(message) = read_message(&mut reader) {
-                if message.get("method").is_some() && message.get("id").is_some() {
-                    let _ = write_message(&replies, &reply_to(&message));
-                }
-                if sender.send(message).is_err() {
-                    return;
-                }
-            }
-        });
         let program = Path::new(&command.program)
             .file_name()
             .map_or(command.program.clone(), |name| {
@@ -1913,10 +1866,7 @@ impl Server {
             });
         let mut server = Server {
             program,
-            child,
-            stdin,
-            messages,
-            next_id: 0,
+            connection,
             progress: BTreeSet::new(),
             quiescent: None,
             last_message: Instant::now(),
@@ -1930,17 +1880,7 @@ impl Server {
                 "processId": std::process::id(),
                 "rootUri": root_uri,
                 "rootPath": root.display().to_string(),
-                "capabilities": {
-                    "general": {"positionEncodings": ["utf-16"]},
-                    "window": {"workDoneProgress": true},
-                    "workspace": {"configuration": true, "workspaceFolders": true},
-                    "textDocument": {
-                        "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
-                        "callHierarchy": {"dynamicRegistration": false},
-                        "synchronization": {"didSave": false},
-                    },
-                    "experimental": {"serverStatusNotification": true},
-                },
+                "capabilities": client_capabilities(),
                 "initializationOptions": initialization_options,
                 "workspaceFolders": [{"uri": root_uri, "name": root.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default()}],
             }),
@@ -1973,13 +1913,16 @@ impl Server {
             {
                 return Ok(());
             }
-            match self.messages.recv_timeout(Duration::from_millis(250)) {
+            match self
+                .connection
+                .next_message(Instant::now() + Duration::from_millis(250))
+            {
                 Ok(message) => self.observe(&message),
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => {
+                Err(LspError::Closed) => {
                     self.exited = true;
                     return Err(format!("{} exited", self.program));
                 }
+                Err(_) => {}
             }
         }
     }
@@ -2007,11 +1950,15 @@ impl Server {
         }
     }
 
+    /// Observes the messages read while waiting for an answer, and lets them go.
+    fn observe_stashed(&mut self) {
+        for message in self.connection.take_stash() {
+            self.observe(&message);
+        }
+    }
+
     fn notify(&self, method: &str, params: Value) {
-        let _ = write_message(
-            &self.stdin,
-            &json!({"jsonrpc": "2.0", "method": method, "params": params}),
-        );
+        let _ = self.connection.notify(method, params);
     }
 
     fn open(&mut self, file: &Path, language_id: &str) {
@@ -2038,81 +1985,60 @@ impl Server {
         self.request_with_timeout(method, params, REQUEST_TIMEOUT)
     }
 
+    /// Sends a request and waits for its answer. ContentModified, RequestCancelled and
+    /// ServerCancelled answers (the server was busy: rust-analyzer while it still loads) are
+    /// asked again after two seconds while time remains; a request that times out is cancelled.
     fn request_with_timeout(
         &mut self,
         method: &str,
         params: Value,
         timeout: Duration,
     ) -> Result<Value, String> {
-        self.next_id += 1;
-        let mut id = json!(self.next_id);
-        write_message(
-            &self.stdin,
-            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-        )
-        .map_err(|error| {
-            self.exited = true;
-            format!("{} does not read: {error}", self.program)
-        })?;
         let deadline = Instant::now() + timeout;
         loop {
-            let message = match self
-                .messages
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            {
-                Ok(message) => message,
-                Err(RecvTimeoutError::Timeout) => {
+            let answer = self
+                .connection
+                .send_request(method, params.clone())
+                .map(|id| (id, self.connection.response(id, deadline)));
+            self.observe_stashed();
+            let message = match answer {
+                Ok((_, Ok(message))) => message,
+                Ok((id, Err(LspError::Timeout))) => {
                     // Tell the server to stop working on it.
                     self.notify("$/cancelRequest", json!({"id": id}));
                     return Err(format!("no answer within {} s", timeout.as_secs()));
                 }
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.exited = true;
-                    return Err(format!("{} exited", self.program));
-                }
+                Ok((_, Err(error))) | Err(error) => return Err(self.gone(error)),
             };
             self.observe(&message);
-            if message.get("method").is_none() && message["id"] == id {
-                if let Some(error) = message.get("error") {
-                    // ContentModified, RequestCancelled, ServerCancelled: the server was busy
-                    // (rust-analyzer while it still loads); ask again.
-                    let code = error["code"].as_i64().unwrap_or(0);
-                    if (-32802..=-32800).contains(&code)
-                        && Instant::now() + Duration::from_secs(2) < deadline
-                    {
-                        std::thread::sleep(Duration::from_secs(2));
-                        self.next_id += 1;
-                        let retry = json!(self.next_id);
-                        write_message(
-                            &self.stdin,
-                            &json!({"jsonrpc": "2.0", "id": retry, "method": method, "params": params}),
-                        )
-                        .map_err(|error| {
-            self.exited = true;
-            format!("{} does not read: {error}", self.program)
-        })?;
-                        id = retry;
-                        continue;
-                    }
-                    return Err(format!("error {error}"));
-                }
+            let Some(error) = message.get("error") else {
                 return Ok(message["result"].clone());
+            };
+            let code = error["code"].as_i64().unwrap_or(0);
+            if (-32802..=-32800).contains(&code)
+                && Instant::now() + Duration::from_secs(2) < deadline
+            {
+                std::thread::sleep(Duration::from_secs(2));
+                continue;
             }
+            return Err(format!("error {error}"));
+        }
+    }
+
+    /// The server is gone (its output closed, or it does not read): noted, and said.
+    fn gone(&mut self, error: LspError) -> String {
+        self.exited = true;
+        match error {
+            LspError::Write(error) => format!("{} does not read: {error}", self.program),
+            _ => format!("{} exited", self.program),
         }
     }
 
     fn shutdown(mut self) {
         let _ = self.request_with_timeout("shutdown", Value::Null, Duration::from_secs(20));
         self.notify("exit", Value::Null);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // A server still running after ten seconds is killed when the connection drops.
+        self.connection.exit_status(Duration::from_secs(10));
     }
 }
 

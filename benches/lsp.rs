@@ -24,14 +24,12 @@
 #![allow(clippy::print_stdout)]
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use codegraph::lang::Language;
+use codegraph_testkit::lsp::{LspConnection, Notifications};
 use serde_json::{Value, json};
 
 const ITERATIONS: usize = 200;
@@ -60,7 +58,7 @@ fn main() {
     println!(
         "server   {} (pid {}), initial index {:.1} s, VmRSS {} MiB\n",
         env!("CARGO_BIN_EXE_codegraph"),
-        server.child.id(),
+        server.connection.process_id(),
         started.elapsed().as_secs_f64(),
         server.rss_kib() / 1024
     );
@@ -569,74 +567,23 @@ fn uri(path: &Path) -> String {
     format!("file://{}", path.display())
 }
 
-// --- A small LSP client over pipes -------------------------------------------------------------
+// --- The server, through the tests' language-server client ----------------------------------
 
+/// `codegraph lsp` over pipes. Notifications are dropped as they are read: the benchmark sends
+/// thousands of requests and reads none of them.
 struct Server {
-    child: Child,
-    stdin: Arc<Mutex<ChildStdin>>,
-    messages: Receiver<Value>,
-    next_id: i64,
-}
-
-fn write_message(stdin: &Mutex<ChildStdin>, message: &Value) {
-    let body = message.to_string();
-    let mut stdin = stdin.lock().unwrap();
-    write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("server reads");
-    stdin.flush().expect("server reads");
-}
-
-fn read_message(reader: &mut impl BufRead) -> Option<Value> {
-    let mut length = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(value) = line.strip_prefix("Content-Length:") {
-            length = value.trim().parse::<usize>().ok();
-        }
-    }
-    let mut body = vec![0; length?];
-    reader.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
+    connection: LspConnection,
 }
 
 impl Server {
     fn start(corpus: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_codegraph"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_codegraph"));
+        command
             .args(["lsp", "--stdio", "--no-cache"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
+            .stderr(Stdio::inherit());
+        let connection = LspConnection::spawn(&mut command, Notifications::Discard)
             .expect("codegraph lsp starts");
-        let stdin = Arc::new(Mutex::new(child.stdin.take().unwrap()));
-        let stdout = child.stdout.take().unwrap();
-        let (sender, messages) = channel();
-        let replies = stdin.clone();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::with_capacity(1 << 20, stdout);
-            while let Some(message) = read_message(&mut reader) {
-                // Server-to-client requests (progress tokens, registrations): accept them.
-                if message.get("method").is_some() && message.get("id").is_some() {
-                    let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
-                    write_message(&replies, &reply);
-                }
-                if sender.send(message).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut server = Server {
-            child,
-            stdin,
-            messages,
-            next_id: 0,
-        };
+        let mut server = Server { connection };
         server.request(
             "initialize",
             json!({
@@ -650,47 +597,25 @@ impl Server {
             }),
         );
         server.notify("initialized", json!({}));
-        let deadline = Instant::now() + INDEX_TIMEOUT;
-        loop {
-            let message = server.next_message(deadline);
-            if message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end" {
-                break;
-            }
-        }
+        server
+            .connection
+            .notification("$/progress", Instant::now() + INDEX_TIMEOUT, |params| {
+                params["value"]["kind"] == "end"
+            })
+            .expect("the initial index ends");
         server
     }
 
     fn notify(&self, method: &str, params: Value) {
-        write_message(
-            &self.stdin,
-            &json!({"jsonrpc": "2.0", "method": method, "params": params}),
-        );
+        self.connection
+            .notify(method, params)
+            .expect("the server reads");
     }
 
     fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = json!(self.next_id);
-        write_message(
-            &self.stdin,
-            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-        );
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let message = self.next_message(deadline);
-            if message.get("method").is_none() && message["id"] == id {
-                if let Some(error) = message.get("error") {
-                    panic!("{method} failed: {error}");
-                }
-                return message["result"].clone();
-            }
-            // Notifications (progress, logs) are of no interest here.
-        }
-    }
-
-    fn next_message(&mut self, deadline: Instant) -> Value {
-        self.messages
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .expect("the server answers in time")
+        self.connection
+            .request(method, params, TIMEOUT)
+            .unwrap_or_else(|error| panic!("{method} failed: {error}"))
     }
 
     /// The server's resident set size, in KiB.
@@ -700,8 +625,9 @@ impl Server {
 
     /// A field of the server's `/proc/PID/status`, in KiB (0 when absent).
     fn status_kib(&self, field: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.connection.process_id()))
+                .unwrap_or_default();
         status
             .lines()
             .find(|line| line.starts_with(field))
@@ -710,8 +636,9 @@ impl Server {
     }
 
     fn shutdown(mut self) -> std::process::ExitStatus {
-        self.request("shutdown", Value::Null);
-        self.notify("exit", Value::Null);
-        self.child.wait().expect("the server exits")
+        self.connection
+            .shutdown(TIMEOUT)
+            .expect("the server shuts down")
+            .expect("the server exits")
     }
 }

@@ -5,26 +5,28 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use rmcp::model::{CallToolRequestParams, ClientConfig};
-use rmcp::service::{RoleClient, RunningService};
+use codegraph_testkit::mcp::McpClient;
+use rmcp::model::ClientConfig;
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Value, json};
 
 use crate::cache::copy_tree;
 use crate::lsp::{LspClient, uri};
 use crate::support;
 
-#[derive(Clone, Default)]
-pub(crate) struct TestClient;
+/// The tests' MCP client, over whatever transport a test connects it with.
+pub(crate) type Client = McpClient;
 
-impl ClientHandler for TestClient {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::default()
-    }
+/// The handshake over `transport`, the client announcing rmcp's defaults.
+pub(crate) async fn connect<T, E, A>(transport: T) -> Client
+where
+    T: rmcp::transport::IntoTransport<rmcp::service::RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    McpClient::connect(transport, ClientConfig::default())
+        .await
+        .expect("MCP handshake")
 }
-
-pub(crate) type Client = RunningService<RoleClient, TestClient>;
 
 /// `codegraph mcp --repo <repo>` as a child process, driven by rmcp's client.
 pub(crate) async fn mcp_child(repo: &Path, runtime_dir: &Path, extra: &[&str]) -> Client {
@@ -37,20 +39,14 @@ pub(crate) async fn mcp_child(repo: &Path, runtime_dir: &Path, extra: &[&str]) -
         .args(extra)
         .env("XDG_RUNTIME_DIR", runtime_dir);
     let transport = TokioChildProcess::new(command).expect("codegraph mcp starts");
-    TestClient.serve(transport).await.expect("MCP handshake")
+    connect(transport).await
 }
 
 /// The ids of `entity`'s callers, sorted.
 pub(crate) async fn callers(client: &Client, entity: &str) -> Vec<String> {
-    let result = client
-        .call_tool(
-            CallToolRequestParams::new("find_callers")
-                .with_arguments(json!({ "entity_id": entity }).as_object().unwrap().clone()),
-        )
-        .await
-        .expect("find_callers answers");
-    assert_ne!(result.is_error, Some(true), "{result:?}");
-    let content = result.structured_content.expect("structured content");
+    let content = client
+        .ok("find_callers", json!({ "entity_id": entity }))
+        .await;
     let mut ids: Vec<String> = content["callers"]
         .as_array()
         .unwrap()

@@ -12,13 +12,14 @@ use std::time::{Duration, Instant};
 
 use codegraph::mcp::CodegraphMcp;
 use codegraph::world::work::Limits;
-use codegraph::world::{CacheLocation, World, WorldConfig};
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientConfig, ClientRequest,
+};
 use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
 
-use crate::attach::{Client, TestClient};
+use crate::attach::Client;
+use crate::support::mcp::{indexed_world, serve_in_memory};
 
 const MODULES: usize = 400;
 const FUNCTIONS: usize = 25;
@@ -61,32 +62,14 @@ fn generate(root: &std::path::Path) {
 async fn serve(limits: Limits) -> (Client, CodegraphMcp, tempfile::TempDir) {
     let directory = tempfile::tempdir().unwrap();
     generate(directory.path());
-    let world = World::open(
-        directory.path(),
-        WorldConfig {
-            cache: CacheLocation::Disabled,
-            ..WorldConfig::default()
-        },
-    )
-    .unwrap();
-    world.index(false, &|_, _| {});
+    let world = indexed_world(directory.path());
     assert_eq!(
         world.snapshot().entity_count(),
         MODULES * (FUNCTIONS + 1) + 1
     );
     let server = CodegraphMcp::new(Arc::new(world)).with_limits(limits);
-    let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    let serving = server.clone();
-    tokio::spawn(async move {
-        if let Ok(running) = serving.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    (
-        TestClient.serve(client_side).await.unwrap(),
-        server,
-        directory,
-    )
+    let client = serve_in_memory(server.clone(), ClientConfig::default()).await;
+    (client, server, directory)
 }
 
 fn arguments(value: Value) -> serde_json::Map<String, Value> {
@@ -94,10 +77,7 @@ fn arguments(value: Value) -> serde_json::Map<String, Value> {
 }
 
 async fn call(client: &Client, tool: &'static str, value: Value) -> CallToolResult {
-    client
-        .call_tool(CallToolRequestParams::new(tool).with_arguments(arguments(value)))
-        .await
-        .unwrap()
+    client.call(tool, value).await
 }
 
 fn error_of(result: &CallToolResult) -> Value {

@@ -5,7 +5,6 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
 
 use crate::lsp::{LspClient, find, show_calls};
 use crate::support;
@@ -94,19 +93,8 @@ fn the_language_server_keeps_serving_and_tells_the_editor_once() {
         show_calls(&client.incoming(&item), "from"),
         ["main @ 11:20-11:32"]
     );
-    let deadline = Instant::now() + std::time::Duration::from_secs(30);
-    let message = loop {
-        if let Some(position) = client
-            .stash
-            .iter()
-            .position(|message| message["method"] == "window/showMessage")
-        {
-            break client.stash.remove(position).unwrap();
-        }
-        let message = client.next_message(deadline);
-        client.stash.push_back(message);
-    };
-    let text = message["params"]["message"].as_str().unwrap();
+    let message = client.notification("window/showMessage", |_| true);
+    let text = message["message"].as_str().unwrap();
     assert!(
         text.contains("failed on 1 file(s)") && text.contains("shop/report/format.py"),
         "{text}"

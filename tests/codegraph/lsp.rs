@@ -1,14 +1,12 @@
 //! The LSP door, end to end: the real binary (`codegraph lsp --stdio`) driven over JSON-RPC with
-//! Content-Length framing by a small synchronous client.
+//! Content-Length framing by the tests' language-server client (`codegraph_testkit::lsp`).
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use codegraph_testkit::lsp::{LspConnection, Notifications};
 use serde_json::{Value, json};
 
 use crate::cache::copy_tree;
@@ -16,47 +14,48 @@ use crate::support;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-fn write_message(stdin: &Mutex<ChildStdin>, message: &Value) {
-    let body = message.to_string();
-    let mut stdin = stdin.lock().unwrap();
-    write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("server reads");
-    stdin.flush().expect("server reads");
-}
-
-fn read_message(reader: &mut impl BufRead) -> Option<Value> {
-    let mut length = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(value) = line.strip_prefix("Content-Length:") {
-            length = value.trim().parse::<usize>().ok();
-        }
-    }
-    let mut body = vec![0; length?];
-    reader.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
-}
-
+/// `codegraph lsp` (or another command line that starts it), with the test hooks set, spoken to
+/// over its stdio: every answer is awaited up to [`TIMEOUT`], and a missing one fails the test.
 pub(crate) struct LspClient {
-    child: Child,
+    connection: LspConnection,
     /// The server's `XDG_RUNTIME_DIR`, where it publishes its MCP socket.
     runtime_dir: tempfile::TempDir,
-    stdin: Arc<Mutex<ChildStdin>>,
-    messages: Receiver<Value>,
-    /// Notifications and responses read while waiting for something else.
-    pub(crate) stash: VecDeque<Value>,
-    next_id: i64,
-    exited: bool,
 }
 
 pub(crate) fn uri(path: &Path) -> String {
     format!("file://{}", path.display())
+}
+
+/// Fails the test with what went wrong on the connection.
+fn expect<T>(outcome: Result<T, codegraph_testkit::lsp::LspError>) -> T {
+    outcome.unwrap_or_else(|error| panic!("{error}"))
+}
+
+/// The client capabilities announced: `capabilities` merged, key by key, into the ones every
+/// test announces.
+fn announced_capabilities(offer_utf8: bool, capabilities: Value) -> Value {
+    let encodings = if offer_utf8 {
+        json!(["utf-8", "utf-16"])
+    } else {
+        json!(["utf-16"])
+    };
+    let mut announced = json!({
+        "general": {"positionEncodings": encodings},
+        "window": {"workDoneProgress": true},
+        "workspace": {
+            "workspaceFolders": true,
+            "didChangeWatchedFiles": {"dynamicRegistration": true}
+        }
+    });
+    for (key, value) in capabilities.as_object().into_iter().flatten() {
+        match (announced.get_mut(key), value) {
+            (Some(Value::Object(existing)), Value::Object(more)) => {
+                existing.extend(more.clone());
+            }
+            _ => announced[key] = value.clone(),
+        }
+    }
+    announced
 }
 
 impl LspClient {
@@ -92,8 +91,7 @@ impl LspClient {
             env!("CARGO_BIN_EXE_codegraph"),
             &command,
             roots,
-            offer_utf8,
-            capabilities,
+            announced_capabilities(offer_utf8, capabilities),
         )
     }
 
@@ -105,84 +103,40 @@ impl LspClient {
         roots: &[&Path],
         offer_utf8: bool,
     ) -> (LspClient, Value) {
-        LspClient::start_command_announcing(program, arguments, roots, offer_utf8, json!({}))
+        let capabilities = announced_capabilities(offer_utf8, json!({}));
+        LspClient::start_command_announcing(program, arguments, roots, capabilities)
     }
 
     fn start_command_announcing(
         program: &str,
         arguments: &[&str],
         roots: &[&Path],
-        offer_utf8: bool,
         capabilities: Value,
     ) -> (LspClient, Value) {
         let runtime_dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(arguments)
             .env("XDG_RUNTIME_DIR", runtime_dir.path())
             .env(codegraph::contain::INJECT_PANIC, support::INJECTED_PANIC)
             .env(codegraph::world::work::SLOW_WORK, support::SLOW_QUERY)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("codegraph lsp starts");
-        let stdin = Arc::new(Mutex::new(child.stdin.take().unwrap()));
-        let stdout = child.stdout.take().unwrap();
-        let (sender, messages) = channel();
-        let replies = stdin.clone();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            while let Some(message) = read_message(&mut reader) {
-                // Server-to-client requests (progress tokens, registrations): accept them.
-                if message.get("method").is_some() && message.get("id").is_some() {
-                    let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
-                    write_message(&replies, &reply);
-                }
-                if sender.send(message).is_err() {
-                    return;
-                }
-            }
-        });
+            .stderr(Stdio::inherit());
+        let connection =
+            LspConnection::spawn(&mut command, Notifications::Keep).expect("codegraph lsp starts");
         let mut client = LspClient {
-            child,
+            connection,
             runtime_dir,
-            stdin,
-            messages,
-            stash: VecDeque::new(),
-            next_id: 0,
-            exited: false,
-        };
-        let encodings = if offer_utf8 {
-            json!(["utf-8", "utf-16"])
-        } else {
-            json!(["utf-16"])
         };
         let folders: Vec<Value> = roots
             .iter()
             .map(|root| json!({"uri": uri(root), "name": root.file_name().unwrap().to_string_lossy()}))
             .collect();
-        let mut announced = json!({
-            "general": {"positionEncodings": encodings},
-            "window": {"workDoneProgress": true},
-            "workspace": {
-                "workspaceFolders": true,
-                "didChangeWatchedFiles": {"dynamicRegistration": true}
-            }
-        });
-        for (key, value) in capabilities.as_object().into_iter().flatten() {
-            match (announced.get_mut(key), value) {
-                (Some(Value::Object(existing)), Value::Object(more)) => {
-                    existing.extend(more.clone());
-                }
-                _ => announced[key] = value.clone(),
-            }
-        }
         let initialize = client.request(
             "initialize",
             json!({
                 "processId": null,
                 "rootUri": null,
-                "capabilities": announced,
+                "capabilities": capabilities,
                 "workspaceFolders": folders,
             }),
         );
@@ -195,60 +149,33 @@ impl LspClient {
         self.runtime_dir.path()
     }
 
-    fn send(&self, message: Value) {
-        write_message(&self.stdin, &message);
-    }
-
     /// Writes bytes as they are, framing or not.
     fn send_raw(&self, bytes: &[u8]) {
-        let mut stdin = self.stdin.lock().unwrap();
-        stdin.write_all(bytes).expect("server reads");
-        stdin.flush().expect("server reads");
+        expect(self.connection.send_raw(bytes));
     }
 
     pub(crate) fn notify(&self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+        expect(self.connection.notify(method, params));
     }
 
     /// Sends a request without waiting for its answer; its id.
     pub(crate) fn send_request(&mut self, method: &str, params: Value) -> i64 {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        id
+        expect(self.connection.send_request(method, params))
     }
 
-    pub(crate) fn next_message(&mut self, deadline: Instant) -> Value {
-        match self
-            .messages
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        {
-            Ok(message) => message,
-            Err(RecvTimeoutError::Timeout) => panic!("no message from the server in time"),
-            Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output"),
-        }
+    /// Notifications and answers read while waiting for something else, oldest first.
+    pub(crate) fn stash(&mut self) -> &mut VecDeque<Value> {
+        &mut self.connection.stash
     }
 
+    /// The result of request `id`; the test fails on an error answer.
     fn response(&mut self, id: i64) -> Value {
-        result_of(self.response_message(id))
+        expect(self.connection.result(id, Instant::now() + TIMEOUT))
     }
 
     /// The whole response message (`result` or `error`) to request `id`.
     pub(crate) fn response_message(&mut self, id: i64) -> Value {
-        let position = self.stash.iter().position(|message| {
-            message.get("method").is_none() && message.get("id") == Some(&json!(id))
-        });
-        if let Some(position) = position {
-            return self.stash.remove(position).unwrap();
-        }
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let message = self.next_message(deadline);
-            if message.get("method").is_none() && message.get("id") == Some(&json!(id)) {
-                return message;
-            }
-            self.stash.push_back(message);
-        }
+        expect(self.connection.response(id, Instant::now() + TIMEOUT))
     }
 
     pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
@@ -264,44 +191,24 @@ impl LspClient {
 
     /// Waits for `count` `$/progress` ends (one per index run).
     fn wait_for_index_ends(&mut self, count: usize) {
-        let is_end = |message: &Value| {
-            message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end"
-        };
-        let mut seen = 0;
-        self.stash.retain(|message| {
-            if is_end(message) {
-                seen += 1;
-                false
-            } else {
-                true
-            }
-        });
         let deadline = Instant::now() + TIMEOUT;
-        while seen < count {
-            let message = self.next_message(deadline);
-            if is_end(&message) {
-                seen += 1;
-            } else {
-                self.stash.push_back(message);
-            }
+        for _ in 0..count {
+            expect(
+                self.connection
+                    .notification("$/progress", deadline, |params| {
+                        params["value"]["kind"] == "end"
+                    }),
+            );
         }
     }
 
     /// The next notification `method` whose params satisfy `wanted` (stashed ones first);
     /// the others are kept.
     pub(crate) fn notification(&mut self, method: &str, wanted: impl Fn(&Value) -> bool) -> Value {
-        let matches = |message: &Value| message["method"] == method && wanted(&message["params"]);
-        if let Some(position) = self.stash.iter().position(matches) {
-            return self.stash.remove(position).unwrap()["params"].clone();
-        }
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let message = self.next_message(deadline);
-            if matches(&message) {
-                return message["params"].clone();
-            }
-            self.stash.push_back(message);
-        }
+        expect(
+            self.connection
+                .notification(method, Instant::now() + TIMEOUT, wanted),
+        )
     }
 
     pub(crate) fn open(&mut self, path: &Path, text: &str) {
@@ -338,20 +245,14 @@ impl LspClient {
         let result = self.request("shutdown", Value::Null);
         assert_eq!(result, Value::Null);
         self.notify("exit", Value::Null);
-        self.exited = true;
-        exit_status(&mut self.child)
+        self.exit_status()
     }
-}
 
-/// The server's exit status, waited for (the test fails if it does not exit in time).
-fn exit_status(child: &mut std::process::Child) -> std::process::ExitStatus {
-    let deadline = Instant::now() + TIMEOUT;
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            return status;
-        }
-        assert!(Instant::now() < deadline, "the server did not exit");
-        std::thread::sleep(Duration::from_millis(20));
+    /// The server's exit status, waited for (the test fails if it does not exit in time).
+    fn exit_status(&mut self) -> std::process::ExitStatus {
+        self.connection
+            .exit_status(TIMEOUT)
+            .expect("the server exits")
     }
 }
 
@@ -363,8 +264,7 @@ fn exit_without_shutdown_exits_with_status_one() {
     std::fs::write(root.join("app.py"), "def app():\n    pass\n").unwrap();
     let (mut client, _) = LspClient::start(&[&root], false);
     client.notify("exit", Value::Null);
-    client.exited = true;
-    let status = exit_status(&mut client.child);
+    let status = client.exit_status();
     assert_eq!(status.code(), Some(1));
 }
 
@@ -379,8 +279,7 @@ fn exit_right_after_shutdown_exits_with_status_zero() {
     let (mut client, _) = LspClient::start(&[&root], false);
     client.send_request("shutdown", Value::Null);
     client.notify("exit", Value::Null);
-    client.exited = true;
-    let status = exit_status(&mut client.child);
+    let status = client.exit_status();
     assert_eq!(status.code(), Some(0));
 }
 
@@ -419,7 +318,7 @@ fn malformed_messages_are_answered_and_the_server_keeps_serving() {
     let symbols = client.request("workspace/symbol", json!({"query": "app"}));
     assert_eq!(symbols[0]["name"], "app", "{symbols}");
     let errors: Vec<(i64, String)> = client
-        .stash
+        .stash()
         .iter()
         .filter(|message| message.get("error").is_some())
         .map(|message| {
@@ -470,7 +369,7 @@ fn malformed_messages_are_answered_and_the_server_keeps_serving() {
     .collect();
     assert_eq!(errors, expected);
 
-    client.stash.clear();
+    client.stash().clear();
 
     // Lengths over the cap are answered and skipped without being read or allocated: the
     // reader finds its feet again at the next `Content-Length:` header, and the request there
@@ -483,7 +382,7 @@ fn malformed_messages_are_answered_and_the_server_keeps_serving() {
     let symbols = client.request("workspace/symbol", json!({"query": "app"}));
     assert_eq!(symbols[0]["name"], "app", "{symbols}");
     let errors: Vec<Value> = client
-        .stash
+        .stash()
         .iter()
         .filter(|message| message.get("error").is_some())
         .cloned()
@@ -501,26 +400,10 @@ fn malformed_messages_are_answered_and_the_server_keeps_serving() {
         ]
     );
     assert!(
-        client.child.try_wait().expect("wait").is_none(),
+        !client.connection.has_exited(),
         "the server is still running"
     );
     assert!(client.shutdown().success());
-}
-
-impl Drop for LspClient {
-    fn drop(&mut self) {
-        if !self.exited {
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
-    }
-}
-
-fn result_of(message: Value) -> Value {
-    if let Some(error) = message.get("error") {
-        panic!("request failed: {error}");
-    }
-    message["result"].clone()
 }
 
 /// (line, UTF-16 column) of the `nth` occurrence of `needle` in a file.
@@ -1374,19 +1257,8 @@ fn a_document_over_the_size_cap_is_refused_with_a_message_and_blocks_nothing() {
         "answered after {:?}",
         started.elapsed()
     );
-    let deadline = Instant::now() + TIMEOUT;
-    let message = loop {
-        if let Some(position) = client
-            .stash
-            .iter()
-            .position(|message| message["method"] == "window/showMessage")
-        {
-            break client.stash.remove(position).unwrap();
-        }
-        let message = client.next_message(deadline);
-        client.stash.push_back(message);
-    };
-    let text = message["params"]["message"].as_str().unwrap();
+    let message = client.notification("window/showMessage", |_| true);
+    let text = message["message"].as_str().unwrap();
     assert!(
         text.contains("big.py") && text.contains("over the 1048576-byte cap"),
         "{text}"

@@ -71,11 +71,11 @@ fn lsp_cheap_requests_are_answered_while_a_heavy_one_runs_and_a_cancelled_one_st
     // The heavy one is still running: nothing answered it.
     assert!(
         !client
-            .stash
+            .stash()
             .iter()
             .any(|message| message.get("id") == Some(&json!(slow))),
         "the slow query was answered: {:?}",
-        client.stash
+        client.stash()
     );
     assert_eq!(
         client.request("codegraph/status", Value::Null)["heavy_running"],

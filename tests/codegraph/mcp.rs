@@ -5,118 +5,17 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use codegraph::mcp::CodegraphMcp;
-use codegraph::world::{CacheLocation, World, WorldConfig};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientConfig, ErrorCode, GetPromptRequestParams,
-    ReadResourceRequestParams,
-};
-use rmcp::service::{RoleClient, RunningService, ServiceError};
-use rmcp::{ClientHandler, ServiceExt};
+use rmcp::model::{CallToolRequestParams, ErrorCode};
+use rmcp::service::ServiceError;
 use serde_json::{Value, json};
 
 use crate::cache::copy_tree;
 use crate::support::fixture;
+use crate::support::mcp::{McpSession, McpSetup, indexed_world};
 
-#[derive(Clone, Default)]
-struct TestClient;
-
-impl ClientHandler for TestClient {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::default()
-    }
-}
-
-struct Session {
-    client: RunningService<RoleClient, TestClient>,
-    /// Holds `repo/` (the workspace) and things outside it.
-    dir: tempfile::TempDir,
-}
-
-async fn start() -> Session {
-    let dir = tempfile::tempdir().unwrap();
-    let repo: PathBuf = dir.path().join("repo");
-    copy_tree(&fixture("python"), &repo);
-    let world = World::open(
-        &repo,
-        WorldConfig {
-            cache: CacheLocation::Disabled,
-            ..WorldConfig::default()
-        },
-    )
-    .unwrap();
-    world.index(false, &|_, _| {});
-    let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    let server = CodegraphMcp::new(Arc::new(world));
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client = TestClient.serve(client_side).await.unwrap();
-    Session { client, dir }
-}
-
-impl Session {
-    async fn call(&self, tool: &str, arguments: Value) -> CallToolResult {
-        self.client
-            .call_tool(
-                CallToolRequestParams::new(tool.to_string())
-                    .with_arguments(arguments.as_object().unwrap().clone()),
-            )
-            .await
-            .unwrap()
-    }
-
-    /// A successful call's structured content.
-    async fn ok(&self, tool: &str, arguments: Value) -> Value {
-        let result = self.call(tool, arguments).await;
-        assert_ne!(result.is_error, Some(true), "{tool} failed: {result:?}");
-        result.structured_content.expect("structured content")
-    }
-
-    /// A failed call's text, parsed as the JSON object it is.
-    async fn error(&self, tool: &str, arguments: Value) -> Value {
-        let result = self.call(tool, arguments).await;
-        assert_eq!(
-            result.is_error,
-            Some(true),
-            "{tool} should fail: {result:?}"
-        );
-        let text = &result.content[0].as_text().expect("text").text;
-        serde_json::from_str(text).expect("error text is JSON")
-    }
-
-    async fn read(&self, uri: &str) -> Result<Value, ServiceError> {
-        let result = self
-            .client
-            .read_resource(ReadResourceRequestParams::new(uri))
-            .await?;
-        let contents = serde_json::to_value(&result.contents).unwrap();
-        Ok(contents[0].clone())
-    }
-
-    async fn prompt(&self, name: &str, arguments: Value) -> String {
-        let result = self
-            .client
-            .get_prompt(
-                GetPromptRequestParams::new(name)
-                    .with_arguments(arguments.as_object().unwrap().clone()),
-            )
-            .await
-            .unwrap();
-        serde_json::to_value(&result.messages)
-            .unwrap()
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|message| {
-                message["content"]["text"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string()
-            })
-            .collect()
-    }
+/// A session on a temp copy of fixtures/python.
+async fn start() -> McpSession {
+    McpSetup::copy_of("python").start().await
 }
 
 fn ids(list: &Value) -> Vec<String> {
@@ -130,7 +29,7 @@ fn ids(list: &Value) -> Vec<String> {
 const AUTHENTICATE: &str = "shop/auth/service.py::AuthService.authenticate";
 const AUTHENTICATOR: &str = "shop/auth/service.py::Authenticator";
 
-fn authenticate_source(session: &Session) -> String {
+fn authenticate_source(session: &McpSession) -> String {
     let text =
         std::fs::read_to_string(session.dir.path().join("repo/shop/auth/service.py")).unwrap();
     let class = text.find("class AuthService").unwrap();
@@ -721,45 +620,15 @@ async fn forgiving_precise_arguments_and_tool_annotations() {
 /// reads differently from "none").
 #[tokio::test]
 async fn callers_and_callees_say_what_they_rest_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    copy_tree(&fixture("python"), &repo);
-    let extra = repo.join("shop/extra");
-    std::fs::create_dir_all(&extra).unwrap();
-    std::fs::write(
-        extra.join("a.py"),
-        "class A:\n    def process(self):\n        pass\n",
-    )
-    .unwrap();
-    std::fs::write(
-        extra.join("b.py"),
-        "class B:\n    def process(self):\n        pass\n",
-    )
-    .unwrap();
-    let run = "def run(thing):\n    thing.process()\n";
-    std::fs::write(extra.join("run.py"), run).unwrap();
-    let world = Arc::new(
-        World::open(
-            &repo,
-            WorldConfig {
-                cache: CacheLocation::Disabled,
-                ..WorldConfig::default()
-            },
-        )
-        .unwrap(),
-    );
-    world.index(false, &|_, _| {});
-    let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    let server = CodegraphMcp::new(world.clone());
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let session = Session {
-        client: TestClient.serve(client_side).await.unwrap(),
-        dir,
-    };
+    let files = [
+        ("a.py", "class A:\n    def process(self):\n        pass\n"),
+        ("b.py", "class B:\n    def process(self):\n        pass\n"),
+        ("run.py", "def run(thing):\n    thing.process()\n"),
+    ];
+    let session = McpSetup::copy_of("python")
+        .files(files.map(|(name, text)| (format!("shop/extra/{name}"), text.to_string())))
+        .start()
+        .await;
 
     let callers = session
         .ok(
@@ -795,7 +664,7 @@ async fn callers_and_callees_say_what_they_rest_on() {
     assert_eq!(callees["provenance"]["possible"][0]["name"], "process");
 
     // An unsaved edit in the editor: `run` now builds an A, so the call is proven.
-    world.open_buffer(
+    session.world.open_buffer(
         "shop/extra/run.py",
         1,
         "from shop.extra.a import A\n\ndef run(thing):\n    A().process()\n".to_string(),
@@ -876,15 +745,7 @@ async fn an_absolute_form_target_must_name_an_allowed_host() {
     let dir = tempfile::tempdir().unwrap();
     let repo: PathBuf = dir.path().join("repo");
     copy_tree(&fixture("python"), &repo);
-    let world = World::open(
-        &repo,
-        WorldConfig {
-            cache: CacheLocation::Disabled,
-            ..WorldConfig::default()
-        },
-    )
-    .unwrap();
-    world.index(false, &|_, _| {});
+    let world = indexed_world(&repo);
     let options = HttpOptions {
         host: std::net::Ipv4Addr::LOCALHOST.into(),
         port: 0,

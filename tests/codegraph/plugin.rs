@@ -6,12 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use codegraph::lang::LANGUAGES;
-use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
-use crate::attach::TestClient;
+use crate::attach::connect;
 use crate::cache::copy_tree;
 use crate::lsp::{LspClient, uri};
 use crate::support;
@@ -213,24 +211,14 @@ fn the_manifest_commands_start_and_answer() {
             .args(arguments)
             .current_dir(&repo)
             .env("XDG_RUNTIME_DIR", directory.path());
-        let client = TestClient
-            .serve(TokioChildProcess::new(command).unwrap())
-            .await
-            .expect("MCP handshake");
+        let client = connect(TokioChildProcess::new(command).unwrap()).await;
         assert_eq!(client.list_all_tools().await.unwrap().len(), 15);
         let answer = client
-            .call_tool(
-                CallToolRequestParams::new("find_callers").with_arguments(
-                    json!({"entity_id": "shop/util/math.py::factorial"})
-                        .as_object()
-                        .unwrap()
-                        .clone(),
-                ),
+            .ok(
+                "find_callers",
+                json!({"entity_id": "shop/util/math.py::factorial"}),
             )
-            .await
-            .unwrap()
-            .structured_content
-            .unwrap();
+            .await;
         let mut ids: Vec<&str> = answer["callers"]
             .as_array()
             .unwrap()

@@ -3,131 +3,38 @@
 //! that are never written), the resource `codegraph://rules` and its notifications, the prompt
 //! `place_shared_module`.
 
-use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
-use codegraph::mcp::CodegraphMcp;
-use codegraph::world::{CacheLocation, World, WorldConfig};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientConfig, GetPromptRequestParams,
-    ReadResourceRequestParams, ResourceUpdatedNotificationParam, SubscribeRequestParams,
-};
-use rmcp::service::{NotificationContext, RoleClient, RunningService};
-use rmcp::{ClientHandler, ServiceExt};
+use rmcp::model::{GetPromptRequestParams, SubscribeRequestParams};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
-use crate::cache::copy_tree;
-use crate::support::fixture;
+use crate::support::mcp::{McpSession, McpSetup};
 
-#[derive(Clone)]
-struct Listener {
-    updated: mpsc::UnboundedSender<String>,
+async fn start() -> McpSession {
+    McpSetup::copy_of("architecture").start().await
 }
 
-impl ClientHandler for Listener {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::default()
-    }
-
-    async fn on_resource_updated(
-        &self,
-        params: ResourceUpdatedNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let _ = self.updated.send(params.uri);
-    }
+/// `check_architecture` and the rules resource, as these tests call them.
+trait Architecture {
+    /// A successful check's structured answer.
+    async fn check(&self, arguments: Value) -> Value;
+    /// A refused check's error object.
+    async fn refused(&self, arguments: Value) -> Value;
+    /// The `codegraph://rules` resource, parsed.
+    async fn rules(&self) -> Value;
 }
 
-struct Session {
-    world: Arc<World>,
-    client: RunningService<RoleClient, Listener>,
-    updated: mpsc::UnboundedReceiver<String>,
-    repo: PathBuf,
-    _directory: tempfile::TempDir,
-}
-
-async fn start() -> Session {
-    let directory = tempfile::tempdir().unwrap();
-    let repo = directory.path().join("repo");
-    std::fs::create_dir(&repo).unwrap();
-    copy_tree(&fixture("architecture"), &repo);
-    let world = World::open(
-        &repo,
-        WorldConfig {
-            cache: CacheLocation::Disabled,
-            ..WorldConfig::default()
-        },
-    )
-    .unwrap();
-    world.index(false, &|_, _| {});
-    let world = Arc::new(world);
-    let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    let server = CodegraphMcp::new(world.clone()).session();
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let (sender, updated) = mpsc::unbounded_channel();
-    let client = Listener { updated: sender }
-        .serve(client_side)
-        .await
-        .unwrap();
-    Session {
-        world,
-        client,
-        updated,
-        repo,
-        _directory: directory,
-    }
-}
-
-impl Session {
-    async fn call(&self, arguments: Value) -> CallToolResult {
-        self.client
-            .call_tool(
-                CallToolRequestParams::new("check_architecture")
-                    .with_arguments(arguments.as_object().unwrap().clone()),
-            )
-            .await
-            .unwrap()
-    }
-
+impl Architecture for McpSession {
     async fn check(&self, arguments: Value) -> Value {
-        let result = self.call(arguments).await;
-        assert_ne!(result.is_error, Some(true), "{result:?}");
-        result.structured_content.expect("structured content")
+        self.ok("check_architecture", arguments).await
     }
 
     async fn refused(&self, arguments: Value) -> Value {
-        let result = self.call(arguments).await;
-        assert_eq!(result.is_error, Some(true), "{result:?}");
-        serde_json::from_str(&result.content[0].as_text().expect("text").text).unwrap()
+        self.error("check_architecture", arguments).await
     }
 
     async fn rules(&self) -> Value {
-        let result = self
-            .client
-            .read_resource(ReadResourceRequestParams::new("codegraph://rules"))
-            .await
-            .unwrap();
-        let contents = serde_json::to_value(&result.contents).unwrap();
-        serde_json::from_str(contents[0]["text"].as_str().unwrap()).unwrap()
-    }
-
-    /// The URIs notified within `wait` (then until quiet), sorted and deduplicated.
-    async fn notified(&mut self, wait: Duration) -> Vec<String> {
-        let mut seen = Vec::new();
-        let mut wait = wait;
-        while let Ok(Some(uri)) = tokio::time::timeout(wait, self.updated.recv()).await {
-            seen.push(uri);
-            wait = Duration::from_millis(500);
-        }
-        seen.sort();
-        seen.dedup();
-        seen
+        serde_json::from_str(&self.read_text("codegraph://rules").await).unwrap()
     }
 }
 
@@ -329,7 +236,7 @@ async fn the_rules_resource_reports_drift_and_notifies_when_violations_change() 
         .world
         .open_buffer("ts/src/shared/format.ts", 1, format!("{text}// money\n"));
     assert_eq!(
-        session.notified(Duration::from_secs(2)).await,
+        session.updated(Duration::from_secs(2)).await,
         Vec::<String>::new()
     );
     // An unsaved import of axios in shared code: the violations change.
@@ -339,7 +246,7 @@ async fn the_rules_resource_reports_drift_and_notifies_when_violations_change() 
         format!("import axios from \"axios\";\n{text}"),
     );
     assert_eq!(
-        session.notified(Duration::from_secs(20)).await,
+        session.updated(Duration::from_secs(20)).await,
         ["codegraph://rules"]
     );
     let rules = session.rules().await;

@@ -7,13 +7,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::TokioChildProcess;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 
-use crate::attach::{Client, TestClient, callers};
+use crate::attach::{Client, callers, connect};
 use crate::cache::copy_tree;
 use crate::support;
 
@@ -52,10 +51,7 @@ async fn mcp_only_follows_changes_on_disk() {
         .args(["--mcp-only", "--no-cache", "--repo"])
         .arg(&repo)
         .env("XDG_RUNTIME_DIR", &runtime_dir);
-    let client = TestClient
-        .serve(TokioChildProcess::new(command).unwrap())
-        .await
-        .unwrap();
+    let client = connect(TokioChildProcess::new(command).unwrap()).await;
     assert_eq!(
         callers(&client, FACTORIAL).await,
         ["shop/app/main.py::main", "shop/util/math.py::factorial"]
@@ -209,7 +205,7 @@ async fn streamable_http_with_tokens_and_rebinding_protection() {
         StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", server.base))
             .auth_header(token.clone()),
     );
-    let client = TestClient.serve(transport).await.unwrap();
+    let client = connect(transport).await;
     assert_eq!(
         callers(&client, FACTORIAL).await,
         ["shop/app/main.py::main", "shop/util/math.py::factorial"]
@@ -508,14 +504,10 @@ async fn shell_over_http_needs_the_shell_scoped_token() {
                 reqwest::Client::new(),
                 StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
             );
-            let client = TestClient.serve(transport).await.unwrap();
+            let client = connect(transport).await;
             let result = client
-                .call_tool(
-                    rmcp::model::CallToolRequestParams::new("execute_shell_command")
-                        .with_arguments(json!({"command": "echo hi"}).as_object().unwrap().clone()),
-                )
-                .await
-                .unwrap();
+                .call("execute_shell_command", json!({"command": "echo hi"}))
+                .await;
             client.cancel().await.unwrap();
             result
         }
@@ -667,7 +659,7 @@ async fn the_watcher_survives_an_unreadable_directory_and_a_symlink_loop() {
             .unwrap();
         text
     });
-    let client = TestClient.serve(transport).await.unwrap();
+    let client = connect(transport).await;
     assert_eq!(
         callers(&client, FACTORIAL).await,
         ["shop/app/main.py::main", FACTORIAL]

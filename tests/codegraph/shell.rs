@@ -3,20 +3,17 @@
 //! what left the group (`setsid`) when the command ends, times out or is cancelled, and the
 //! output cap.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use codegraph::mcp::CodegraphMcp;
 use codegraph::mcp::shell::ShellPolicy;
-use codegraph::world::{CacheLocation, World, WorldConfig};
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 
-use crate::attach::{Client, TestClient, mcp_child};
+use crate::attach::{Client, mcp_child};
 use crate::cache::copy_tree;
 use crate::lsp::LspClient;
 use crate::support;
+use crate::support::mcp::McpSetup;
 
 /// The real binary, as the server's command line uses it.
 fn supervisor() -> Option<std::path::PathBuf> {
@@ -31,61 +28,27 @@ async fn start_with(
     programs: &[&str],
     supervisor: Option<std::path::PathBuf>,
 ) -> (Client, tempfile::TempDir, std::path::PathBuf) {
-    let directory = tempfile::tempdir().unwrap();
-    let repo = directory.path().join("repo");
-    std::fs::create_dir(&repo).unwrap();
-    copy_tree(&support::fixture("python"), &repo);
-    let repo = repo.canonicalize().unwrap();
-    let world = World::open(
-        &repo,
-        WorldConfig {
-            cache: CacheLocation::Disabled,
-            ..WorldConfig::default()
-        },
-    )
-    .unwrap();
-    world.index(false, &|_, _| {});
-    let server = CodegraphMcp::new(Arc::new(world)).with_shell(ShellPolicy {
-        programs: programs.iter().map(|program| program.to_string()).collect(),
-        supervisor,
-    });
-    let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    (
-        TestClient.serve(client_side).await.unwrap(),
-        directory,
-        repo,
-    )
+    let programs: Vec<String> = programs.iter().map(|program| program.to_string()).collect();
+    let session = McpSetup::copy_of("python")
+        .server(move |server| {
+            server.with_shell(ShellPolicy {
+                programs,
+                supervisor,
+            })
+        })
+        .start()
+        .await;
+    (session.client, session.dir, session.repo)
 }
 
-async fn call(client: &Client, arguments: Value) -> CallToolResult {
-    client
-        .call_tool(
-            CallToolRequestParams::new("execute_shell_command")
-                .with_arguments(arguments.as_object().unwrap().clone()),
-        )
-        .await
-        .unwrap()
-}
-
+/// A refused command's error object.
 async fn refused(client: &Client, arguments: Value) -> Value {
-    let result = call(client, arguments.clone()).await;
-    assert_eq!(result.is_error, Some(true), "{arguments} ran: {result:?}");
-    serde_json::from_str(&result.content[0].as_text().unwrap().text).unwrap()
+    client.error("execute_shell_command", arguments).await
 }
 
+/// An allowed command's structured answer.
 async fn ran(client: &Client, arguments: Value) -> Value {
-    let result = call(client, arguments.clone()).await;
-    assert_ne!(
-        result.is_error,
-        Some(true),
-        "{arguments} failed: {result:?}"
-    );
-    result.structured_content.unwrap()
+    client.ok("execute_shell_command", arguments).await
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -3,94 +3,32 @@
 //! takes through `World::open_buffer` / `edit_buffer`) and from a change on disk (the file watcher
 //! of the headless server).
 
-use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
-use codegraph::mcp::CodegraphMcp;
 use codegraph::world::buffer::{ColumnEncoding, TextEdit};
-use codegraph::world::{CacheLocation, World, WorldConfig};
-use rmcp::model::{
-    ClientConfig, ErrorCode, ResourceUpdatedNotificationParam, SubscribeRequestParams,
-    UnsubscribeRequestParams,
-};
-use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
-use rmcp::{ClientHandler, ServiceExt};
-use tokio::sync::mpsc;
+use rmcp::model::{ErrorCode, SubscribeRequestParams, UnsubscribeRequestParams};
+use rmcp::service::ServiceError;
 
-use crate::cache::copy_tree;
-use crate::support::fixture;
+use crate::support::mcp::{McpSession, McpSetup};
 
 const STATS: &str = "codegraph://stats";
 const MATH: &str = "codegraph://files/shop/util/math.py";
 const MODELS: &str = "codegraph://files/shop/models.py";
 const FACTORIAL: &str = "codegraph://entities/shop/util/math.py::factorial";
 
-/// Forwards every `notifications/resources/updated` to the test.
-#[derive(Clone)]
-struct Listener {
-    updated: mpsc::UnboundedSender<String>,
+async fn start() -> McpSession {
+    McpSetup::copy_of("python").start().await
 }
 
-impl ClientHandler for Listener {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::default()
-    }
-
-    async fn on_resource_updated(
-        &self,
-        params: ResourceUpdatedNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let _ = self.updated.send(params.uri);
-    }
+/// `resources/subscribe` and `resources/unsubscribe`, as these tests call them.
+trait Subscriptions {
+    async fn subscribe(&self, uri: &str) -> Result<(), ServiceError>;
+    async fn unsubscribe(&self, uri: &str);
+    /// The URIs notified (the first may take a while on a loaded machine), sorted, each once.
+    async fn notified(&mut self) -> Vec<String>;
 }
 
-struct Session {
-    world: Arc<World>,
-    client: RunningService<RoleClient, Listener>,
-    updated: mpsc::UnboundedReceiver<String>,
-    repo: PathBuf,
-    _directory: tempfile::TempDir,
-}
-
-async fn start() -> Session {
-    let directory = tempfile::tempdir().unwrap();
-    let repo = directory.path().join("repo");
-    std::fs::create_dir(&repo).unwrap();
-    copy_tree(&fixture("python"), &repo);
-    let world = World::open(
-        &repo,
-        WorldConfig {
-            cache: CacheLocation::Disabled,
-            ..WorldConfig::default()
-        },
-    )
-    .unwrap();
-    world.index(false, &|_, _| {});
-    let world = Arc::new(world);
-    let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    let server = CodegraphMcp::new(world.clone()).session();
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let (sender, updated) = mpsc::unbounded_channel();
-    let client = Listener { updated: sender }
-        .serve(client_side)
-        .await
-        .unwrap();
-    Session {
-        world,
-        client,
-        updated,
-        repo: repo.canonicalize().unwrap(),
-        _directory: directory,
-    }
-}
-
-impl Session {
+impl Subscriptions for McpSession {
     #[allow(deprecated)]
     async fn subscribe(&self, uri: &str) -> Result<(), ServiceError> {
         self.client
@@ -107,18 +45,8 @@ impl Session {
             .unwrap();
     }
 
-    /// The URIs notified until nothing more comes for a while, sorted and deduplicated.
     async fn notified(&mut self) -> Vec<String> {
-        let mut seen = Vec::new();
-        // The first notification may take a while on a loaded machine; later ones follow at once.
-        let mut wait = Duration::from_secs(20);
-        while let Ok(Some(uri)) = tokio::time::timeout(wait, self.updated.recv()).await {
-            seen.push(uri);
-            wait = Duration::from_millis(500);
-        }
-        seen.sort();
-        seen.dedup();
-        seen
+        self.updated(Duration::from_secs(20)).await
     }
 }
 

@@ -1,4 +1,8 @@
-//! Shared helpers: loading fixtures into a graph, reading expectations.
+//! Shared helpers: loading fixtures into a graph, reading expectations; the MCP door in process
+//! (`support/mcp.rs`) and language-server answers written as text (`support/render.rs`).
+
+pub mod mcp;
+pub mod render;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -5,110 +5,37 @@
 //! JSON text instead of structured content.
 
 use std::path::Path;
-use std::sync::Arc;
 
-use codegraph::mcp::CodegraphMcp;
 use codegraph::mcp::shell::ShellPolicy;
-use codegraph::world::{CacheLocation, World, WorldConfig};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientConfig, ProtocolVersion,
-    ReadResourceRequestParams, ResourceContents, Tool,
-};
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::{ClientHandler, ServiceExt};
+use rmcp::model::{ClientConfig, ProtocolVersion, Tool};
 use serde_json::{Value, json};
 
 use crate::cache::copy_tree;
 use crate::support::fixture;
+use crate::support::mcp::{McpSession, McpSetup};
 
-#[derive(Clone)]
-struct TestClient(ClientConfig);
-
-impl ClientHandler for TestClient {
-    fn get_info(&self) -> ClientConfig {
-        self.0.clone()
-    }
-}
-
-struct Session {
-    client: RunningService<RoleClient, TestClient>,
-    world: Arc<World>,
-    dir: tempfile::TempDir,
-}
-
-/// A temp copy of fixtures/python plus `extra` files, indexed, served to a client that speaks
-/// `version` (`None`: rmcp's default).
-async fn start(extra: &[(&str, String)], version: Option<ProtocolVersion>) -> Session {
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    std::fs::create_dir(&repo).unwrap();
-    copy_tree(&fixture("python"), &repo);
-    for (path, text) in extra {
-        let path = repo.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    let world = Arc::new(
-        World::open(
-            &repo,
-            WorldConfig {
-                cache: CacheLocation::Disabled,
-                ..WorldConfig::default()
-            },
-        )
-        .unwrap(),
-    );
-    world.index(false, &|_, _| {});
-    let server = CodegraphMcp::new(world.clone()).with_shell(ShellPolicy {
-        programs: vec!["echo".to_string()],
-        supervisor: Some(env!("CARGO_BIN_EXE_codegraph").into()),
-    });
-    let (server_side, client_side) = tokio::io::duplex(1 << 22);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
+/// A temp copy of fixtures/python plus `extra` files, indexed, served (with `echo` allowed to
+/// the shell tool) to a client that speaks `version` (`None`: rmcp's default).
+async fn start(extra: &[(&str, String)], version: Option<ProtocolVersion>) -> McpSession {
     let mut config = ClientConfig::default();
     if let Some(version) = version {
         config = config.with_protocol_version(version);
     }
-    let client = TestClient(config).serve(client_side).await.unwrap();
-    Session { client, world, dir }
-}
-
-impl Session {
-    fn repo(&self) -> std::path::PathBuf {
-        self.dir.path().join("repo")
-    }
-
-    async fn call(&self, tool: &str, arguments: Value) -> CallToolResult {
-        self.client
-            .call_tool(
-                CallToolRequestParams::new(tool.to_string())
-                    .with_arguments(arguments.as_object().unwrap().clone()),
-            )
-            .await
-            .unwrap()
-    }
-
-    async fn ok(&self, tool: &str, arguments: Value) -> Value {
-        let result = self.call(tool, arguments).await;
-        assert_ne!(result.is_error, Some(true), "{tool} failed: {result:?}");
-        result.structured_content.expect("structured content")
-    }
-
-    async fn read(&self, uri: &str) -> String {
-        let result = self
-            .client
-            .read_resource(ReadResourceRequestParams::new(uri))
-            .await
-            .unwrap();
-        match &result.contents[0] {
-            ResourceContents::TextResourceContents { text, .. } => text.clone(),
-            other => panic!("{other:?}"),
-        }
-    }
+    McpSetup::copy_of("python")
+        .files(
+            extra
+                .iter()
+                .map(|(path, text)| (path.to_string(), text.clone())),
+        )
+        .server(|server| {
+            server.with_shell(ShellPolicy {
+                programs: vec!["echo".to_string()],
+                supervisor: Some(env!("CARGO_BIN_EXE_codegraph").into()),
+            })
+        })
+        .client(config)
+        .start()
+        .await
 }
 
 const AUTHENTICATE: &str = "shop/auth/service.py::AuthService.authenticate";
@@ -280,7 +207,7 @@ async fn every_tool_answers_with_the_stamp_in_the_shape_its_output_schema_declar
         "[[forbid]]\nname = \"util-is-a-leaf\"\nfrom = \"shop/util/**\"\nto = \"shop/auth/**\"\n";
     let session = start(&[(".codegraph/rules.toml", rules.to_string())], None).await;
     // An edit in the editor, not saved: every answer that reads the file says so.
-    let service = session.repo().join(SERVICE);
+    let service = session.repo.join(SERVICE);
     let on_disk = std::fs::read_to_string(&service).unwrap();
     session.world.open_buffer(
         SERVICE,
@@ -341,7 +268,7 @@ async fn every_tool_answers_with_the_stamp_in_the_shape_its_output_schema_declar
 #[tokio::test]
 async fn a_change_on_disk_since_indexing_makes_the_answer_stale_until_a_reindex() {
     let session = start(&[], None).await;
-    let math = session.repo().join("shop/util/math.py");
+    let math = session.repo.join("shop/util/math.py");
     let text = std::fs::read_to_string(&math).unwrap();
     std::fs::write(
         &math,
@@ -506,9 +433,11 @@ async fn a_large_body_comes_back_as_a_link_unless_asked_for() {
         .as_resource_link()
         .expect("a resource link");
     assert_eq!(link.uri, uri);
-    assert_eq!(session.read(uri).await, body);
+    assert_eq!(session.read_text(uri).await, body);
     assert_eq!(
-        session.read("codegraph://files/shop/long.py#L2-L3").await,
+        session
+            .read_text("codegraph://files/shop/long.py#L2-L3")
+            .await,
         "    total = 0\n    total += 0\n"
     );
     let full = session
@@ -530,7 +459,7 @@ async fn a_large_body_comes_back_as_a_link_unless_asked_for() {
         "codegraph://files/shop/big.py#L1001-L2500"
     );
     let rest = session
-        .read("codegraph://files/shop/big.py#L1001-L2500")
+        .read_text("codegraph://files/shop/big.py#L1001-L2500")
         .await;
     assert!(rest.starts_with("# line 1001\n") && rest.ends_with("# line 2500\n"));
     let asked = session

@@ -274,9 +274,9 @@ impl LspConnection {
         }
     }
 
-    /// Whether the server process is still running.
-    pub fn is_running(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
+    /// Whether the server process has exited (and been reaped).
+    pub fn has_exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
     }
 
     /// `shutdown` (answered within `timeout`, or not), `exit`, and the exit status once the
@@ -291,7 +291,7 @@ impl LspConnection {
 
 impl Drop for LspConnection {
     fn drop(&mut self) {
-        if self.is_running() {
+        if !self.has_exited() {
             let _ = self.child.kill();
         }
         let _ = self.child.wait();

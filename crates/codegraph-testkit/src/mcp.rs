@@ -11,7 +11,8 @@ use rmcp::model::{
     ReadResourceRequestParams, ResourceContents, ResourceUpdatedNotificationParam,
 };
 use rmcp::service::{
-    ClientInitializeError, NotificationContext, RoleClient, RunningService, ServiceError,
+    ClientInitializeError, NotificationContext, QuitReason, RoleClient, RunningService,
+    ServiceError,
 };
 use rmcp::transport::IntoTransport;
 use rmcp::{ClientHandler, ServiceExt};
@@ -74,9 +75,9 @@ impl McpClient {
         Ok(McpClient { service, updated })
     }
 
-    /// Ends the session.
-    pub async fn close(self) {
-        let _ = self.service.cancel().await;
+    /// Ends the session (rmcp's `cancel`, which takes the service by value).
+    pub async fn cancel(self) -> Result<QuitReason, tokio::task::JoinError> {
+        self.service.cancel().await
     }
 
     /// Calls `tool` with `arguments` (a JSON object).
