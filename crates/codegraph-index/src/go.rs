@@ -4,7 +4,8 @@
 use codegraph_model::Name;
 use tree_sitter::Node;
 
-use super::{BindingKind, node_text, receiver_text, value_type};
+use crate::BindingKind;
+use crate::text::{node_text, receiver_text, value_type};
 
 /// The bindings of `v` in `switch v := x.(type) { ... }`, one per case, each with the case
 /// clause as its region: in a case of one type, `v` has that type (`case *Square:`); in a case

@@ -1,6 +1,6 @@
 //! What extraction needs to know of JavaScript and TypeScript syntax beyond the queries: whose
-//! member a function of an object literal is, and which parameters bind nothing (those of
-//! signatures without a body).
+//! member a function of an object literal is, which parameters bind nothing (those of
+//! signatures without a body), and where a callback's untyped parameter sits.
 //!
 //! `const traps = { get() {}, has() {} }` defines `traps.get` and `traps.has`: members of the
 //! object, not names in scope (a bare `has()` next to them calls whatever `has` is imported),
@@ -13,6 +13,8 @@
 
 use codegraph_model::Name;
 use tree_sitter::Node;
+
+use crate::text::{MAX_RECEIVER, node_text, receiver_text};
 
 /// Who holds a function defined in an object literal.
 pub(super) struct ObjectOwner {
@@ -188,15 +190,58 @@ fn is_identifier(text: &str) -> bool {
             .all(|character| character.is_alphanumeric() || character == '_' || character == '$')
 }
 
-/// A TypeScript union type's alternatives that name a type, each as [`super::value_type`]
+/// A TypeScript union type's alternatives that name a type, each as [`crate::text::value_type`]
 /// reads it, joined by ` | ` (`Subject<T> | null` → `Subject`, `IObservableValue<any> |
 /// IComputedValue<any>` → `IObservableValue | IComputedValue`).
 pub(super) fn union_alternatives(text: &str) -> Name {
-    let alternatives: Vec<Name> = super::top_level_split(text, '|')
+    let alternatives: Vec<Name> = crate::text::top_level_split(text, '|')
         .map(str::trim)
         .filter(|alternative| !matches!(*alternative, "null" | "undefined" | "void" | ""))
-        .map(super::value_type)
+        .map(crate::text::value_type)
         .filter(|alternative| !alternative.is_empty())
         .collect();
     Name::new(alternatives.join(" | "))
+}
+
+/// Where a callback's untyped parameter sits (`operate((source, subscriber) => ...)`): the
+/// callee's text (`new C` for a constructor), the callback's argument position and the
+/// parameter's position, as `callee\u{1}argument\u{1}parameter` for resolution to read the
+/// callee's declared parameter type.
+pub(super) fn callback_site(function: Node, name: Node, text: &str) -> Option<Name> {
+    let position = |parent: Node, child: Node| {
+        let mut cursor = parent.walk();
+        parent
+            .named_children(&mut cursor)
+            .filter(|node| node.kind() != "comment")
+            .position(|node| node.id() == child.id())
+    };
+    let arguments = function.parent()?;
+    if arguments.kind() != "arguments" {
+        return None;
+    }
+    let argument = position(arguments, function)?;
+    let call = arguments.parent()?;
+    let callee = match call.kind() {
+        "call_expression" => receiver_text(node_text(call.child_by_field_name("function")?, text)),
+        "new_expression" => Name::new(format!(
+            "new {}",
+            receiver_text(node_text(call.child_by_field_name("constructor")?, text))
+        )),
+        _ => return None,
+    };
+    let parameter = if function
+        .child_by_field_name("parameter")
+        .is_some_and(|parameter| parameter.id() == name.id())
+    {
+        0
+    } else {
+        let parameters = function.child_by_field_name("parameters")?;
+        // The parameter that holds `name` (walking down: `parent` walks down from the root).
+        let node = parameters
+            .child_with_descendant(name)
+            .filter(|node| node.id() != parameters.id())?;
+        position(parameters, node)?
+    };
+    (!callee.is_empty() && callee.len() < MAX_RECEIVER)
+        .then(|| Name::new(format!("{callee}\u{1}{argument}\u{1}{parameter}")))
 }

@@ -56,7 +56,8 @@ pub(super) fn token_tree_call(name: Node<'_>, text: &str, macro_rules: bool) -> 
         "fn" | "struct" | "enum" | "trait" | "mod" | "macro_rules!" | "$" => None,
         "." => {
             let start = chain_start(before)?;
-            let receiver = super::receiver_text(text.get(start.start_byte()..before.start_byte())?);
+            let receiver =
+                crate::text::receiver_text(text.get(start.start_byte()..before.start_byte())?);
             (!receiver.is_empty()).then_some(TokenCall {
                 receiver: Some(receiver),
                 path: false,
@@ -83,7 +84,8 @@ pub(super) fn token_tree_call(name: Node<'_>, text: &str, macro_rules: bool) -> 
             if start.id() == before.id() {
                 return None;
             }
-            let receiver = super::receiver_text(text.get(start.start_byte()..before.start_byte())?);
+            let receiver =
+                crate::text::receiver_text(text.get(start.start_byte()..before.start_byte())?);
             Some(TokenCall {
                 receiver: Some(receiver),
                 path: true,
@@ -170,14 +172,17 @@ pub(super) fn macro_function(
     let signature = head.split_whitespace().collect::<Vec<_>>().join(" ");
     Some(MacroFunction {
         span: Span::new(keyword.start_byte() as u32, body.end_byte() as u32),
-        signature: signature.chars().take(super::MAX_SIGNATURE).collect(),
+        signature: signature
+            .chars()
+            .take(crate::definition::MAX_SIGNATURE)
+            .collect(),
     })
 }
 
 /// The methods of the `impl` block whose header holds `span` (a type parameter's bound), when
 /// it is in one: the definitions directly in `scope` that the block contains.
 pub(super) fn impl_methods(
-    impls: &[super::RawImpl],
+    impls: &[crate::captures::RawImpl],
     defs: &[super::Def],
     scope: Option<u32>,
     span: codegraph_model::Span,
@@ -205,7 +210,7 @@ pub(super) fn struct_pattern_site(path: Node<'_>, name: Node<'_>, text: &str) ->
         field = field.parent()?;
     }
     let field_name = field.child_by_field_name("name")?;
-    let path = super::receiver_text(text.get(path.byte_range())?);
+    let path = crate::text::receiver_text(text.get(path.byte_range())?);
     let field_name = text.get(field_name.byte_range())?;
     Some(Name::new(format!("{path}{{{field_name}}}")))
 }
@@ -244,7 +249,7 @@ const WRAPPERS: &[&str] = &[
     "Option", "Result", "Box", "Rc", "Arc", "RefCell", "Cell", "Mutex", "RwLock", "Cow",
 ];
 
-/// A Rust type as written, for resolution: [`super::value_type`]'s normal form, except that a
+/// A Rust type as written, for resolution: [`crate::text::value_type`]'s normal form, except that a
 /// collection keeps its element (`&[ClassRange]`, `Option<Vec<Foo>>`, `impl Iterator<Item =
 /// &Foo>` → `Vec<Foo>`), which indexing, `for` loops and closures' parameters read.
 pub(super) fn declared_type(text: &str) -> Name {
@@ -260,7 +265,7 @@ pub(super) fn declared_type(text: &str) -> Name {
                 Name::new(format!("Vec<{element}>"))
             }
         }
-        None => super::value_type(text),
+        None => crate::text::value_type(text),
     }
 }
 
@@ -289,7 +294,7 @@ pub fn element_type(text: &str) -> Option<&str> {
         .strip_prefix('[')
         .and_then(|rest| rest.strip_suffix(']'))
     {
-        let element = super::top_level_split(inner, ';').next()?.trim();
+        let element = crate::text::top_level_split(inner, ';').next()?.trim();
         return (!element.is_empty()).then_some(element);
     }
     let open = text.find('<')?;
@@ -297,7 +302,7 @@ pub fn element_type(text: &str) -> Option<&str> {
     let head = text[..open].trim();
     let head = head.rsplit("::").next().unwrap_or(head);
     // Lifetimes are no type arguments (`Cow<'a, [T]>`, `Iter<'a, T>`).
-    let arguments: Vec<&str> = super::top_level_split(inner, ',')
+    let arguments: Vec<&str> = crate::text::top_level_split(inner, ',')
         .map(str::trim)
         .filter(|argument| !argument.starts_with('\'') && !argument.is_empty())
         .collect();

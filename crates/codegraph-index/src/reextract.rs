@@ -1,0 +1,334 @@
+//! Re-extraction after an edit, for an editor buffer: the captures outside the edited region
+//! are kept ([`Captures`], moved by [`Captures::shift`]), the query runs again over the
+//! top-level nodes around the edit only ([`reread_region`]), and the two are spliced in the
+//! order a full extraction would give, before the summary is built again.
+
+use std::ops::Range;
+
+use codegraph_lang::Language;
+use codegraph_model::Span;
+use tree_sitter::{Node, Tree};
+
+use crate::FileSummary;
+use crate::captures::{RawCaptures, run_query};
+use crate::extract::{contained, extract_keeping, summarise};
+
+/// What extraction found before building the summary, kept by an editor buffer so that the next
+/// edit re-runs the query only over the part of the file it touched ([`reextract`]).
+#[derive(Clone, Default)]
+pub struct Captures {
+    raw: RawCaptures,
+    /// The extraction these would have come from failed: the next one starts afresh.
+    failed: bool,
+}
+
+impl Captures {
+    /// Captures kept from an extraction, for the next edit's [`reextract`].
+    pub(crate) fn kept(raw: RawCaptures) -> Captures {
+        Captures { raw, failed: false }
+    }
+
+    /// The captures of an extraction that failed: the next edit extracts afresh.
+    pub(crate) fn failed() -> Captures {
+        Captures {
+            raw: RawCaptures::default(),
+            failed: true,
+        }
+    }
+
+    /// Moves every capture after an edit to where its text now is, and drops the captures the
+    /// edit cuts into ([`reextract`] reads the edited region again).
+    pub fn shift(&mut self, edit: &tree_sitter::InputEdit) {
+        // A capture the edit cuts into is gone; [`reextract`] reads that region again.
+        // A capture that strictly contains the edit (a container whose member is edited)
+        // stretches with it; [`reextract`] keeps it when it re-reads only inside.
+        let untouched = |span: &Span| {
+            let (start, end) = (span.start_byte as usize, span.end_byte as usize);
+            end <= edit.start_byte
+                || start >= edit.old_end_byte.max(edit.start_byte + 1)
+                || (start < edit.start_byte && edit.old_end_byte < end)
+        };
+        let shift = |span: &mut Span| {
+            shift_byte(edit, &mut span.start_byte);
+            shift_byte(edit, &mut span.end_byte);
+        };
+        let raw = &mut self.raw;
+        raw.defs.retain(|def| untouched(&def.span));
+        raw.impls.retain(|item| untouched(&item.span));
+        raw.refs.retain(|item| untouched(&item.span));
+        raw.bindings.retain(|item| untouched(&item.span));
+        raw.imports.retain(|item| untouched(&item.span));
+        raw.inherits.retain(|item| untouched(&item.span));
+        raw.package.retain(|item| untouched(&item.1));
+        for def in &mut raw.defs {
+            shift(&mut def.span);
+            shift(&mut def.name_span);
+        }
+        raw.impls.iter_mut().for_each(|item| shift(&mut item.span));
+        raw.refs.iter_mut().for_each(|item| shift(&mut item.span));
+        raw.bindings.iter_mut().for_each(|item| {
+            shift(&mut item.span);
+            if let Some(region) = &mut item.region {
+                shift(region);
+            }
+            if let Some(declaration) = &mut item.declared_in {
+                shift(declaration);
+            }
+        });
+        raw.imports
+            .iter_mut()
+            .for_each(|item| shift(&mut item.span));
+        raw.inherits
+            .iter_mut()
+            .for_each(|item| shift(&mut item.span));
+        raw.package.iter_mut().for_each(|item| shift(&mut item.1));
+    }
+}
+
+/// Tree-sitter's own rule for moving a byte past an edit.
+fn shift_byte(edit: &tree_sitter::InputEdit, byte: &mut u32) {
+    let offset = *byte as usize;
+    if offset >= edit.old_end_byte {
+        *byte = (offset + edit.new_end_byte - edit.old_end_byte) as u32;
+    } else if offset > edit.start_byte {
+        *byte = edit.new_end_byte as u32;
+    }
+}
+
+/// Re-extracts after edits: the query runs only over the top-level nodes around `dirty` (the
+/// edited bytes, in the new text), the captures elsewhere are reused (already [`Captures::shift`]ed).
+/// Falls back to a full extraction when a capture reaches outside the re-read region.
+pub fn reextract(
+    language: Language,
+    text: &str,
+    tree: &Tree,
+    captures: &mut Captures,
+    dirty: Range<usize>,
+) -> FileSummary {
+    if captures.failed {
+        let (summary, fresh) = extract_keeping(language, text, tree);
+        *captures = fresh;
+        return summary;
+    }
+    let (summary, fresh) = contained(language, text, || {
+        let summary = reextract_unguarded(language, text, tree, captures, dirty);
+        (summary, std::mem::take(captures))
+    });
+    *captures = fresh;
+    summary
+}
+
+fn reextract_unguarded(
+    language: Language,
+    text: &str,
+    tree: &Tree,
+    captures: &mut Captures,
+    dirty: Range<usize>,
+) -> FileSummary {
+    let spec = language.spec();
+    let Ok(query) = spec.query() else {
+        return extract_afresh(language, text, tree, captures);
+    };
+    let root = tree.root_node();
+    let region = Region {
+        bytes: reread_region(root, dirty, text.len()),
+        text_len: text.len(),
+    };
+    let fresh = run_query(query, root, text, Some(region.bytes.clone()), language);
+    if !region.all_usable(&fresh, &captures.raw) {
+        return extract_afresh(language, text, tree, captures);
+    }
+    let old = std::mem::take(&mut captures.raw);
+    let merged = region.merge(old, fresh);
+    let summary = summarise(language, text, root, merged.clone(), spec.self_receivers);
+    captures.raw = merged;
+    summary
+}
+
+/// A full extraction, its captures kept in place of the old ones.
+fn extract_afresh(
+    language: Language,
+    text: &str,
+    tree: &Tree,
+    captures: &mut Captures,
+) -> FileSummary {
+    let (summary, fresh) = extract_keeping(language, text, tree);
+    *captures = fresh;
+    summary
+}
+
+/// The bytes the query re-read, and where each capture lies from them.
+struct Region {
+    bytes: Range<usize>,
+    text_len: usize,
+}
+
+impl Region {
+    fn inside(&self, span: &Span) -> bool {
+        self.bytes.start <= span.start_byte as usize && span.end_byte as usize <= self.bytes.end
+    }
+
+    /// A container around the region (the `impl` whose method is re-read): its old capture,
+    /// stretched by `shift`, stays; the query finds it again, and that copy is dropped.
+    fn around(&self, span: &Span) -> bool {
+        (span.start_byte as usize) <= self.bytes.start
+            && self.bytes.end <= span.end_byte as usize
+            && !self.inside(span)
+    }
+
+    // At the file's edges the region covers everything: a zero-width capture there (a MISSING
+    // node of error recovery) is not "outside" the re-read region, whatever its offset.
+    fn before(&self, span: &Span) -> bool {
+        self.bytes.start > 0 && (span.end_byte as usize) <= self.bytes.start
+    }
+
+    fn after(&self, span: &Span) -> bool {
+        self.bytes.end < self.text_len && (span.start_byte as usize) >= self.bytes.end
+    }
+
+    /// Each fresh capture is inside the region, or around it with its old copy still there.
+    fn usable<T>(&self, fresh: &[T], old: &[T], span: impl Fn(&T) -> Span) -> bool {
+        fresh.iter().all(|item| {
+            let item_span = span(item);
+            self.inside(&item_span)
+                || (self.around(&item_span) && old.iter().any(|kept| span(kept) == item_span))
+        })
+    }
+
+    fn all_usable(&self, fresh: &RawCaptures, old: &RawCaptures) -> bool {
+        self.usable(&fresh.defs, &old.defs, |def| def.span)
+            && self.usable(&fresh.impls, &old.impls, |item| item.span)
+            && self.usable(&fresh.refs, &old.refs, |item| item.span)
+            && self.usable(&fresh.bindings, &old.bindings, |item| item.span)
+            && self.usable(&fresh.imports, &old.imports, |item| item.span)
+            && self.usable(&fresh.inherits, &old.inherits, |item| item.span)
+            && self.usable(&fresh.package, &old.package, |item| item.1)
+    }
+
+    /// Old captures before the region and around it, then the region's, then those after: the
+    /// order of a full extraction (matches come by their start).
+    fn splice<T>(&self, old: Vec<T>, fresh: Vec<T>, span: impl Fn(&T) -> Span) -> Vec<T> {
+        let mut head = Vec::with_capacity(old.len() + fresh.len());
+        let mut tail = Vec::new();
+        for item in old {
+            let item_span = span(&item);
+            if self.before(&item_span) || self.around(&item_span) {
+                head.push(item);
+            } else if self.after(&item_span) {
+                tail.push(item);
+            }
+        }
+        head.extend(fresh.into_iter().filter(|item| self.inside(&span(item))));
+        head.extend(tail);
+        head
+    }
+
+    fn merge(&self, old: RawCaptures, fresh: RawCaptures) -> RawCaptures {
+        RawCaptures {
+            rust: fresh.rust,
+            macro_rules: fresh.macro_rules,
+            defs: self.splice(old.defs, fresh.defs, |def| def.span),
+            impls: self.splice(old.impls, fresh.impls, |item| item.span),
+            refs: self.splice(old.refs, fresh.refs, |item| item.span),
+            bindings: self.splice(old.bindings, fresh.bindings, |item| item.span),
+            imports: self.splice(old.imports, fresh.imports, |item| item.span),
+            inherits: self.splice(old.inherits, fresh.inherits, |item| item.span),
+            package: self.splice(old.package, fresh.package, |item| item.1),
+        }
+    }
+}
+
+/// The bytes to re-read for an edit of `dirty`: the top-level nodes it touches, widened by the
+/// comments next to them and one more node on each side (a definition's doc comment, patterns
+/// that look at a neighbouring statement; before it, not a container, whose captures an edit
+/// after it cannot change), from the end of the node before to the start of the node after.
+/// An edit strictly inside the body of one container (an `impl`, a class, a module:
+/// a `body` that is a declaration list) narrows to the members of that body it touches, and so
+/// on down: typing in one method of a 5,000-line `impl` re-reads that method, not the `impl`.
+/// The containers around the region keep their captures ([`Captures::shift`] stretches them).
+fn reread_region(root: Node<'_>, dirty: Range<usize>, text_len: usize) -> Range<usize> {
+    let mut list = root;
+    let (mut list_start, mut list_end) = (0, text_len);
+    loop {
+        let mut cursor = list.walk();
+        let children: Vec<Node<'_>> = list.children(&mut cursor).collect();
+        if children.is_empty() {
+            return list_start.min(dirty.start)..list_end.max(dirty.end).min(text_len);
+        }
+        let first = children
+            .iter()
+            .position(|child| child.end_byte() >= dirty.start)
+            .unwrap_or(children.len() - 1);
+        let last = children
+            .iter()
+            .rposition(|child| child.start_byte() <= dirty.end)
+            .unwrap_or(0)
+            .max(first);
+        if first == last
+            && let Some(body) = container_body(children[first])
+            && body.start_byte() < dirty.start
+            && dirty.end < body.end_byte()
+        {
+            list = body;
+            (list_start, list_end) = (body.start_byte(), body.end_byte());
+            continue;
+        }
+        let mut first = first;
+        while first > 0 && children[first - 1].kind().contains("comment") {
+            first -= 1;
+        }
+        // One more node before, unless it is a container (an `impl`, a class, a module): the
+        // captures of what comes after do not depend on it, and a container before a small
+        // edited item (a function after a 4,000-line `impl`) is most of the file.
+        if first > 0 && container_body(children[first - 1]).is_none() {
+            first -= 1;
+        }
+        let mut last = last;
+        while last + 1 < children.len() && children[last + 1].kind().contains("comment") {
+            last += 1;
+        }
+        last = (last + 1).min(children.len() - 1);
+        let start = if first == 0 {
+            list_start
+        } else {
+            children[first - 1].end_byte()
+        };
+        let end = if last + 1 >= children.len() {
+            list_end
+        } else {
+            children[last + 1].start_byte()
+        };
+        return start.min(dirty.start)..end.max(dirty.end).min(text_len);
+    }
+}
+
+/// The member list of a container whose captures do not depend on its members: an `impl`,
+/// trait or inline module, a class, a namespace (`body` fields that are declaration lists; a
+/// Python class body is a block whose first statement is the class's docstring, so it is not one).
+fn container_body(node: Node<'_>) -> Option<Node<'_>> {
+    let body = node.child_by_field_name("body")?;
+    matches!(body.kind(), "declaration_list" | "class_body").then_some(body)
+}
+
+#[cfg(test)]
+mod tests {
+    /// An edit re-reads its item and the nodes next to it, but not a container before it (a
+    /// function after a long `impl`), and re-reads a container after it (an attribute edited
+    /// above an `impl` may change it).
+    #[test]
+    fn the_reread_region_skips_a_container_before_the_edit() {
+        let text =
+            "struct S;\nimpl S {\n    fn a() {}\n    fn b() {}\n}\nfn f() { g(); }\nfn h() {}\n";
+        let tree =
+            codegraph_lang::syntax::parse(codegraph_lang::Language::Rust, text).expect("parses");
+        let at = |needle: &str| text.find(needle).expect("in the text");
+        let region = super::reread_region(tree.root_node(), at("g()")..at("g()") + 1, text.len());
+        assert_eq!(&text[region], "\nfn f() { g(); }\nfn h() {}\n");
+        let before = "struct S;\nfn f() { g(); }\nimpl S {\n    fn a() {}\n}\n";
+        let tree =
+            codegraph_lang::syntax::parse(codegraph_lang::Language::Rust, before).expect("parses");
+        let g = before.find("g()").expect("in the text");
+        let region = super::reread_region(tree.root_node(), g..g + 1, before.len());
+        assert_eq!(&before[region], before);
+    }
+}
