@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::lsp::{LspClient, find, show_calls};
+use crate::lsp::{AUTHENTICATE_METHOD, LspClient, find, show_calls};
 use crate::support;
 
 /// The Python fixture copied, with the injected panic's marker in `shop/report/format.py`.
@@ -86,8 +86,8 @@ fn the_language_server_keeps_serving_and_tells_the_editor_once() {
     let root = directory.path().canonicalize().unwrap();
     let (mut client, _) = LspClient::start(&[&root], false);
     let service = root.join("shop/auth/service.py");
-    let (line, column) = find(&service, "authenticate(self", 1);
-    let item = client.call_item(&service, line, column + 2);
+    let (line, column) = find(&service, AUTHENTICATE_METHOD);
+    let item = client.call_item(&service, line, column);
     assert_eq!(item["name"], "authenticate");
     assert_eq!(
         show_calls(&client.incoming(&item), "from"),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::lsp::{LspClient, find, show_locations};
+use crate::lsp::{AUTHENTICATE_METHOD, LspClient, find, show_locations};
 use crate::support;
 
 /// Asks `codegraph/status` until `wanted` holds of it (ten seconds at most).
@@ -55,15 +55,15 @@ fn lsp_cheap_requests_are_answered_while_a_heavy_one_runs_and_a_cancelled_one_st
     assert_eq!(status["heavy_waiting"], 0, "{status}");
 
     // Cheap requests are answered meanwhile, right.
-    let (line, column) = find(&service, "authenticate(self", 1);
-    let hover = client.at("textDocument/hover", &service, line, column + 2);
+    let (line, column) = find(&service, AUTHENTICATE_METHOD);
+    let hover = client.at("textDocument/hover", &service, line, column);
     let hover = hover["contents"]["value"].as_str().unwrap();
     assert!(
         hover.contains("def authenticate(self") && hover.contains("AuthService.authenticate"),
         "{hover}"
     );
-    let (line, column) = find(&main, "authenticate", 0);
-    let definition = client.at("textDocument/definition", &main, line, column + 3);
+    let (line, column) = find(&main, "service.auth$0enticate(admin");
+    let definition = client.at("textDocument/definition", &main, line, column);
     assert_eq!(
         show_locations(&root, &definition),
         ["shop/auth/service.py:23:8-23:20"]
@@ -93,7 +93,7 @@ fn lsp_cheap_requests_are_answered_while_a_heavy_one_runs_and_a_cancelled_one_st
     let symbols = client.request("workspace/symbol", json!({"query": "AuthService"}));
     assert_eq!(symbols[0]["name"], "AuthService", "{symbols}");
     assert_eq!(symbols[0]["kind"], 5, "a class");
-    let definition = client.at("textDocument/definition", &main, line, column + 3);
+    let definition = client.at("textDocument/definition", &main, line, column);
     assert_eq!(
         show_locations(&root, &definition),
         ["shop/auth/service.py:23:8-23:20"]

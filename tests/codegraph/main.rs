@@ -18,6 +18,7 @@ mod incremental;
 mod lsp;
 mod lsp_work;
 mod mcp;
+mod navigation;
 mod plugin;
 mod python;
 mod questions;

@@ -122,6 +122,33 @@ impl Fixture {
     }
 }
 
+impl Cursor {
+    /// The cursor in a file that is not a fixture (a fixture directory's file, say): `snippet`
+    /// is a piece of `text` with `$0` where the cursor goes, and must occur in it exactly once.
+    pub fn in_text(path: &str, text: &str, snippet: &str) -> Cursor {
+        let marker = snippet
+            .find(CURSOR)
+            .unwrap_or_else(|| panic!("no {CURSOR} in {snippet:?}"));
+        let plain = snippet.replacen(CURSOR, "", 1);
+        let mut found = text.match_indices(&plain).map(|(offset, _)| offset);
+        let start = found
+            .next()
+            .unwrap_or_else(|| panic!("{plain:?} is not in {path}"));
+        assert!(
+            found.next().is_none(),
+            "{plain:?} is in {path} more than once: make it longer"
+        );
+        let offset = start + marker;
+        let (line, character) = position(text, offset);
+        Cursor {
+            path: path.to_string(),
+            offset,
+            line,
+            character,
+        }
+    }
+}
+
 /// Takes `$0` out of a file's text; where it was.
 fn take_cursor(file: &mut FixtureFile) -> Option<Cursor> {
     let offset = file.text.find(CURSOR)?;
@@ -209,6 +236,14 @@ mod tests {
                 character: 4
             }
         );
+    }
+
+    #[test]
+    fn a_snippet_places_the_cursor_in_a_file() {
+        let text = "def a():\n    pass\n\ndef b():\n    a()\n";
+        let cursor = Cursor::in_text("x.py", text, "    $0a()");
+        assert_eq!((cursor.line, cursor.character), (4, 4));
+        assert_eq!(&text[cursor.offset..cursor.offset + 3], "a()");
     }
 
     #[test]

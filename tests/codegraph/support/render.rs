@@ -155,6 +155,23 @@ fn document_symbol_lines(symbols: &Value, depth: usize, shown: &mut String) {
     }
 }
 
+/// A hover: its range if it has one, the contents' kind, then their text as it is.
+pub fn hover(hover: &Value) -> String {
+    let mut rest = hover.as_object().expect("a hover").clone();
+    let mut contents = match rest.remove("contents") {
+        Some(Value::Object(contents)) => contents,
+        other => panic!("hover contents are MarkupContent, not {other:?}"),
+    };
+    let mut shown = String::new();
+    if let Some(range) = rest.remove("range") {
+        shown.push_str(&format!("range {}\n", span(&range)));
+    }
+    let kind = take_str(&mut contents, "kind");
+    let value = take_str(&mut contents, "value");
+    rest.extend(contents);
+    format!("{shown}{kind}:{}\n{value}\n", leftovers(&rest))
+}
+
 /// A 0-based LSP position as (line, character).
 fn point(position: &Value) -> (u64, u64) {
     (
