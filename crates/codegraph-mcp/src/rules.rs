@@ -14,7 +14,8 @@ use serde_json::json;
 
 use super::CodegraphMcp;
 use codegraph_analysis::modules;
-use codegraph_analysis::rules::{Status, display_path, placement, report};
+use codegraph_analysis::rules::placement::Placement;
+use codegraph_analysis::rules::{Rule, Status, display_path, placement, report};
 use codegraph_graph::{FilePath, Graph};
 use codegraph_world::World;
 
@@ -93,24 +94,7 @@ impl CodegraphMcp {
 
 fn place(world: &World, args: PlaceSharedModuleArgs) -> Result<Vec<PromptMessage>, ErrorData> {
     let graph = world.snapshot();
-    let mut users: Vec<FilePath> = Vec::new();
-    for text in args
-        .users
-        .split(',')
-        .map(str::trim)
-        .filter(|text| !text.is_empty())
-    {
-        let file = user_file(&graph, text)?;
-        if !users.contains(&file) {
-            users.push(file);
-        }
-    }
-    if users.is_empty() {
-        return Err(ErrorData::invalid_params(
-            "name at least one file that will use the module (`users`)",
-            None,
-        ));
-    }
+    let users = named_users(&graph, &args.users)?;
     let module_name = args
         .module_name
         .as_deref()
@@ -128,48 +112,82 @@ fn place(world: &World, args: PlaceSharedModuleArgs) -> Result<Vec<PromptMessage
                 format!("(no rules file: {})", display_path(root, &path)),
             ),
             Status::Ready { checker, .. } => {
-                let rules: Vec<String> = checker
-                    .rules()
-                    .rules
-                    .iter()
-                    .map(|rule| {
-                        let reason = rule
-                            .reason
-                            .as_deref()
-                            .map(|reason| format!(": {reason}"))
-                            .unwrap_or_default();
-                        format!(
-                            "- `{}` ({}, {}){reason}",
-                            rule.name,
-                            rule.kind_name(),
-                            rule.severity.as_str()
-                        )
-                    })
-                    .collect();
+                let rules: Vec<String> = checker.rules().rules.iter().map(rule_line).collect();
                 (
                     placement::place(Some(checker), &users, &module_name),
                     rules.join("\n"),
                 )
             }
         });
-    let list = |items: &[String]| -> String {
-        if items.is_empty() {
-            "(none)".to_string()
-        } else {
-            items
-                .iter()
-                .map(|item| format!("- {item}"))
-                .collect::<Vec<_>>()
-                .join("\n")
+    let text = prompt_text(&args, &module_name, &users, &placement, &rules);
+    Ok(vec![PromptMessage::new_text(Role::User, text)])
+}
+
+/// The distinct users named in `text`, comma-separated: at least one.
+fn named_users(graph: &Graph, text: &str) -> Result<Vec<FilePath>, ErrorData> {
+    let mut users: Vec<FilePath> = Vec::new();
+    for text in text
+        .split(',')
+        .map(str::trim)
+        .filter(|text| !text.is_empty())
+    {
+        let file = user_file(graph, text)?;
+        if !users.contains(&file) {
+            users.push(file);
         }
-    };
+    }
+    if users.is_empty() {
+        return Err(ErrorData::invalid_params(
+            "name at least one file that will use the module (`users`)",
+            None,
+        ));
+    }
+    Ok(users)
+}
+
+/// A rule as the prompt lists it: `` - `name` (kind, severity): reason ``.
+fn rule_line(rule: &Rule) -> String {
+    let reason = rule
+        .reason
+        .as_deref()
+        .map(|reason| format!(": {reason}"))
+        .unwrap_or_default();
+    format!(
+        "- `{}` ({}, {}){reason}",
+        rule.name,
+        rule.kind_name(),
+        rule.severity.as_str()
+    )
+}
+
+/// `items` as a Markdown list, or `(none)`.
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "(none)".to_string()
+    } else {
+        items
+            .iter()
+            .map(|item| format!("- {item}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// The prompt: the users, the placement the graph and the rules suggest, and the task.
+fn prompt_text(
+    args: &PlaceSharedModuleArgs,
+    module_name: &str,
+    users: &[FilePath],
+    placement: &Placement,
+    rules: &str,
+) -> String {
     let users_list: Vec<String> = users.iter().map(|user| format!("`{user}`")).collect();
     let lowest = if placement.lowest_common_directory.is_empty() {
         "(the repository root)".to_string()
     } else {
         format!("`{}/`", placement.lowest_common_directory)
     };
-    let text = format!(
+    format!(
         "# Where should a new shared module live?\n\n\
          A new module `{module_name}`{purpose} will be used by:\n{users}\n\n\
          ## What the graph and the rules say\n\
@@ -192,6 +210,5 @@ fn place(world: &World, args: PlaceSharedModuleArgs) -> Result<Vec<PromptMessage
         suggested = placement.suggested_path,
         notes = list(&placement.notes),
         conflicts = list(&placement.conflicts),
-    );
-    Ok(vec![PromptMessage::new_text(Role::User, text)])
+    )
 }

@@ -1,6 +1,8 @@
 //! The architecture rules' violations (`.codegraph/rules.toml`), of the whole repository, of
 //! some files, or of proposed contents that are written nowhere: `check_architecture`.
 
+use std::path::Path;
+
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
@@ -11,8 +13,9 @@ use tokio_util::sync::CancellationToken;
 use super::{Provenance, ToolResult, provenance, resolve_file};
 use crate::{CodegraphMcp, tool_error};
 use codegraph_analysis::rules::baseline::Entry;
-use codegraph_analysis::rules::{Status, Violation, display_path, proposal, report};
-use codegraph_graph::FilePath;
+use codegraph_analysis::rules::report::RuleStatus;
+use codegraph_analysis::rules::{Checker, Status, Violation, display_path, proposal, report};
+use codegraph_graph::{FilePath, Graph};
 use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -124,6 +127,20 @@ pub struct RuleEntry {
     pub new: Option<usize>,
 }
 
+impl From<RuleStatus> for RuleEntry {
+    fn from(rule: RuleStatus) -> RuleEntry {
+        RuleEntry {
+            name: rule.name,
+            kind: rule.kind.to_string(),
+            severity: rule.severity.as_str().to_string(),
+            reason: rule.reason,
+            violations: rule.count.now,
+            baseline: rule.count.baseline,
+            new: rule.count.new,
+        }
+    }
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ProposalResult {
     pub files: Vec<String>,
@@ -180,16 +197,114 @@ fn error(title: &str, message: String) -> rmcp::model::CallToolResult {
     tool_error(serde_json::json!({"error": title, "message": message}))
 }
 
+/// A check's question once its paths are admitted.
+struct Question {
+    /// The files whose violations are listed; every file when empty.
+    files: Vec<FilePath>,
+    /// The proposed files and the graph with their contents, when contents were proposed.
+    proposal: Option<(Vec<FilePath>, Graph)>,
+    /// At most this many violations in each list.
+    limit: usize,
+}
+
 fn check(
     world: &codegraph_world::World,
     params: CheckArchitectureParams,
 ) -> ToolResult<CheckArchitectureResult> {
     let graph = world.snapshot();
     let root = world.root();
+    let changes = admit_proposed(world, params.proposed)?;
+    let proposed_files: Vec<FilePath> = changes
+        .iter()
+        .map(|(path, _)| FilePath::from(path.as_str()))
+        .collect();
+    let mut files: Vec<FilePath> = Vec::new();
+    for text in &params.files {
+        files.push(resolve_file(&graph, text)?);
+    }
+    if files.is_empty() {
+        files = proposed_files.clone();
+    }
+    let question = Question {
+        files,
+        proposal: (!changes.is_empty()).then(|| (proposed_files, world.proposed(changes))),
+        limit: params.limit.max(1),
+    };
+    world
+        .analysis()
+        .rules()
+        .with(root, &graph, |status| match status {
+            Status::NoRules { path } => Err(error(
+                "No architecture rules",
+                format!(
+                    "no rules file at {}: write one (TOML: [[layers]], [[forbid]], [[independent]], [cycles]; see the README, \"Architecture rules\")",
+                    display_path(root, &path)
+                ),
+            )),
+            Status::Ready { path, checker } => {
+                Ok(Json(answer(world, &graph, &path, checker, question)))
+            }
+        })
+}
+
+/// The answer of `checker` (up to date with `graph`), whose rules file is `rules_file`.
+fn answer(
+    world: &codegraph_world::World,
+    graph: &Graph,
+    rules_file: &Path,
+    checker: &Checker,
+    question: Question,
+) -> CheckArchitectureResult {
+    let Question {
+        files,
+        proposal,
+        limit,
+    } = question;
+    let summary = report::report(checker, world.root(), rules_file, 0);
+    let stamp = provenance(
+        world,
+        graph,
+        violations_files(checker, &files).iter().map(|file| &**file),
+    );
+    let violations: Vec<Violation> = if files.is_empty() {
+        checker.violations()
+    } else {
+        files
+            .iter()
+            .flat_map(|file| checker.file_violations(file))
+            .collect()
+    };
+    let proposal = proposal.map(|(proposed_files, proposed_graph)| {
+        let mut copy = checker.clone();
+        let found = proposal::compare(checker, &mut copy, &proposed_graph, proposed_files);
+        proposal_result(&found, limit)
+    });
+    CheckArchitectureResult {
+        rules_file: summary.rules_file,
+        rules: summary.rules.into_iter().map(RuleEntry::from).collect(),
+        problems: summary
+            .problems
+            .iter()
+            .map(|problem| format!("{}:{}: {}", problem.line, problem.column, problem.message))
+            .collect(),
+        total_violations: violations.len(),
+        truncated: violations.len() > limit,
+        violations: entries(&violations, limit),
+        proposal,
+        provenance: stamp,
+    }
+}
+
+/// The proposed files as `(relative path, content)`: inside the workspace, in a language
+/// codegraph parses, and under the file-size cap.
+fn admit_proposed(
+    world: &codegraph_world::World,
+    proposed: Vec<ProposedFile>,
+) -> Result<Vec<(String, Option<String>)>, CallToolResult> {
+    let root = world.root();
     let cap = world.config().max_file_size;
-    // The proposed files: inside the workspace, in a language codegraph parses.
-    let mut changes: Vec<(String, Option<String>)> = Vec::new();
-    for proposed in params.proposed {
+    let mut changes = Vec::new();
+    for proposed in proposed {
         let text = proposed.file_path.trim().trim_start_matches("./");
         let relative = match world.admit(&root.join(text)) {
             Ok(Some(relative)) => relative,
@@ -214,102 +329,36 @@ fn check(
         }
         changes.push((relative.to_string(), proposed.content));
     }
-    let proposed_files: Vec<FilePath> = changes
+    Ok(changes)
+}
+
+/// The first `limit` of `violations`, as entries.
+fn entries(violations: &[Violation], limit: usize) -> Vec<ViolationEntry> {
+    violations
         .iter()
-        .map(|(path, _)| FilePath::from(path.as_str()))
-        .collect();
-    let mut files: Vec<FilePath> = Vec::new();
-    for text in &params.files {
-        files.push(resolve_file(&graph, text)?);
-    }
-    if files.is_empty() {
-        files = proposed_files.clone();
-    }
-    let proposed_graph = (!changes.is_empty()).then(|| world.proposed(changes));
-    let limit = params.limit.max(1);
-    let entries = |violations: &[Violation]| -> Vec<ViolationEntry> {
-        violations
+        .take(limit)
+        .map(ViolationEntry::from)
+        .collect()
+}
+
+/// What the proposed contents would do, each list cut at `limit`.
+fn proposal_result(found: &proposal::Proposal, limit: usize) -> ProposalResult {
+    ProposalResult {
+        files: found.files.iter().map(|file| file.to_string()).collect(),
+        breaks_rules: found.breaks_rules,
+        new_violations: entries(&found.new, limit),
+        fixed_violations: found
+            .fixed
             .iter()
             .take(limit)
-            .map(ViolationEntry::from)
-            .collect()
-    };
-    world
-        .analysis()
-        .rules()
-        .with(root, &graph, |status| {
-            let (path, checker) = match status {
-                Status::NoRules { path } => {
-                    return Err(error(
-                        "No architecture rules",
-                        format!(
-                            "no rules file at {}: write one (TOML: [[layers]], [[forbid]], [[independent]], [cycles]; see the README, \"Architecture rules\")",
-                            display_path(root, &path)
-                        ),
-                    ));
-                }
-                Status::Ready { path, checker } => (path, checker),
-            };
-            let summary = report::report(checker, root, &path, 0);
-            let stamp = provenance(
-                world,
-                &graph,
-                violations_files(checker, &files).iter().map(|file| &**file),
-            );
-            let violations: Vec<Violation> = if files.is_empty() {
-                checker.violations()
-            } else {
-                files
-                    .iter()
-                    .flat_map(|file| checker.file_violations(file))
-                    .collect()
-            };
-            let proposal = proposed_graph.map(|proposed_graph| {
-                let mut copy = checker.clone();
-                let found =
-                    proposal::compare(checker, &mut copy, &proposed_graph, proposed_files);
-                ProposalResult {
-                    files: found.files.iter().map(|file| file.to_string()).collect(),
-                    breaks_rules: found.breaks_rules,
-                    new_violations: entries(&found.new),
-                    fixed_violations: found.fixed.iter().take(limit).map(FixedEntry::from).collect(),
-                    violations: entries(&found.violations),
-                }
-            });
-            Ok(Json(CheckArchitectureResult {
-                rules_file: summary.rules_file,
-                rules: summary
-                    .rules
-                    .into_iter()
-                    .map(|rule| RuleEntry {
-                        name: rule.name,
-                        kind: rule.kind.to_string(),
-                        severity: rule.severity.as_str().to_string(),
-                        reason: rule.reason,
-                        violations: rule.count.now,
-                        baseline: rule.count.baseline,
-                        new: rule.count.new,
-                    })
-                    .collect(),
-                problems: summary
-                    .problems
-                    .iter()
-                    .map(|problem| format!("{}:{}: {}", problem.line, problem.column, problem.message))
-                    .collect(),
-                total_violations: violations.len(),
-                truncated: violations.len() > limit,
-                violations: entries(&violations),
-                proposal,
-                provenance: stamp,
-            }))
-        })
+            .map(FixedEntry::from)
+            .collect(),
+        violations: entries(&found.violations, limit),
+    }
 }
 
 /// The files an answer rests on: the given ones, else every file with a violation.
-fn violations_files(
-    checker: &codegraph_analysis::rules::Checker,
-    files: &[FilePath],
-) -> Vec<FilePath> {
+fn violations_files(checker: &Checker, files: &[FilePath]) -> Vec<FilePath> {
     if !files.is_empty() {
         return files.to_vec();
     }

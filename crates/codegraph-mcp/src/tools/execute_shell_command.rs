@@ -1,6 +1,8 @@
 //! Running an allowed program in the repository: `execute_shell_command` (the guard is
 //! `mcp/shell.rs`).
 
+use std::path::PathBuf;
+
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
@@ -11,6 +13,7 @@ use rmcp::model::CallToolResult;
 
 use super::{Provenance, provenance};
 use crate::paths::{self};
+use crate::shell::ShellPolicy;
 use crate::{CodegraphMcp, tool_error};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -59,20 +62,61 @@ impl CodegraphMcp {
         extensions: rmcp::model::Extensions,
         cancel: CancellationToken,
     ) -> Result<Json<ShellResult>, CallToolResult> {
-        let refuse = |error: &str, message: String| {
-            tool_error(serde_json::json!({
-                "error": error,
-                "command": params.command,
-                "message": message,
-            }))
-        };
+        let admitted = self.admit(&params, &extensions)?;
+        let timeout = params
+            .timeout
+            .map(|seconds| std::time::Duration::from_secs(seconds.max(1) as u64))
+            .unwrap_or(crate::shell::DEFAULT_TIMEOUT)
+            .min(crate::shell::MAX_TIMEOUT);
+        let outcome = crate::shell::run(
+            admitted.policy,
+            admitted.argv,
+            &admitted.directory,
+            timeout,
+            &cancel,
+        )
+        .await
+        .map_err(|message| refusal(&params.command, "Command failed to start", message))?;
+        let graph = self.world.snapshot();
+        let unsaved = self.world.unsaved_files();
+        let provenance = provenance(&self.world, &graph, unsaved.iter().map(|path| &**path));
+        Ok(Json(ShellResult {
+            exit_code: outcome.exit_code.unwrap_or(-1),
+            stdout: outcome.stdout,
+            stderr: outcome.stderr,
+            argv: outcome.argv,
+            timed_out: outcome.timed_out,
+            truncated: outcome.truncated,
+            provenance,
+        }))
+    }
+}
+
+/// A command the policy admitted: what runs, and where.
+struct Admitted<'a> {
+    policy: &'a ShellPolicy,
+    argv: Vec<String>,
+    /// Inside the workspace.
+    directory: PathBuf,
+}
+
+impl CodegraphMcp {
+    /// The command of `params` if it may run: shell commands enabled, the client's token
+    /// scoped for them over HTTP, the directory inside the workspace, the command line
+    /// allowed by the policy.
+    fn admit(
+        &self,
+        params: &ShellParams,
+        extensions: &rmcp::model::Extensions,
+    ) -> Result<Admitted<'_>, CallToolResult> {
+        let refuse = |error: &str, message: String| refusal(&params.command, error, message);
         let Some(policy) = &self.shell else {
             return Err(refuse(
                 "Shell commands are disabled",
                 "This server does not run shell commands. An operator can enable them by starting it with --allow-shell PROG,PROG (for example `codegraph serve --allow-shell git,cargo`). Use the graph tools and read_file_content instead.".to_string(),
             ));
         };
-        if crate::http::Scope::of_request(&extensions)
+        if crate::http::Scope::of_request(extensions)
             .is_some_and(|scope| scope != crate::http::Scope::Shell)
         {
             return Err(refuse(
@@ -99,25 +143,19 @@ impl CodegraphMcp {
                 "message": refusal.message,
             }))
         })?;
-        let timeout = params
-            .timeout
-            .map(|seconds| std::time::Duration::from_secs(seconds.max(1) as u64))
-            .unwrap_or(crate::shell::DEFAULT_TIMEOUT)
-            .min(crate::shell::MAX_TIMEOUT);
-        let outcome = crate::shell::run(policy, argv, &directory.absolute, timeout, &cancel)
-            .await
-            .map_err(|message| refuse("Command failed to start", message))?;
-        let graph = self.world.snapshot();
-        let unsaved = self.world.unsaved_files();
-        let provenance = provenance(&self.world, &graph, unsaved.iter().map(|path| &**path));
-        Ok(Json(ShellResult {
-            exit_code: outcome.exit_code.unwrap_or(-1),
-            stdout: outcome.stdout,
-            stderr: outcome.stderr,
-            argv: outcome.argv,
-            timed_out: outcome.timed_out,
-            truncated: outcome.truncated,
-            provenance,
-        }))
+        Ok(Admitted {
+            policy,
+            argv,
+            directory: directory.absolute,
+        })
     }
+}
+
+/// The `isError` result of a command that did not run.
+fn refusal(command: &str, error: &str, message: String) -> CallToolResult {
+    tool_error(serde_json::json!({
+        "error": error,
+        "command": command,
+        "message": message,
+    }))
 }

@@ -8,10 +8,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::{Provenance, provenance};
+use super::{Provenance, ToolResult, provenance};
 use crate::convert;
 use crate::resources;
 use crate::{CodegraphMcp, resolve_for_tool};
+use codegraph_graph::{Entity, Graph};
+use codegraph_world::World;
 use codegraph_world::work::Weight;
 
 /// A body longer than this many lines, or bytes, is returned as a link unless `full` is set.
@@ -85,60 +87,62 @@ impl CodegraphMcp {
         cancel: CancellationToken,
     ) -> Result<Json<SnippetResult>, CallToolResult> {
         let world = self.world.clone();
-        self.work(Weight::Cheap, &cancel, move || {
-            let graph = world.snapshot();
-            let entity = resolve_for_tool(&graph, &params.entity_id)?;
-            let source = convert::entity_source(&graph, &entity);
-            let lines = entity.end_line.saturating_sub(entity.start_line) + 1;
-            let large = lines > MAX_INLINE_LINES || source.len() > MAX_INLINE_BYTES;
-            let provenance = provenance(&world, &graph, [&*entity.file_path]);
-            let mut result = SnippetResult {
-                entity_id: entity.id.to_string(),
-                name: entity.name.to_string(),
-                kind: entity.kind.to_string(),
-                file_path: entity.file_path.to_string(),
-                start_line: entity.start_line,
-                end_line: entity.end_line,
-                language: entity.language.name().to_string(),
-                source: None,
-                source_uri: None,
-                omitted: None,
-                context: None,
-                provenance,
-            };
-            if large && !params.full {
-                result.source_uri = Some(resources::file_lines_uri(
-                    &entity.file_path,
-                    entity.start_line,
-                    entity.end_line,
-                ));
-                result.omitted = Some(format!(
-                    "the body is {lines} lines ({} bytes): read `source_uri`, call read_file_content with start_line/end_line, or call again with full: true",
-                    source.len()
-                ));
-                return Ok(Json(result));
-            }
-            result.source = Some(source);
-            if params.include_context {
-                result.context = graph
-                    .file(&entity.file_path)
-                    .and_then(|file| file.text())
-                    .map(|file_text| {
-                        let around = params.context_lines.min(50);
-                        let (text, start_line, end_line) = convert::line_range(
-                            &file_text,
-                            entity.start_line.saturating_sub(around),
-                            entity.end_line.saturating_add(around),
-                        );
-                        SnippetContext {
-                            start_line,
-                            end_line,
-                            text,
-                        }
-                    });
-            }
-            Ok(Json(result))
-        })
-        .await
+        self.work(Weight::Cheap, &cancel, move || snippet(&world, params))
+            .await
     }
+}
+
+fn snippet(world: &World, params: SnippetParams) -> ToolResult<SnippetResult> {
+    let graph = world.snapshot();
+    let entity = resolve_for_tool(&graph, &params.entity_id)?;
+    let source = convert::entity_source(&graph, &entity);
+    let lines = entity.end_line.saturating_sub(entity.start_line) + 1;
+    let large = lines > MAX_INLINE_LINES || source.len() > MAX_INLINE_BYTES;
+    let provenance = provenance(world, &graph, [&*entity.file_path]);
+    let mut result = SnippetResult {
+        entity_id: entity.id.to_string(),
+        name: entity.name.to_string(),
+        kind: entity.kind.to_string(),
+        file_path: entity.file_path.to_string(),
+        start_line: entity.start_line,
+        end_line: entity.end_line,
+        language: entity.language.name().to_string(),
+        source: None,
+        source_uri: None,
+        omitted: None,
+        context: None,
+        provenance,
+    };
+    if large && !params.full {
+        result.source_uri = Some(resources::file_lines_uri(
+            &entity.file_path,
+            entity.start_line,
+            entity.end_line,
+        ));
+        result.omitted = Some(format!(
+            "the body is {lines} lines ({} bytes): read `source_uri`, call read_file_content with start_line/end_line, or call again with full: true",
+            source.len()
+        ));
+        return Ok(Json(result));
+    }
+    result.source = Some(source);
+    if params.include_context {
+        result.context = context(&graph, &entity, params.context_lines.min(50));
+    }
+    Ok(Json(result))
+}
+
+/// The entity's lines with `around` lines before and after, from the file's text.
+fn context(graph: &Graph, entity: &Entity, around: u32) -> Option<SnippetContext> {
+    let file_text = graph.file(&entity.file_path)?.text()?;
+    let (text, start_line, end_line) = convert::line_range(
+        &file_text,
+        entity.start_line.saturating_sub(around),
+        entity.end_line.saturating_add(around),
+    );
+    Some(SnippetContext {
+        start_line,
+        end_line,
+        text,
+    })
 }

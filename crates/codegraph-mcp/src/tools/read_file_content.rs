@@ -8,11 +8,13 @@ use tokio_util::sync::CancellationToken;
 
 use rmcp::model::CallToolResult;
 
-use super::{Provenance, provenance};
+use super::{Provenance, ToolResult, provenance};
 use crate::convert;
 use crate::paths::{self, PathError};
 use crate::resources;
 use crate::{CodegraphMcp, tool_error};
+use codegraph_graph::Graph;
+use codegraph_world::World;
 use codegraph_world::walk::ReadRefusal;
 use codegraph_world::work::Weight;
 
@@ -69,105 +71,140 @@ impl CodegraphMcp {
         cancel: CancellationToken,
     ) -> Result<Json<ReadFileResult>, CallToolResult> {
         let world = self.world.clone();
-        self.work(Weight::Cheap, &cancel, move || {
-            let file =
-                paths::resolve_in_workspace(world.root(), &params.file_path).map_err(|error| {
-                    let kind = match error {
-                        PathError::Outside(_) => "Access denied",
-                        PathError::NotFound(_) => "File not found",
-                    };
-                    tool_error(serde_json::json!({
-                        "error": kind,
-                        "file_path": params.file_path,
-                        "message": error.to_string(),
-                    }))
-                })?;
-            // The graph holds the live text (an editor's unsaved buffer); the disk otherwise.
-            let graph = world.snapshot();
-            let mut disk_cut = false;
-            let text: String = match graph.file(&file.relative).and_then(|node| node.text()) {
-                Some(text) => text.to_string(),
-                None => {
-                    // Bounded: the binary check reads 8 KiB, and no file costs more than the limit.
-                    let (bytes, cut) =
-                        codegraph_world::walk::read_prefix(&file.absolute, MAX_DISK_BYTES)
-                            .map_err(|refusal| {
-                                let error = match refusal {
-                                    ReadRefusal::Binary => "Binary file",
-                                    ReadRefusal::NotRegular => "Not a regular file",
-                                    ReadRefusal::Io(_) => "File not found",
-                                };
-                                tool_error(serde_json::json!({
-                                    "error": error,
-                                    "file_path": params.file_path,
-                                    "message": refusal.to_string(),
-                                }))
-                            })?;
-                    disk_cut = cut;
-                    codegraph_lang::syntax::decode_lossy(bytes)
-                }
-            };
-            let total_lines = text.lines().count() as u32;
-            let range_error = |message: String| {
-                tool_error(serde_json::json!({
-                    "error": "Line out of range",
-                    "file_path": params.file_path,
-                    "total_lines": total_lines,
-                    "message": message,
-                }))
-            };
-            if let (Some(start), Some(end)) = (params.start_line, params.end_line)
-                && start > end
-            {
-                return Err(range_error(format!(
-                    "start_line {start} is after end_line {end}"
-                )));
-            }
-            if let Some(start) = params.start_line
-                && start > total_lines.max(1)
-            {
-                return Err(range_error(format!(
-                    "start_line {start} is past the end of the file ({total_lines} lines)"
-                )));
-            }
-            let first = params.start_line.unwrap_or(1).max(1);
-            let last = params
-                .end_line
-                .unwrap_or_else(|| first.saturating_add(DEFAULT_READ_LINES - 1))
-                .min(total_lines);
-            let (mut content, first, mut last) = convert::line_range(&text, first, last);
-            let mut truncated = (disk_cut && last == total_lines)
-                || (params.end_line.is_none() && last < total_lines);
-            if content.len() > MAX_READ_BYTES {
-                let mut cut = MAX_READ_BYTES;
-                while !content.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                // End on a whole line when there is one.
-                if let Some(newline) = content[..cut].rfind('\n') {
-                    cut = newline + 1;
-                }
-                content.truncate(cut);
-                last = first + content.lines().count() as u32 - 1;
-                truncated = true;
-            }
-            let in_graph = graph.file(&file.relative).is_some();
-            let more = truncated && last < total_lines;
-            let wanted_last = params.end_line.unwrap_or(total_lines).min(total_lines);
-            let provenance = provenance(&world, &graph, [file.relative.as_str()]);
-            Ok(Json(ReadFileResult {
-                content,
-                lines: convert::lines_label(first, last),
-                total_lines,
-                truncated,
-                next_start_line: more.then_some(last + 1),
-                rest_uri: (more && in_graph).then(|| {
-                    resources::file_lines_uri(&file.relative, last + 1, wanted_last.max(last + 1))
-                }),
-                file: file.relative,
-                provenance,
-            }))
-        })
-        .await
+        self.work(Weight::Cheap, &cancel, move || read(&world, params))
+            .await
     }
+}
+
+fn read(world: &World, params: ReadFileParams) -> ToolResult<ReadFileResult> {
+    let file = resolve(world, &params.file_path)?;
+    let graph = world.snapshot();
+    let FileText { text, cut_on_disk } = file_text(&graph, &file, &params.file_path)?;
+    let total_lines = text.lines().count() as u32;
+    check_range(&params, total_lines)?;
+    let first = params.start_line.unwrap_or(1).max(1);
+    let last = params
+        .end_line
+        .unwrap_or_else(|| first.saturating_add(DEFAULT_READ_LINES - 1))
+        .min(total_lines);
+    let (mut content, first, mut last) = convert::line_range(&text, first, last);
+    let mut truncated =
+        (cut_on_disk && last == total_lines) || (params.end_line.is_none() && last < total_lines);
+    if cut_to_byte_limit(&mut content) {
+        last = first + content.lines().count() as u32 - 1;
+        truncated = true;
+    }
+    let in_graph = graph.file(&file.relative).is_some();
+    let more = truncated && last < total_lines;
+    let wanted_last = params.end_line.unwrap_or(total_lines).min(total_lines);
+    let provenance = provenance(world, &graph, [file.relative.as_str()]);
+    Ok(Json(ReadFileResult {
+        content,
+        lines: convert::lines_label(first, last),
+        total_lines,
+        truncated,
+        next_start_line: more.then_some(last + 1),
+        rest_uri: (more && in_graph).then(|| {
+            resources::file_lines_uri(&file.relative, last + 1, wanted_last.max(last + 1))
+        }),
+        file: file.relative,
+        provenance,
+    }))
+}
+
+/// The file `file_path` names, inside the workspace.
+fn resolve(world: &World, file_path: &str) -> Result<paths::WorkspaceFile, CallToolResult> {
+    paths::resolve_in_workspace(world.root(), file_path).map_err(|error| {
+        let kind = match error {
+            PathError::Outside(_) => "Access denied",
+            PathError::NotFound(_) => "File not found",
+        };
+        tool_error(serde_json::json!({
+            "error": kind,
+            "file_path": file_path,
+            "message": error.to_string(),
+        }))
+    })
+}
+
+/// A file's text, and whether the disk read stopped at [`MAX_DISK_BYTES`].
+struct FileText {
+    text: String,
+    cut_on_disk: bool,
+}
+
+/// The graph's text of `file` (an editor's unsaved buffer), else the disk's.
+fn file_text(
+    graph: &Graph,
+    file: &paths::WorkspaceFile,
+    file_path: &str,
+) -> Result<FileText, CallToolResult> {
+    if let Some(text) = graph.file(&file.relative).and_then(|node| node.text()) {
+        return Ok(FileText {
+            text: text.to_string(),
+            cut_on_disk: false,
+        });
+    }
+    // Bounded: the binary check reads 8 KiB, and no file costs more than the limit.
+    let (bytes, cut) =
+        codegraph_world::walk::read_prefix(&file.absolute, MAX_DISK_BYTES).map_err(|refusal| {
+            let error = match refusal {
+                ReadRefusal::Binary => "Binary file",
+                ReadRefusal::NotRegular => "Not a regular file",
+                ReadRefusal::Io(_) => "File not found",
+            };
+            tool_error(serde_json::json!({
+                "error": error,
+                "file_path": file_path,
+                "message": refusal.to_string(),
+            }))
+        })?;
+    Ok(FileText {
+        text: codegraph_lang::syntax::decode_lossy(bytes),
+        cut_on_disk: cut,
+    })
+}
+
+/// Refuses a start after the end, or past the end of the file.
+fn check_range(params: &ReadFileParams, total_lines: u32) -> Result<(), CallToolResult> {
+    let range_error = |message: String| {
+        tool_error(serde_json::json!({
+            "error": "Line out of range",
+            "file_path": params.file_path,
+            "total_lines": total_lines,
+            "message": message,
+        }))
+    };
+    if let (Some(start), Some(end)) = (params.start_line, params.end_line)
+        && start > end
+    {
+        return Err(range_error(format!(
+            "start_line {start} is after end_line {end}"
+        )));
+    }
+    if let Some(start) = params.start_line
+        && start > total_lines.max(1)
+    {
+        return Err(range_error(format!(
+            "start_line {start} is past the end of the file ({total_lines} lines)"
+        )));
+    }
+    Ok(())
+}
+
+/// Cuts `content` to at most [`MAX_READ_BYTES`], on a whole line when there is one; whether it
+/// cut.
+fn cut_to_byte_limit(content: &mut String) -> bool {
+    if content.len() <= MAX_READ_BYTES {
+        return false;
+    }
+    let mut cut = MAX_READ_BYTES;
+    while !content.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    if let Some(newline) = content[..cut].rfind('\n') {
+        cut = newline + 1;
+    }
+    content.truncate(cut);
+    true
 }

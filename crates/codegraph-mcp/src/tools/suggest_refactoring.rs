@@ -12,6 +12,8 @@ use super::{Page, Provenance, ToolResult, paginate, provenance};
 use crate::convert::{self};
 use crate::{CodegraphMcp, resolve_for_tool, tool_error};
 use codegraph_analysis as analysis;
+use codegraph_analysis::refactor::{Suggestion, SuggestionKind};
+use codegraph_world::World;
 use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -84,61 +86,71 @@ impl CodegraphMcp {
             Weight::Heavy
         };
         let world = self.world.clone();
-        let work = move || -> ToolResult<RefactoringResult> {
-            let graph = world.snapshot();
-            let entity = resolve_for_tool(&graph, &params.entity_id)?;
-            let only = match params.kind.as_deref() {
-                None | Some("") | Some("general") | Some("all") => None,
-                Some(text) => Some(analysis::refactor::SuggestionKind::parse(text).ok_or_else(|| {
-                    tool_error(serde_json::json!({
-                        "error": "Unknown refactoring type",
-                        "type": text,
-                        "known": ["extract", "rename", "move", "simplify", "inline", "remove", "general"],
-                    }))
-                })?),
-            };
-            let facts = world.analysis().repo_facts(&graph);
-            let report = analysis::refactor::suggest(&graph, &facts, &entity, only);
-            let (suggestions, page) = paginate(
-                report.suggestions,
-                params.offset,
-                params.limit.clamp(1, 100),
-                100,
-                "suggestions",
-            );
-            let files = suggestions
-                .iter()
-                .map(|suggestion| &*suggestion.location.file)
-                .chain([&*report.entity.file_path]);
-            let provenance = provenance(&world, &graph, files);
-            Ok(Json(RefactoringResult {
-                entity: report.entity.id.to_string(),
-                name: report.entity.name.to_string(),
-                kind: report.entity.kind.to_string(),
-                file_path: report.entity.file_path.to_string(),
-                metrics: serde_json::to_value(&report.metrics).unwrap_or_default(),
-                suggestions: suggestions
-                    .iter()
-                    .map(|suggestion| SuggestionEntry {
-                        kind: serde_json::to_value(suggestion.kind)
-                            .ok()
-                            .and_then(|value| value.as_str().map(str::to_string))
-                            .unwrap_or_default(),
-                        reason: suggestion.reason.clone(),
-                        file: suggestion.location.file.to_string(),
-                        lines: convert::lines_label(
-                            suggestion.location.start_line,
-                            suggestion.location.end_line,
-                        ),
-                        confidence: suggestion.confidence,
-                        target: suggestion.target.clone(),
-                        related: suggestion.related.clone(),
-                    })
-                    .collect(),
-                page,
-                provenance,
+        self.work(weight, &cancel, move || suggest(&world, params))
+            .await
+    }
+}
+
+fn suggest(world: &World, params: RefactoringParams) -> ToolResult<RefactoringResult> {
+    let graph = world.snapshot();
+    let entity = resolve_for_tool(&graph, &params.entity_id)?;
+    let only = only_kind(params.kind.as_deref())?;
+    let facts = world.analysis().repo_facts(&graph);
+    let report = analysis::refactor::suggest(&graph, &facts, &entity, only);
+    let (suggestions, page) = paginate(
+        report.suggestions,
+        params.offset,
+        params.limit.clamp(1, 100),
+        100,
+        "suggestions",
+    );
+    let files = suggestions
+        .iter()
+        .map(|suggestion| &*suggestion.location.file)
+        .chain([&*report.entity.file_path]);
+    let provenance = provenance(world, &graph, files);
+    Ok(Json(RefactoringResult {
+        entity: report.entity.id.to_string(),
+        name: report.entity.name.to_string(),
+        kind: report.entity.kind.to_string(),
+        file_path: report.entity.file_path.to_string(),
+        metrics: serde_json::to_value(&report.metrics).unwrap_or_default(),
+        suggestions: suggestions.iter().map(SuggestionEntry::from).collect(),
+        page,
+        provenance,
+    }))
+}
+
+/// The kind `type` names, `None` for all of them.
+fn only_kind(text: Option<&str>) -> Result<Option<SuggestionKind>, CallToolResult> {
+    match text {
+        None | Some("") | Some("general") | Some("all") => Ok(None),
+        Some(text) => SuggestionKind::parse(text).map(Some).ok_or_else(|| {
+            tool_error(serde_json::json!({
+                "error": "Unknown refactoring type",
+                "type": text,
+                "known": ["extract", "rename", "move", "simplify", "inline", "remove", "general"],
             }))
-        };
-        self.work(weight, &cancel, work).await
+        }),
+    }
+}
+
+impl From<&Suggestion> for SuggestionEntry {
+    fn from(suggestion: &Suggestion) -> SuggestionEntry {
+        SuggestionEntry {
+            kind: serde_json::to_value(suggestion.kind)
+                .ok()
+                .and_then(|value| value.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            reason: suggestion.reason.clone(),
+            file: suggestion.location.file.to_string(),
+            lines: convert::lines_label(
+                suggestion.location.start_line,
+                suggestion.location.end_line,
+            ),
+            confidence: suggestion.confidence,
+            target: suggestion.target.clone(),
+            related: suggestion.related.clone(),
+        }
     }
 }
