@@ -29,9 +29,8 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, prompt_handler, tool_handler};
@@ -140,12 +139,15 @@ impl CodegraphMcp {
 
     /// A search is cheap once the index of the current revision is built (and, for
     /// `global_search`, the communities); building them is heavy.
-    pub(crate) fn weight_of_search(&self, with_communities: bool) -> work::Weight {
+    pub(crate) fn weight_of_search(&self, needs: SearchNeeds) -> work::Weight {
         let graph = self.world.snapshot();
         let analysis = self.world.analysis();
-        if analysis.has_search_index(&graph)
-            && (!with_communities || analysis.has_communities(&graph))
-        {
+        let built = analysis.has_search_index(&graph)
+            && match needs {
+                SearchNeeds::Index => true,
+                SearchNeeds::IndexAndCommunities => analysis.has_communities(&graph),
+            };
+        if built {
             work::Weight::Cheap
         } else {
             work::Weight::Heavy
@@ -163,6 +165,15 @@ impl CodegraphMcp {
     pub fn world(&self) -> &Arc<World> {
         &self.world
     }
+}
+
+/// What a search reads besides the graph, built once per revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SearchNeeds {
+    /// The search index.
+    Index,
+    /// The search index and the communities (`global_search`).
+    IndexAndCommunities,
 }
 
 /// Serves MCP over stdin/stdout until the client goes away.
@@ -388,81 +399,83 @@ impl ServerHandler for CodegraphMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let graph = self.world.snapshot();
-        let stopped = |stopped: work::Stopped| {
-            ErrorData::internal_error(
-                stopped.to_json()["error"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-                Some(stopped.to_json()),
-            )
-        };
-        if request.uri == rules::RULES_URI {
-            // The first check after a change evaluates what changed (every file, the first
-            // time): off the runtime, with the request's cancellation.
-            let world = self.world.clone();
-            let value = self
-                .pool
-                .run(work::Weight::Cheap, &context.ct, move || {
-                    rules::read(&world, &graph)
-                })
-                .await
-                .map_err(stopped)?;
-            return Ok(ReadResourceResult::new(vec![
-                ResourceContents::text(
-                    serde_json::to_string_pretty(&value).unwrap_or_default(),
-                    request.uri.clone(),
-                )
-                .with_mime_type("application/json"),
-            ])
-            .into());
+        let uri = request.uri;
+        if uri == rules::RULES_URI {
+            return self.read_rules(uri, graph, &context.ct).await;
         }
-        if let Some(rest) = request.uri.strip_prefix(resources::COMMUNITY_PREFIX) {
-            let Ok(id) = rest.trim().parse::<u32>() else {
-                return Err(ErrorData::resource_not_found(
-                    format!("not a community id: {rest}"),
-                    Some(
-                        serde_json::json!({"uri": request.uri, "expected": "codegraph://communities/<number>, ids from global_search"}),
-                    ),
-                ));
-            };
-            // Communities take seconds on a large repository the first time: heavy work.
-            let world = self.world.clone();
-            let weight = if world.analysis().has_communities(&graph) {
-                work::Weight::Cheap
-            } else {
-                work::Weight::Heavy
-            };
-            let found = self
-                .pool
-                .run(weight, &context.ct, move || {
-                    let communities = world.analysis().communities(&graph);
-                    resources::community(&graph, &communities, id)
-                })
-                .await
-                .map_err(stopped)?;
-            return match found {
-                Some(value) => Ok(ReadResourceResult::new(vec![
-                    ResourceContents::text(
-                        serde_json::to_string_pretty(&value).unwrap_or_default(),
-                        request.uri.clone(),
-                    )
-                    .with_mime_type("application/json"),
-                ])
-                .into()),
-                None => Err(ErrorData::resource_not_found(
-                    format!("Community not found: {id}"),
-                    Some(serde_json::json!({"uri": request.uri})),
-                )),
-            };
+        if let Some(rest) = uri.strip_prefix(resources::COMMUNITY_PREFIX) {
+            let id = resources::community_id(&uri, rest)?;
+            return self.read_community(&uri, id, graph, &context.ct).await;
         }
-        let uri = request.uri.clone();
         self.pool
             .run(work::Weight::Cheap, &context.ct, move || {
                 resources::read(&graph, &uri)
             })
             .await
-            .map_err(stopped)?
+            .map_err(stopped_error)?
             .map(Into::into)
     }
+}
+
+/// The resources whose reading is work for the pool.
+impl CodegraphMcp {
+    /// `codegraph://rules`. The first check after a change evaluates what changed (every file,
+    /// the first time): off the runtime, with the request's cancellation.
+    async fn read_rules(
+        &self,
+        uri: String,
+        graph: Arc<Graph>,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let world = self.world.clone();
+        let value = self
+            .pool
+            .run(work::Weight::Cheap, cancel, move || {
+                rules::read(&world, &graph)
+            })
+            .await
+            .map_err(stopped_error)?;
+        Ok(resources::json_contents(&uri, value).into())
+    }
+
+    /// `codegraph://communities/<id>`. Communities take seconds on a large repository the
+    /// first time: heavy work.
+    async fn read_community(
+        &self,
+        uri: &str,
+        id: u32,
+        graph: Arc<Graph>,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let world = self.world.clone();
+        let weight = if world.analysis().has_communities(&graph) {
+            work::Weight::Cheap
+        } else {
+            work::Weight::Heavy
+        };
+        let found = self
+            .pool
+            .run(weight, cancel, move || {
+                let communities = world.analysis().communities(&graph);
+                resources::community(&graph, &communities, id)
+            })
+            .await
+            .map_err(stopped_error)?;
+        match found {
+            Some(value) => Ok(resources::json_contents(uri, value).into()),
+            None => Err(ErrorData::resource_not_found(
+                format!("Community not found: {id}"),
+                Some(serde_json::json!({"uri": uri})),
+            )),
+        }
+    }
+}
+
+/// A resource read that was stopped (cancelled, or refused for load) as a protocol error.
+fn stopped_error(stopped: work::Stopped) -> ErrorData {
+    let value = stopped.to_json();
+    ErrorData::internal_error(
+        value["error"].as_str().unwrap_or_default().to_string(),
+        Some(value),
+    )
 }

@@ -207,7 +207,8 @@ fn file_lines(
     ]))
 }
 
-fn json_contents(uri: &str, value: serde_json::Value) -> ReadResourceResult {
+/// `value` as the JSON contents of the resource `uri`.
+pub(crate) fn json_contents(uri: &str, value: serde_json::Value) -> ReadResourceResult {
     let text = serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string());
     ReadResourceResult::new(vec![
         ResourceContents::text(text, uri).with_mime_type("application/json"),
@@ -361,6 +362,16 @@ pub fn community(
         "members": members,
         "members_truncated": community.member_count > MAX_COMMUNITY_MEMBERS,
     }))
+}
+
+/// The id of a community resource, `rest` being what follows [`COMMUNITY_PREFIX`] in `uri`.
+pub(crate) fn community_id(uri: &str, rest: &str) -> Result<u32, ErrorData> {
+    rest.trim().parse::<u32>().map_err(|_| {
+        ErrorData::resource_not_found(
+            format!("not a community id: {rest}"),
+            Some(json!({"uri": uri, "expected": "codegraph://communities/<number>, ids from global_search"})),
+        )
+    })
 }
 
 pub fn read(graph: &Graph, uri: &str) -> Result<ReadResourceResult, ErrorData> {

@@ -130,7 +130,7 @@ impl CodegraphMcp {
         Parameters(params): Parameters<GlobalSearchParams>,
         cancel: CancellationToken,
     ) -> Result<Json<GlobalSearchResult>, CallToolResult> {
-        let weight = self.weight_of_search(true);
+        let weight = self.weight_of_search(crate::SearchNeeds::IndexAndCommunities);
         let world = self.world.clone();
         let work = move || -> ToolResult<GlobalSearchResult> {
             let graph = world.snapshot();

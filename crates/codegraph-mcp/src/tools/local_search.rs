@@ -140,7 +140,7 @@ impl CodegraphMcp {
         cancel: CancellationToken,
     ) -> Result<Json<LocalSearchResult>, CallToolResult> {
         let weight = self
-            .weight_of_search(false)
+            .weight_of_search(crate::SearchNeeds::Index)
             .max(Weight::of_depth(params.depth.clamp(1, 4)));
         let world = self.world.clone();
         let work = move || -> ToolResult<LocalSearchResult> {

@@ -89,7 +89,7 @@ impl CodegraphMcp {
         Parameters(params): Parameters<QueryParams>,
         cancel: CancellationToken,
     ) -> Result<Json<QueryResult>, CallToolResult> {
-        let weight = self.weight_of_search(false);
+        let weight = self.weight_of_search(crate::SearchNeeds::Index);
         let world = self.world.clone();
         let limit = params.limit.clamp(1, MAX_QUERY_LIMIT);
         let work = move || -> ToolResult<QueryResult> {
