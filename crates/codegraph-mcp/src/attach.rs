@@ -340,26 +340,8 @@ pub async fn relay_if_served(repo: &Path) -> anyhow::Result<bool> {
     let Some((discovery, entry)) = find(&directory, repo) else {
         return Ok(false);
     };
-    let stream = match tokio::net::UnixStream::connect(&entry.socket).await {
-        // An impostor's server would run as another user.
-        Ok(stream) if stream.peer_cred().is_ok_and(|peer| peer.uid() == user()) => stream,
-        Ok(_) => {
-            tracing::warn!(
-                "{} is served by another user; not attaching, serving in-process",
-                entry.socket.display()
-            );
-            return Ok(false);
-        }
-        Err(error) => {
-            tracing::info!(
-                "{} does not answer ({error}); serving in-process",
-                entry.socket.display()
-            );
-            if entry.pid != std::process::id() {
-                remove_entry(&discovery, Some(&entry));
-            }
-            return Ok(false);
-        }
+    let Some(stream) = connect(&discovery, &entry).await else {
+        return Ok(false);
     };
     tracing::info!(
         "attached to process {} serving {} on {}",
@@ -367,6 +349,38 @@ pub async fn relay_if_served(repo: &Path) -> anyhow::Result<bool> {
         entry.root.display(),
         entry.socket.display()
     );
+    relay(stream).await?;
+    Ok(true)
+}
+
+/// The socket of `entry`, if it answers and is served by this user; an entry that does not
+/// answer (and is not this process's) is removed from the discovery file.
+async fn connect(discovery: &Path, entry: &Entry) -> Option<tokio::net::UnixStream> {
+    match tokio::net::UnixStream::connect(&entry.socket).await {
+        // An impostor's server would run as another user.
+        Ok(stream) if stream.peer_cred().is_ok_and(|peer| peer.uid() == user()) => Some(stream),
+        Ok(_) => {
+            tracing::warn!(
+                "{} is served by another user; not attaching, serving in-process",
+                entry.socket.display()
+            );
+            None
+        }
+        Err(error) => {
+            tracing::info!(
+                "{} does not answer ({error}); serving in-process",
+                entry.socket.display()
+            );
+            if entry.pid != std::process::id() {
+                remove_entry(discovery, Some(entry));
+            }
+            None
+        }
+    }
+}
+
+/// Copies stdin to the server and its answers to stdout until the server closes its side.
+async fn relay(stream: tokio::net::UnixStream) -> std::io::Result<()> {
     let (mut from_server, mut to_server) = stream.into_split();
     let upstream = async {
         let mut stdin = tokio::io::stdin();
@@ -392,5 +406,5 @@ pub async fn relay_if_served(repo: &Path) -> anyhow::Result<bool> {
             downstream.await?;
         }
     }
-    Ok(true)
+    Ok(())
 }

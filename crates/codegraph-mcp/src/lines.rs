@@ -110,79 +110,89 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (rmcp_input, mut to_rmcp) = tokio::io::duplex(PIPE_BYTES);
+    let (rmcp_input, to_rmcp) = tokio::io::duplex(PIPE_BYTES);
     let (from_rmcp, rmcp_output) = tokio::io::duplex(PIPE_BYTES);
     let writer = Arc::new(Mutex::new(writer));
+    tokio::spawn(filter_input(reader, writer.clone(), to_rmcp));
+    tokio::spawn(copy_output(from_rmcp, writer));
+    (rmcp_input, rmcp_output)
+}
 
-    let answers = writer.clone();
-    tokio::spawn(async move {
-        let mut reader = BufReader::new(reader);
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            match (&mut reader)
-                .take(MAX_LINE_BYTES as u64 + 1)
-                .read_until(b'\n', &mut line)
-                .await
-            {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
+/// Moves the client's lines to rmcp, answering on `answers` those rmcp would not answer
+/// rightly; rmcp sees the end of its input when the client's ends.
+async fn filter_input<R, W>(reader: R, answers: Arc<Mutex<W>>, mut to_rmcp: DuplexStream)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut reader = BufReader::new(reader);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match (&mut reader)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .await
+        {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let answer = if line.len() > MAX_LINE_BYTES {
+            if !line.ends_with(b"\n") && !skip_line(&mut reader).await {
+                break;
             }
-            let answer = if line.len() > MAX_LINE_BYTES {
-                if !line.ends_with(b"\n") && !skip_line(&mut reader).await {
-                    break;
-                }
-                line = Vec::new(); // not kept at its largest
-                tracing::warn!("MCP input: a line over {MAX_LINE_BYTES} bytes, skipped");
-                Some(
-                    serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700,
-                    "message": format!("Parse error: a line over {MAX_LINE_BYTES} bytes")}}),
-                )
-            } else {
-                let content = line.trim_ascii();
-                if content.is_empty() {
-                    continue;
-                }
-                answer_for(content)
-            };
-            if let Some(answer) = answer {
-                tracing::debug!("answered for rmcp: {answer}");
-                let mut writer = answers.lock().await;
-                let written = async {
-                    writer.write_all(format!("{answer}\n").as_bytes()).await?;
-                    writer.flush().await
-                };
-                if written.await.is_err() {
-                    break;
-                }
+            line = Vec::new(); // not kept at its largest
+            tracing::warn!("MCP input: a line over {MAX_LINE_BYTES} bytes, skipped");
+            Some(
+                serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700,
+                "message": format!("Parse error: a line over {MAX_LINE_BYTES} bytes")}}),
+            )
+        } else {
+            let content = line.trim_ascii();
+            if content.is_empty() {
                 continue;
             }
-            let content = line.trim_ascii();
-            if to_rmcp.write_all(content).await.is_err() || to_rmcp.write_all(b"\n").await.is_err()
-            {
+            answer_for(content)
+        };
+        if let Some(answer) = answer {
+            if write_answer(&answers, &answer).await.is_err() {
                 break;
             }
+            continue;
         }
-        // rmcp sees the end of its input.
-        let _ = to_rmcp.shutdown().await;
-    });
-
-    tokio::spawn(async move {
-        let mut from_rmcp = BufReader::new(from_rmcp);
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            match from_rmcp.read_until(b'\n', &mut line).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            let mut writer = writer.lock().await;
-            if writer.write_all(&line).await.is_err() || writer.flush().await.is_err() {
-                break;
-            }
+        let content = line.trim_ascii();
+        if to_rmcp.write_all(content).await.is_err() || to_rmcp.write_all(b"\n").await.is_err() {
+            break;
         }
-        let _ = writer.lock().await.shutdown().await;
-    });
+    }
+    let _ = to_rmcp.shutdown().await;
+}
 
-    (rmcp_input, rmcp_output)
+/// Writes one answer of the filter's own, a whole line at a time.
+async fn write_answer<W: AsyncWrite + Unpin>(
+    writer: &Mutex<W>,
+    answer: &serde_json::Value,
+) -> std::io::Result<()> {
+    tracing::debug!("answered for rmcp: {answer}");
+    let mut writer = writer.lock().await;
+    writer.write_all(format!("{answer}\n").as_bytes()).await?;
+    writer.flush().await
+}
+
+/// Moves rmcp's lines to the client, a whole line at a time; closes the writer at their end.
+async fn copy_output<W: AsyncWrite + Unpin>(from_rmcp: DuplexStream, writer: Arc<Mutex<W>>) {
+    let mut from_rmcp = BufReader::new(from_rmcp);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match from_rmcp.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let mut writer = writer.lock().await;
+        if writer.write_all(&line).await.is_err() || writer.flush().await.is_err() {
+            break;
+        }
+    }
+    let _ = writer.lock().await.shutdown().await;
 }

@@ -50,49 +50,60 @@ pub fn run(
         let attachment = attach::serve_world(world.clone(), server.clone())
             .inspect_err(|error| tracing::warn!("no MCP socket: {error:#}"))
             .ok();
-        match front {
-            Front::Stdio => {
-                let running = rmcp::ServiceExt::serve(
-                    server,
-                    super::lines::answer_parse_errors(tokio::io::stdin(), tokio::io::stdout()),
-                )
-                .await?;
-                running.waiting().await?;
-            }
-            Front::Http(options) => {
-                let listener = http::bind(&options).await?;
-                let address = listener.local_addr()?;
-                let url = format!("http://{address}/mcp");
-                if let Some(attachment) = &attachment {
-                    attachment.publish_http(url.clone(), options.tokens.clone())?;
-                }
-                tracing::warn!("serving MCP at {url} (legacy SSE at http://{address}/sse)");
-                let shutdown = CancellationToken::new();
-                let stop = shutdown.clone();
-                tokio::spawn(async move {
-                    let mut terminate =
-                        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-                            .ok();
-                    let terminated = async {
-                        match terminate.as_mut() {
-                            Some(signal) => {
-                                signal.recv().await;
-                            }
-                            None => std::future::pending().await,
-                        }
-                    };
-                    tokio::select! {
-                        _ = tokio::signal::ctrl_c() => {}
-                        _ = terminated => {}
-                    }
-                    stop.cancel();
-                });
-                http::serve(listener, server, &options, shutdown).await?;
-            }
-        }
+        serve_front(server, front, attachment.as_ref()).await?;
         drop(attachment);
         anyhow::Ok(())
     });
     runtime.shutdown_background();
     result
+}
+
+/// Serves MCP on `front` until it ends; an HTTP address is published on the attachment.
+async fn serve_front(
+    server: CodegraphMcp,
+    front: Front,
+    attachment: Option<&attach::Attachment>,
+) -> anyhow::Result<()> {
+    match front {
+        Front::Stdio => {
+            let running = rmcp::ServiceExt::serve(
+                server,
+                super::lines::answer_parse_errors(tokio::io::stdin(), tokio::io::stdout()),
+            )
+            .await?;
+            running.waiting().await?;
+        }
+        Front::Http(options) => {
+            let listener = http::bind(&options).await?;
+            let address = listener.local_addr()?;
+            let url = format!("http://{address}/mcp");
+            if let Some(attachment) = attachment {
+                attachment.publish_http(url.clone(), options.tokens.clone())?;
+            }
+            tracing::warn!("serving MCP at {url} (legacy SSE at http://{address}/sse)");
+            let shutdown = CancellationToken::new();
+            tokio::spawn(cancel_when_interrupted(shutdown.clone()));
+            http::serve(listener, server, &options, shutdown).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Cancels `stop` on Ctrl-C or SIGTERM.
+async fn cancel_when_interrupted(stop: CancellationToken) {
+    let mut terminate =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let terminated = async {
+        match terminate.as_mut() {
+            Some(signal) => {
+                signal.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminated => {}
+    }
+    stop.cancel();
 }

@@ -152,17 +152,20 @@ fn interpreter(program: &str) -> Option<&'static str> {
     })
 }
 
+/// Whether `argument` is a cluster of short flags (`-Ic`, `-xec`) with one of `letters`: a
+/// flag counts inside a cluster as alone.
+fn short_cluster_has(argument: &str, letters: &[char]) -> bool {
+    argument.len() > 1
+        && argument.starts_with('-')
+        && !argument.starts_with("--")
+        && argument[1..]
+            .chars()
+            .any(|letter| letters.contains(&letter))
+}
+
 /// Whether `argument` is a flag that makes `family` run the code that follows it.
 fn is_inline_code_flag(family: &str, argument: &str) -> bool {
-    // Clusters of short flags (`-Ic`, `-xec`) count when any of them is the code flag.
-    let short_cluster_has = |letters: &[char]| {
-        argument.len() > 1
-            && argument.starts_with('-')
-            && !argument.starts_with("--")
-            && argument[1..]
-                .chars()
-                .any(|letter| letters.contains(&letter))
-    };
+    let short_cluster_has = |letters: &[char]| short_cluster_has(argument, letters);
     match family {
         "python" => short_cluster_has(&['c']),
         "sh" => short_cluster_has(&['c']) || argument == "--command",
@@ -183,14 +186,7 @@ fn is_inline_code_flag(family: &str, argument: &str) -> bool {
 
 /// Whether `argument` makes `family` load and run a module or library named next to it.
 fn is_module_flag(family: &str, argument: &str) -> bool {
-    let short_cluster_has = |letters: &[char]| {
-        argument.len() > 1
-            && argument.starts_with('-')
-            && !argument.starts_with("--")
-            && argument[1..]
-                .chars()
-                .any(|letter| letters.contains(&letter))
-    };
+    let short_cluster_has = |letters: &[char]| short_cluster_has(argument, letters);
     let long = |names: &[&str]| {
         names.iter().any(|name| {
             argument == *name
@@ -288,52 +284,12 @@ pub const GIT_SUBCOMMANDS: &[&str] = &[
 /// Git's options before the subcommand that take the next argument as their value.
 const GIT_GLOBAL_WITH_VALUE: &[&str] = &["-C", "-c", "--git-dir", "--work-tree", "--namespace"];
 
+/// Refuses the git command lines that can run other commands: remote helpers and transports,
+/// configuration, another exec path, a subcommand outside [`GIT_SUBCOMMANDS`], and the
+/// subcommands' own options that run a command.
 fn check_git(argv: &[String]) -> Result<(), Refusal> {
-    for argument in &argv[1..] {
-        let value = argument
-            .split_once('=')
-            .map_or(argument.as_str(), |(_, value)| value);
-        if ["--upload-pack", "--receive-pack", "--exec"]
-            .iter()
-            .any(|option| argument == option || argument.starts_with(&format!("{option}=")))
-        {
-            return refuse(
-                "git-remote-command",
-                format!("'{argument}' names a command for git to run"),
-            );
-        }
-        let lowered = value.to_ascii_lowercase();
-        if lowered.starts_with("ext::") || lowered.starts_with("fd::") {
-            return refuse(
-                "git-transport",
-                format!("'{argument}' uses git's ext:: or fd:: transport, which runs commands"),
-            );
-        }
-    }
-    // Global options, then the subcommand.
-    let mut index = 1;
-    while let Some(argument) = argv.get(index) {
-        if !argument.starts_with('-') {
-            break;
-        }
-        if argument == "-c" || argument.starts_with("--config-env") {
-            return refuse(
-                "git-config",
-                format!("'{argument}' sets git configuration, which can name commands to run"),
-            );
-        }
-        if argument.starts_with("--exec-path") {
-            return refuse(
-                "git-exec-path",
-                format!("'{argument}' changes where git finds its programs"),
-            );
-        }
-        index += if GIT_GLOBAL_WITH_VALUE.contains(&argument.as_str()) {
-            2
-        } else {
-            1
-        };
-    }
+    check_git_remote_commands(&argv[1..])?;
+    let index = git_subcommand_index(argv)?;
     let Some(subcommand) = argv.get(index) else {
         return Ok(()); // `git --version`, `git --help`
     };
@@ -361,6 +317,62 @@ fn check_git(argv: &[String]) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// Refuses, anywhere in git's `arguments`, an option naming a command for git to run on the
+/// remote side, and the `ext::` and `fd::` transports.
+fn check_git_remote_commands(arguments: &[String]) -> Result<(), Refusal> {
+    for argument in arguments {
+        let value = argument
+            .split_once('=')
+            .map_or(argument.as_str(), |(_, value)| value);
+        if ["--upload-pack", "--receive-pack", "--exec"]
+            .iter()
+            .any(|option| argument == option || argument.starts_with(&format!("{option}=")))
+        {
+            return refuse(
+                "git-remote-command",
+                format!("'{argument}' names a command for git to run"),
+            );
+        }
+        let lowered = value.to_ascii_lowercase();
+        if lowered.starts_with("ext::") || lowered.starts_with("fd::") {
+            return refuse(
+                "git-transport",
+                format!("'{argument}' uses git's ext:: or fd:: transport, which runs commands"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Where git's subcommand is in `argv`, past the global options; refuses the global options
+/// that set configuration or the exec path.
+fn git_subcommand_index(argv: &[String]) -> Result<usize, Refusal> {
+    let mut index = 1;
+    while let Some(argument) = argv.get(index) {
+        if !argument.starts_with('-') {
+            break;
+        }
+        if argument == "-c" || argument.starts_with("--config-env") {
+            refuse(
+                "git-config",
+                format!("'{argument}' sets git configuration, which can name commands to run"),
+            )?;
+        }
+        if argument.starts_with("--exec-path") {
+            refuse(
+                "git-exec-path",
+                format!("'{argument}' changes where git finds its programs"),
+            )?;
+        }
+        index += if GIT_GLOBAL_WITH_VALUE.contains(&argument.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    Ok(index)
+}
+
 /// `Err` when `value`, an argument run from `directory`, is a path that leads outside `root`.
 fn check_path(root: &Path, directory: &Path, argument: &str, value: &str) -> Result<(), Refusal> {
     if value.is_empty() || value == "-" {
@@ -383,6 +395,40 @@ fn check_path(root: &Path, directory: &Path, argument: &str, value: &str) -> Res
             format!("'{argument}' names a path outside the workspace ({reason})"),
         ),
     }
+}
+
+/// Refuses an interpreter's arguments that give it a program other than a file: inline code,
+/// a module named on the command line, or stdin.
+fn check_interpreter(family: &str, argv: &[String]) -> Result<(), Refusal> {
+    let program = &argv[0];
+    for argument in &argv[1..] {
+        if is_inline_code_flag(family, argument) {
+            refuse(
+                "interpreter-inline-code",
+                format!(
+                    "'{program} {argument}' runs inline code, which is refused even for allowed programs"
+                ),
+            )?;
+        }
+        if is_module_flag(family, argument) {
+            refuse(
+                "interpreter-module",
+                format!(
+                    "'{program} {argument}' loads and runs a module named on the command line, which is refused even for allowed programs"
+                ),
+            )?;
+        }
+        if matches!(
+            argument.as_str(),
+            "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
+        ) {
+            refuse(
+                "interpreter-stdin",
+                format!("'{program} {argument}' reads its program from stdin"),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Checks `line` against the policy for a run in `directory` (inside `root`, both canonical):
@@ -417,33 +463,7 @@ pub fn check(
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
     if let Some(family) = interpreter(&name) {
-        for argument in &argv[1..] {
-            if is_inline_code_flag(family, argument) {
-                refuse(
-                    "interpreter-inline-code",
-                    format!(
-                        "'{program} {argument}' runs inline code, which is refused even for allowed programs"
-                    ),
-                )?;
-            }
-            if is_module_flag(family, argument) {
-                refuse(
-                    "interpreter-module",
-                    format!(
-                        "'{program} {argument}' loads and runs a module named on the command line, which is refused even for allowed programs"
-                    ),
-                )?;
-            }
-            if matches!(
-                argument.as_str(),
-                "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
-            ) {
-                refuse(
-                    "interpreter-stdin",
-                    format!("'{program} {argument}' reads its program from stdin"),
-                )?;
-            }
-        }
+        check_interpreter(family, &argv)?;
     }
     if name == "git" {
         check_git(&argv)?;

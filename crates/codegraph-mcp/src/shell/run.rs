@@ -75,13 +75,51 @@ pub async fn run(
     timeout: Duration,
     cancel: &CancellationToken,
 ) -> Result<Outcome, String> {
+    let mut child =
+        command(policy, &argv, directory)
+            .spawn()
+            .map_err(|error| match &policy.supervisor {
+                Some(supervisor) => format!(
+                    "could not start the command's supervisor {}: {error}",
+                    supervisor.display()
+                ),
+                None => format!("could not start '{}': {error}", argv[0]),
+            })?;
+    let lifeline = child.stdin.take();
+    let group = child.id().map(|pid| Pid::from_raw(pid as i32));
+    let stdout = tokio::spawn(read_capped(child.stdout.take().expect("piped")));
+    let stderr = tokio::spawn(read_capped(child.stderr.take().expect("piped")));
+    let ended = tokio::select! {
+        status = child.wait() => Ended::Exited(status.ok()),
+        () = tokio::time::sleep(timeout) => Ended::TimedOut,
+        () = cancel.cancelled() => Ended::Cancelled,
+    };
+    let timed_out = matches!(ended, Ended::TimedOut);
+    let cancelled = matches!(ended, Ended::Cancelled);
+    let status = stop(policy, &mut child, lifeline, group, ended).await;
+    let (stdout, stdout_truncated) = stdout.await.unwrap_or_default();
+    let (stderr, stderr_truncated) = stderr.await.unwrap_or_default();
+    Ok(Outcome {
+        argv,
+        exit_code: status.and_then(|status| status.code()),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        truncated: stdout_truncated || stderr_truncated,
+        timed_out,
+        cancelled,
+    })
+}
+
+/// The command that runs `argv` in `directory`: under the supervisor when there is one, in a
+/// process group of its own, with only the passed and set environment, its output piped.
+fn command(policy: &ShellPolicy, argv: &[String], directory: &Path) -> tokio::process::Command {
     let mut command = match &policy.supervisor {
         Some(supervisor) => {
             let mut command = tokio::process::Command::new(supervisor);
             command
                 .arg(super::SUPERVISOR_ARGUMENT)
                 .arg("--")
-                .args(&argv)
+                .args(argv)
                 .stdin(Stdio::piped())
                 // Dropping the child closes the lifeline instead: the supervisor then kills
                 // what the command started, which killing the supervisor would not.
@@ -109,25 +147,19 @@ pub async fn run(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    let mut child = command.spawn().map_err(|error| match &policy.supervisor {
-        Some(supervisor) => format!(
-            "could not start the command's supervisor {}: {error}",
-            supervisor.display()
-        ),
-        None => format!("could not start '{}': {error}", argv[0]),
-    })?;
-    let lifeline = child.stdin.take();
-    let group = child.id().map(|pid| Pid::from_raw(pid as i32));
-    let stdout = tokio::spawn(read_capped(child.stdout.take().expect("piped")));
-    let stderr = tokio::spawn(read_capped(child.stderr.take().expect("piped")));
-    let ended = tokio::select! {
-        status = child.wait() => Ended::Exited(status.ok()),
-        () = tokio::time::sleep(timeout) => Ended::TimedOut,
-        () = cancel.cancelled() => Ended::Cancelled,
-    };
-    let timed_out = matches!(ended, Ended::TimedOut);
-    let cancelled = matches!(ended, Ended::Cancelled);
-    let status = match ended {
+    command
+}
+
+/// Stops everything the command started, however the wait `ended`; its exit status when it
+/// exited by itself.
+async fn stop(
+    policy: &ShellPolicy,
+    child: &mut tokio::process::Child,
+    lifeline: Option<tokio::process::ChildStdin>,
+    group: Option<Pid>,
+    ended: Ended,
+) -> Option<std::process::ExitStatus> {
+    match ended {
         Ended::Exited(status) => {
             // A supervisor has already killed what the command left; without one, children
             // left in the group would otherwise hold the output pipes open.
@@ -152,18 +184,7 @@ pub async fn run(
             }
             None
         }
-    };
-    let (stdout, stdout_truncated) = stdout.await.unwrap_or_default();
-    let (stderr, stderr_truncated) = stderr.await.unwrap_or_default();
-    Ok(Outcome {
-        argv,
-        exit_code: status.and_then(|status| status.code()),
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        truncated: stdout_truncated || stderr_truncated,
-        timed_out,
-        cancelled,
-    })
+    }
 }
 
 #[cfg(test)]
