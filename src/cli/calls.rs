@@ -3,7 +3,7 @@
 use clap::Args;
 
 use super::{WorkspaceArgs, find, load, location, print, print_stamped};
-use crate::graph::query;
+use crate::graph::query::{self, PossibleCall, Reached};
 
 #[derive(Args, Debug)]
 pub struct CallsArgs {
@@ -16,18 +16,29 @@ pub struct CallsArgs {
     pub workspace: WorkspaceArgs,
 }
 
-/// Callers when `incoming`, callees otherwise.
-pub fn run(arguments: &CallsArgs, incoming: bool) -> anyhow::Result<()> {
+/// Which way `codegraph callers` and `codegraph callees` walk the calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Who calls the entity.
+    Callers,
+    /// What the entity calls.
+    Callees,
+}
+
+pub fn run(arguments: &CallsArgs, direction: Direction) -> anyhow::Result<()> {
     let (name, depth, workspace) = (&arguments.name, arguments.depth, &arguments.workspace);
     let (world, graph) = load(workspace)?;
     let entity = find(&graph, name)?;
+    let incoming = direction == Direction::Callers;
     let reached = query::call_closure(&graph, &entity.id, incoming, depth.max(1));
-    let label = if incoming { "callers" } else { "callees" };
+    let label = match direction {
+        Direction::Callers => "callers",
+        Direction::Callees => "callees",
+    };
     // Ambiguous references left aside: calls that may be there but are no edges.
-    let possible = if incoming {
-        query::possible_callers(&graph, &entity.id)
-    } else {
-        query::possible_callees(&graph, &entity.id)
+    let possible = match direction {
+        Direction::Callers => query::possible_callers(&graph, &entity.id),
+        Direction::Callees => query::possible_callees(&graph, &entity.id),
     };
     if workspace.json {
         let files: Vec<&str> = reached
@@ -49,36 +60,47 @@ pub fn run(arguments: &CallsArgs, incoming: bool) -> anyhow::Result<()> {
         print(&format!("{} has no {label}{proven}", entity.id))?;
     }
     for item in reached {
-        let indent = "  ".repeat(item.depth as usize - 1);
-        // The two kinds a reader should not take for a plain call: a call of an override or
-        // implementation, and a guess by a unique name.
-        let kind = match item.resolution {
-            crate::model::Resolution::Dispatch | crate::model::Resolution::UniqueName => {
-                format!("  [{}]", item.resolution)
-            }
-            _ => String::new(),
-        };
-        print(&format!(
-            "{indent}{}  {} {}{kind}",
-            item.entity.id,
-            item.entity.kind,
-            location(&item.entity)
-        ))?;
+        print_reached(&item)?;
     }
-    if !possible.is_empty() {
-        print("possible (references left aside, not edges):")?;
-        for call in possible {
-            let candidates: Vec<&str> = call.candidates.iter().map(|id| &**id).collect();
-            print(&format!(
-                "  {}  {} at {}:{} ({}) could be {}",
-                call.from,
-                call.name,
-                call.file,
-                call.line,
-                call.reason.as_str(),
-                candidates.join(" | ")
-            ))?;
+    print_possible(&possible)
+}
+
+/// One entity reached, indented by its depth, marked when it is no plain call.
+fn print_reached(item: &Reached) -> anyhow::Result<()> {
+    let indent = "  ".repeat(item.depth as usize - 1);
+    // The two kinds a reader should not take for a plain call: a call of an override or
+    // implementation, and a guess by a unique name.
+    let kind = match item.resolution {
+        crate::model::Resolution::Dispatch | crate::model::Resolution::UniqueName => {
+            format!("  [{}]", item.resolution)
         }
+        _ => String::new(),
+    };
+    print(&format!(
+        "{indent}{}  {} {}{kind}",
+        item.entity.id,
+        item.entity.kind,
+        location(&item.entity)
+    ))
+}
+
+/// The references left aside, with what each could be, when there are some.
+fn print_possible(possible: &[PossibleCall]) -> anyhow::Result<()> {
+    if possible.is_empty() {
+        return Ok(());
+    }
+    print("possible (references left aside, not edges):")?;
+    for call in possible {
+        let candidates: Vec<&str> = call.candidates.iter().map(|id| &**id).collect();
+        print(&format!(
+            "  {}  {} at {}:{} ({}) could be {}",
+            call.from,
+            call.name,
+            call.file,
+            call.line,
+            call.reason.as_str(),
+            candidates.join(" | ")
+        ))?;
     }
     Ok(())
 }

@@ -14,7 +14,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::{WorkspaceArgs, load, print, print_json};
-use crate::analysis::rules::baseline::{self, Baseline};
+use crate::analysis::rules::baseline::{self, Baseline, ModulePair};
 use crate::analysis::rules::{
     Checker, DEFAULT_BASELINE_PATH, DEFAULT_RULES_PATH, RuleSet, Severity, Violation, display_path,
 };
@@ -60,24 +60,15 @@ pub fn run(arguments: &CheckArgs) -> anyhow::Result<i32> {
 }
 
 fn check(arguments: &CheckArgs, root: &Path, graph: &Graph) -> anyhow::Result<i32> {
-    let workspace = &arguments.workspace;
     let root = root.to_path_buf();
     let rules_path = match &arguments.rules {
         Some(path) => absolute(path),
         None => root.join(DEFAULT_RULES_PATH),
     };
     let shown_rules = display_path(&root, &rules_path);
-    let text = match std::fs::read_to_string(&rules_path) {
-        Ok(text) => text,
-        Err(error) => {
-            eprintln!(
-                "codegraph: no rules to check: {shown_rules}: {error} (write one: see the README, \"Architecture rules\")"
-            );
-            return Ok(CANNOT_CHECK);
-        }
+    let Some(checker) = read_checker(&rules_path, &shown_rules, graph) else {
+        return Ok(CANNOT_CHECK);
     };
-    let mut checker = Checker::new(Arc::new(RuleSet::parse(&text)));
-    checker.update(graph);
     let violations = checker.violations();
 
     let explicit_baseline = arguments.baseline.as_deref().map(absolute);
@@ -93,51 +84,120 @@ fn check(arguments: &CheckArgs, root: &Path, graph: &Graph) -> anyhow::Result<i3
         ))?;
         return Ok(0);
     }
-    let baseline = if explicit_baseline.is_some() || baseline_path.is_file() {
-        match Baseline::read(&baseline_path) {
-            Ok(baseline) => Some(baseline),
-            Err(error) => {
-                eprintln!("codegraph: {error:#}");
-                return Ok(CANNOT_CHECK);
-            }
+    // Read when named on the command line, or when the default one exists.
+    let wanted = explicit_baseline.is_some() || baseline_path.is_file();
+    let baseline = match wanted.then(|| Baseline::read(&baseline_path)).transpose() {
+        Ok(baseline) => baseline,
+        Err(error) => {
+            eprintln!("codegraph: {error:#}");
+            return Ok(CANNOT_CHECK);
         }
-    } else {
-        None
     };
-
     if let Some(rule) = &arguments.explain {
         return explain(
             &checker,
             rule,
             &violations,
             baseline.as_ref(),
-            workspace.json,
+            arguments.workspace.json,
         );
     }
-
-    let split = baseline
-        .as_ref()
-        .map(|baseline| baseline::split(&violations, baseline));
-    let new: Vec<&Violation> = match &split {
-        Some(split) => split.new.clone(),
-        None => violations.iter().collect(),
-    };
-    let failing_violations = new
-        .iter()
-        .filter(|violation| violation.severity == Severity::Error)
-        .count();
-    let problems = checker.problems();
-    let status = if failing_violations > 0 || !problems.is_empty() {
-        1
+    let checked = Checked::new(
+        &checker,
+        &violations,
+        baseline.as_ref(),
+        Shown {
+            rules: shown_rules,
+            baseline: shown_baseline,
+        },
+    );
+    if arguments.workspace.json {
+        checked.print_json()?;
     } else {
-        0
+        checked.print_text()?;
+    }
+    Ok(checked.status)
+}
+
+/// The checker of the rules at `path`, up to date with `graph`; `None`, said on stderr, when
+/// the file cannot be read.
+fn read_checker(path: &Path, shown: &str, graph: &Graph) -> Option<Checker> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) => {
+            eprintln!(
+                "codegraph: no rules to check: {shown}: {error} (write one: see the README, \"Architecture rules\")"
+            );
+            return None;
+        }
     };
-    if workspace.json {
-        let new_set: std::collections::HashSet<*const Violation> = new
+    let mut checker = Checker::new(Arc::new(RuleSet::parse(&text)));
+    checker.update(graph);
+    Some(checker)
+}
+
+/// The rules file and the baseline file as the output names them.
+struct Shown {
+    rules: String,
+    baseline: String,
+}
+
+/// A finished check: the violations, those new against the baseline, and the exit status.
+struct Checked<'a> {
+    checker: &'a Checker,
+    violations: &'a [Violation],
+    baseline: Option<&'a Baseline>,
+    /// The violations split against the baseline, when there is one.
+    split: Option<baseline::Split<'a>>,
+    /// The violations new against the baseline (all of them without one).
+    new: Vec<&'a Violation>,
+    /// How many of `new` are errors.
+    failing_violations: usize,
+    status: i32,
+    shown: Shown,
+}
+
+impl<'a> Checked<'a> {
+    fn new(
+        checker: &'a Checker,
+        violations: &'a [Violation],
+        baseline: Option<&'a Baseline>,
+        shown: Shown,
+    ) -> Checked<'a> {
+        let split = baseline.map(|baseline| baseline::split(violations, baseline));
+        let new: Vec<&Violation> = match &split {
+            Some(split) => split.new.clone(),
+            None => violations.iter().collect(),
+        };
+        let failing_violations = new
+            .iter()
+            .filter(|violation| violation.severity == Severity::Error)
+            .count();
+        let status = if failing_violations > 0 || !checker.problems().is_empty() {
+            1
+        } else {
+            0
+        };
+        Checked {
+            checker,
+            violations,
+            baseline,
+            split,
+            new,
+            failing_violations,
+            status,
+            shown,
+        }
+    }
+
+    fn print_json(&self) -> anyhow::Result<()> {
+        let new_set: std::collections::HashSet<*const Violation> = self
+            .new
             .iter()
             .map(|violation| *violation as *const Violation)
             .collect();
-        let listed: Vec<serde_json::Value> = violations
+        let listed: Vec<serde_json::Value> = self
+            .violations
             .iter()
             .map(|violation| {
                 let mut value = serde_json::to_value(violation).unwrap_or_default();
@@ -146,57 +206,70 @@ fn check(arguments: &CheckArgs, root: &Path, graph: &Graph) -> anyhow::Result<i3
             })
             .collect();
         print_json(&json!({
-            "rules_file": shown_rules,
-            "baseline": baseline.as_ref().map(|_| shown_baseline.clone()),
-            "problems": problems,
+            "rules_file": self.shown.rules,
+            "baseline": self.baseline.map(|_| self.shown.baseline.clone()),
+            "problems": self.checker.problems(),
             "violations": listed,
-            "rules": baseline::per_rule(checker.rules(), &violations, baseline.as_ref()),
-            "new_errors": failing_violations,
-            "fixed": split.as_ref().map(|split| split.fixed.clone()),
-            "exit_status": status,
-        }))?;
-        return Ok(status);
+            "rules": baseline::per_rule(self.checker.rules(), self.violations, self.baseline),
+            "new_errors": self.failing_violations,
+            "fixed": self.split.as_ref().map(|split| split.fixed.clone()),
+            "exit_status": self.status,
+        }))
     }
-    // One write for thousands of lines, not one per line (stdout is line-buffered).
-    let mut lines = String::new();
-    for problem in problems {
-        lines.push_str(&problem.to_line(&shown_rules));
-        lines.push('\n');
+
+    /// The problems and the new violations, one a line, then a summary.
+    fn print_text(&self) -> anyhow::Result<()> {
+        // One write for thousands of lines, not one per line (stdout is line-buffered).
+        let mut lines = String::new();
+        for problem in self.checker.problems() {
+            lines.push_str(&problem.to_line(&self.shown.rules));
+            lines.push('\n');
+        }
+        for violation in &self.new {
+            lines.push_str(&violation.to_line());
+            lines.push('\n');
+        }
+        if let Some(text) = lines.strip_suffix('\n') {
+            print(text)?;
+        }
+        print(&self.summary())
     }
-    for violation in &new {
-        lines.push_str(&violation.to_line());
-        lines.push('\n');
+
+    /// `N violations of M rules (...)`, against the baseline, with the problems of the rules.
+    fn summary(&self) -> String {
+        let count = |severity: Severity| {
+            self.violations
+                .iter()
+                .filter(|violation| violation.severity == severity)
+                .count()
+        };
+        let mut summary = format!(
+            "{} violations of {} rules ({} errors, {} warnings, {} info)",
+            self.violations.len(),
+            self.checker.rules().rules.len(),
+            count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Info)
+        );
+        if let Some(split) = &self.split {
+            summary.push_str(&format!(
+                "; {} new, {} known, {} fixed against {}",
+                split.new.len(),
+                split.known.len(),
+                split.fixed.len(),
+                self.shown.baseline
+            ));
+        }
+        let problems = self.checker.problems();
+        if !problems.is_empty() {
+            summary.push_str(&format!(
+                "; {} problems in {}",
+                problems.len(),
+                self.shown.rules
+            ));
+        }
+        summary
     }
-    if let Some(text) = lines.strip_suffix('\n') {
-        print(text)?;
-    }
-    let count = |severity: Severity| {
-        violations
-            .iter()
-            .filter(|violation| violation.severity == severity)
-            .count()
-    };
-    let mut summary = format!(
-        "{} violations of {} rules ({} errors, {} warnings, {} info)",
-        violations.len(),
-        checker.rules().rules.len(),
-        count(Severity::Error),
-        count(Severity::Warning),
-        count(Severity::Info)
-    );
-    if let Some(split) = &split {
-        summary.push_str(&format!(
-            "; {} new, {} known, {} fixed against {shown_baseline}",
-            split.new.len(),
-            split.known.len(),
-            split.fixed.len()
-        ));
-    }
-    if !problems.is_empty() {
-        summary.push_str(&format!("; {} problems in {shown_rules}", problems.len()));
-    }
-    print(&summary)?;
-    Ok(status)
 }
 
 fn explain(
@@ -252,38 +325,44 @@ fn explain(
     }
     print(&heading)?;
     for pair in &pairs {
-        let kinds: Vec<String> = pair
-            .by_kind
-            .iter()
-            .map(|(kind, count)| format!("{kind} {count}"))
-            .collect();
-        let new = pair
-            .new
-            .map(|new| format!(", {new} new"))
-            .unwrap_or_default();
-        print(&format!(
-            "\n{} -> {}  {} edges ({}){new}",
-            pair.from,
-            pair.to,
-            pair.count,
-            kinds.join(", ")
-        ))?;
-        for edge in &pair.edges {
-            let marker = if edge.new == Some(true) {
-                "  [new]"
-            } else {
-                ""
-            };
-            print(&format!(
-                "  {}:{}:{}: {} `{}` -> {}{marker}",
-                edge.file,
-                edge.line,
-                edge.column,
-                edge.kind.as_str(),
-                edge.reference,
-                edge.target
-            ))?;
-        }
+        print_pair(pair)?;
     }
     Ok(0)
+}
+
+/// One module pair of `--explain`: its edges by kind, then each edge, `[new]` when new.
+fn print_pair(pair: &ModulePair) -> anyhow::Result<()> {
+    let kinds: Vec<String> = pair
+        .by_kind
+        .iter()
+        .map(|(kind, count)| format!("{kind} {count}"))
+        .collect();
+    let new = pair
+        .new
+        .map(|new| format!(", {new} new"))
+        .unwrap_or_default();
+    print(&format!(
+        "\n{} -> {}  {} edges ({}){new}",
+        pair.from,
+        pair.to,
+        pair.count,
+        kinds.join(", ")
+    ))?;
+    for edge in &pair.edges {
+        let marker = if edge.new == Some(true) {
+            "  [new]"
+        } else {
+            ""
+        };
+        print(&format!(
+            "  {}:{}:{}: {} `{}` -> {}{marker}",
+            edge.file,
+            edge.line,
+            edge.column,
+            edge.kind.as_str(),
+            edge.reference,
+            edge.target
+        ))?;
+    }
+    Ok(())
 }

@@ -3,6 +3,10 @@
 use clap::Args;
 
 use super::{WorkspaceArgs, load, print, print_stamped};
+use crate::analysis::communities::{Communities, Community};
+use crate::analysis::rag::GlobalOptions;
+use crate::graph::Graph;
+use crate::world::World;
 
 #[derive(Args, Debug)]
 pub struct CommunitiesArgs {
@@ -24,52 +28,57 @@ pub struct CommunitiesArgs {
 }
 
 pub fn run(arguments: &CommunitiesArgs) -> anyhow::Result<()> {
-    let (level, all, ask, workspace) = (
-        arguments.level,
-        arguments.all,
-        arguments.ask.as_deref(),
-        &arguments.workspace,
-    );
     let filter = crate::analysis::filter::FileFilter::parse(&arguments.filter)
         .map_err(anyhow::Error::msg)?;
-    let (world, graph) = load(workspace)?;
+    let (world, graph) = load(&arguments.workspace)?;
     let found = world.analysis().communities(&graph);
-    let chosen = level.map(|level| (level as usize).min(crate::analysis::communities::LEVELS - 1));
-    let level = chosen.unwrap_or(0);
-    if let Some(question) = ask {
-        let index = world.analysis().search_index(&graph);
-        let options = crate::analysis::rag::GlobalOptions {
-            level: chosen,
-            filter,
-            limit: None,
-        };
-        let answer =
-            crate::analysis::rag::global_search(&graph, &index, &found, question, &options);
-        if workspace.json {
-            let files = answer
-                .supporting_entities
-                .iter()
-                .map(|support| &*support.entity.file_path);
-            return print_stamped(world, &graph, files, serde_json::to_value(&answer)?);
-        }
-        print(&answer.answer)?;
-        print(&format!(
-            "(confidence {:.2}, {} communities searched)",
-            answer.confidence, answer.communities_searched
-        ))?;
-        return Ok(());
+    let chosen = arguments
+        .level
+        .map(|level| (level as usize).min(crate::analysis::communities::LEVELS - 1));
+    let Some(question) = arguments.ask.as_deref() else {
+        return list(world, &graph, &found, chosen.unwrap_or(0), arguments);
+    };
+    let index = world.analysis().search_index(&graph);
+    let options = GlobalOptions {
+        level: chosen,
+        filter,
+        limit: None,
+    };
+    let answer = crate::analysis::rag::global_search(&graph, &index, &found, question, &options);
+    if arguments.workspace.json {
+        let files = answer
+            .supporting_entities
+            .iter()
+            .map(|support| &*support.entity.file_path);
+        return print_stamped(world, &graph, files, serde_json::to_value(&answer)?);
     }
-    let listed: Vec<&crate::analysis::communities::Community> = found
+    print(&answer.answer)?;
+    print(&format!(
+        "(confidence {:.2}, {} communities searched)",
+        answer.confidence, answer.communities_searched
+    ))
+}
+
+/// The communities of `level` (those of one entity too with `--all`), after each level's
+/// figures.
+fn list(
+    world: &World,
+    graph: &Graph,
+    found: &Communities,
+    level: usize,
+    arguments: &CommunitiesArgs,
+) -> anyhow::Result<()> {
+    let listed: Vec<&Community> = found
         .at_level(level)
-        .filter(|community| all || community.member_count > 1)
+        .filter(|community| arguments.all || community.member_count > 1)
         .collect();
-    if workspace.json {
+    if arguments.workspace.json {
         let value = serde_json::json!({
             "levels": found.levels,
             "duration_ms": found.duration_ms,
             "communities": listed,
         });
-        return print_stamped(world, &graph, [], value);
+        return print_stamped(world, graph, [], value);
     }
     for info in &found.levels {
         print(&format!(

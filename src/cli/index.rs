@@ -57,6 +57,13 @@ fn index_and_report(workspace: &WorkspaceArgs, full: bool) -> anyhow::Result<()>
 /// The index report for humans.
 pub fn format_report(report: &IndexReport) -> String {
     let mut out = String::new();
+    push_counts(&mut out, report);
+    push_problems(&mut out, report);
+    out.trim_end().to_string()
+}
+
+/// What was indexed: files, entities and relations by kind, languages, classes of files.
+fn push_counts(out: &mut String, report: &IndexReport) {
     let seconds = report.duration_ms / 1000.0;
     out.push_str(&format!(
         "Indexed {} files ({} lines) in {:.2} s: {} parsed, {} from cache ({} not read), {} removed\n",
@@ -89,6 +96,10 @@ pub fn format_report(report: &IndexReport) -> String {
         out.push_str(&format!(" {class} {count}"));
     }
     out.push('\n');
+}
+
+/// What was left unresolved, did not parse, failed or was skipped.
+fn push_problems(out: &mut String, report: &IndexReport) {
     out.push_str(&format!(
         "Unresolved: {} ambiguous references (no edge made), {} external references\n",
         report.ambiguous_references, report.external_references
@@ -112,21 +123,29 @@ pub fn format_report(report: &IndexReport) -> String {
              please report it):\n",
             report.failed.len()
         ));
-        for failed in report.failed.iter().take(10) {
-            out.push_str(&format!("  {}: {}\n", failed.path, failed.error));
-        }
-        if report.failed.len() > 10 {
-            out.push_str(&format!("  ... and {} more\n", report.failed.len() - 10));
-        }
+        let failed = report
+            .failed
+            .iter()
+            .map(|failed| format!("{}: {}", failed.path, failed.error));
+        push_first_ten(out, failed);
     }
     if !report.skipped.is_empty() {
         out.push_str(&format!("Skipped {} files:\n", report.skipped.len()));
-        for skipped in report.skipped.iter().take(10) {
-            out.push_str(&format!("  {} ({})\n", skipped.path, skipped.reason));
-        }
-        if report.skipped.len() > 10 {
-            out.push_str(&format!("  ... and {} more\n", report.skipped.len() - 10));
-        }
+        let skipped = report
+            .skipped
+            .iter()
+            .map(|skipped| format!("{} ({})", skipped.path, skipped.reason));
+        push_first_ten(out, skipped);
     }
-    out.trim_end().to_string()
+}
+
+/// The first ten `lines`, indented, and how many more there are.
+fn push_first_ten(out: &mut String, lines: impl ExactSizeIterator<Item = String>) {
+    let total = lines.len();
+    for line in lines.take(10) {
+        out.push_str(&format!("  {line}\n"));
+    }
+    if total > 10 {
+        out.push_str(&format!("  ... and {} more\n", total - 10));
+    }
 }

@@ -4,6 +4,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::{WorkspaceArgs, load, print, print_stamped};
+use crate::analysis::modules::{self, ModuleMetrics, ModuleStructure};
 
 #[derive(Args, Debug)]
 pub struct ModuleArgs {
@@ -14,7 +15,6 @@ pub struct ModuleArgs {
 
 pub fn run(arguments: &ModuleArgs) -> anyhow::Result<()> {
     let (file, workspace) = (&arguments.file, &arguments.workspace);
-    use crate::analysis::modules;
     let (world, graph) = load(workspace)?;
     let path = modules::find_file(&graph, file).map_err(|closest| {
         if closest.is_empty() {
@@ -34,12 +34,16 @@ pub fn run(arguments: &ModuleArgs) -> anyhow::Result<()> {
         files.extend(module.dependents.iter().map(|file| &**file));
         return print_stamped(world, &graph, files, serde_json::to_value(&module)?);
     }
-    let metrics = &module.metrics;
+    print(&text(&module))
+}
+
+/// The file's outline, imports, exported API, unused definitions, dependencies and metrics.
+fn text(module: &ModuleStructure) -> String {
     let mut out = format!(
         "{} ({}, {} lines)\n",
         module.file,
         module.language.name(),
-        metrics.lines
+        module.metrics.lines
     );
     let entities = module.entities.iter().map(|entry| {
         format!(
@@ -81,12 +85,18 @@ pub fn run(arguments: &ModuleArgs) -> anyhow::Result<()> {
     section(&mut out, "Unused public definitions", unused);
     section(&mut out, "Depends on", module.dependencies.iter());
     section(&mut out, "Depended on by", module.dependents.iter());
+    out.push_str(&metrics_line(&module.metrics));
+    out
+}
+
+/// `Metrics: ...`: entities by kind, complexity, fan-in and fan-out, the import cycle.
+fn metrics_line(metrics: &ModuleMetrics) -> String {
     let kinds: Vec<String> = metrics
         .entities_by_kind
         .iter()
         .map(|(kind, count)| format!("{kind} {count}"))
         .collect();
-    out.push_str(&format!(
+    format!(
         "Metrics: {}; cyclomatic complexity total {} over {} functions, max {}{}; file fan-in {}, fan-out {}; {}",
         kinds.join(", "),
         metrics.total_complexity,
@@ -104,8 +114,7 @@ pub fn run(arguments: &ModuleArgs) -> anyhow::Result<()> {
         } else {
             "in no import cycle".to_string()
         }
-    ));
-    print(&out)
+    )
 }
 
 /// `Header:` and its items indented, or `(none)`.

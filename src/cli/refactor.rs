@@ -5,7 +5,9 @@ use anyhow::bail;
 use clap::{Args, ValueEnum};
 
 use super::{WorkspaceArgs, find, load, location, print, print_stamped};
-use crate::analysis::refactor::{self, SuggestionKind};
+use crate::analysis::refactor::{self, RepoFacts, SuggestionKind};
+use crate::graph::Graph;
+use crate::world::World;
 
 #[derive(Args, Debug)]
 pub struct RefactorArgs {
@@ -52,73 +54,101 @@ impl From<KindArg> for SuggestionKind {
 }
 
 pub fn run(arguments: &RefactorArgs) -> anyhow::Result<()> {
-    let (name, dead, cycles, workspace) = (
-        arguments.name.as_deref(),
-        arguments.dead,
-        arguments.cycles,
-        &arguments.workspace,
-    );
-    let only = arguments.kind.map(SuggestionKind::from);
+    let workspace = &arguments.workspace;
     let (world, graph) = load(workspace)?;
     let facts = world.analysis().repo_facts(&graph);
-    if cycles {
-        if workspace.json {
-            let files = facts
-                .import_cycles
-                .iter()
-                .flat_map(|cycle| cycle.files.iter().map(|file| &**file));
-            let value = serde_json::json!({ "import_cycles": facts.import_cycles });
-            return print_stamped(world, &graph, files, value);
-        }
-        if facts.import_cycles.is_empty() {
-            print("no import cycles")?;
-        }
-        for cycle in &facts.import_cycles {
-            let path: Vec<&str> = cycle.cycle.iter().map(|file| &**file).collect();
-            print(&format!(
-                "{} files: {}",
-                cycle.files.len(),
-                path.join(" -> ")
-            ))?;
-        }
-        return Ok(());
+    if arguments.cycles {
+        return cycles(world, &graph, &facts, workspace);
     }
-    if dead {
-        let found = refactor::dead_code(&graph, &facts);
-        if workspace.json {
-            let list: Vec<serde_json::Value> = found
-                .iter()
-                .map(|(entity, confidence, reason)| serde_json::json!({ "entity": entity, "confidence": confidence, "reason": reason }))
-                .collect();
-            let files = found.iter().map(|(entity, _, _)| &*entity.file_path);
-            return print_stamped(
-                world,
-                &graph,
-                files,
-                serde_json::json!({ "dead_code": list }),
-            );
-        }
-        for (entity, confidence, reason) in found {
-            print(&format!(
-                "{confidence:.2}  {}  {}: {reason}",
-                entity.id,
-                location(&entity)
-            ))?;
-        }
-        return Ok(());
+    if arguments.dead {
+        return dead(world, &graph, &facts, workspace);
     }
-    let Some(name) = name else {
+    let Some(name) = arguments.name.as_deref() else {
         bail!("give an entity (or a file path), or --dead, or --cycles");
     };
-    let entity = find(&graph, name)?;
-    let report = refactor::suggest(&graph, &facts, &entity, only);
+    let only = arguments.kind.map(SuggestionKind::from);
+    suggest(world, &graph, &facts, name, only, workspace)
+}
+
+/// `--cycles`: the import cycles, one a line.
+fn cycles(
+    world: &World,
+    graph: &Graph,
+    facts: &RepoFacts,
+    workspace: &WorkspaceArgs,
+) -> anyhow::Result<()> {
+    if workspace.json {
+        let files = facts
+            .import_cycles
+            .iter()
+            .flat_map(|cycle| cycle.files.iter().map(|file| &**file));
+        let value = serde_json::json!({ "import_cycles": facts.import_cycles });
+        return print_stamped(world, graph, files, value);
+    }
+    if facts.import_cycles.is_empty() {
+        print("no import cycles")?;
+    }
+    for cycle in &facts.import_cycles {
+        let path: Vec<&str> = cycle.cycle.iter().map(|file| &**file).collect();
+        print(&format!(
+            "{} files: {}",
+            cycle.files.len(),
+            path.join(" -> ")
+        ))?;
+    }
+    Ok(())
+}
+
+/// `--dead`: every unused entity, with the confidence and the reason.
+fn dead(
+    world: &World,
+    graph: &Graph,
+    facts: &RepoFacts,
+    workspace: &WorkspaceArgs,
+) -> anyhow::Result<()> {
+    let found = refactor::dead_code(graph, facts);
+    if workspace.json {
+        let list: Vec<serde_json::Value> = found
+            .iter()
+            .map(|(entity, confidence, reason)| serde_json::json!({ "entity": entity, "confidence": confidence, "reason": reason }))
+            .collect();
+        let files = found.iter().map(|(entity, _, _)| &*entity.file_path);
+        return print_stamped(
+            world,
+            graph,
+            files,
+            serde_json::json!({ "dead_code": list }),
+        );
+    }
+    for (entity, confidence, reason) in found {
+        print(&format!(
+            "{confidence:.2}  {}  {}: {reason}",
+            entity.id,
+            location(&entity)
+        ))?;
+    }
+    Ok(())
+}
+
+/// The suggestions for the entity `name` (only those of kind `only`, when given), after its
+/// metrics.
+fn suggest(
+    world: &World,
+    graph: &Graph,
+    facts: &RepoFacts,
+    name: &str,
+    only: Option<SuggestionKind>,
+    workspace: &WorkspaceArgs,
+) -> anyhow::Result<()> {
+    let entity = find(graph, name)?;
+    let report = refactor::suggest(graph, facts, &entity, only);
     if workspace.json {
         let files = report
             .suggestions
             .iter()
             .map(|suggestion| &*suggestion.location.file)
             .chain([&*entity.file_path]);
-        return print_stamped(world, &graph, files, serde_json::to_value(&report)?);
+        return print_stamped(world, graph, files, serde_json::to_value(&report)?);
     }
     let metrics = &report.metrics;
     let optional = |value: Option<u32>| value.map_or("-".to_string(), |value| value.to_string());
