@@ -150,6 +150,16 @@ impl LanguageSpec {
     }
 }
 
+/// A language's query files, in the order they are concatenated.
+///
+/// `queries!("python")`: the language's own folder, `queries/python/{definitions,references,
+/// imports,inheritance}.scm`. Languages that share patterns list their files instead (a path
+/// below `queries/` without `.scm`), each shared file before the language's own file of that
+/// kind, as helix's `; inherits: ecma,_jsx` does: `ecma/` is what JavaScript, TypeScript and TSX
+/// share, `_jsx/` what JavaScript and TSX share, `c_common/` what C and C++ share. A shared
+/// file holds only patterns that compile in every grammar that loads it, and keeps their order:
+/// where two patterns match one node, the first match wins (`index` keeps the first definition
+/// of a span, and bindings in match order).
 macro_rules! queries {
     ($lang:literal) => {
         &[
@@ -157,6 +167,12 @@ macro_rules! queries {
             include_str!(concat!("queries/", $lang, "/references.scm")),
             include_str!(concat!("queries/", $lang, "/imports.scm")),
             include_str!(concat!("queries/", $lang, "/inheritance.scm")),
+        ]
+    };
+    ($first:literal, $($file:literal),+ $(,)?) => {
+        &[
+            include_str!(concat!("queries/", $first, ".scm")),
+            $(include_str!(concat!("queries/", $file, ".scm")),)+
         ]
     };
 }
@@ -398,12 +414,15 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         name: "javascript",
         extensions: &["js", "jsx", "mjs", "cjs"],
         grammar: || tree_sitter_javascript::LANGUAGE.into(),
-        query_source: &[
-            include_str!("queries/javascript/definitions.scm"),
-            include_str!("queries/javascript/default-exports.scm"),
-            include_str!("queries/javascript/references.scm"),
-            include_str!("queries/javascript/imports.scm"),
-            include_str!("queries/javascript/inheritance.scm"),
+        query_source: queries![
+            "ecma/definitions",
+            "javascript/definitions",
+            "ecma/default-exports",
+            "ecma/references",
+            "_jsx/references",
+            "javascript/references",
+            "ecma/imports",
+            "javascript/inheritance",
         ],
         query: OnceLock::new(),
         module_system: ModuleSystem::JavaScript,
@@ -426,14 +445,16 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         name: "typescript",
         extensions: &["ts", "mts", "cts"],
         grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-        // TypeScript's imports are JavaScript's plus `import x = require()`: shared, not copied.
-        query_source: &[
-            include_str!("queries/typescript/definitions.scm"),
-            include_str!("queries/javascript/default-exports.scm"),
-            include_str!("queries/typescript/references.scm"),
-            include_str!("queries/javascript/imports.scm"),
-            include_str!("queries/typescript/imports.scm"),
-            include_str!("queries/typescript/inheritance.scm"),
+        // JavaScript's patterns where the grammars agree (`ecma/`), then TypeScript's own.
+        query_source: queries![
+            "ecma/definitions",
+            "typescript/definitions",
+            "ecma/default-exports",
+            "ecma/references",
+            "typescript/references",
+            "ecma/imports",
+            "typescript/imports",
+            "typescript/inheritance",
         ],
         query: OnceLock::new(),
         module_system: ModuleSystem::JavaScript,
@@ -457,14 +478,16 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         extensions: &["tsx"],
         grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
         // TSX is TypeScript plus JSX: the same queries, and JSX elements as calls.
-        query_source: &[
-            include_str!("queries/typescript/definitions.scm"),
-            include_str!("queries/javascript/default-exports.scm"),
-            include_str!("queries/typescript/references.scm"),
-            include_str!("queries/javascript/imports.scm"),
-            include_str!("queries/typescript/imports.scm"),
-            include_str!("queries/typescript/inheritance.scm"),
-            include_str!("queries/tsx/jsx.scm"),
+        query_source: queries![
+            "ecma/definitions",
+            "typescript/definitions",
+            "ecma/default-exports",
+            "ecma/references",
+            "typescript/references",
+            "ecma/imports",
+            "typescript/imports",
+            "typescript/inheritance",
+            "_jsx/references",
         ],
         query: OnceLock::new(),
         module_system: ModuleSystem::JavaScript,
@@ -537,7 +560,14 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         name: "c",
         extensions: &["c", "h"],
         grammar: || tree_sitter_c::LANGUAGE.into(),
-        query_source: queries!("c"),
+        query_source: queries![
+            "c_common/definitions",
+            "c/definitions",
+            "c_common/references",
+            "c/references",
+            "c_common/imports",
+            "c/inheritance",
+        ],
         query: OnceLock::new(),
         module_system: ModuleSystem::Include,
         self_receivers: &[],
@@ -553,7 +583,15 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         name: "cpp",
         extensions: &["cpp", "cc", "cxx", "hpp", "hh", "hxx", "c++", "h++"],
         grammar: || tree_sitter_cpp::LANGUAGE.into(),
-        query_source: queries!("cpp"),
+        query_source: queries![
+            "c_common/definitions",
+            "cpp/definitions",
+            "c_common/references",
+            "cpp/references",
+            "c_common/imports",
+            "cpp/imports",
+            "cpp/inheritance",
+        ],
         query: OnceLock::new(),
         module_system: ModuleSystem::Include,
         self_receivers: &["this"],

@@ -1,16 +1,11 @@
-; C references: calls (plain, and through function-pointer fields `s.f()`, `p->f()`), and type
-; names (typedef names and `struct`/`union`/`enum` tags; a definition's own name is dropped by
-; the extractor).
-
-(call_expression
-  function: (identifier) @name) @reference.call
+; C references beyond those it shares with C++ (`c_common/references.scm`, loaded first): calls
+; through function-pointer fields (`s.f()`, `p->f()`), and bindings of typed declarations,
+; parameters and fields.
 
 (call_expression
   function: (field_expression
     argument: (_) @receiver
     field: (field_identifier) @name)) @reference.call
-
-(type_identifier) @name @reference.type
 
 ; Bindings: typed declarations and parameters, `T x`, `T *x`, `T x = ...`, `struct s *x = ...`.
 (declaration

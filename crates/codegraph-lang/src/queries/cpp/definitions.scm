@@ -1,4 +1,5 @@
-; C++ definitions: namespaces (modules), classes, structs, unions, enums, and functions with
+; C++ definitions beyond those it shares with C (`c_common/definitions.scm`: structs, unions,
+; enums, `typedef struct`; loaded first): namespaces (modules), classes, and functions with
 ; bodies (a function directly inside a class is a method). Declarations without bodies (`void
 ; f();`, pure virtual methods) are not definitions. An out-of-line member `R T::m() {}` names its
 ; type with `@owner` (the innermost qualifier: `a::T::m` → `T`).
@@ -9,25 +10,6 @@
 (class_specifier
   name: (type_identifier) @name
   body: (field_declaration_list)) @definition.class
-
-(struct_specifier
-  name: (type_identifier) @name
-  body: (field_declaration_list)) @definition.struct
-
-(union_specifier
-  name: (type_identifier) @name
-  body: (field_declaration_list)) @definition.struct
-
-(enum_specifier
-  name: (type_identifier) @name
-  body: (enumerator_list)) @definition.enum
-
-; `typedef struct { ... } name;`
-(type_definition
-  type: (struct_specifier
-    !name
-    body: (field_declaration_list))
-  declarator: (type_identifier) @name) @definition.struct
 
 ; Functions and in-class methods: `f()`, `*f()`, `&f()`; constructors, destructors, operators.
 (function_definition

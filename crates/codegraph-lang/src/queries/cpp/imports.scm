@@ -1,8 +1,6 @@
-; C++ imports: `#include` as in C; `using namespace a::b;` brings a namespace in (wildcard);
-; `using a::b::name;` imports one name; `namespace fs = std::filesystem;` is an aliased import.
-
-(preproc_include
-  path: [(string_literal) (system_lib_string)] @import.path) @import
+; C++ imports beyond C's `#include` (`c_common/imports.scm`, loaded first): `using namespace
+; a::b;` brings a namespace in (wildcard); `using a::b::name;` imports one name;
+; `namespace fs = std::filesystem;` is an aliased import.
 
 (using_declaration
   "namespace" @import.wildcard

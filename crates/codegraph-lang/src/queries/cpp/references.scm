@@ -1,9 +1,7 @@
-; C++ references: calls `f()`, `obj.m()`, `ptr->m()`, `A::m()`, `ns::A::m()` (the receiver is the
-; innermost qualifier), template calls `f<T>()`, `new T()` (a call named `T`), and every type
-; name (`type_identifier`; a definition's own name is dropped by the extractor).
-
-(call_expression
-  function: (identifier) @name) @reference.call
+; C++ references beyond those it shares with C (`c_common/references.scm`: plain calls `f()` and
+; every type name; loaded first): calls `obj.m()`, `ptr->m()`, `A::m()`, `ns::A::m()` (the
+; receiver is the innermost qualifier), template calls `f<T>()`, `new T()` (a call named `T`),
+; and bindings of declarations, parameters and fields.
 
 (call_expression
   function: (template_function
@@ -64,8 +62,6 @@
         (template_type name: (type_identifier) @name)
       ])
   ]) @reference.call
-
-(type_identifier) @name @reference.type
 
 ; Bindings. Declarations: `T x;`, `T x(args);`, `T* x = ...;`, `T& x = ...;`, `ns::T x;`.
 (declaration

@@ -1,41 +1,7 @@
-; JavaScript references: calls (with the receiver of member calls), `new` (a call of the class),
-; JSX elements whose name is capitalised (components; `<div>` is not a call), and bindings from
-; `new` so that `x.method()` resolves through the class.
-
-(call_expression
-  function: (identifier) @name) @reference.call
-
-(call_expression
-  function: (member_expression
-    object: (_) @receiver
-    property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
-
-(new_expression
-  constructor: (identifier) @name) @reference.call
-
-(new_expression
-  constructor: (member_expression
-    object: (_) @receiver
-    property: (property_identifier) @name)) @reference.call
-
-; JSX: `<Foo />`, `<Foo>...</Foo>`, `<ui.Button />`.
-(jsx_opening_element
-  name: (identifier) @name
-  (#match? @name "^[A-Z]")) @reference.call
-
-(jsx_self_closing_element
-  name: (identifier) @name
-  (#match? @name "^[A-Z]")) @reference.call
-
-(jsx_opening_element
-  name: (member_expression
-    object: (_) @receiver
-    property: (property_identifier) @name)) @reference.call
-
-(jsx_self_closing_element
-  name: (member_expression
-    object: (_) @receiver
-    property: (property_identifier) @name)) @reference.call
+; JavaScript references beyond the calls it shares with TypeScript (`ecma/references.scm`) and
+; the JSX elements it shares with TSX (`_jsx/references.scm`), both loaded first: bindings from
+; `new` and from assigned expressions, so that `x.method()` resolves through the class, and
+; untyped parameters, which shadow outer definitions.
 
 ; Bindings: `const x = new Foo()`, `this.x = new Foo()`, `x = new ns.Foo()`, class fields
 ; `x = new Foo()`.

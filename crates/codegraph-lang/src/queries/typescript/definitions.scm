@@ -1,35 +1,17 @@
-; TypeScript definitions: functions (declarations, generators, `declare function`, and arrow
-; functions or function expressions bound to a const/let/var), classes (abstract ones too),
-; interfaces, enums, namespaces and modules, methods (a function directly inside a class or
-; interface is a method; abstract and interface method signatures included), class fields
-; holding a function, CommonJS `exports.f = function`, prototype methods (owner Foo) and
-; object-literal functions. Type aliases are not entities. Overload signatures are not
-; definitions (the implementation is), so an overloaded function is defined once.
-; A `const f = () => {}` definition spans the whole declaration so that the comment above it
-; (or above its `export`) is found as its doc.
-
-(function_declaration
-  name: (identifier) @name) @definition.function
-
-(generator_function_declaration
-  name: (identifier) @name) @definition.function
+; TypeScript definitions beyond those it shares with JavaScript (`ecma/definitions.scm`, loaded
+; first): `declare function`, functions bound to a variable through a cast, classes (abstract
+; ones too) and class expressions, interfaces, enums, namespaces and modules, abstract and
+; interface method signatures (methods: a function directly inside a class or interface is a
+; method), class fields holding a class or a function, and cast object-literal functions.
+; Type aliases are not entities. Overload signatures are not definitions (the implementation
+; is), so an overloaded function is defined once.
 
 (ambient_declaration
   (function_signature
     name: (identifier) @name) @definition.function)
 
-(lexical_declaration
-  (variable_declarator
-    name: (identifier) @name
-    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
-
-(variable_declaration
-  (variable_declarator
-    name: (identifier) @name
-    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
-
-; The same, cast: `export const computed: IComputedFactory = function computed() {} as any`,
-; `const f = function f() {} satisfies Handler`, `const g = ((x) => x) as G`.
+; A function bound to a variable, cast: `export const computed: IComputedFactory = function
+; computed() {} as any`, `const f = function f() {} satisfies Handler`, `const g = ((x) => x) as G`.
 (lexical_declaration
   (variable_declarator
     name: (identifier) @name
@@ -52,20 +34,9 @@
 (abstract_class_declaration
   name: (type_identifier) @name) @definition.class
 
-; Class expressions: a named one by its own name, an anonymous one bound to a variable by the
-; variable's name.
+; A named class expression, by its own name.
 (class
   name: (type_identifier) @name) @definition.class
-
-(lexical_declaration
-  (variable_declarator
-    name: (identifier) @name
-    value: (class !name))) @definition.class
-
-(variable_declaration
-  (variable_declarator
-    name: (identifier) @name
-    value: (class !name))) @definition.class
 
 (interface_declaration
   name: (type_identifier) @name) @definition.interface
@@ -85,14 +56,6 @@
   name: [(property_identifier) (private_property_identifier)] @name
   value: (class !name)) @definition.class
 
-(method_definition
-  name: [(property_identifier) (private_property_identifier)] @name) @definition.function
-
-; A method named by a computed key, `[Symbol.iterator]() {}`: named by the key as written, as
-; tsserver names it.
-(method_definition
-  name: (computed_property_name) @name) @definition.function
-
 (abstract_method_signature
   name: [(property_identifier) (private_property_identifier)] @name) @definition.function
 
@@ -104,46 +67,11 @@
   name: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.function
 
-(pair
-  key: (property_identifier) @name
-  value: [(arrow_function) (function_expression)]) @definition.function
-
-; The same, cast: zod's `coerce = { boolean: ((arg) => ZodBoolean.create(arg)) as Create }`.
+; An object-literal function, cast: zod's `coerce = { boolean: ((arg) => ZodBoolean.create(arg))
+; as Create }`.
 (pair
   key: (property_identifier) @name
   value: [(as_expression . [(arrow_function) (function_expression) (generator_function)
                             (parenthesized_expression [(arrow_function) (function_expression)])])
           (satisfies_expression . [(arrow_function) (function_expression) (generator_function)
                             (parenthesized_expression [(arrow_function) (function_expression)])])]) @definition.function
-
-; `exports.f = function () {}` and `module.exports.f = () => {}`.
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (identifier) @_exports
-      property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression)])
-  (#eq? @_exports "exports")) @definition.function
-
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (member_expression
-        object: (identifier) @_module
-        property: (property_identifier) @_exports)
-      property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression)])
-  (#eq? @_module "module")
-  (#eq? @_exports "exports")) @definition.function
-
-; `Foo.prototype.bar = function () {}`: a method of Foo.
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (member_expression
-        object: (identifier) @owner
-        property: (property_identifier) @_prototype)
-      property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression)])
-  (#eq? @_prototype "prototype")) @definition.function
-

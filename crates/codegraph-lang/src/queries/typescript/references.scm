@@ -1,23 +1,7 @@
-; TypeScript references: calls (with the receiver of member calls), `new` (a call of the class),
-; type uses in annotations, generic arguments, unions, casts, constraints (bases are in
-; inheritance.scm, declared names are not uses), and bindings of typed parameters, typed
+; TypeScript references beyond the calls it shares with JavaScript (`ecma/references.scm`,
+; loaded first): type uses in annotations, generic arguments, unions, casts, constraints (bases
+; are in inheritance.scm, declared names are not uses), and bindings of typed parameters, typed
 ; variables, typed fields and `new` so that `x.method()` resolves through the type.
-
-(call_expression
-  function: (identifier) @name) @reference.call
-
-(call_expression
-  function: (member_expression
-    object: (_) @receiver
-    property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
-
-(new_expression
-  constructor: (identifier) @name) @reference.call
-
-(new_expression
-  constructor: (member_expression
-    object: (_) @receiver
-    property: (property_identifier) @name)) @reference.call
 
 ; Type uses. A name inside `ns.Foo` is a use with receiver `ns`.
 (nested_type_identifier

@@ -1,6 +1,7 @@
-; TSX is TypeScript plus JSX: the TypeScript queries apply as they are (see `lang.rs`), and these
-; patterns add JSX elements of components as calls (`<Foo />` is a call of Foo; `<div>` is not).
-; JSX: `<Foo />`, `<Foo>...</Foo>`, `<ui.Button />`; lowercase names are HTML elements.
+; JSX, shared by JavaScript and TSX (TypeScript's grammar has no JSX): elements whose name is
+; capitalised are calls of components (`<Foo />`, `<Foo>...</Foo>`, `<ui.Button />` is a call of
+; Foo or of `ui.Button`); lowercase names are HTML elements (`<div>` is no call).
+
 (jsx_opening_element
   name: (identifier) @name
   (#match? @name "^[A-Z]")) @reference.call

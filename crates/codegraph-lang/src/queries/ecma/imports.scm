@@ -1,8 +1,9 @@
-; JavaScript imports. ES modules: `import x from './x'` imports the default export under the
-; local name x (recorded as name `default`, alias x: `@import.default`),
-; `import {a as b} from`, `import * as m from` (a module alias, like Python's `import m as m`),
-; side-effect `import './x'`. Re-exports (`export {a} from`, `export * from`, `export * as ns
-; from`) are imports too. CommonJS: `const x = require('./x')` (module alias),
+; Imports of JavaScript, TypeScript and TSX (TypeScript adds `typescript/imports.scm`).
+; ES modules: `import x from './x'` imports the default export under the local name x
+; (recorded as name `default`, alias x: `@import.default`), `import {a as b} from`,
+; `import * as m from` (a module alias, like Python's `import m as m`), side-effect
+; `import './x'`. Re-exports (`export {a} from`, `export * from`, `export * as ns from`) are
+; imports too. CommonJS: `const x = require('./x')` (module alias),
 ; `const {a, b: c} = require('./x')` and `const a = require('./x').a`.
 
 (import_statement
