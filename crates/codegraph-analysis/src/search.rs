@@ -8,6 +8,7 @@
 //! old file's terms and adding the new ones. Terms are interned in a persistent ordered map, which
 //! also answers prefix expansion (`auth` → `authentic`).
 
+mod plan;
 pub mod rank;
 
 use std::sync::Arc;
@@ -318,6 +319,82 @@ fn file_postings(file: &FileNode, weights: &FieldWeights) -> FilePostings {
     }
 }
 
+/// A scored document: its score, the mask of the query terms it matched, the document.
+type Candidate<'index> = (f64, u64, &'index Doc);
+
+/// Highest score first, then by id.
+fn best_first(left: &Candidate<'_>, right: &Candidate<'_>) -> std::cmp::Ordering {
+    right
+        .0
+        .total_cmp(&left.0)
+        .then_with(|| left.2.id.cmp(&right.2.id))
+}
+
+/// Keeps the best `count` candidates (in no particular order).
+fn keep_best(scored: &mut Vec<Candidate<'_>>, count: usize) {
+    if scored.len() > count {
+        scored.select_nth_unstable_by(count - 1, best_first);
+        scored.truncate(count);
+    }
+}
+
+/// Per query term: the highest idf among its expansions.
+fn term_idf(term_count: usize, expansions: &[Expansion]) -> Vec<f64> {
+    (0..term_count)
+        .map(|index| {
+            expansions
+                .iter()
+                .filter(|expansion| expansion.query_term == index)
+                .map(|expansion| expansion.idf)
+                .fold(0.0, f64::max)
+        })
+        .collect()
+}
+
+/// The hits of the sorted candidates, with relevance scaled so that the best one's is the share
+/// of the question (by idf) it covers.
+fn hits(scored: Vec<Candidate<'_>>, term_idf: &[f64]) -> Vec<SearchHit> {
+    let idf_total: f64 = term_idf.iter().sum();
+    let scale = match scored.first() {
+        Some(&(top, mask, _)) if top > 0.0 && idf_total > 0.0 => {
+            (covered_idf(term_idf, mask) / idf_total) / top
+        }
+        _ => 0.0,
+    };
+    scored
+        .into_iter()
+        .map(|(score, _, doc)| SearchHit {
+            id: doc.id,
+            kind: doc.kind,
+            class: doc.class,
+            relevance: (score * scale).clamp(0.0, 1.0),
+            score,
+        })
+        .collect()
+}
+
+/// The boost of a document whose name is the question (or a name it spells out), twice, or
+/// starts with it, 1.3 times.
+struct NameBoost {
+    plain_query: String,
+    named: Vec<String>,
+    exact_name: bool,
+}
+
+impl NameBoost {
+    fn of(&self, doc: &Doc) -> f64 {
+        if !self.exact_name {
+            1.0
+        } else if *doc.plain_name == *self.plain_query || names_one(doc, &self.named) {
+            2.0
+        } else if !self.plain_query.is_empty() && doc.plain_name.starts_with(&self.plain_query) {
+            1.3
+        } else {
+            1.0
+        }
+    }
+}
+
 /// How a query term reaches index terms: itself, longer terms it prefixes, shorter terms that
 /// prefix it (an abbreviation such as `auth` for `authentication`).
 struct Expansion {
@@ -478,149 +555,6 @@ impl SearchIndex {
         ((total - frequency + 0.5) / (frequency + 0.5) + 1.0).ln()
     }
 
-    /// The terms of a question and how each reaches the index. Beyond [`text::query_terms`]: a
-    /// name with odd capitals (`glTF`) is one term when the index knows it, its parts matching at
-    /// half weight, and its parts are terms of their own when the index does not know it
-    /// (`HTTPServer`); two adjacent words whose concatenation the index knows reach it too
-    /// ("logged in" reaches `login`, "shut down" `shutdown`).
-    fn plan(&self, query: &str) -> (Vec<String>, Vec<Expansion>) {
-        let words = text::raw_words(query);
-        let keep_stop_words = words.iter().all(|word| text::is_stop_word(&word.whole));
-        let known = |term: &str| self.document_frequency.contains_key(term);
-        let mut terms: Vec<String> = Vec::new();
-        let mut parts_of: Vec<Vec<String>> = Vec::new();
-        // The query term of each word (the last, for a word split into parts).
-        let mut term_of_word: Vec<Option<usize>> = Vec::with_capacity(words.len());
-        let mut add = |term: String, parts: Vec<String>, terms: &mut Vec<String>| -> usize {
-            match terms.iter().position(|known| *known == term) {
-                Some(position) => position,
-                None => {
-                    terms.push(term);
-                    parts_of.push(parts);
-                    terms.len() - 1
-                }
-            }
-        };
-        for word in &words {
-            if !keep_stop_words && text::is_stop_word(&word.whole) {
-                term_of_word.push(None);
-                continue;
-            }
-            let whole = text::stem(&word.whole);
-            if word.parts.is_empty() || known(&whole) {
-                let parts = word.parts.iter().map(|part| text::stem(part)).collect();
-                term_of_word.push(Some(add(whole, parts, &mut terms)));
-            } else {
-                let mut last = None;
-                for part in &word.parts {
-                    last = Some(add(text::stem(part), Vec::new(), &mut terms));
-                }
-                term_of_word.push(last);
-            }
-        }
-        let mut expansions = self.expand(&terms);
-        for (query_term, parts) in parts_of.iter().enumerate() {
-            for part in parts {
-                if let Some((interned, frequency)) =
-                    self.document_frequency.get_key_value(part.as_str())
-                {
-                    expansions.push(Expansion {
-                        hash: term_hash(interned),
-                        term: interned.clone(),
-                        query_term,
-                        weight: 0.5,
-                        idf: self.idf(*frequency),
-                    });
-                }
-            }
-        }
-        for (index, pair) in words.windows(2).enumerate() {
-            if !pair[0].parts.is_empty() || !pair[1].parts.is_empty() {
-                continue;
-            }
-            let (first, second) = (&pair[0].whole, &pair[1].whole);
-            let candidates = [
-                format!("{first}{second}"),
-                format!("{}{second}", text::stem(first)),
-                text::stem(&format!("{first}{second}")),
-            ];
-            let Some((interned, frequency)) = candidates
-                .iter()
-                .filter(|candidate| candidate.len() >= 5)
-                .find_map(|candidate| self.document_frequency.get_key_value(candidate.as_str()))
-            else {
-                continue;
-            };
-            let spanned: Vec<usize> = [term_of_word[index], term_of_word[index + 1]]
-                .into_iter()
-                .flatten()
-                .filter(|&query_term| *terms[query_term] != **interned)
-                .collect();
-            for &query_term in &spanned {
-                expansions.push(Expansion {
-                    hash: term_hash(interned),
-                    term: interned.clone(),
-                    query_term,
-                    weight: 1.0 / spanned.len() as f64,
-                    idf: self.idf(*frequency),
-                });
-            }
-        }
-        (terms, expansions)
-    }
-
-    fn expand(&self, terms: &[String]) -> Vec<Expansion> {
-        let mut expansions: Vec<Expansion> = Vec::new();
-        for (query_term, term) in terms.iter().enumerate() {
-            if let Some((interned, frequency)) =
-                self.document_frequency.get_key_value(term.as_str())
-            {
-                expansions.push(Expansion {
-                    hash: term_hash(interned),
-                    term: interned.clone(),
-                    query_term,
-                    weight: 1.0,
-                    idf: self.idf(*frequency),
-                });
-            }
-            if term.len() >= 4 {
-                let start: Arc<str> = Arc::from(term.as_str());
-                let longer = self
-                    .document_frequency
-                    .range(start..)
-                    .skip_while(|(candidate, _)| &***candidate == term.as_str())
-                    .take_while(|(candidate, _)| candidate.starts_with(term.as_str()))
-                    .take(16);
-                for (candidate, frequency) in longer {
-                    expansions.push(Expansion {
-                        hash: term_hash(candidate),
-                        term: candidate.clone(),
-                        query_term,
-                        weight: 0.5,
-                        idf: self.idf(*frequency),
-                    });
-                }
-            }
-            for cut in (4..term.len()).rev() {
-                if !term.is_char_boundary(cut) {
-                    continue;
-                }
-                if let Some((candidate, frequency)) =
-                    self.document_frequency.get_key_value(&term[..cut])
-                {
-                    expansions.push(Expansion {
-                        hash: term_hash(candidate),
-                        term: candidate.clone(),
-                        query_term,
-                        weight: 0.4,
-                        idf: self.idf(*frequency),
-                    });
-                }
-            }
-        }
-        expansions
-    }
-
     /// Scores the documents of one file into `scratch`.
     fn score_file(
         &self,
@@ -685,22 +619,46 @@ impl SearchIndex {
                 ..SearchResults::default()
             };
         }
-        let term_idf: Vec<f64> = (0..terms.len())
-            .map(|index| {
-                expansions
-                    .iter()
-                    .filter(|expansion| expansion.query_term == index)
-                    .map(|expansion| expansion.idf)
-                    .fold(0.0, f64::max)
-            })
-            .collect();
+        let term_idf = term_idf(terms.len(), &expansions);
+        let mut scored = self.candidates(query, options, &expansions, &term_idf);
+        let total_count = scored.len();
+        let pool = RERANKED.max(options.limit);
+        keep_best(&mut scored, pool);
+        self.rerank(query, &terms, options, &mut scored);
+        let limit = if options.limit == 0 {
+            scored.len()
+        } else {
+            options.limit
+        };
+        keep_best(&mut scored, limit);
+        scored.sort_by(best_first);
+        SearchResults {
+            hits: hits(scored, &term_idf),
+            total_count,
+            terms,
+        }
+    }
+
+    /// Every admitted document some expansion reaches, with its BM25 score times the boosts of
+    /// an exact or prefix name match, of the share of the question it covers and of its file
+    /// class, and the mask of the query terms it matched.
+    fn candidates<'index>(
+        &'index self,
+        query: &str,
+        options: &SearchOptions,
+        expansions: &[Expansion],
+        term_idf: &[f64],
+    ) -> Vec<Candidate<'index>> {
         let idf_total: f64 = term_idf.iter().sum();
-        let plain_query = plain(query);
-        let named = text::named_in(query);
+        let boost = NameBoost {
+            plain_query: plain(query),
+            named: text::named_in(query),
+            exact_name: options.ranking.exact_name,
+        };
         let asked = ClassesAsked::from_query(query);
         let filter = options.filter;
         let average_length = self.total_length / self.document_count as f64;
-        let mut scored: Vec<(f64, u64, &Doc)> = Vec::new();
+        let mut scored: Vec<Candidate<'index>> = Vec::new();
         let mut scratch = Scratch::default();
         for postings in self.files.values() {
             // A file's definitions are of its class, or tests (in a test module).
@@ -709,78 +667,26 @@ impl SearchIndex {
             if !admitted {
                 continue;
             }
-            self.score_file(postings, &expansions, average_length, &mut scratch);
+            self.score_file(postings, expansions, average_length, &mut scratch);
             for &doc in &scratch.touched {
                 let (score, mask) = scratch.scores[doc as usize];
                 let doc = &postings.docs[doc as usize];
                 if !options.scope.admits(doc.kind) || !filter.admits(doc.class) {
                     continue;
                 }
-                let boost = if !options.ranking.exact_name {
-                    1.0
-                } else if *doc.plain_name == *plain_query || names_one(doc, &named) {
-                    2.0
-                } else if !plain_query.is_empty() && doc.plain_name.starts_with(&plain_query) {
-                    1.3
-                } else {
-                    1.0
-                };
                 let coverage = if options.ranking.coverage > 0.0 && idf_total > 0.0 {
-                    (covered_idf(&term_idf, mask) / idf_total).powf(options.ranking.coverage)
+                    (covered_idf(term_idf, mask) / idf_total).powf(options.ranking.coverage)
                 } else {
                     1.0
                 };
                 scored.push((
-                    score * boost * coverage * filter.weight(doc.class, asked),
+                    score * boost.of(doc) * coverage * filter.weight(doc.class, asked),
                     mask,
                     doc,
                 ));
             }
         }
-        let total_count = scored.len();
-        let order = |left: &(f64, u64, &Doc), right: &(f64, u64, &Doc)| {
-            right
-                .0
-                .total_cmp(&left.0)
-                .then_with(|| left.2.id.cmp(&right.2.id))
-        };
-        let pool = RERANKED.max(options.limit);
-        if scored.len() > pool {
-            scored.select_nth_unstable_by(pool - 1, order);
-            scored.truncate(pool);
-        }
-        self.rerank(query, &terms, options, &mut scored);
-        let limit = if options.limit == 0 {
-            scored.len()
-        } else {
-            options.limit
-        };
-        if scored.len() > limit {
-            scored.select_nth_unstable_by(limit - 1, order);
-            scored.truncate(limit);
-        }
-        scored.sort_by(order);
-        let scale = match scored.first() {
-            Some(&(top, mask, _)) if top > 0.0 && idf_total > 0.0 => {
-                (covered_idf(&term_idf, mask) / idf_total) / top
-            }
-            _ => 0.0,
-        };
-        let hits = scored
-            .into_iter()
-            .map(|(score, _, doc)| SearchHit {
-                id: doc.id,
-                kind: doc.kind,
-                class: doc.class,
-                relevance: (score * scale).clamp(0.0, 1.0),
-                score,
-            })
-            .collect();
-        SearchResults {
-            hits,
-            total_count,
-            terms,
-        }
+        scored
     }
 
     /// Multiplies each candidate's score by the factors of the name match, exact phrase and
