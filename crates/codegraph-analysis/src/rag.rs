@@ -188,15 +188,52 @@ pub fn global_search(
         Some(level) => level.min(LEVELS - 1),
         None => choose_level(communities, &results.hits),
     };
-    let communities_searched = communities.at_level(level).count();
-    let (ranked, per_community) = rank_communities(communities, &results.hits, level);
+    let relevant_communities = relevant_communities(communities, &results.hits, level);
+    let mut supporting_entities = supporting_entities(
+        graph,
+        communities,
+        &results.hits,
+        &relevant_communities,
+        level,
+    );
+    let supporting_total = supporting_entities.len();
+    supporting_entities.truncate(options.limit.unwrap_or(DEFAULT_SUPPORTING));
+    let mut answer = global_answer(
+        communities,
+        &relevant_communities,
+        &supporting_entities,
+        &results.terms,
+    );
+    if options.level.is_none() && !relevant_communities.is_empty() {
+        answer.push_str(&level_note(level));
+    }
+    GlobalAnswer {
+        query: query.to_string(),
+        answer,
+        community_level: level as u8,
+        communities_searched: communities.at_level(level).count(),
+        confidence: relevant_communities.first().map_or(0.0, |c| c.relevance),
+        relevant_communities,
+        supporting_entities,
+        supporting_total,
+    }
+}
+
+/// The five best communities of `level` for the hits, the best one's relevance that of its
+/// best hit and the others' in proportion to their scores.
+fn relevant_communities(
+    communities: &Communities,
+    hits: &[SearchHit],
+    level: usize,
+) -> Vec<RelevantCommunity> {
+    let (ranked, per_community) = rank_communities(communities, hits, level);
     let top_score = ranked.first().map_or(0.0, |(score, _)| *score);
     let top_best = ranked
         .first()
         .and_then(|(_, id)| per_community[id].first())
         .copied()
         .unwrap_or(0.0);
-    let relevant_communities: Vec<RelevantCommunity> = ranked
+    ranked
         .iter()
         .take(5)
         .filter_map(|(score, id)| {
@@ -210,11 +247,19 @@ pub fn global_search(
                 summary: community.summary.clone(),
             })
         })
-        .collect();
-    let chosen: FxHashSet<u32> = relevant_communities.iter().take(3).map(|c| c.id).collect();
-    let mut supporting_entities: Vec<SupportingEntity> = results
-        .hits
-        .iter()
+        .collect()
+}
+
+/// The hits in the three best communities, in search order, and the best hit of all.
+fn supporting_entities(
+    graph: &Graph,
+    communities: &Communities,
+    hits: &[SearchHit],
+    relevant: &[RelevantCommunity],
+    level: usize,
+) -> Vec<SupportingEntity> {
+    let chosen: FxHashSet<u32> = relevant.iter().take(3).map(|c| c.id).collect();
+    hits.iter()
         .enumerate()
         .filter_map(|(rank, hit)| {
             let community = communities.community_of(&hit.id, level).map(|c| c.id);
@@ -230,36 +275,19 @@ pub fn global_search(
                 relevance: round(hit.relevance),
             })
         })
-        .collect();
-    let supporting_total = supporting_entities.len();
-    supporting_entities.truncate(options.limit.unwrap_or(DEFAULT_SUPPORTING));
-    let confidence = relevant_communities.first().map_or(0.0, |c| c.relevance);
-    let mut answer = global_answer(
-        communities,
-        &relevant_communities,
-        &supporting_entities,
-        &results.terms,
-    );
-    if options.level.is_none() && !relevant_communities.is_empty() {
-        answer.push_str(&format!(
-            "\n(Answered from level {level}{}.)",
-            match level {
-                0 => ", the finest: the best matches lie together",
-                1 => ", subsystems: the best matches spread over several fine communities",
-                _ => ", the coarsest: the best matches spread over several subsystems",
-            }
-        ));
-    }
-    GlobalAnswer {
-        query: query.to_string(),
-        answer,
-        community_level: level as u8,
-        communities_searched,
-        confidence,
-        relevant_communities,
-        supporting_entities,
-        supporting_total,
-    }
+        .collect()
+}
+
+/// Which level answered a question that did not choose one, and why.
+fn level_note(level: usize) -> String {
+    format!(
+        "\n(Answered from level {level}{}.)",
+        match level {
+            0 => ", the finest: the best matches lie together",
+            1 => ", subsystems: the best matches spread over several fine communities",
+            _ => ", the coarsest: the best matches spread over several subsystems",
+        }
+    )
 }
 
 fn global_answer(

@@ -283,6 +283,117 @@ impl Walk<'_> {
     }
 }
 
+impl<'a> Walk<'a> {
+    /// A walk that has reached only the starts.
+    fn from_starts(graph: &'a Graph, starts: &[Entity]) -> Walk<'a> {
+        let mut walk = Walk {
+            graph,
+            reached: FxHashMap::default(),
+            relationships: FxHashSet::default(),
+        };
+        for start in starts {
+            walk.reached.insert(
+                start.id,
+                Reached {
+                    distance: 0,
+                    relation: "start".to_string(),
+                    prior: 0.0,
+                },
+            );
+        }
+        walk
+    }
+
+    /// What the starts use, hop by hop up to `depth`, each hop's prior decaying; at the first
+    /// hop, what the files of the starts import too.
+    fn follow_uses(&mut self, starts: &[Entity], depth: u32) {
+        let mut frontier: Vec<EntityId> = starts.iter().map(|start| start.id).collect();
+        for hop in 1..=depth {
+            let prior = USES_PRIOR * USES_DECAY.powi(hop as i32 - 1);
+            let mut next = Vec::new();
+            for current in &frontier {
+                codegraph_model::cancel::checkpoint();
+                next.extend(self.uses_of(current, hop, prior));
+            }
+            if hop == 1 {
+                next.extend(self.file_imports(starts));
+            }
+            frontier = next;
+        }
+    }
+
+    /// What the files of the starts (but modules) import, reached at one hop.
+    fn file_imports(&mut self, starts: &[Entity]) -> Vec<EntityId> {
+        let graph = self.graph;
+        let mut reached = Vec::new();
+        for start in starts
+            .iter()
+            .filter(|start| start.kind != EntityKind::Module)
+        {
+            let module = EntityId::from(&*start.file_path);
+            for edge in graph.outgoing(&module) {
+                if edge.kind != RelationKind::Imports {
+                    continue;
+                }
+                self.relate(&edge.from, &edge.to, edge.kind);
+                if self.reach(
+                    &edge.to,
+                    1,
+                    "imported_by_its_file",
+                    USES_PRIOR * FILE_IMPORT_PRIOR,
+                ) {
+                    reached.push(edge.to);
+                }
+            }
+        }
+        reached
+    }
+
+    /// Who uses the starts, hop by hop up to `depth`, each hop's prior decaying.
+    fn follow_users(&mut self, starts: &[Entity], depth: u32) {
+        let mut frontier: Vec<EntityId> = starts.iter().map(|start| start.id).collect();
+        for hop in 1..=depth {
+            let prior = CALLER_PRIOR * CALLER_DECAY.powi(hop as i32 - 1);
+            let mut next = Vec::new();
+            for current in &frontier {
+                codegraph_model::cancel::checkpoint();
+                next.extend(self.users_of(current, hop, prior));
+            }
+            frontier = next;
+        }
+    }
+
+    /// The relationships between entities shown: the starts and the relevant ones.
+    fn shown_relationships(
+        &self,
+        starts: &[Entity],
+        relevant: &[RelevantEntity],
+    ) -> Vec<Relationship> {
+        let shown: FxHashSet<&EntityId> = starts
+            .iter()
+            .map(|start| &start.id)
+            .chain(relevant.iter().map(|relevant| &relevant.entity.id))
+            .collect();
+        let mut relationships: Vec<Relationship> = self
+            .relationships
+            .iter()
+            .filter(|relationship| {
+                shown.contains(&relationship.source) && shown.contains(&relationship.target)
+            })
+            .cloned()
+            .collect();
+        relationships.sort();
+        relationships
+    }
+}
+
+/// Whether some entity reached mentions the question's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WordsFound {
+    Somewhere,
+    Nowhere,
+}
+
 /// Follows what `starts` use (what their methods call, their fields' and parameters' types,
 /// bases and implementations) up to `depth` hops, then who uses them, and ranks what it finds
 /// by the question's words and by how it was reached: what an entity uses before who calls it,
@@ -295,64 +406,38 @@ pub fn local_search(
     options: &LocalOptions,
 ) -> LocalAnswer {
     let depth = options.depth.max(1);
-    let mut walk = Walk {
-        graph,
-        reached: FxHashMap::default(),
-        relationships: FxHashSet::default(),
-    };
-    for start in starts {
-        walk.reached.insert(
-            start.id,
-            Reached {
-                distance: 0,
-                relation: "start".to_string(),
-                prior: 0.0,
-            },
-        );
+    let mut walk = Walk::from_starts(graph, starts);
+    walk.follow_uses(starts, depth);
+    walk.follow_users(starts, depth);
+    let (relevant_entities, words) = rank(&walk, index, query, options);
+    let relationships = walk.shown_relationships(starts, &relevant_entities);
+    let answer = local_answer(graph, query, starts, &relevant_entities, words);
+    LocalAnswer {
+        query: query.to_string(),
+        answer,
+        start_entity: starts
+            .first()
+            .map(|start| start.id)
+            .unwrap_or_else(|| EntityId::from("")),
+        context_entities: starts.iter().map(|start| start.id).collect(),
+        entities_searched: walk.reached.len(),
+        confidence: relevant_entities
+            .first()
+            .map_or(0.0, |relevant| relevant.relevance),
+        relevant_entities,
+        relationships,
     }
-    let mut frontier: Vec<EntityId> = starts.iter().map(|start| start.id).collect();
-    for hop in 1..=depth {
-        let prior = USES_PRIOR * USES_DECAY.powi(hop as i32 - 1);
-        let mut next = Vec::new();
-        for current in &frontier {
-            codegraph_model::cancel::checkpoint();
-            next.extend(walk.uses_of(current, hop, prior));
-        }
-        if hop == 1 {
-            for start in starts
-                .iter()
-                .filter(|start| start.kind != EntityKind::Module)
-            {
-                let module = EntityId::from(&*start.file_path);
-                for edge in graph.outgoing(&module) {
-                    if edge.kind != RelationKind::Imports {
-                        continue;
-                    }
-                    walk.relate(&edge.from, &edge.to, edge.kind);
-                    if walk.reach(
-                        &edge.to,
-                        1,
-                        "imported_by_its_file",
-                        USES_PRIOR * FILE_IMPORT_PRIOR,
-                    ) {
-                        next.push(edge.to);
-                    }
-                }
-            }
-        }
-        frontier = next;
-    }
-    let mut frontier: Vec<EntityId> = starts.iter().map(|start| start.id).collect();
-    for hop in 1..=depth {
-        let prior = CALLER_PRIOR * CALLER_DECAY.powi(hop as i32 - 1);
-        let mut next = Vec::new();
-        for current in &frontier {
-            codegraph_model::cancel::checkpoint();
-            next.extend(walk.users_of(current, hop, prior));
-        }
-        frontier = next;
-    }
+}
 
+/// The entities reached (not the starts) that the filter admits, most relevant first, at most
+/// `options.limit`: the question's words (BM25, relative to the best) and how each was reached.
+fn rank(
+    walk: &Walk<'_>,
+    index: &SearchIndex,
+    query: &str,
+    options: &LocalOptions,
+) -> (Vec<RelevantEntity>, WordsFound) {
+    let graph = walk.graph;
     let asked = ClassesAsked::from_query(query);
     let visited: Vec<EntityId> = walk.reached.keys().cloned().collect();
     let scores = index.score_entities(query, &visited);
@@ -385,7 +470,7 @@ pub fn local_search(
             .total_cmp(&left.0)
             .then_with(|| left.1.cmp(&right.1))
     });
-    let relevant_entities: Vec<RelevantEntity> = ranked
+    let relevant = ranked
         .iter()
         .take(options.limit)
         .filter_map(|(relevance, id)| {
@@ -398,36 +483,12 @@ pub fn local_search(
             })
         })
         .collect();
-    let shown: FxHashSet<&EntityId> = starts
-        .iter()
-        .map(|start| &start.id)
-        .chain(relevant_entities.iter().map(|relevant| &relevant.entity.id))
-        .collect();
-    let mut relationships: Vec<Relationship> = walk
-        .relationships
-        .iter()
-        .filter(|relationship| {
-            shown.contains(&relationship.source) && shown.contains(&relationship.target)
-        })
-        .cloned()
-        .collect();
-    relationships.sort();
-    let answer = local_answer(graph, query, starts, &relevant_entities, best_score > 0.0);
-    LocalAnswer {
-        query: query.to_string(),
-        answer,
-        start_entity: starts
-            .first()
-            .map(|start| start.id)
-            .unwrap_or_else(|| EntityId::from("")),
-        context_entities: starts.iter().map(|start| start.id).collect(),
-        entities_searched: walk.reached.len(),
-        confidence: relevant_entities
-            .first()
-            .map_or(0.0, |relevant| relevant.relevance),
-        relevant_entities,
-        relationships,
-    }
+    let words = if best_score > 0.0 {
+        WordsFound::Somewhere
+    } else {
+        WordsFound::Nowhere
+    };
+    (relevant, words)
 }
 
 /// The order relations are listed in an answer: what the entity uses first.
@@ -451,99 +512,107 @@ fn relation_order(label: &str) -> usize {
     .unwrap_or(usize::MAX)
 }
 
+/// The answer's text: each start with its docstring and its relations, then the relevant
+/// entities nearby.
 fn local_answer(
     graph: &Graph,
     query: &str,
     starts: &[Entity],
     relevant: &[RelevantEntity],
-    matched: bool,
+    words: WordsFound,
 ) -> String {
     let mut answer = String::new();
     for start in starts {
-        answer.push_str(&cite(start));
-        if let Some(doc) = first_doc_line(start) {
-            answer.push_str(&format!(": \"{doc}\""));
-        }
-        answer.push('.');
-        let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-        let mut add =
-            |label: String, name: String| match groups.iter_mut().find(|(l, _)| *l == label) {
-                Some((_, names)) => {
-                    if !names.contains(&name) {
-                        names.push(name)
-                    }
-                }
-                None => groups.push((label, vec![name])),
-            };
-        let mut edges: Vec<(String, String)> = graph
-            .incoming(&start.id)
-            .map(|edge| (relation_label(edge.kind, false), edge.from.to_string()))
-            .chain(
-                graph
-                    .outgoing(&start.id)
-                    .map(|edge| (relation_label(edge.kind, true), edge.to.to_string())),
-            )
-            .collect();
-        edges.sort_by(|left, right| {
-            relation_order(&left.0)
-                .cmp(&relation_order(&right.0))
-                .then_with(|| left.cmp(right))
-        });
-        for (label, id) in edges {
-            let name = id.rsplit("::").next().unwrap_or(&id).to_string();
-            add(label, name);
-        }
-        for (label, names) in groups {
-            let count = names.len();
-            let listed: Vec<String> = names.into_iter().take(8).collect();
-            answer.push_str(&format!(
-                " {}: {}{}.",
-                label.replace('_', " "),
-                listed.join(", "),
-                if count > 8 {
-                    format!(" and {} more", count - 8)
-                } else {
-                    String::new()
-                }
-            ));
-        }
+        answer.push_str(&describe_start(graph, start));
         answer.push('\n');
     }
-    if relevant.is_empty() {
-        answer.push_str("Nothing around it is connected in the graph.");
-    } else if matched {
-        let names: Vec<String> = relevant
-            .iter()
-            .take(5)
-            .map(|relevant| {
-                format!(
-                    "{} [{}, {:.2}]",
-                    cite(&relevant.entity),
-                    relevant.relation.replace('_', " "),
-                    relevant.relevance
-                )
-            })
-            .collect();
-        answer.push_str(&format!(
-            "Most relevant to \"{query}\" nearby: {}.",
-            names.join("; ")
-        ));
-    } else {
-        let names: Vec<String> = relevant
-            .iter()
-            .take(5)
-            .map(|relevant| {
-                format!(
-                    "{} [{}]",
-                    cite(&relevant.entity),
-                    relevant.relation.replace('_', " ")
-                )
-            })
-            .collect();
-        answer.push_str(&format!(
-            "No nearby entity mentions the words of \"{query}\"; the closest neighbours are: {}.",
-            names.join("; ")
+    answer.push_str(&nearby(query, relevant, words));
+    answer
+}
+
+/// A start cited, with the first line of its docstring and what it relates to, by relation.
+fn describe_start(graph: &Graph, start: &Entity) -> String {
+    let mut text = cite(start);
+    if let Some(doc) = first_doc_line(start) {
+        text.push_str(&format!(": \"{doc}\""));
+    }
+    text.push('.');
+    for (label, names) in relation_groups(graph, start) {
+        let count = names.len();
+        let listed: Vec<String> = names.into_iter().take(8).collect();
+        text.push_str(&format!(
+            " {}: {}{}.",
+            label.replace('_', " "),
+            listed.join(", "),
+            if count > 8 {
+                format!(" and {} more", count - 8)
+            } else {
+                String::new()
+            }
         ));
     }
-    answer
+    text
+}
+
+/// The entities `start` relates to, by relation label (what it uses first), each name once.
+fn relation_groups(graph: &Graph, start: &Entity) -> Vec<(String, Vec<String>)> {
+    let mut edges: Vec<(String, String)> = graph
+        .incoming(&start.id)
+        .map(|edge| (relation_label(edge.kind, false), edge.from.to_string()))
+        .chain(
+            graph
+                .outgoing(&start.id)
+                .map(|edge| (relation_label(edge.kind, true), edge.to.to_string())),
+        )
+        .collect();
+    edges.sort_by(|left, right| {
+        relation_order(&left.0)
+            .cmp(&relation_order(&right.0))
+            .then_with(|| left.cmp(right))
+    });
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for (label, id) in edges {
+        let name = id.rsplit("::").next().unwrap_or(&id).to_string();
+        match groups.iter_mut().find(|(known, _)| *known == label) {
+            Some((_, names)) => {
+                if !names.contains(&name) {
+                    names.push(name)
+                }
+            }
+            None => groups.push((label, vec![name])),
+        }
+    }
+    groups
+}
+
+/// The five most relevant entities nearby, with their relevance when the question's words
+/// ranked them.
+fn nearby(query: &str, relevant: &[RelevantEntity], words: WordsFound) -> String {
+    if relevant.is_empty() {
+        return "Nothing around it is connected in the graph.".to_string();
+    }
+    let names: Vec<String> = relevant
+        .iter()
+        .take(5)
+        .map(|relevant| {
+            let relation = relevant.relation.replace('_', " ");
+            match words {
+                WordsFound::Somewhere => format!(
+                    "{} [{relation}, {:.2}]",
+                    cite(&relevant.entity),
+                    relevant.relevance
+                ),
+                WordsFound::Nowhere => format!("{} [{relation}]", cite(&relevant.entity)),
+            }
+        })
+        .collect();
+    match words {
+        WordsFound::Somewhere => {
+            format!("Most relevant to \"{query}\" nearby: {}.", names.join("; "))
+        }
+        WordsFound::Nowhere => format!(
+            "No nearby entity mentions the words of \"{query}\"; the closest neighbours are: {}.",
+            names.join("; ")
+        ),
+    }
 }
