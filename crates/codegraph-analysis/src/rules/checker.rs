@@ -242,67 +242,10 @@ impl Checker {
             return;
         }
         if added {
-            let new: Vec<FilePath> = changed
-                .iter()
-                .filter(|node| !self.classes.contains_key(&node.path))
-                .map(|node| node.path)
-                .collect();
-            let rules = &self.rules;
-            let classes: Vec<(FilePath, Arc<PathClass>)> = if new.len() >= PARALLEL_FROM {
-                new.into_par_iter()
-                    .map(|path| {
-                        let class = Arc::new(rules.classify(&path));
-                        (path, class)
-                    })
-                    .collect()
-            } else {
-                new.into_iter()
-                    .map(|path| {
-                        let class = Arc::new(rules.classify(&path));
-                        (path, class)
-                    })
-                    .collect()
-            };
-            self.classes.extend(classes);
+            self.classify_new(&changed);
         }
-        let evaluate = |node: &Arc<FileNode>| -> Arc<FileCheck> {
-            Arc::new(evaluate_file(
-                &self.rules,
-                &self.cycles,
-                &self.classes,
-                graph,
-                node,
-            ))
-        };
-        let checks: Vec<Arc<FileCheck>> = if changed.len() >= PARALLEL_FROM {
-            changed.par_iter().map(evaluate).collect()
-        } else {
-            changed.iter().map(evaluate).collect()
-        };
-        // Each changed file moves its own edges in the cycles' graphs; the components are
-        // recomputed where that can have changed them.
-        for (index, cycles) in self.cycles.iter_mut().enumerate() {
-            let cycles = Arc::make_mut(cycles);
-            let mut touched = Vec::new();
-            for check in &gone {
-                cycles.change(
-                    &check.node.path,
-                    &shape(cycles, check, index),
-                    &[],
-                    &mut touched,
-                );
-            }
-            for check in &checks {
-                let old = self
-                    .files
-                    .get(&check.node.path)
-                    .map(|old| shape(cycles, old, index))
-                    .unwrap_or_default();
-                let new = shape(cycles, check, index);
-                cycles.change(&check.node.path, &old, &new, &mut touched);
-            }
-            self.last_cycle_nodes += cycles.settle(touched);
-        }
+        let checks = self.evaluate(graph, &changed);
+        self.move_cycle_edges(&gone, &checks);
         for check in checks {
             self.files.insert(check.node.path, check);
         }
@@ -315,6 +258,65 @@ impl Checker {
             self.last_cycle_nodes,
             started.elapsed()
         );
+    }
+
+    /// Classifies by the rules' patterns the files of `changed` not classified yet.
+    fn classify_new(&mut self, changed: &[Arc<FileNode>]) {
+        let new: Vec<FilePath> = changed
+            .iter()
+            .filter(|node| !self.classes.contains_key(&node.path))
+            .map(|node| node.path)
+            .collect();
+        let rules = &self.rules;
+        let classify = |path: FilePath| (path, Arc::new(rules.classify(&path)));
+        let classes: Vec<(FilePath, Arc<PathClass>)> = if new.len() >= PARALLEL_FROM {
+            new.into_par_iter().map(classify).collect()
+        } else {
+            new.into_iter().map(classify).collect()
+        };
+        self.classes.extend(classes);
+    }
+
+    /// The verdicts of the `changed` files, in parallel when there are many.
+    fn evaluate(&self, graph: &Graph, changed: &[Arc<FileNode>]) -> Vec<Arc<FileCheck>> {
+        let evaluation = Evaluation {
+            rules: &self.rules,
+            cycles: &self.cycles,
+            classes: &self.classes,
+        };
+        let evaluate = |node: &Arc<FileNode>| Arc::new(evaluation.file(graph, node));
+        if changed.len() >= PARALLEL_FROM {
+            changed.par_iter().map(evaluate).collect()
+        } else {
+            changed.iter().map(evaluate).collect()
+        }
+    }
+
+    /// Each changed file moves its own edges in the cycles' graphs (a file gone, all of them);
+    /// the components are recomputed where that can have changed them.
+    fn move_cycle_edges(&mut self, gone: &[Arc<FileCheck>], checks: &[Arc<FileCheck>]) {
+        for (index, cycles) in self.cycles.iter_mut().enumerate() {
+            let cycles = Arc::make_mut(cycles);
+            let mut touched = Vec::new();
+            for check in gone {
+                cycles.change(
+                    &check.node.path,
+                    &shape(cycles, check, index),
+                    &[],
+                    &mut touched,
+                );
+            }
+            for check in checks {
+                let old = self
+                    .files
+                    .get(&check.node.path)
+                    .map(|old| shape(cycles, old, index))
+                    .unwrap_or_default();
+                let new = shape(cycles, check, index);
+                cycles.change(&check.node.path, &old, &new, &mut touched);
+            }
+            self.last_cycle_nodes += cycles.settle(touched);
+        }
     }
 
     /// The rules file's problems as written, plus every pattern that matches no file.
@@ -395,13 +397,14 @@ impl Checker {
             );
             found.push(violation(
                 rule,
-                &self.rules,
                 &check.node,
-                dep.kind,
-                dep.site,
-                dep.entity.to_string(),
-                Some(dep.file),
-                explanation,
+                Breach {
+                    kind: dep.kind,
+                    site: dep.site,
+                    target: dep.entity.to_string(),
+                    target_file: Some(dep.file),
+                    explanation,
+                },
             ));
         }
         found
@@ -502,17 +505,25 @@ fn explain(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn violation(
-    rule: &super::Rule,
-    _rules: &RuleSet,
-    node: &FileNode,
+/// One dependency that breaks a rule, as a violation says it.
+struct Breach {
     kind: DependencyKind,
     site: Span,
+    /// The target as shown: an entity id, or the external module.
     target: String,
     target_file: Option<FilePath>,
+    /// Why it breaks the rule.
     explanation: String,
-) -> Violation {
+}
+
+fn violation(rule: &super::Rule, node: &FileNode, breach: Breach) -> Violation {
+    let Breach {
+        kind,
+        site,
+        target,
+        target_file,
+        explanation,
+    } = breach;
     let mut message = format!("{} {target}: {explanation}", kind.verb());
     if let Some(reason) = &rule.reason {
         message.push_str(". ");
@@ -553,64 +564,58 @@ fn precedence(kind: DependencyKind) -> u8 {
     }
 }
 
-/// The layer, forbid and independence violations of one file, and its dependencies for cycles.
-fn evaluate_file(
-    rules: &RuleSet,
-    cycles: &[Arc<Cycles>],
-    classes: &FxHashMap<FilePath, Arc<PathClass>>,
-    graph: &Graph,
-    node: &Arc<FileNode>,
-) -> FileCheck {
-    let mut dependencies: Vec<Dependency> = deps::dependencies(graph, node);
-    // One violation per rule and site: at a site that is several dependencies at once
-    // (`impl Store for Account` implements and uses the type), the most telling kind speaks.
-    dependencies.sort_by_key(|dependency| {
-        (
-            dependency.site.start_byte,
-            dependency.site.end_byte,
-            precedence(dependency.kind),
-        )
-    });
-    let own = classes
-        .get(&node.path)
-        .cloned()
-        .unwrap_or_else(|| Arc::new(rules.classify(&node.path)));
-    let mut violations = Vec::new();
-    // Each distinct target is judged once per rule: a file calls into another many times.
-    let mut verdicts: FxHashMap<&Target, Vec<(usize, String)>> = FxHashMap::default();
-    let mut seen: FxHashSet<(usize, u32, u32)> = FxHashSet::default();
-    let has_path_rules = rules
-        .rules
-        .iter()
-        .any(|rule| !matches!(rule.body, RuleBody::Cycles { .. }));
-    if has_path_rules {
-        for dependency in &dependencies {
-            let verdict = verdicts.entry(&dependency.target).or_insert_with(|| {
-                let class;
-                let target = match &dependency.target {
-                    Target::Entity { file, .. } => {
-                        class = classes
-                            .get(file)
-                            .cloned()
-                            .unwrap_or_else(|| Arc::new(rules.classify(file)));
-                        TargetRef::File {
-                            path: file,
-                            class: &class,
-                        }
-                    }
-                    Target::External { module, name } => TargetRef::External {
-                        module,
-                        name: name.as_deref(),
-                    },
-                };
-                (0..rules.rules.len())
-                    .filter_map(|index| {
-                        explain(rules, index, &own, &target).map(|text| (index, text))
-                    })
-                    .collect()
-            });
+/// What evaluating a file reads: the rules, the cycles rules' graphs, and the files'
+/// classification by the rules' patterns.
+struct Evaluation<'a> {
+    rules: &'a RuleSet,
+    cycles: &'a [Arc<Cycles>],
+    classes: &'a FxHashMap<FilePath, Arc<PathClass>>,
+}
+
+impl Evaluation<'_> {
+    /// The layer, forbid and independence violations of one file, and its dependencies for
+    /// cycles.
+    fn file(&self, graph: &Graph, node: &Arc<FileNode>) -> FileCheck {
+        let dependencies = sorted_dependencies(graph, node);
+        let has_path_rules = self
+            .rules
+            .rules
+            .iter()
+            .any(|rule| !matches!(rule.body, RuleBody::Cycles { .. }));
+        let violations = if has_path_rules {
+            self.path_violations(node, &dependencies)
+        } else {
+            Vec::new()
+        };
+        FileCheck {
+            node: node.clone(),
+            violations,
+            cycle_deps: self.cycle_deps(&dependencies),
+        }
+    }
+
+    /// How the rules' patterns classify `path` (known, or computed now).
+    fn class_of(&self, path: &FilePath) -> Arc<PathClass> {
+        self.classes
+            .get(path)
+            .cloned()
+            .unwrap_or_else(|| Arc::new(self.rules.classify(path)))
+    }
+
+    /// The violations of the layer, forbid and independence rules by the file's dependencies:
+    /// one per rule and site.
+    fn path_violations(&self, node: &FileNode, dependencies: &[Dependency]) -> Vec<Violation> {
+        let own = self.class_of(&node.path);
+        let mut violations = Vec::new();
+        // Each distinct target is judged once per rule: a file calls into another many times.
+        let mut verdicts: FxHashMap<&Target, Vec<(usize, String)>> = FxHashMap::default();
+        let mut seen: FxHashSet<(usize, u32, u32)> = FxHashSet::default();
+        for dependency in dependencies {
+            let verdict = verdicts
+                .entry(&dependency.target)
+                .or_insert_with(|| self.verdict(&own, &dependency.target));
             for (index, explanation) in verdict.iter() {
-                let rule = &rules.rules[*index];
+                let rule = &self.rules.rules[*index];
                 if !rule.kinds.contains(dependency.kind) {
                     continue;
                 }
@@ -618,43 +623,78 @@ fn evaluate_file(
                 if !seen.insert(key) {
                     continue;
                 }
-                violations.push(violation(
-                    rule,
-                    rules,
-                    node,
-                    dependency.kind,
-                    dependency.site,
-                    dependency.target.display(),
-                    dependency.target.file().cloned(),
-                    explanation.clone(),
-                ));
+                let breach = Breach {
+                    kind: dependency.kind,
+                    site: dependency.site,
+                    target: dependency.target.display(),
+                    target_file: dependency.target.file().cloned(),
+                    explanation: explanation.clone(),
+                };
+                violations.push(violation(rule, node, breach));
             }
         }
+        violations
     }
-    let cycle_deps = cycles
-        .iter()
-        .map(|cycles| {
-            let kinds = rules.rules[cycles.rule].kinds;
-            dependencies
-                .iter()
-                .filter(|dependency| kinds.contains(dependency.kind))
-                .filter_map(|dependency| match &dependency.target {
-                    Target::Entity { file, entity } => Some(CycleDep {
-                        kind: dependency.kind,
-                        site: dependency.site,
-                        file: *file,
-                        entity: *entity,
-                    }),
-                    Target::External { .. } => None,
-                })
-                .collect()
-        })
-        .collect();
-    FileCheck {
-        node: node.clone(),
-        violations,
-        cycle_deps,
+
+    /// The rules a dependency of a file classified `own` onto `target` breaks, each with its
+    /// explanation, whatever the dependency's kind.
+    fn verdict(&self, own: &PathClass, target: &Target) -> Vec<(usize, String)> {
+        let class;
+        let target = match target {
+            Target::Entity { file, .. } => {
+                class = self.class_of(file);
+                TargetRef::File {
+                    path: file,
+                    class: &class,
+                }
+            }
+            Target::External { module, name } => TargetRef::External {
+                module,
+                name: name.as_deref(),
+            },
+        };
+        (0..self.rules.rules.len())
+            .filter_map(|index| explain(self.rules, index, own, &target).map(|text| (index, text)))
+            .collect()
     }
+
+    /// Per cycles rule: the file's dependencies of the kinds it counts onto workspace files.
+    fn cycle_deps(&self, dependencies: &[Dependency]) -> Vec<Vec<CycleDep>> {
+        self.cycles
+            .iter()
+            .map(|cycles| {
+                let kinds = self.rules.rules[cycles.rule].kinds;
+                dependencies
+                    .iter()
+                    .filter(|dependency| kinds.contains(dependency.kind))
+                    .filter_map(|dependency| match &dependency.target {
+                        Target::Entity { file, entity } => Some(CycleDep {
+                            kind: dependency.kind,
+                            site: dependency.site,
+                            file: *file,
+                            entity: *entity,
+                        }),
+                        Target::External { .. } => None,
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// The file's dependencies by site. One violation per rule and site: at a site that is several
+/// dependencies at once (`impl Store for Account` implements and uses the type), the most
+/// telling kind speaks, so it comes first.
+fn sorted_dependencies(graph: &Graph, node: &Arc<FileNode>) -> Vec<Dependency> {
+    let mut dependencies: Vec<Dependency> = deps::dependencies(graph, node);
+    dependencies.sort_by_key(|dependency| {
+        (
+            dependency.site.start_byte,
+            dependency.site.end_byte,
+            precedence(dependency.kind),
+        )
+    });
+    dependencies
 }
 
 /// The problems of `rules` as written, plus every pattern that matches none of the files (given
