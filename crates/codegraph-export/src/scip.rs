@@ -26,7 +26,7 @@ use scip::types::{
 };
 use serde::Serialize;
 
-use codegraph_graph::{Entity, Graph, query};
+use codegraph_graph::{Entity, FileNode, Graph, query};
 use codegraph_lang::Language;
 use codegraph_model::{EntityKind, LineSpan, RelationKind, Resolution};
 use symbols::{Named, Namer};
@@ -106,126 +106,19 @@ fn precise(resolution: Resolution) -> bool {
 
 /// Builds the SCIP index of `graph`, reading the manifests under `root` for package names.
 pub fn export(graph: &Graph, root: &Path, arguments: Vec<String>) -> (Index, Exported) {
-    let mut namer = Namer::new(packages::Packages::new(root));
-    let mut exported = Exported::default();
+    let mut writer = Writer {
+        graph,
+        namer: Namer::new(packages::Packages::new(root)),
+        exported: Exported::default(),
+        described: FxHashSet::default(),
+    };
     let mut languages: FxHashMap<&'static str, usize> = FxHashMap::default();
     let mut documents = Vec::with_capacity(graph.file_count());
-    // Namespace symbols (a Go or Java package spans files): described once.
-    let mut described: FxHashSet<String> = FxHashSet::default();
     for file in graph.files() {
-        let language = language_name(file.language);
-        *languages.entry(language).or_default() += 1;
-        let mut document = Document {
-            language: language.to_string(),
-            relative_path: file.path.to_string(),
-            position_encoding: PositionEncoding::UTF8CodeUnitOffsetFromLineStart.into(),
-            ..Document::default()
-        };
-        // Definitions, and the symbols of this file's entities for what follows.
-        let mut locals = 0usize;
-        let mut own: FxHashMap<&str, String> = FxHashMap::default();
-        let entities = graph.file_entities(&file.path);
-        for entity in &entities {
-            let symbol = match namer.entity(graph, &entity.id) {
-                Some(Named::Global(symbol)) => symbol,
-                Some(Named::Local) => {
-                    locals += 1;
-                    format!("local {locals}")
-                }
-                None => continue,
-            };
-            let is_module = entity.kind == EntityKind::Module;
-            let name_span = if entity.name_span.is_empty() && !is_module {
-                entity.span
-            } else {
-                entity.name_span
-            };
-            document.occurrences.push(Occurrence {
-                range: range(&name_span),
-                symbol: symbol.clone(),
-                symbol_roles: SymbolRole::Definition as i32,
-                enclosing_range: if is_module {
-                    Vec::new()
-                } else {
-                    range(&entity.span)
-                },
-                ..Occurrence::default()
-            });
-            exported.definitions += 1;
-            if !is_module || described.insert(symbol.clone()) {
-                let information = information(graph, &mut namer, entity, &symbol, &own);
-                exported.relationships += information.relationships.len();
-                document.symbols.push(information);
-            }
-            own.insert(&entity.id, symbol);
-        }
-        // References: every proven edge with a site.
-        for edge in &file.resolved.edges {
-            let Some(site) = file.site(edge) else {
-                continue;
-            };
-            let role = match edge.kind {
-                RelationKind::Calls
-                | RelationKind::Uses
-                | RelationKind::Extends
-                | RelationKind::Implements => 0,
-                RelationKind::Imports => SymbolRole::Import as i32,
-                RelationKind::Contains | RelationKind::Defines => continue,
-            };
-            if !precise(edge.resolution) {
-                exported.guesses_left_out += 1;
-                continue;
-            }
-            let symbol = match own.get(&*edge.to) {
-                Some(symbol) => symbol.clone(),
-                None => match namer.entity(graph, &edge.to) {
-                    Some(Named::Global(symbol)) => symbol,
-                    // A local symbol of another document cannot be named from here.
-                    _ => continue,
-                },
-            };
-            document.occurrences.push(Occurrence {
-                range: range(&file.summary.locate(site)),
-                symbol,
-                symbol_roles: role,
-                ..Occurrence::default()
-            });
-            exported.references += 1;
-        }
-        exported.ambiguous_left_out += file.resolved.ambiguous.len();
-        // References into dependencies.
-        let prefix = namer.prefix(file);
-        for reference in &file.resolved.external {
-            if let Some(symbol) = external::symbol(file, prefix.package.as_deref(), reference)
-                && let Some(site) = file.summary.refs.get(reference.reference as usize)
-            {
-                document.occurrences.push(Occurrence {
-                    range: range(&file.summary.locate(site.span)),
-                    symbol,
-                    ..Occurrence::default()
-                });
-                exported.external_references += 1;
-            }
-        }
-        // One occurrence per site and symbol (`impl Trait for Type` is both a use and an
-        // implementation of `Trait`; one import statement may bind a name twice).
-        document.occurrences.sort_by(|left, right| {
-            (&left.range, &left.symbol, left.symbol_roles).cmp(&(
-                &right.range,
-                &right.symbol,
-                right.symbol_roles,
-            ))
-        });
-        let before = document.occurrences.len();
-        document.occurrences.dedup_by(|later, earlier| {
-            later.range == earlier.range
-                && later.symbol == earlier.symbol
-                && later.symbol_roles == earlier.symbol_roles
-        });
-        // Only references repeat: a definition is one per entity, an external one per call.
-        exported.references -= before - document.occurrences.len();
-        documents.push(document);
+        *languages.entry(language_name(file.language)).or_default() += 1;
+        documents.push(writer.document(file));
     }
+    let mut exported = writer.exported;
     exported.documents = documents.len();
     let mut languages: Vec<(String, usize)> = languages
         .into_iter()
@@ -233,8 +126,13 @@ pub fn export(graph: &Graph, root: &Path, arguments: Vec<String>) -> (Index, Exp
         .collect();
     languages.sort();
     exported.languages = languages;
+    (index(root, arguments, documents), exported)
+}
+
+/// The index of the documents, with the tool and the project's root.
+fn index(root: &Path, arguments: Vec<String>, documents: Vec<Document>) -> Index {
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let index = Index {
+    Index {
         metadata: Some(Metadata {
             tool_info: Some(ToolInfo {
                 name: "codegraph".to_string(),
@@ -250,8 +148,169 @@ pub fn export(graph: &Graph, root: &Path, arguments: Vec<String>) -> (Index, Exp
         .into(),
         documents,
         ..Index::default()
+    }
+}
+
+/// Writes the documents one file at a time, counting what it writes and leaves out.
+struct Writer<'g> {
+    graph: &'g Graph,
+    namer: Namer,
+    exported: Exported,
+    /// Namespace symbols (a Go or Java package spans files): described once.
+    described: FxHashSet<String>,
+}
+
+impl Writer<'_> {
+    /// One file's document: its definitions, proven references and references into
+    /// dependencies, one occurrence per site and symbol.
+    fn document(&mut self, file: &FileNode) -> Document {
+        let mut document = Document {
+            language: language_name(file.language).to_string(),
+            relative_path: file.path.to_string(),
+            position_encoding: PositionEncoding::UTF8CodeUnitOffsetFromLineStart.into(),
+            ..Document::default()
+        };
+        let entities = self.graph.file_entities(&file.path);
+        let own = self.definitions(&entities, &mut document);
+        self.references(file, &own, &mut document);
+        self.exported.ambiguous_left_out += file.resolved.ambiguous.len();
+        self.external_references(file, &mut document);
+        let repeated = dedup_occurrences(&mut document);
+        // Only references repeat: a definition is one per entity, an external one per call.
+        self.exported.references -= repeated;
+        document
+    }
+
+    /// The definitions of the file's entities, with their symbol information; returns the
+    /// symbol of each entity, for the references that follow.
+    fn definitions<'e>(
+        &mut self,
+        entities: &'e [Entity],
+        document: &mut Document,
+    ) -> FxHashMap<&'e str, String> {
+        let mut locals = 0usize;
+        let mut own: FxHashMap<&str, String> = FxHashMap::default();
+        for entity in entities {
+            let symbol = match self.namer.entity(self.graph, &entity.id) {
+                Some(Named::Global(symbol)) => symbol,
+                Some(Named::Local) => {
+                    locals += 1;
+                    format!("local {locals}")
+                }
+                None => continue,
+            };
+            document.occurrences.push(definition(entity, &symbol));
+            self.exported.definitions += 1;
+            let is_module = entity.kind == EntityKind::Module;
+            if !is_module || self.described.insert(symbol.clone()) {
+                let information = information(self.graph, &mut self.namer, entity, &symbol, &own);
+                self.exported.relationships += information.relationships.len();
+                document.symbols.push(information);
+            }
+            own.insert(&entity.id, symbol);
+        }
+        own
+    }
+
+    /// References: every proven edge with a site.
+    fn references(
+        &mut self,
+        file: &FileNode,
+        own: &FxHashMap<&str, String>,
+        document: &mut Document,
+    ) {
+        for edge in &file.resolved.edges {
+            let Some(site) = file.site(edge) else {
+                continue;
+            };
+            let role = match edge.kind {
+                RelationKind::Calls
+                | RelationKind::Uses
+                | RelationKind::Extends
+                | RelationKind::Implements => 0,
+                RelationKind::Imports => SymbolRole::Import as i32,
+                RelationKind::Contains | RelationKind::Defines => continue,
+            };
+            if !precise(edge.resolution) {
+                self.exported.guesses_left_out += 1;
+                continue;
+            }
+            let symbol = match own.get(&*edge.to) {
+                Some(symbol) => symbol.clone(),
+                None => match self.namer.entity(self.graph, &edge.to) {
+                    Some(Named::Global(symbol)) => symbol,
+                    // A local symbol of another document cannot be named from here.
+                    _ => continue,
+                },
+            };
+            document.occurrences.push(Occurrence {
+                range: range(&file.summary.locate(site)),
+                symbol,
+                symbol_roles: role,
+                ..Occurrence::default()
+            });
+            self.exported.references += 1;
+        }
+    }
+
+    /// References into dependencies, as symbols of their packages.
+    fn external_references(&mut self, file: &FileNode, document: &mut Document) {
+        let prefix = self.namer.prefix(file);
+        for reference in &file.resolved.external {
+            if let Some(symbol) = external::symbol(file, prefix.package.as_deref(), reference)
+                && let Some(site) = file.summary.refs.get(reference.reference as usize)
+            {
+                document.occurrences.push(Occurrence {
+                    range: range(&file.summary.locate(site.span)),
+                    symbol,
+                    ..Occurrence::default()
+                });
+                self.exported.external_references += 1;
+            }
+        }
+    }
+}
+
+/// The definition occurrence of an entity: at its name (its whole span when it has no name
+/// span), enclosing its span (a module encloses nothing: it is the document).
+fn definition(entity: &Entity, symbol: &str) -> Occurrence {
+    let is_module = entity.kind == EntityKind::Module;
+    let name_span = if entity.name_span.is_empty() && !is_module {
+        entity.span
+    } else {
+        entity.name_span
     };
-    (index, exported)
+    Occurrence {
+        range: range(&name_span),
+        symbol: symbol.to_string(),
+        symbol_roles: SymbolRole::Definition as i32,
+        enclosing_range: if is_module {
+            Vec::new()
+        } else {
+            range(&entity.span)
+        },
+        ..Occurrence::default()
+    }
+}
+
+/// Sorts the document's occurrences and keeps one per site, symbol and role (`impl Trait for
+/// Type` is both a use and an implementation of `Trait`; one import statement may bind a name
+/// twice). Returns how many it dropped.
+fn dedup_occurrences(document: &mut Document) -> usize {
+    document.occurrences.sort_by(|left, right| {
+        (&left.range, &left.symbol, left.symbol_roles).cmp(&(
+            &right.range,
+            &right.symbol,
+            right.symbol_roles,
+        ))
+    });
+    let before = document.occurrences.len();
+    document.occurrences.dedup_by(|later, earlier| {
+        later.range == earlier.range
+            && later.symbol == earlier.symbol
+            && later.symbol_roles == earlier.symbol_roles
+    });
+    before - document.occurrences.len()
 }
 
 /// An entity's symbol information: kind, name, signature, docstring, enclosing symbol, and its

@@ -380,7 +380,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_ecosystem_names_its_package() {
+    fn cargo_names_the_package_and_its_exactly_locked_dependencies() {
         let rust = cargo(
             "[package]\nname = \"shop\"\nversion = \"0.3.1\"\n[dependencies]\nserde = \"1\"\n",
             Some(
@@ -404,7 +404,10 @@ mod tests {
         );
         assert_eq!(rust.locked.get("syn"), None, "two versions: not exact");
         assert_eq!(cargo("[workspace]\nmembers = [\"a\"]\n", None), None);
+    }
 
+    #[test]
+    fn npm_names_the_package_and_its_top_level_locked_dependencies() {
         let node = npm(
             r#"{"name": "@acme/shop", "version": "2.0.0"}"#,
             Some(
@@ -421,7 +424,10 @@ mod tests {
             node.locked.get("lodash").map(String::as_str),
             Some("4.17.21")
         );
+    }
 
+    #[test]
+    fn python_names_the_package_from_pyproject_or_setup_cfg() {
         let python = pyproject("[project]\nname = \"shop\"\nversion = \"1.2\"\n").unwrap();
         assert_eq!(
             (python.manager.as_str(), python.name.as_str()),
@@ -432,7 +438,10 @@ mod tests {
             (python.name.as_str(), python.version.as_str()),
             ("shop", "")
         );
+    }
 
+    #[test]
+    fn go_names_the_module_and_its_requirements() {
         let go = go_mod(
             "module example.com/shop\n\ngo 1.21\n\nrequire (\n\tgithub.com/a/b v1.2.3\n\tgithub.com/a/b/v2 v2.0.1 // indirect\n)\nrequire golang.org/x/sys v0.1.0\n",
         )
@@ -446,7 +455,10 @@ mod tests {
                 ("github.com/a/b".to_string(), "v1.2.3".to_string()),
             ]
         );
+    }
 
+    #[test]
+    fn maven_and_gradle_name_the_group_and_artifact() {
         let java = pom(
             "<?xml version=\"1.0\"?><project><parent><groupId>org.p</groupId><version>9</version></parent>\
              <groupId>com.acme</groupId><artifactId>shop</artifactId><version>1.0</version>\
