@@ -18,6 +18,7 @@ mod incremental;
 mod lsp;
 mod lsp_work;
 mod mcp;
+mod mcp_tools;
 mod navigation;
 mod plugin;
 mod python;

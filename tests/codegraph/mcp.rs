@@ -43,26 +43,6 @@ fn authenticate_source(session: &McpSession) -> String {
 }
 
 #[tokio::test]
-async fn callers_of_authenticate_are_exactly_main() {
-    let session = start().await;
-    for arguments in [
-        json!({ "entity_id": AUTHENTICATE }),
-        json!({ "function_name": "AuthService.authenticate" }),
-        json!({ "entity_name": "shop.auth.service.AuthService.authenticate", "max_depth": 1 }),
-    ] {
-        let result = session.ok("find_callers", arguments).await;
-        assert_eq!(result["entity"]["id"], AUTHENTICATE);
-        assert_eq!(ids(&result["callers"]), ["shop/app/main.py::main"]);
-    }
-    let callees = session
-        .ok("find_callees", json!({ "entity_id": AUTHENTICATE }))
-        .await;
-    let callees = ids(&callees["callees"]);
-    assert!(callees.contains(&"shop/auth/service.py::AuthService.hash_password".to_string()));
-    assert!(callees.contains(&"shop/auth/tokens.py::issue_token".to_string()));
-}
-
-#[tokio::test]
 async fn ambiguous_and_unknown_names_fail_with_candidates() {
     let session = start().await;
     let error = session
@@ -84,21 +64,6 @@ async fn ambiguous_and_unknown_names_fail_with_candidates() {
             .as_array()
             .unwrap()
             .contains(&json!("authenticate"))
-    );
-}
-
-#[tokio::test]
-async fn implementations_of_authenticator() {
-    let session = start().await;
-    let result = session
-        .ok(
-            "find_implementations",
-            json!({ "interface_name": "Authenticator" }),
-        )
-        .await;
-    assert_eq!(
-        ids(&result["implementations"]),
-        ["shop/auth/service.py::AuthService"]
     );
 }
 
