@@ -102,86 +102,91 @@ pub struct Listing {
 
 /// Lists the source files and manifests under `root` (which must be canonical).
 pub fn walk(root: &Path, max_file_size: u64) -> Listing {
-    let mut files = Vec::new();
-    let mut manifests = Vec::new();
-    let mut skipped = Vec::new();
+    let mut listing = Listing {
+        files: Vec::new(),
+        skipped: Vec::new(),
+        manifests: Vec::new(),
+    };
     let walker = WalkBuilder::new(root)
         .follow_links(false)
         .require_git(false)
         .filter_entry(|entry| entry.file_name() != ".codegraph" && entry.file_name() != ".git")
         .build();
     for entry in walker {
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(error) => {
-                skipped.push(Skipped {
-                    path: String::new(),
-                    reason: error.to_string(),
-                });
-                continue;
-            }
+        let found = match entry {
+            Ok(entry) => examine(root, &entry, max_file_size),
+            Err(error) => Found::Skipped(Skipped {
+                path: String::new(),
+                reason: error.to_string(),
+            }),
         };
-        let path = entry.path();
-        let Some(relative) = relative_path(root, path) else {
-            continue;
-        };
-        let is_symlink = entry.path_is_symlink();
-        if is_symlink {
-            match symlink_target(root, path) {
-                SymlinkTarget::File => {}
-                SymlinkTarget::Skip(reason) => {
-                    skipped.push(Skipped {
-                        path: relative,
-                        reason,
-                    });
-                    continue;
-                }
-            }
-        } else if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-            continue;
+        match found {
+            Found::Source(file) => listing.files.push(file),
+            Found::Manifest(relative) => listing.manifests.push(relative),
+            Found::Skipped(skipped) => listing.skipped.push(skipped),
+            Found::Nothing => {}
         }
-        let Some(language) = Language::from_path(path) else {
-            if super::manifests::is_manifest(&relative) {
-                manifests.push(relative);
-            }
-            continue;
-        };
-        // `metadata` of the path follows a (contained) file symlink to its target.
-        match std::fs::metadata(path) {
-            Ok(metadata) if !metadata.is_file() => continue,
-            Ok(metadata) if metadata.len() > max_file_size => {
-                skipped.push(Skipped {
-                    path: relative,
-                    reason: format!(
-                        "{} bytes, over the {max_file_size}-byte cap",
-                        metadata.len()
-                    ),
-                });
-                continue;
-            }
-            Ok(_) => {}
-            Err(error) => {
-                skipped.push(Skipped {
-                    path: relative,
-                    reason: error.to_string(),
-                });
-                continue;
-            }
+    }
+    listing
+        .files
+        .sort_by(|left, right| left.relative.cmp(&right.relative));
+    listing
+        .files
+        .dedup_by(|left, right| left.relative == right.relative);
+    listing.manifests.sort();
+    listing
+}
+
+/// What one entry of the walk is to the listing.
+enum Found {
+    Source(SourceFile),
+    Manifest(String),
+    Skipped(Skipped),
+    /// A directory, a file of no language codegraph parses, a path outside the root.
+    Nothing,
+}
+
+fn examine(root: &Path, entry: &ignore::DirEntry, max_file_size: u64) -> Found {
+    let path = entry.path();
+    let Some(relative) = relative_path(root, path) else {
+        return Found::Nothing;
+    };
+    if entry.path_is_symlink() {
+        if let SymlinkTarget::Skip(reason) = symlink_target(root, path) {
+            return Found::Skipped(Skipped {
+                path: relative,
+                reason,
+            });
         }
-        files.push(SourceFile {
-            absolute: path.to_path_buf(),
-            relative,
-            language,
-        });
+    } else if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+        return Found::Nothing;
     }
-    files.sort_by(|left, right| left.relative.cmp(&right.relative));
-    files.dedup_by(|left, right| left.relative == right.relative);
-    manifests.sort();
-    Listing {
-        files,
-        skipped,
-        manifests,
-    }
+    let Some(language) = Language::from_path(path) else {
+        if super::manifests::is_manifest(&relative) {
+            return Found::Manifest(relative);
+        }
+        return Found::Nothing;
+    };
+    // `metadata` of the path follows a (contained) file symlink to its target.
+    let reason = match std::fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() => return Found::Nothing,
+        Ok(metadata) if metadata.len() > max_file_size => format!(
+            "{} bytes, over the {max_file_size}-byte cap",
+            metadata.len()
+        ),
+        Ok(_) => {
+            return Found::Source(SourceFile {
+                absolute: path.to_path_buf(),
+                relative,
+                language,
+            });
+        }
+        Err(error) => error.to_string(),
+    };
+    Found::Skipped(Skipped {
+        path: relative,
+        reason,
+    })
 }
 
 /// `path` relative to `root` with `/` separators, or `None` if it is not inside (lexically: the
