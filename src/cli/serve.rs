@@ -3,6 +3,7 @@
 use clap::Args;
 
 use super::{ShellArgs, WorkspaceArgs, open_world};
+use crate::mcp::http::Scope;
 
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
@@ -39,9 +40,14 @@ pub fn run(arguments: ServeArgs) -> anyhow::Result<()> {
         Some(port) => {
             let beyond_loopback = !arguments.host.is_loopback();
             let with_shell = arguments.shell.policy().is_some();
+            let widest = if with_shell {
+                Scope::Shell
+            } else {
+                Scope::ReadOnly
+            };
             // Shell over HTTP always takes the shell-scoped token.
             let tokens = if arguments.auth || beyond_loopback || with_shell {
-                Some(crate::mcp::http::Tokens::generate(with_shell)?)
+                Some(crate::mcp::http::Tokens::generate(widest)?)
             } else {
                 None
             };

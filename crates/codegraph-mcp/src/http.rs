@@ -51,14 +51,14 @@ pub struct Tokens {
 }
 
 impl Tokens {
-    /// Fresh random tokens; a shell token only when the shell is enabled.
-    pub fn generate(with_shell: bool) -> anyhow::Result<Tokens> {
+    /// Fresh random tokens up to the `widest` scope: a shell token only for [`Scope::Shell`]
+    /// (when the shell is enabled).
+    pub fn generate(widest: Scope) -> anyhow::Result<Tokens> {
         Ok(Tokens {
             read_only: random_hex(32)?,
-            shell: if with_shell {
-                Some(random_hex(32)?)
-            } else {
-                None
+            shell: match widest {
+                Scope::Shell => Some(random_hex(32)?),
+                Scope::ReadOnly => None,
             },
         })
     }

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use super::find_callers::{CallNeighbour, CallsParams, call_page};
+use super::find_callers::{CallDirection, CallNeighbour, CallsParams, call_page};
 use super::{CallProvenance, Page};
 use crate::convert::EntitySummary;
 use crate::{CodegraphMcp, resolve_for_tool};
@@ -38,7 +38,8 @@ impl CodegraphMcp {
         self.work(weight, &cancel, move || {
             let graph = world.snapshot();
             let entity = resolve_for_tool(&graph, &params.entity_id)?;
-            let (callees, page, provenance) = call_page(&world, &graph, &entity, false, &params);
+            let (callees, page, provenance) =
+                call_page(&world, &graph, &entity, CallDirection::Callees, &params);
             Ok(Json(CalleesResult {
                 entity: EntitySummary::from(&entity),
                 callees,

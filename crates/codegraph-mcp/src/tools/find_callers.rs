@@ -72,18 +72,31 @@ pub struct CallersResult {
     pub provenance: CallProvenance,
 }
 
-/// One page of the callers (`incoming`) or callees of `entity`, up to `depth` hops, nearest
-/// first, with the stamp over every file it names.
+/// Which way a call page walks the calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CallDirection {
+    /// Who calls the entity.
+    Callers,
+    /// What the entity calls.
+    Callees,
+}
+
+/// One page of the callers or callees of `entity`, up to `depth` hops, nearest first, with the
+/// stamp over every file it names.
 pub(super) fn call_page(
     world: &codegraph_world::World,
     graph: &Graph,
     entity: &Entity,
-    incoming: bool,
+    direction: CallDirection,
     params: &CallsParams,
 ) -> (Vec<CallNeighbour>, Page, CallProvenance) {
     let limit = params.limit.clamp(1, MAX_CALLS_LIMIT);
+    let incoming = direction == CallDirection::Callers;
     let reached = query::call_closure(graph, &entity.id, incoming, params.max_depth.clamp(1, 10));
-    let noun = if incoming { "callers" } else { "callees" };
+    let noun = match direction {
+        CallDirection::Callers => "callers",
+        CallDirection::Callees => "callees",
+    };
     let (reached, page) = paginate(reached, params.offset, limit, MAX_CALLS_LIMIT, noun);
     // Each listed edge's call lines and resolution come with it from the walk.
     let neighbours: Vec<CallNeighbour> = reached
@@ -96,10 +109,9 @@ pub(super) fn call_page(
             resolution: reached.resolution.to_string(),
         })
         .collect();
-    let possible = if incoming {
-        query::possible_callers(graph, &entity.id)
-    } else {
-        query::possible_callees(graph, &entity.id)
+    let possible = match direction {
+        CallDirection::Callers => query::possible_callers(graph, &entity.id),
+        CallDirection::Callees => query::possible_callees(graph, &entity.id),
     };
     let files = neighbours
         .iter()
@@ -125,7 +137,8 @@ impl CodegraphMcp {
         self.work(weight, &cancel, move || {
             let graph = world.snapshot();
             let entity = resolve_for_tool(&graph, &params.entity_id)?;
-            let (callers, page, provenance) = call_page(&world, &graph, &entity, true, &params);
+            let (callers, page, provenance) =
+                call_page(&world, &graph, &entity, CallDirection::Callers, &params);
             Ok(Json(CallersResult {
                 entity: EntitySummary::from(&entity),
                 callers,
