@@ -113,18 +113,7 @@ impl Transaction<'_> {
         let walkers = self.take_walkers();
         let started = Instant::now();
         let last_walks = self.last_walks_before();
-        let all_known = walkers.iter().all(|path| last_walks.contains_key(path));
-        let kept_targets = std::mem::take(&mut self.writer.last_targets);
-        let targets_now = if walkers.is_empty() {
-            FxHashMap::default()
-        } else {
-            self.targets_now(kept_targets)
-        };
-        let targets_before = if walkers.is_empty() || all_known {
-            FxHashMap::default()
-        } else {
-            import_targets_by_address(&self.writer.graph)
-        };
+        let (targets_now, targets_before) = self.walk_targets(&walkers, &last_walks);
         let mapped = started.elapsed();
         let count = walkers.len();
         let walks = Walks {
@@ -184,6 +173,28 @@ impl Transaction<'_> {
         } else {
             FxHashMap::default()
         }
+    }
+
+    /// The import targets the walks read: on the graph being made, and on the graph before
+    /// where a walker's walk on it is not known; none without walkers.
+    fn walk_targets(
+        &mut self,
+        walkers: &[FilePath],
+        last_walks: &FxHashMap<FilePath, Reachable>,
+    ) -> (TargetsByAddress, TargetsByAddress) {
+        let all_known = walkers.iter().all(|path| last_walks.contains_key(path));
+        let kept_targets = std::mem::take(&mut self.writer.last_targets);
+        let targets_now = if walkers.is_empty() {
+            FxHashMap::default()
+        } else {
+            self.targets_now(kept_targets)
+        };
+        let targets_before = if walkers.is_empty() || all_known {
+            FxHashMap::default()
+        } else {
+            import_targets_by_address(&self.writer.graph)
+        };
+        (targets_now, targets_before)
     }
 
     /// Every file's import targets on the graph being made. Each walk reads up to hundreds of
