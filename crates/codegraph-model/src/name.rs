@@ -2,12 +2,32 @@
 //! the million (a definition's, a reference's and its receiver's, a binding's and its type's,
 //! an import's module, every entity id and file path). Each distinct text is stored once for
 //! the life of the process (`name/table.rs`, never freed: the distinct names of a workspace
-//! and of what was typed in it), so a name costs a number where a `SmolStr` cost 24 bytes and
+//! and of what was typed in it; why, and what it costs, below), so a name costs a number where a `SmolStr` cost 24 bytes and
 //! a pointer 8, and copying and comparing names never touches their texts.
 //!
 //! Equality is the number's (interning makes it the text's); hashing, ordering, `Borrow<str>`,
 //! display and serialisation are the text's, so a map keyed by names is looked up with a
 //! `&str` and a cache written with `SmolStr`s reads the same.
+//!
+//! Why texts are never freed. A name is a bare number, `Copy`, with no count of its holders:
+//! the graph's snapshots, the writer's indices, the analysis caches, the cache codec's tables
+//! and the protocol sessions all keep copies, and its text is lent out as `&'static str`, which
+//! callers keep too (a walk's packages, `graph::resolve::Reachable`). Reclaiming a text would
+//! need every live name enumerated from every holder: one holder missed, and its number, handed
+//! out again, names another text (a lookup answers wrongly instead of missing), and a kept
+//! `&'static str` points into freed memory. A wrong reclamation is far worse than growth, so
+//! the table only grows, and by little: an edit interns only the texts of its new summary that
+//! no name held before (an identifier where extraction sees a definition, a reference, a
+//! binding or an import; a definition's new entity id, `path::name`). A word being typed is
+//! seldom one of those before it is whole; a name deleted a character at a time makes one name
+//! and one id of each shorter spelling.
+//!
+//! Measured by `cargo bench --bench interner`: 20,000 keystrokes typed one at a time into an
+//! open document through the editor's edit path (`World::edit_buffer`): new functions with
+//! random names, calls typed into them, and renames. The table grew by 0.24 names and 10.2
+//! bytes a keystroke (texts, slots and index), so an eight-hour session of typing at five
+//! keystrokes a second without a pause adds 1.5 MB, where the graph of the benchmark corpus
+//! (1.8 M lines) peaks at 157 MB. A new process starts from the workspace's names alone.
 
 mod table;
 
