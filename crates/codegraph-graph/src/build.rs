@@ -255,26 +255,8 @@ impl GraphWriter {
             self.add_mentions(*number, mentions(&new, path, summary));
         }
         self.graph.aliases = new;
-        // What the packages publish may have changed: the class of their files with it. A
-        // production or example file's class comes from its path alone (a generated marker in
-        // the text would have made it generated), so the path gives it again.
         for (_, path, _) in &files {
-            let Some(node) = self.graph.files.get(path) else {
-                continue;
-            };
-            if !matches!(
-                node.class,
-                codegraph_model::FileClass::Production | codegraph_model::FileClass::Example
-            ) {
-                continue;
-            }
-            let base = codegraph_lang::file_class::classify(path, node.language, "");
-            let class = published_class(&self.graph.aliases, path, node.language, base);
-            if class != node.class {
-                let mut changed = (**node).clone();
-                changed.class = class;
-                self.graph.files.insert(*path, Arc::new(changed));
-            }
+            self.classify_again(path);
         }
         let mut transaction = Transaction::begin(self, 0);
         // Classes changed above, and resolutions below, anywhere.
@@ -285,6 +267,28 @@ impl GraphWriter {
         let resolved = transaction.resolve_references(&phase_one);
         transaction.reindex_edges(resolved);
         Some(transaction.commit())
+    }
+
+    /// What the packages publish may have changed with the aliases: the class of their files
+    /// with it. A production or example file's class comes from its path alone (a generated
+    /// marker in the text would have made it generated), so the path gives it again.
+    fn classify_again(&mut self, path: &FilePath) {
+        let Some(node) = self.graph.files.get(path) else {
+            return;
+        };
+        if !matches!(
+            node.class,
+            codegraph_model::FileClass::Production | codegraph_model::FileClass::Example
+        ) {
+            return;
+        }
+        let base = codegraph_lang::file_class::classify(path, node.language, "");
+        let class = published_class(&self.graph.aliases, path, node.language, base);
+        if class != node.class {
+            let mut changed = (**node).clone();
+            changed.class = class;
+            self.graph.files.insert(*path, Arc::new(changed));
+        }
     }
 
     /// A writer holding files whose resolution is already known (a warm start from the cache):
@@ -302,20 +306,7 @@ impl GraphWriter {
         let aliases = Arc::new(aliases);
         let nodes: Vec<Arc<FileNode>> = files
             .into_par_iter()
-            .map(|file| {
-                let ids = if file.ids.len() == file.content.summary.defs.len() {
-                    file.ids
-                } else {
-                    assign_ids(&file.path, &file.content.summary).into()
-                };
-                Arc::new(node_with_ids(
-                    &file.path,
-                    file.content,
-                    file.resolved,
-                    ids,
-                    &aliases,
-                ))
-            })
+            .map(|file| Arc::new(loaded_node(file, &aliases)))
             .collect();
         let mut writer = GraphWriter::new();
         for node in &nodes {
@@ -601,6 +592,17 @@ pub struct LoadedFile {
     pub resolved: Resolved,
 }
 
+/// The node of a file given back by the cache, with its ids (assigned again when they are
+/// not one a definition).
+fn loaded_node(file: LoadedFile, aliases: &ModuleAliases) -> FileNode {
+    let ids = if file.ids.len() == file.content.summary.defs.len() {
+        file.ids
+    } else {
+        assign_ids(&file.path, &file.content.summary).into()
+    };
+    node_with_ids(&file.path, file.content, file.resolved, ids, aliases)
+}
+
 /// Where every entity of `nodes` is (a load's entity index).
 fn entity_index(nodes: &[Arc<FileNode>]) -> super::PersistentMap<EntityId, EntityLoc> {
     let mut entities = super::PersistentMap::default();
@@ -816,24 +818,7 @@ fn exports(node: &FileNode) -> FxHashMap<Name, u64> {
     let package = package_key(&node.path, summary);
     let mut hashers: FxHashMap<Name, FxHasher> = FxHashMap::default();
     for (index, def) in summary.defs.iter().enumerate() {
-        let hasher = hashers.entry(def.name).or_default();
-        node.ids[index].hash(hasher);
-        def.kind.hash(hasher);
-        def.parent.hash(hasher);
-        def.owner.hash(hasher);
-        package.hash(hasher);
-        node.language.hash(hasher);
-        // Inference reads return types, and the fields a type declares or assigns.
-        def.returns.hash(hasher);
-        // Build variants: a `#[cfg]` and a Go file's build line decide which twin wins.
-        def.disabled.hash(hasher);
-        // What importers see of it (a Lua-style `M.f` is exported only while no type `M` is).
-        is_exported(summary, index as u32).hash(hasher);
-        summary.build_constraint.hash(hasher);
-        // A TypeScript callback's parameters are typed by the callee's signature.
-        if matches!(node.language, Language::TypeScript | Language::Tsx) && def.kind.is_callable() {
-            def.signature().hash(hasher);
-        }
+        hash_definition(hashers.entry(def.name).or_default(), node, index, &package);
     }
     for binding in &summary.bindings {
         if let Some(scope) = binding.scope()
@@ -869,6 +854,29 @@ fn exports(node: &FileNode) -> FxHashMap<Name, u64> {
         .into_iter()
         .map(|(name, hasher)| (name, hasher.finish()))
         .collect()
+}
+
+/// Hashes what other files' resolution can observe of a file's definition `index`.
+fn hash_definition(hasher: &mut FxHasher, node: &FileNode, index: usize, package: &Option<Name>) {
+    let summary = &node.summary;
+    let def = &summary.defs[index];
+    node.ids[index].hash(hasher);
+    def.kind.hash(hasher);
+    def.parent.hash(hasher);
+    def.owner.hash(hasher);
+    package.hash(hasher);
+    node.language.hash(hasher);
+    // Inference reads return types, and the fields a type declares or assigns.
+    def.returns.hash(hasher);
+    // Build variants: a `#[cfg]` and a Go file's build line decide which twin wins.
+    def.disabled.hash(hasher);
+    // What importers see of it (a Lua-style `M.f` is exported only while no type `M` is).
+    is_exported(summary, index as u32).hash(hasher);
+    summary.build_constraint.hash(hasher);
+    // A TypeScript callback's parameters are typed by the callee's signature.
+    if matches!(node.language, Language::TypeScript | Language::Tsx) && def.kind.is_callable() {
+        def.signature().hash(hasher);
+    }
 }
 
 /// What importers of a module may read of its imports, when its imports changed but its package,
