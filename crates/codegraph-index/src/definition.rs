@@ -181,6 +181,24 @@ pub(crate) fn leading_comment(node: Node<'_>, text: &str) -> Option<String> {
     if !may_follow_comment(text, anchor.start_byte()) {
         return None;
     }
+    let comments = comments_above(anchor, text);
+    if comments.is_empty() {
+        return None;
+    }
+    let mut lines = Vec::new();
+    for comment in comments {
+        lines.extend(comment.lines().map(without_comment_markers));
+    }
+    let doc = dedent(&lines.join("\n"));
+    if doc.is_empty() {
+        None
+    } else {
+        Some(truncate_doc(doc))
+    }
+}
+
+/// The comments that end on the line above `anchor`, or above each other, in document order.
+fn comments_above<'text>(anchor: Node<'_>, text: &'text str) -> Vec<&'text str> {
     let mut comments: Vec<&str> = Vec::new();
     let mut expected_row = anchor.start_position().row;
     let mut sibling = anchor.prev_sibling();
@@ -198,34 +216,23 @@ pub(crate) fn leading_comment(node: Node<'_>, text: &str) -> Option<String> {
         expected_row = previous.start_position().row;
         sibling = previous.prev_sibling();
     }
-    if comments.is_empty() {
-        return None;
-    }
     comments.reverse();
-    let mut lines = Vec::new();
-    for comment in comments {
-        for line in comment.lines() {
-            let cleaned = line
-                .trim()
-                .trim_start_matches("/**")
-                .trim_start_matches("/*")
-                .trim_end_matches("*/")
-                .trim_start_matches("///")
-                .trim_start_matches("//!")
-                .trim_start_matches("//")
-                .trim_start_matches("--")
-                .trim_start_matches('#')
-                .trim_start_matches('*')
-                .trim();
-            lines.push(cleaned);
-        }
-    }
-    let doc = dedent(&lines.join("\n"));
-    if doc.is_empty() {
-        None
-    } else {
-        Some(truncate_doc(doc))
-    }
+    comments
+}
+
+/// A comment's line without its markers (`/**`, `*/`, `///`, `//`, `--`, `#`, a leading `*`).
+fn without_comment_markers(line: &str) -> &str {
+    line.trim()
+        .trim_start_matches("/**")
+        .trim_start_matches("/*")
+        .trim_end_matches("*/")
+        .trim_start_matches("///")
+        .trim_start_matches("//!")
+        .trim_start_matches("//")
+        .trim_start_matches("--")
+        .trim_start_matches('#')
+        .trim_start_matches('*')
+        .trim()
 }
 
 #[cfg(test)]

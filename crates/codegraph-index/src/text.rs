@@ -69,67 +69,82 @@ pub fn value_type(text: &str) -> Name {
             .strip_prefix('(')
             .and_then(|rest| rest.strip_suffix(')'))
         {
-            // Go's `(T, error)` results and parenthesised types. Named results share a type
-            // (`(vx, vy reflect.Value)`): a bare first name takes the type of the first
-            // element that has one.
-            let elements: Vec<&str> = top_level_split(inner, ',').map(str::trim).collect();
-            let first = elements.first().copied().unwrap_or("");
-            let named = elements.iter().copied().find(|element| {
-                element.contains(char::is_whitespace)
-                    && !element.starts_with("chan")
-                    && !element.starts_with("map")
-                    && !element.starts_with("func")
-            });
-            text = match named {
-                Some(named) if !first.contains(char::is_whitespace) && elements.len() > 1 => named,
-                _ => first,
-            };
-            // A named result (`f *File`): its type is the last word.
-            text = text
-                .rsplit_once(|character: char| character.is_whitespace())
-                .filter(|(first, _)| !matches!(first.trim(), "chan" | "map" | "func"))
-                .map_or(text, |(_, last)| last);
+            text = first_result(inner);
             continue;
         }
-        let stripped = text.trim_start_matches(['*', '&', '^']).trim();
-        let stripped = stripped
-            .strip_prefix("'")
-            .map_or(stripped, |rest| {
-                rest.split_once(' ').map_or(rest, |(_, after)| after)
-            })
-            .trim();
-        let mut next = stripped;
-        for keyword in ["mut ", "dyn ", "impl ", "const ", "readonly "] {
-            next = next.strip_prefix(keyword).unwrap_or(next).trim();
-        }
-        // `Foo | null`, `Foo | undefined`: the first alternative that is not a null type.
-        let alternatives: Vec<&str> = top_level_split(next, '|').map(str::trim).collect();
-        if alternatives.len() > 1 {
-            next = alternatives
-                .iter()
-                .copied()
-                .find(|alternative| !matches!(*alternative, "null" | "undefined" | "None" | "void"))
-                .unwrap_or(next);
-        }
+        let next = without_modifiers(text);
         if next == text {
             break;
         }
         text = next;
     }
-    // Transparent wrappers: their first generic argument (`<...>` or Python's `[...]`).
-    if let Some(open) = text.find(['<', '['])
-        && text.ends_with(['>', ']'])
-    {
-        let head = text[..open].trim();
-        let last = head.rsplit(['.', ':']).next().unwrap_or(head);
-        if TRANSPARENT_WRAPPERS.contains(&last) {
-            let inner = &text[open + 1..text.len() - 1];
-            if let Some(first) = top_level_split(inner, ',').next() {
-                return value_type(first);
-            }
-        }
+    if let Some(argument) = transparent_argument(text) {
+        return value_type(argument);
     }
     Name::new(type_base_name_qualified(text))
+}
+
+/// The type of the first of Go's `(T, error)` results, or of a parenthesised type. Named
+/// results share a type (`(vx, vy reflect.Value)`): a bare first name takes the type of the
+/// first element that has one.
+fn first_result(inner: &str) -> &str {
+    let elements: Vec<&str> = top_level_split(inner, ',').map(str::trim).collect();
+    let first = elements.first().copied().unwrap_or("");
+    let named = elements.iter().copied().find(|element| {
+        element.contains(char::is_whitespace)
+            && !element.starts_with("chan")
+            && !element.starts_with("map")
+            && !element.starts_with("func")
+    });
+    let text = match named {
+        Some(named) if !first.contains(char::is_whitespace) && elements.len() > 1 => named,
+        _ => first,
+    };
+    // A named result (`f *File`): its type is the last word.
+    text.rsplit_once(|character: char| character.is_whitespace())
+        .filter(|(first, _)| !matches!(first.trim(), "chan" | "map" | "func"))
+        .map_or(text, |(_, last)| last)
+}
+
+/// One round of removing what does not change the type a value is used as: pointers and
+/// references (a Rust lifetime too), `mut`, `dyn`, `impl`, `const`, `readonly`, and a null
+/// alternative (`Foo | null`).
+fn without_modifiers(text: &str) -> &str {
+    let stripped = text.trim_start_matches(['*', '&', '^']).trim();
+    let stripped = stripped
+        .strip_prefix("'")
+        .map_or(stripped, |rest| {
+            rest.split_once(' ').map_or(rest, |(_, after)| after)
+        })
+        .trim();
+    let mut next = stripped;
+    for keyword in ["mut ", "dyn ", "impl ", "const ", "readonly "] {
+        next = next.strip_prefix(keyword).unwrap_or(next).trim();
+    }
+    // `Foo | null`, `Foo | undefined`: the first alternative that is not a null type.
+    let alternatives: Vec<&str> = top_level_split(next, '|').map(str::trim).collect();
+    if alternatives.len() > 1 {
+        next = alternatives
+            .iter()
+            .copied()
+            .find(|alternative| !matches!(*alternative, "null" | "undefined" | "None" | "void"))
+            .unwrap_or(next);
+    }
+    next
+}
+
+/// A transparent wrapper's first generic argument (`<...>` or Python's `[...]`).
+fn transparent_argument(text: &str) -> Option<&str> {
+    let open = text.find(['<', '['])?;
+    if !text.ends_with(['>', ']']) {
+        return None;
+    }
+    let head = text[..open].trim();
+    let last = head.rsplit(['.', ':']).next().unwrap_or(head);
+    if !TRANSPARENT_WRAPPERS.contains(&last) {
+        return None;
+    }
+    top_level_split(&text[open + 1..text.len() - 1], ',').next()
 }
 
 /// Splits at `separator` outside brackets.

@@ -110,19 +110,6 @@ fn use_tree_leaves(
     let Some(_step) = codegraph_model::walk::enter() else {
         return;
     };
-    let join = |prefix: &str, path: &str| -> String {
-        match (prefix.is_empty(), path.is_empty()) {
-            (true, _) => path.to_string(),
-            (_, true) => prefix.to_string(),
-            _ => format!("{prefix}::{path}"),
-        }
-    };
-    let split_last = |full: String| -> (Name, Option<Name>) {
-        match full.rsplit_once("::") {
-            Some((path, name)) => (Name::new(path), Some(Name::new(name))),
-            None => (Name::default(), Some(Name::new(full))),
-        }
-    };
     match node.kind() {
         "identifier" | "scoped_identifier" | "crate" | "super" | "self" | "metavariable" => {
             // `use a::b::{self}` is the module `a::b` itself.
@@ -173,5 +160,22 @@ fn use_tree_leaves(
             }
         }
         _ => {}
+    }
+}
+
+/// `prefix::path`, either of them maybe empty.
+fn join(prefix: &str, path: &str) -> String {
+    match (prefix.is_empty(), path.is_empty()) {
+        (true, _) => path.to_string(),
+        (_, true) => prefix.to_string(),
+        _ => format!("{prefix}::{path}"),
+    }
+}
+
+/// `a::b::c` as the path `a::b` and the name `c`.
+fn split_last(full: String) -> (Name, Option<Name>) {
+    match full.rsplit_once("::") {
+        Some((path, name)) => (Name::new(path), Some(Name::new(name))),
+        None => (Name::default(), Some(Name::new(full))),
     }
 }
