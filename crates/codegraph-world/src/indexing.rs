@@ -45,25 +45,15 @@ impl World {
     /// buffers keep their unsaved text. `progress(done, total)` is called as files are read.
     pub fn index(&self, full: bool, progress: &(dyn Fn(usize, usize) + Sync)) -> IndexReport {
         let started = Instant::now();
-        let Survey {
-            listing,
-            aliases,
-            cached,
-            cached_aliases,
-            cached_cpp_headers,
-            from_disk_cache,
-        } = self.survey(full);
+        let survey = self.survey(full);
         let walk::Listing {
             files,
             skipped,
             manifests,
-        } = listing;
-        let cpp_headers =
-            codegraph_lang::cpp_workspace(files.iter().map(|file| file.relative.as_str()));
-        self.cpp_headers
-            .store(cpp_headers, std::sync::atomic::Ordering::Relaxed);
-        let trust = cached_cpp_headers == Some(cpp_headers);
-        let results = self.load_all(&files, cpp_headers, &cached, trust, progress);
+        } = survey.listing;
+        let cpp_headers = self.settle_cpp_headers(&files);
+        let trust = survey.cached_cpp_headers == Some(cpp_headers);
+        let results = self.load_all(&files, cpp_headers, &survey.cached, trust, progress);
 
         // The parse's freed memory goes back to the system before the writer allocates.
         crate::trim::now();
@@ -77,22 +67,23 @@ impl World {
 
         // A warm start: the cache holds the resolution of exactly the files it lists, so load
         // that graph as it was and apply what changed since as an ordinary transaction.
-        let warm = from_disk_cache
+        let warm = survey.from_disk_cache
             && state.buffers.is_empty()
-            && cached.values().all(|file| file.resolved.is_some());
+            && survey.cached.values().all(|file| file.resolved.is_some());
         // The files the warm start loaded as they are: updating them again would change nothing.
         let as_loaded = if warm {
-            start_warm(&mut state, cached, cached_aliases, &loaded.contents)
+            start_warm(
+                &mut state,
+                survey.cached,
+                survey.cached_aliases,
+                &loaded.contents,
+            )
         } else {
-            drop(cached);
+            drop(survey.cached);
             FxHashSet::default()
         };
         let updates = self.updates(&mut state, loaded.contents, &as_loaded, full, &mut report);
-        state.manifests = manifests;
-        state.writer.set_aliases(aliases);
-        state.writer.apply(updates);
-        let graph = Arc::new(state.writer.graph().clone());
-        self.store(graph.clone());
+        let graph = self.install(&mut state, updates, manifests, survey.aliases);
         let unchanged =
             warm && report.parsed == 0 && report.removed == 0 && loaded.newly_settled == 0;
         if !unchanged {
@@ -102,6 +93,33 @@ impl World {
         report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
         state.last_report = Some(report.clone());
         report
+    }
+
+    /// Applies the index's transaction with the walk's manifests and their aliases, and stores
+    /// the new snapshot.
+    fn install(
+        &self,
+        state: &mut WriterState,
+        updates: Vec<FileUpdate>,
+        manifests: Vec<String>,
+        aliases: ModuleAliases,
+    ) -> Arc<Graph> {
+        state.manifests = manifests;
+        state.writer.set_aliases(aliases);
+        state.writer.apply(updates);
+        let graph = Arc::new(state.writer.graph().clone());
+        self.store(graph.clone());
+        graph
+    }
+
+    /// Whether `.h` headers are C++ in this workspace (C++ sources and no C ones), kept for the
+    /// files read later.
+    fn settle_cpp_headers(&self, files: &[walk::SourceFile]) -> bool {
+        let cpp_headers =
+            codegraph_lang::cpp_workspace(files.iter().map(|file| file.relative.as_str()));
+        self.cpp_headers
+            .store(cpp_headers, std::sync::atomic::Ordering::Relaxed);
+        cpp_headers
     }
 
     /// Walks the workspace while reading the on-disk cache (when the graph is empty and the run
