@@ -3,12 +3,16 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use super::{cite, first_doc_line, round};
+use super::round;
 use crate::filter::{ClassesAsked, FileFilter};
 use crate::search::SearchIndex;
 use codegraph_graph::{Entity, EntityId, Graph};
 use codegraph_index::BindingKind;
 use codegraph_model::{EntityKind, RelationKind};
+
+mod answer;
+
+use answer::local_answer;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RelevantEntity {
@@ -40,19 +44,30 @@ pub struct LocalAnswer {
     pub relationships: Vec<Relationship>,
 }
 
-fn relation_label(kind: RelationKind, outgoing: bool) -> String {
-    match (kind, outgoing) {
-        (RelationKind::Calls, true) => "calls".into(),
-        (RelationKind::Calls, false) => "called_by".into(),
-        (RelationKind::Contains | RelationKind::Defines, true) => "contains".into(),
-        (RelationKind::Contains | RelationKind::Defines, false) => "contained_in".into(),
-        (RelationKind::Imports, true) => "imports".into(),
-        (RelationKind::Imports, false) => "imported_by".into(),
-        (RelationKind::Uses, true) => "uses".into(),
-        (RelationKind::Uses, false) => "used_by".into(),
-        (RelationKind::Extends | RelationKind::Implements, true) => kind.to_string(),
-        (RelationKind::Extends, false) => "extended_by".into(),
-        (RelationKind::Implements, false) => "implemented_by".into(),
+/// Which end of an edge an entity was reached from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Edge {
+    /// From its source: the entity reached is what the edge points to.
+    Outgoing,
+    /// From its target: the entity reached is where the edge comes from.
+    Incoming,
+}
+
+/// How an entity reached through an edge of `kind` relates: `calls`, `called_by`, ...
+fn relation_label(kind: RelationKind, edge: Edge) -> String {
+    use Edge::{Incoming, Outgoing};
+    match (kind, edge) {
+        (RelationKind::Calls, Outgoing) => "calls".into(),
+        (RelationKind::Calls, Incoming) => "called_by".into(),
+        (RelationKind::Contains | RelationKind::Defines, Outgoing) => "contains".into(),
+        (RelationKind::Contains | RelationKind::Defines, Incoming) => "contained_in".into(),
+        (RelationKind::Imports, Outgoing) => "imports".into(),
+        (RelationKind::Imports, Incoming) => "imported_by".into(),
+        (RelationKind::Uses, Outgoing) => "uses".into(),
+        (RelationKind::Uses, Incoming) => "used_by".into(),
+        (RelationKind::Extends | RelationKind::Implements, Outgoing) => kind.to_string(),
+        (RelationKind::Extends, Incoming) => "extended_by".into(),
+        (RelationKind::Implements, Incoming) => "implemented_by".into(),
     }
 }
 
@@ -223,7 +238,12 @@ impl Walk<'_> {
                     continue;
                 }
                 self.relate(&edge.from, &edge.to, edge.kind);
-                if self.reach(&edge.to, distance, &relation_label(edge.kind, true), prior) {
+                if self.reach(
+                    &edge.to,
+                    distance,
+                    &relation_label(edge.kind, Edge::Outgoing),
+                    prior,
+                ) {
                     reached.push(edge.to);
                 }
             }
@@ -235,7 +255,7 @@ impl Walk<'_> {
                 if self.reach(
                     &edge.from,
                     distance,
-                    &relation_label(edge.kind, false),
+                    &relation_label(edge.kind, Edge::Incoming),
                     prior,
                 ) {
                     reached.push(edge.from);
@@ -272,7 +292,7 @@ impl Walk<'_> {
                 if self.reach(
                     &edge.from,
                     distance,
-                    &relation_label(edge.kind, false),
+                    &relation_label(edge.kind, Edge::Incoming),
                     prior,
                 ) {
                     reached.push(edge.from);
@@ -489,130 +509,4 @@ fn rank(
         WordsFound::Nowhere
     };
     (relevant, words)
-}
-
-/// The order relations are listed in an answer: what the entity uses first.
-fn relation_order(label: &str) -> usize {
-    [
-        "calls",
-        "uses",
-        "extends",
-        "implements",
-        "imports",
-        "contains",
-        "called_by",
-        "used_by",
-        "imported_by",
-        "extended_by",
-        "implemented_by",
-        "contained_in",
-    ]
-    .iter()
-    .position(|known| *known == label)
-    .unwrap_or(usize::MAX)
-}
-
-/// The answer's text: each start with its docstring and its relations, then the relevant
-/// entities nearby.
-fn local_answer(
-    graph: &Graph,
-    query: &str,
-    starts: &[Entity],
-    relevant: &[RelevantEntity],
-    words: WordsFound,
-) -> String {
-    let mut answer = String::new();
-    for start in starts {
-        answer.push_str(&describe_start(graph, start));
-        answer.push('\n');
-    }
-    answer.push_str(&nearby(query, relevant, words));
-    answer
-}
-
-/// A start cited, with the first line of its docstring and what it relates to, by relation.
-fn describe_start(graph: &Graph, start: &Entity) -> String {
-    let mut text = cite(start);
-    if let Some(doc) = first_doc_line(start) {
-        text.push_str(&format!(": \"{doc}\""));
-    }
-    text.push('.');
-    for (label, names) in relation_groups(graph, start) {
-        let count = names.len();
-        let listed: Vec<String> = names.into_iter().take(8).collect();
-        text.push_str(&format!(
-            " {}: {}{}.",
-            label.replace('_', " "),
-            listed.join(", "),
-            if count > 8 {
-                format!(" and {} more", count - 8)
-            } else {
-                String::new()
-            }
-        ));
-    }
-    text
-}
-
-/// The entities `start` relates to, by relation label (what it uses first), each name once.
-fn relation_groups(graph: &Graph, start: &Entity) -> Vec<(String, Vec<String>)> {
-    let mut edges: Vec<(String, String)> = graph
-        .incoming(&start.id)
-        .map(|edge| (relation_label(edge.kind, false), edge.from.to_string()))
-        .chain(
-            graph
-                .outgoing(&start.id)
-                .map(|edge| (relation_label(edge.kind, true), edge.to.to_string())),
-        )
-        .collect();
-    edges.sort_by(|left, right| {
-        relation_order(&left.0)
-            .cmp(&relation_order(&right.0))
-            .then_with(|| left.cmp(right))
-    });
-    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-    for (label, id) in edges {
-        let name = id.rsplit("::").next().unwrap_or(&id).to_string();
-        match groups.iter_mut().find(|(known, _)| *known == label) {
-            Some((_, names)) => {
-                if !names.contains(&name) {
-                    names.push(name)
-                }
-            }
-            None => groups.push((label, vec![name])),
-        }
-    }
-    groups
-}
-
-/// The five most relevant entities nearby, with their relevance when the question's words
-/// ranked them.
-fn nearby(query: &str, relevant: &[RelevantEntity], words: WordsFound) -> String {
-    if relevant.is_empty() {
-        return "Nothing around it is connected in the graph.".to_string();
-    }
-    let names: Vec<String> = relevant
-        .iter()
-        .take(5)
-        .map(|relevant| {
-            let relation = relevant.relation.replace('_', " ");
-            match words {
-                WordsFound::Somewhere => format!(
-                    "{} [{relation}, {:.2}]",
-                    cite(&relevant.entity),
-                    relevant.relevance
-                ),
-                WordsFound::Nowhere => format!("{} [{relation}]", cite(&relevant.entity)),
-            }
-        })
-        .collect();
-    match words {
-        WordsFound::Somewhere => {
-            format!("Most relevant to \"{query}\" nearby: {}.", names.join("; "))
-        }
-        WordsFound::Nowhere => format!(
-            "No nearby entity mentions the words of \"{query}\"; the closest neighbours are: {}.",
-            names.join("; ")
-        ),
-    }
 }
