@@ -126,6 +126,14 @@ impl Cycles {
         if touched.is_empty() {
             return 0;
         }
+        let order = self.reach(touched);
+        self.recompute_components(&order);
+        self.link_predecessors(&order);
+        order.len()
+    }
+
+    /// `S`: the nodes reachable from `touched` and from the members of their old components.
+    fn reach(&self, touched: Vec<u32>) -> Vec<u32> {
         let mut inside: FxHashSet<u32> = FxHashSet::default();
         let mut pending: Vec<u32> = Vec::new();
         for node in touched {
@@ -142,6 +150,11 @@ impl Cycles {
             order.push(node);
             pending.extend(self.successors[node as usize].keys().copied());
         }
+        order
+    }
+
+    /// The components of the graph induced by `order`, in place of its nodes' old ones.
+    fn recompute_components(&mut self, order: &[u32]) {
         let local: FxHashMap<u32, usize> = order
             .iter()
             .enumerate()
@@ -156,7 +169,7 @@ impl Cycles {
                     .collect()
             })
             .collect();
-        for &node in &order {
+        for &node in order {
             let old = std::mem::replace(&mut self.component[node as usize], NONE);
             if old != NONE {
                 self.members.remove(&old);
@@ -171,11 +184,15 @@ impl Cycles {
             }
             self.members.insert(id, members);
         }
+    }
+
+    /// Each node of `order` in a cycle: the nodes of its cycle that depend on it, in name order.
+    fn link_predecessors(&mut self, order: &[u32]) {
         // A cycle's edges join nodes of the cycle, so those of `order` are all in `order`.
-        for &node in &order {
+        for &node in order {
             self.predecessors[node as usize].clear();
         }
-        for &node in &order {
+        for &node in order {
             let component = self.component[node as usize];
             if component == NONE {
                 continue;
@@ -187,14 +204,13 @@ impl Cycles {
             }
         }
         // In name order once here, not in every search (`paths_to`).
-        for &node in &order {
+        for &node in order {
             let mut before = std::mem::take(&mut self.predecessors[node as usize]);
             before.sort_by(|left, right| {
                 self.names[*left as usize].cmp(&self.names[*right as usize])
             });
             self.predecessors[node as usize] = before;
         }
-        order.len()
     }
 
     pub fn has_cycles(&self) -> bool {
