@@ -28,6 +28,7 @@ mod rules;
 mod rules_lsp;
 mod rules_mcp;
 mod scip;
+mod semantic_tokens;
 mod serve;
 mod shell;
 mod subscribe;

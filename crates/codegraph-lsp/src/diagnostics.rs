@@ -81,6 +81,11 @@ impl Diagnostics {
         self.open.lock().insert(uri, (client_root, path));
     }
 
+    /// Whether the editor has the document open (a source document, not a rules file).
+    pub(super) fn is_open(&self, uri: &Uri) -> bool {
+        self.open.lock().contains_key(uri)
+    }
+
     pub(super) fn closed(&self, uri: &Uri) {
         self.open.lock().remove(uri);
         self.rules_open.lock().remove(uri);

@@ -39,6 +39,7 @@
 mod diagnostics;
 pub mod framing;
 mod proto;
+mod semantic_tokens;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -92,6 +93,8 @@ pub struct State {
     shutdown_requested: std::sync::atomic::AtomicBool,
     /// Architecture-rule diagnostics: open documents, what was sent (see `lsp/diagnostics.rs`).
     diagnostics: diagnostics::Diagnostics,
+    /// The last semantic tokens sent per document, for `full/delta` (`lsp/semantic_tokens.rs`).
+    semantic_tokens: semantic_tokens::SentTokens,
     /// Where requests' queries run (`world::work`), shared with the folders' MCP sessions.
     pool: Arc<work::Pool>,
 }
@@ -121,6 +124,7 @@ impl State {
             shutdown_requested: Default::default(),
             progress_tokens: AtomicUsize::new(0),
             diagnostics: Default::default(),
+            semantic_tokens: Default::default(),
             pool: Arc::new(work::Pool::new(work::Limits::default())),
         }
     }
@@ -339,6 +343,7 @@ impl State {
 
     fn did_close(&self, params: DidCloseTextDocumentParams) {
         self.diagnostics.closed(&params.text_document.uri);
+        self.semantic_tokens.forget(&params.text_document.uri);
         let Some(path) = proto::path_of(&params.text_document.uri) else {
             return;
         };
@@ -794,6 +799,7 @@ impl LanguageServer for Backend {
                 document_symbol_provider: Some(OneOf::Left(true)),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
                 call_hierarchy_provider: Some(CallHierarchyServerCapability::Simple(true)),
+                semantic_tokens_provider: Some(semantic_tokens::capability()),
                 code_lens_provider: Some(CodeLensOptions {
                     resolve_provider: Some(false),
                 }),
@@ -1213,6 +1219,49 @@ impl LanguageServer for Backend {
                 })
                 .collect();
             Some(lenses)
+        })
+        .await
+    }
+
+    /// The document's syntax highlighted (`lsp/semantic_tokens.rs`).
+    async fn semantic_tokens_full(
+        &self,
+        params: SemanticTokensParams,
+    ) -> Result<Option<SemanticTokensResult>> {
+        self.query(Weight::Cheap, move |state| {
+            let tokens = state.semantic_tokens_full(&params.text_document.uri)?;
+            Some(SemanticTokensResult::Tokens(tokens))
+        })
+        .await
+    }
+
+    async fn semantic_tokens_full_delta(
+        &self,
+        params: SemanticTokensDeltaParams,
+    ) -> Result<Option<SemanticTokensFullDeltaResult>> {
+        self.query(Weight::Cheap, move |state| {
+            let uri = &params.text_document.uri;
+            Some(
+                match state.semantic_tokens_delta(uri, &params.previous_result_id)? {
+                    semantic_tokens::DeltaAnswer::Edits(delta) => {
+                        SemanticTokensFullDeltaResult::TokensDelta(delta)
+                    }
+                    semantic_tokens::DeltaAnswer::Whole(tokens) => {
+                        SemanticTokensFullDeltaResult::Tokens(tokens)
+                    }
+                },
+            )
+        })
+        .await
+    }
+
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
+        self.query(Weight::Cheap, move |state| {
+            let tokens = state.semantic_tokens_range(&params.text_document.uri, params.range)?;
+            Some(SemanticTokensRangeResult::Tokens(tokens))
         })
         .await
     }

@@ -50,6 +50,37 @@ pub struct Checker {
     mark: Option<Arc<Change>>,
 }
 
+/// What an update found to do.
+#[derive(Default)]
+struct Changes {
+    /// Files to evaluate again.
+    changed: Vec<Arc<FileNode>>,
+    /// Whether some of them are new.
+    added: bool,
+    /// Files whose node changed but not what their verdicts are made of (a file that walked
+    /// through an edited one keeps its edges, its walk's record changed): renewed as they are.
+    kept: Vec<Arc<FileCheck>>,
+    /// The verdicts of files gone.
+    gone: Vec<Arc<FileCheck>>,
+}
+
+impl Changes {
+    /// Sorts a file of the graph by its verdict so far (`None` for a new file).
+    fn file(&mut self, node: &Arc<FileNode>, check: Option<&Arc<FileCheck>>) {
+        match check {
+            Some(check) if Arc::ptr_eq(&check.node, node) => {}
+            Some(check) if same_dependencies(&check.node, node) => {
+                self.kept.push(check.renewed(node));
+            }
+            Some(_) => self.changed.push(node.clone()),
+            None => {
+                self.added = true;
+                self.changed.push(node.clone());
+            }
+        }
+    }
+}
+
 /// One file's verdict.
 struct FileCheck {
     node: Arc<FileNode>,
@@ -147,12 +178,6 @@ impl Checker {
     /// Brings the verdicts in line with `graph`, evaluating again only the files whose node
     /// changed, and the cycles only when the dependency graph changed shape.
     pub fn update(&mut self, graph: &Graph) {
-        let mut changed: Vec<Arc<FileNode>> = Vec::new();
-        let mut added = false;
-        let mut gone: Vec<Arc<FileCheck>> = Vec::new();
-        // Files whose node changed but not what their verdicts are made of (a file that walked
-        // through an edited one keeps its edges, its walk's record changed): renewed as they are.
-        let mut kept: Vec<Arc<FileCheck>> = Vec::new();
         // The files the transactions since the last update touched, when the graph still
         // knows them (an edit's one file, where comparing every file's node cost a millisecond
         // on django); else every file is compared.
@@ -161,47 +186,45 @@ impl Checker {
             .as_ref()
             .and_then(|mark| graph.changed_since(mark));
         self.mark = graph.change_mark();
-        if let Some(paths) = since {
-            let mut paths: Vec<FilePath> = paths.into_iter().collect();
-            paths.sort();
-            for path in paths {
-                match (graph.file(&path), self.files.get(&path)) {
-                    (Some(node), Some(check)) if Arc::ptr_eq(&check.node, node) => {}
-                    (Some(node), Some(check)) if same_dependencies(&check.node, node) => {
-                        kept.push(check.renewed(node));
-                    }
-                    (Some(node), Some(_)) => changed.push(node.clone()),
-                    (Some(node), None) => {
-                        added = true;
-                        changed.push(node.clone());
-                    }
-                    (None, Some(_)) => {
-                        gone.extend(self.files.remove(&path));
+        let changes = match since {
+            Some(paths) => self.changes_in(graph, paths),
+            None => self.changes_anywhere(graph),
+        };
+        self.renew(changes.kept);
+        self.apply_changes(graph, changes.changed, changes.added, changes.gone);
+    }
+
+    /// The changes among `paths`, the files the graph says changed; the verdicts of those gone
+    /// are taken out.
+    fn changes_in(&mut self, graph: &Graph, paths: impl IntoIterator<Item = FilePath>) -> Changes {
+        let mut changes = Changes::default();
+        let mut paths: Vec<FilePath> = paths.into_iter().collect();
+        paths.sort();
+        for path in paths {
+            match graph.file(&path) {
+                Some(node) => changes.file(node, self.files.get(&path)),
+                None => {
+                    if let Some(check) = self.files.remove(&path) {
+                        changes.gone.push(check);
                         self.classes.remove(&path);
                     }
-                    (None, None) => {}
                 }
             }
-            self.renew(kept);
-            self.apply_changes(graph, changed, added, gone);
-            return;
         }
+        changes
+    }
+
+    /// The changes found by comparing every file of the graph with its verdict; the verdicts of
+    /// files gone are taken out.
+    fn changes_anywhere(&mut self, graph: &Graph) -> Changes {
+        let mut changes = Changes::default();
         for node in graph.files() {
-            match self.files.get(&node.path) {
-                Some(check) if Arc::ptr_eq(&check.node, node) => {}
-                Some(check) if same_dependencies(&check.node, node) => {
-                    kept.push(check.renewed(node));
-                }
-                Some(_) => changed.push(node.clone()),
-                None => {
-                    added = true;
-                    changed.push(node.clone());
-                }
-            }
+            changes.file(node, self.files.get(&node.path));
         }
         // Files gone since: their verdicts go, and their edges leave the cycles.
         if self.files.len()
-            + changed
+            + changes
+                .changed
                 .iter()
                 .filter(|node| !self.files.contains_key(&node.path))
                 .count()
@@ -214,12 +237,11 @@ impl Checker {
                 .cloned()
                 .collect();
             for path in paths {
-                gone.extend(self.files.remove(&path));
+                changes.gone.extend(self.files.remove(&path));
                 self.classes.remove(&path);
             }
         }
-        self.renew(kept);
-        self.apply_changes(graph, changed, added, gone);
+        changes
     }
 
     /// Verdicts kept for a file's new node (`same_dependencies`).
