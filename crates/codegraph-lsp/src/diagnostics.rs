@@ -20,7 +20,7 @@
 //! server asks for `didSave`) or changes (watched files). A publishing client also gets the
 //! problems of a rules file it has not opened.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -28,8 +28,8 @@ use serde_json::json;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
-use super::Root;
 use super::proto::{FileText, span_range};
+use super::state::Root;
 use codegraph_analysis::rules::{RuleProblem, Severity, Status, Violation};
 use codegraph_graph::{FilePath, Graph};
 use codegraph_model::LineTable;
@@ -131,18 +131,7 @@ impl Diagnostics {
         encoding: ColumnEncoding,
         edited: Option<&Uri>,
     ) {
-        let open: Vec<(Uri, std::path::PathBuf, FilePath)> = self
-            .open
-            .lock()
-            .iter()
-            .map(|(uri, (root, path))| (uri.clone(), root.clone(), *path))
-            .collect();
-        let rules_open: Vec<(Uri, std::path::PathBuf, String)> = self
-            .rules_open
-            .lock()
-            .iter()
-            .map(|(uri, (root, text))| (uri.clone(), root.clone(), text.clone()))
-            .collect();
+        let documents = self.open_documents();
         let pull = self.pull.load(Ordering::SeqCst);
         if pull && !self.refresh.load(Ordering::SeqCst) {
             return;
@@ -150,34 +139,56 @@ impl Diagnostics {
         let mut sent = self.sent.lock().await;
         // The checker's update may evaluate many files (the first time after an index run):
         // off the async threads.
-        let computed = tokio::task::spawn_blocking(move || {
-            let mut computed: Vec<(Uri, Vec<Diagnostic>)> = open
-                .into_iter()
-                .filter_map(|(uri, client_root, path)| {
-                    let root = roots.iter().find(|root| root.client_root == client_root)?;
-                    let graph = root.world.snapshot();
-                    let diagnostics = file_diagnostics(root, &graph, &path, encoding)?;
-                    Some((uri, diagnostics))
-                })
-                .collect();
-            for root in &roots {
-                let graph = root.world.snapshot();
-                let open_copy = rules_open
-                    .iter()
-                    .find(|(_, client_root, _)| *client_root == root.client_root);
-                if let Some((uri, _, text)) = open_copy {
-                    let diagnostics = rules_file_diagnostics(root, &graph, text, encoding);
-                    computed.push((uri.clone(), diagnostics));
-                } else if !pull && let Some(found) = unopened_rules_file(root, &graph, encoding) {
-                    computed.push(found);
-                }
+        let computed =
+            tokio::task::spawn_blocking(move || compute(&roots, documents, encoding, pull))
+                .await
+                .unwrap_or_default();
+        let (changed, shown_rules_files) = self.changes(computed, &sent, pull);
+        self.clear_closed(client, &mut sent, &shown_rules_files, pull)
+            .await;
+        if pull {
+            let others = changed.iter().any(|(uri, _)| Some(uri) != edited);
+            for (uri, diagnostics) in changed {
+                sent.insert(uri, diagnostics);
             }
-            computed
-        })
-        .await
-        .unwrap_or_default();
-        let mut shown_rules_files: std::collections::HashSet<Uri> =
-            std::collections::HashSet::new();
+            if others && let Err(error) = client.workspace_diagnostic_refresh().await {
+                tracing::warn!("workspace/diagnostic/refresh failed: {error}");
+            }
+            return;
+        }
+        for (uri, diagnostics) in changed {
+            sent.insert(uri.clone(), diagnostics.clone());
+            client.publish_diagnostics(uri, diagnostics, None).await;
+        }
+    }
+
+    /// The open documents and rules files, copied out of their locks.
+    fn open_documents(&self) -> OpenDocuments {
+        OpenDocuments {
+            sources: self
+                .open
+                .lock()
+                .iter()
+                .map(|(uri, (root, path))| (uri.clone(), root.clone(), *path))
+                .collect(),
+            rules_files: self
+                .rules_open
+                .lock()
+                .iter()
+                .map(|(uri, (root, text))| (uri.clone(), root.clone(), text.clone()))
+                .collect(),
+        }
+    }
+
+    /// The computed diagnostics that differ from those sent (for a pull client, only of what it
+    /// pulled), and the rules files among them that no editor has open.
+    fn changes(
+        &self,
+        computed: Vec<(Uri, Vec<Diagnostic>)>,
+        sent: &HashMap<Uri, Vec<Diagnostic>>,
+        pull: bool,
+    ) -> (Vec<(Uri, Vec<Diagnostic>)>, HashSet<Uri>) {
+        let mut shown_rules_files = HashSet::new();
         let mut changed = Vec::new();
         for (uri, diagnostics) in computed {
             // A pull client is asked again only about what it pulled.
@@ -191,7 +202,17 @@ impl Diagnostics {
                 changed.push((uri, diagnostics));
             }
         }
-        // Documents closed since: clear what was published for them.
+        (changed, shown_rules_files)
+    }
+
+    /// Documents closed since: clears what was published for them.
+    async fn clear_closed(
+        &self,
+        client: &Client,
+        sent: &mut HashMap<Uri, Vec<Diagnostic>>,
+        shown_rules_files: &HashSet<Uri>,
+        pull: bool,
+    ) {
         let still_open = self.open.lock().clone();
         let rules_still_open = self.rules_open.lock().clone();
         let closed: Vec<Uri> = sent
@@ -209,21 +230,48 @@ impl Diagnostics {
                 client.publish_diagnostics(uri, Vec::new(), None).await;
             }
         }
-        if pull {
-            let others = changed.iter().any(|(uri, _)| Some(uri) != edited);
-            for (uri, diagnostics) in changed {
-                sent.insert(uri, diagnostics);
-            }
-            if others && let Err(error) = client.workspace_diagnostic_refresh().await {
-                tracing::warn!("workspace/diagnostic/refresh failed: {error}");
-            }
-            return;
-        }
-        for (uri, diagnostics) in changed {
-            sent.insert(uri.clone(), diagnostics.clone());
-            client.publish_diagnostics(uri, diagnostics, None).await;
+    }
+}
+
+/// The open documents of [`Diagnostics::refresh`]: (uri, workspace folder, path) of each source
+/// document, (uri, workspace folder, the editor's text) of each rules file.
+struct OpenDocuments {
+    sources: Vec<(Uri, std::path::PathBuf, FilePath)>,
+    rules_files: Vec<(Uri, std::path::PathBuf, String)>,
+}
+
+/// The diagnostics of every open document and of each folder's rules file (the editor's text
+/// when it is open; a publishing client also gets an unopened one's).
+fn compute(
+    roots: &[Arc<Root>],
+    documents: OpenDocuments,
+    encoding: ColumnEncoding,
+    pull: bool,
+) -> Vec<(Uri, Vec<Diagnostic>)> {
+    let mut computed: Vec<(Uri, Vec<Diagnostic>)> = documents
+        .sources
+        .into_iter()
+        .filter_map(|(uri, client_root, path)| {
+            let root = roots.iter().find(|root| root.client_root == client_root)?;
+            let graph = root.world.snapshot();
+            let diagnostics = file_diagnostics(root, &graph, &path, encoding)?;
+            Some((uri, diagnostics))
+        })
+        .collect();
+    for root in roots {
+        let graph = root.world.snapshot();
+        let open_copy = documents
+            .rules_files
+            .iter()
+            .find(|(_, client_root, _)| *client_root == root.client_root);
+        if let Some((uri, _, text)) = open_copy {
+            let diagnostics = rules_file_diagnostics(root, &graph, text, encoding);
+            computed.push((uri.clone(), diagnostics));
+        } else if !pull && let Some(found) = unopened_rules_file(root, &graph, encoding) {
+            computed.push(found);
         }
     }
+    computed
 }
 
 /// The diagnostics of one file of a workspace folder; `None` when the folder has no rules file.

@@ -394,75 +394,13 @@ where
     S::Future: Send + 'static,
 {
     let writer = Arc::new(Mutex::new(writer));
-    let (mut to_client, mut from_client) = socket.split();
-    // The server's own requests and notifications (diagnostics, messages, progress).
-    // Stopped between two messages, never inside one's frame.
-    let (stop_requests, mut requests_stopped) = tokio::sync::oneshot::channel::<()>();
-    let requests = {
-        let writer = writer.clone();
-        tokio::spawn(async move {
-            loop {
-                let request = tokio::select! {
-                    biased;
-                    request = to_client.next() => request,
-                    _ = &mut requests_stopped => None,
-                };
-                let Some(request) = request else { break };
-                if send(&writer, &request).await.is_err() {
-                    break;
-                }
-            }
-        })
-    };
+    let (to_client, mut from_client) = socket.split();
+    let (stop_requests, requests) = spawn_server_messages(writer.clone(), to_client);
     let (mut queue, queued) = futures::channel::mpsc::channel::<S::Future>(QUEUED_REQUESTS);
-    let answers = {
-        let writer = writer.clone();
-        tokio::spawn(async move {
-            let mut answered = queued.buffer_unordered(CONCURRENT_REQUESTS);
-            while let Some(answer) = answered.next().await {
-                match answer {
-                    Ok(Some(response)) => {
-                        if send(&writer, &response).await.is_err() {
-                            break;
-                        }
-                    }
-                    Ok(None) => {}
-                    Err(error) => tracing::error!("LSP: {error}"),
-                }
-            }
-        })
-    };
+    let answers = spawn_answers(writer.clone(), queued);
     read_messages(reader, &writer, async |incoming| match incoming {
         Incoming::Response(response) => from_client.send(response).await.is_ok(),
-        Incoming::Request(request) => {
-            // Asked again after a pause while not ready: a service may answer `Pending` without
-            // registering a waker, which its own transport gets away with by polling the reader
-            // again whenever an answer progresses on the same task; here answers run on another.
-            loop {
-                let ready =
-                    futures::future::poll_fn(|context| Poll::Ready(service.poll_ready(context)))
-                        .await;
-                match ready {
-                    Poll::Ready(Ok(())) => break,
-                    Poll::Ready(Err(error)) => {
-                        tracing::error!("LSP: {error}");
-                        return false;
-                    }
-                    Poll::Pending => tokio::time::sleep(NOT_READY_PAUSE).await,
-                }
-            }
-            // A cancellation reaches its request at once, even while every place is taken by
-            // running requests (its handler only marks the request cancelled).
-            if request.method() == "$/cancelRequest" {
-                if let Err(error) = service.call(request).await {
-                    tracing::error!("LSP: {error}");
-                }
-                return true;
-            }
-            // The server exits at `exit`, whether or not the client closes its end.
-            let exit = request.method() == "exit";
-            queue.send(service.call(request)).await.is_ok() && !exit
-        }
+        Incoming::Request(request) => deliver(&mut service, &mut queue, request).await,
     })
     .await;
     // The requests read are answered (for a while), then the server's own messages stop.
@@ -470,6 +408,113 @@ where
     let _ = tokio::time::timeout(LAST_ANSWERS, answers).await;
     let _ = stop_requests.send(());
     let _ = tokio::time::timeout(LAST_ANSWERS, requests).await;
+}
+
+/// Writes the server's own requests and notifications (diagnostics, messages, progress) until
+/// the returned sender says stop: between two messages, never inside one's frame.
+fn spawn_server_messages<W>(
+    writer: Arc<Mutex<W>>,
+    mut to_client: impl futures::Stream<Item = Request> + Unpin + Send + 'static,
+) -> (
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<()>,
+)
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        loop {
+            let request = tokio::select! {
+                biased;
+                request = to_client.next() => request,
+                _ = &mut stopped => None,
+            };
+            let Some(request) = request else { break };
+            if send(&writer, &request).await.is_err() {
+                break;
+            }
+        }
+    });
+    (stop, task)
+}
+
+/// Answers the queued requests, [`CONCURRENT_REQUESTS`] at once, each answer written as it
+/// comes.
+fn spawn_answers<W, F, E>(
+    writer: Arc<Mutex<W>>,
+    queued: futures::channel::mpsc::Receiver<F>,
+) -> tokio::task::JoinHandle<()>
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+    F: std::future::Future<Output = Result<Option<Response>, E>> + Send + 'static,
+    E: std::fmt::Display + Send,
+{
+    tokio::spawn(async move {
+        let mut answered = queued.buffer_unordered(CONCURRENT_REQUESTS);
+        while let Some(answer) = answered.next().await {
+            match answer {
+                Ok(Some(response)) => {
+                    if send(&writer, &response).await.is_err() {
+                        break;
+                    }
+                }
+                Ok(None) => {}
+                Err(error) => tracing::error!("LSP: {error}"),
+            }
+        }
+    })
+}
+
+/// Hands a client request to the service: a `$/cancelRequest` at once, the others to the queue
+/// of answers. `false` stops reading (`exit`, or the service gone).
+async fn deliver<S>(
+    service: &mut S,
+    queue: &mut futures::channel::mpsc::Sender<S::Future>,
+    request: Request,
+) -> bool
+where
+    S: Service<Request, Response = Option<Response>>,
+    S::Error: std::fmt::Display + Send,
+    S::Future: Send + 'static,
+{
+    if !until_ready(service).await {
+        return false;
+    }
+    // A cancellation reaches its request at once, even while every place is taken by running
+    // requests (its handler only marks the request cancelled).
+    if request.method() == "$/cancelRequest" {
+        if let Err(error) = service.call(request).await {
+            tracing::error!("LSP: {error}");
+        }
+        return true;
+    }
+    // The server exits at `exit`, whether or not the client closes its end.
+    let exit = request.method() == "exit";
+    queue.send(service.call(request)).await.is_ok() && !exit
+}
+
+/// Waits until the service is ready; `false` when it failed. Asked again after a pause while not
+/// ready: a service may answer `Pending` without registering a waker, which its own transport
+/// gets away with by polling the reader again whenever an answer progresses on the same task;
+/// here answers run on another.
+async fn until_ready<S>(service: &mut S) -> bool
+where
+    S: Service<Request>,
+    S::Error: std::fmt::Display,
+{
+    loop {
+        let ready =
+            futures::future::poll_fn(|context| Poll::Ready(service.poll_ready(context))).await;
+        match ready {
+            Poll::Ready(Ok(())) => return true,
+            Poll::Ready(Err(error)) => {
+                tracing::error!("LSP: {error}");
+                return false;
+            }
+            Poll::Pending => tokio::time::sleep(NOT_READY_PAUSE).await,
+        }
+    }
 }
 
 #[cfg(test)]
