@@ -34,7 +34,24 @@
 //! `codegraph.reindex` (`workspace/executeCommand`) re-reads every folder from disk and answers
 //! once done, with one line per folder.
 //! The architecture rules (`.codegraph/rules.toml`) show as diagnostics, pulled or published,
-//! with a quick fix that removes a forbidden import (`lsp/diagnostics.rs`).
+//! with a quick fix that removes a forbidden import (`lsp/diagnostics.rs`). Semantic tokens
+//! (full, range, full/delta) colour a document by each language's highlight queries
+//! (`lsp/semantic_tokens.rs` over `lang::highlight`).
+//!
+//! # Modules
+//!
+//! This file builds the service and holds the one registration table, `impl LanguageServer`,
+//! whose handlers are thin: each runs a plain function of a feature module through
+//! `Backend::query`.
+//! - `state`: the workspace folders, the negotiated encoding, URI to folder, file and text.
+//! - `ordered`: text synchronisation applied in arrival order ([`Ordered`]).
+//! - `requests`: how a request's work runs (`world::work`) and the errors of stopped work.
+//! - `initialize`: the client's capabilities read, the server's announced.
+//! - `indexing`, `workspace`: index runs with progress and `codegraph.reindex`; folders and
+//!   watched files changing at run time.
+//! - `navigation`, `call_hierarchy`, `semantic_tokens`, `diagnostics`: the features.
+//! - `custom`: `codegraph/bufferText` and `codegraph/status`.
+//! - `proto`: every conversion between core and LSP types; `framing`: the transport.
 
 mod call_hierarchy;
 mod custom;
