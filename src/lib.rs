@@ -24,6 +24,7 @@
 //! | `codegraph-mcp` | `crates/codegraph-mcp` | `mcp` |
 //! | `codegraph-lsp` | `crates/codegraph-lsp` | `lsp` |
 //! | `codegraph-live` (this one) | `src` | `cli`, and every layer re-exported under its module name |
+//! | `codegraph-testkit` | `crates/codegraph-testkit` | none: development only (the tests' and benchmarks' LSP and MCP clients, inline fixtures) |
 //!
 //! Each crate's `lib.rs` opens with what that layer is and its invariants. Below, a path such as
 //! `graph/resolve/infer.rs` is a file of that module's crate (`crates/codegraph-graph/src/resolve/infer.rs`;
@@ -62,7 +63,7 @@
 //!   receiver-type inference (`graph/resolve/infer.rs`: declared and assigned bindings,
 //!   constructors, return types, field chains; Rust's elements, patterns and generic bounds in
 //!   `graph/resolve/rust.rs`), the single writer's transaction
-//!   (`graph/build.rs`, `graph/build/transaction.rs`; each snapshot lists the files its last
+//!   (`graph/build.rs`, `graph/build/transaction.rs`, its steps in `graph/build/transaction/`; each snapshot lists the files its last
 //!   transactions changed, `Graph::changed_since`, which the rules checker reads; what each file mentions, the writer's
 //!   own index, in `graph/build/mentions.rs`, built by the first change to a graph that has
 //!   files, `GraphWriter::prepare_changes`, which servers call after their initial index and
@@ -73,7 +74,14 @@
 //!   file's imports reach are kept while the writer's imports epoch holds), and the queries every door shares
 //!   (callers, callees, implementations, symbols, ...; Go's implicit interfaces by method sets
 //!   and the references left aside, ambiguous or unresolved (`graph/query/possible.rs`), are
-//!   computed there at query time, never stored as edges). `lang/go_build.rs` says which Go files are in the chosen
+//!   computed there at query time, never stored as edges). What differs between languages in
+//!   resolution is in `graph/semantics.rs`, one implementation per family in
+//!   `graph/semantics/<family>.rs`, chosen once per file: the module system (the keys a file
+//!   answers to, the keys an import looks up), the import form, build variants, the questions
+//!   receiver typing asks, and implementations and dispatch (Rust's trait methods, TypeScript's
+//!   overrides, Go's implicit interfaces, Python's calls written inside a function). Invariant:
+//!   shared resolution and query code asks the file's `Semantics`; it never compares
+//!   `Language` values. `lang/go_build.rs` says which Go files are in the chosen
 //!   build, `lang/c_build.rs` which C and C++ platform files (`arch/<arch>/`, `_win32.c`). `graph/aliases.rs` is where bare JavaScript/TypeScript specifiers land (tsconfig
 //!   `paths`, workspace packages): a table `world` reads from the manifests
 //!   (`world/manifests.rs`) and hands to the writer (`GraphWriter::set_aliases`, which

@@ -21,6 +21,7 @@ pub mod build;
 pub mod modules;
 pub mod query;
 mod resolve;
+pub mod semantics;
 mod sharded;
 pub mod text;
 

@@ -6,25 +6,13 @@
 use codegraph_model::Name;
 
 use super::aliases::ModuleAliases;
+use super::semantics;
 use codegraph_index::{FileSummary, Import, PathModule};
-use codegraph_lang::{Language, ModuleSystem};
+use codegraph_lang::{Family, Language};
 
 /// The language family: references never cross families (a Go call never lands in Python).
-pub fn family(language: Language) -> u8 {
-    match language {
-        Language::Python => 0,
-        Language::JavaScript | Language::TypeScript | Language::Tsx => 1,
-        Language::Rust => 2,
-        Language::Go => 3,
-        Language::Java | Language::Kotlin | Language::Scala => 4,
-        Language::C | Language::Cpp => 5,
-        Language::CSharp => 6,
-        Language::Ruby => 7,
-        Language::Php => 8,
-        Language::Swift => 9,
-        Language::Lua => 10,
-        Language::Bash => 11,
-    }
+pub fn family(language: Language) -> Family {
+    language.family()
 }
 
 pub(crate) fn strip_extension(path: &str) -> &str {
@@ -40,7 +28,7 @@ pub fn directory(path: &str) -> &str {
 }
 
 /// Every suffix of a `/`-separated path made of whole components, longest first.
-fn component_suffixes(path: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn component_suffixes(path: &str) -> impl Iterator<Item = &str> {
     std::iter::once(path).chain(
         path.match_indices('/')
             .map(move |(index, _)| &path[index + 1..]),
@@ -62,7 +50,7 @@ pub fn normalize_path(path: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-fn join(base: &str, relative: &str) -> Option<String> {
+pub(crate) fn join(base: &str, relative: &str) -> Option<String> {
     if base.is_empty() {
         normalize_path(relative)
     } else {
@@ -72,14 +60,14 @@ fn join(base: &str, relative: &str) -> Option<String> {
 
 /// The key of a module of the crate whose directory is `crate_dir`: crates of one workspace
 /// (or a vendored tree) never answer each other's `crate::` paths.
-fn crate_key(crate_dir: &str, module: &str) -> Name {
+pub(crate) fn crate_key(crate_dir: &str, module: &str) -> Name {
     Name::new(format!("crate:{crate_dir}::{module}"))
 }
 
 /// The key every Rust file answers to by where it lies (`file:a/src/lexical` for
 /// `a/src/lexical/mod.rs` or `a/src/lexical.rs`): how the files of a `#[path]` module and its
 /// children are found.
-fn rust_file_key(path: &str) -> Name {
+pub(crate) fn rust_file_key(path: &str) -> Name {
     let without = strip_extension(path);
     let module = without.strip_suffix("/mod").unwrap_or(without);
     Name::new(format!("file:{module}"))
@@ -192,17 +180,17 @@ pub(crate) fn rust_package(path: &str) -> &str {
 }
 
 /// Where a Rust file sits in its crate.
-struct RustModule<'p> {
+pub(crate) struct RustModule<'p> {
     /// The module path within the crate (`src/auth/service.rs` → `auth::service`).
-    module: String,
+    pub(crate) module: String,
     /// The crate's name: its directory's, without a vendored `-1.2.3` version.
-    crate_name: String,
+    pub(crate) crate_name: String,
     /// The directory whose `crate::` paths this file's answer (`a/b/` for `a/b/src/x.rs`; for
     /// an integration test, bench or example, its own `a/b/tests/`).
-    crate_dir: &'p str,
+    pub(crate) crate_dir: &'p str,
     /// For an integration test, bench or example, the crate it uses as a dependency
     /// (`itertools::multizip` in `tests/zip.rs` is `src/lib.rs`'s `multizip`).
-    tested_crate: Option<&'p str>,
+    pub(crate) tested_crate: Option<&'p str>,
 }
 
 /// The start of the last `src/`, `tests/`, `benches/` or `examples/` component of a path.
@@ -218,7 +206,7 @@ fn last_component_start(path: &str, component: &str) -> Option<usize> {
         .find(|&index| bytes[index..].starts_with(pattern))
 }
 
-fn rust_module_path(path: &str) -> RustModule<'_> {
+pub(crate) fn rust_module_path(path: &str) -> RustModule<'_> {
     let (crate_dir, inside, tested_crate) = rust_crate_parts(path);
     let name_dir = tested_crate.unwrap_or(crate_dir);
     let crate_name = name_dir
@@ -259,72 +247,7 @@ fn rust_module_path(path: &str) -> RustModule<'_> {
 
 /// The keys a file is registered under in the module map.
 pub fn module_keys(path: &str, summary: &FileSummary) -> Vec<Name> {
-    let language = summary.language;
-    let mut keys: Vec<Name> = Vec::new();
-    match language.spec().module_system {
-        ModuleSystem::Python => {
-            let without = strip_extension(path);
-            let module = without.strip_suffix("/__init__").unwrap_or(without);
-            for suffix in component_suffixes(module) {
-                keys.push(Name::new(suffix.replace('/', ".")));
-            }
-        }
-        ModuleSystem::JavaScript => {
-            let without = strip_extension(path);
-            keys.push(Name::new(without));
-            if let Some(directory) = without.strip_suffix("/index") {
-                keys.push(Name::new(directory));
-            } else if without == "index" {
-                keys.push(Name::new(""));
-            }
-        }
-        ModuleSystem::Rust => {
-            let RustModule {
-                module,
-                crate_name,
-                crate_dir,
-                tested_crate,
-            } = rust_module_path(path);
-            keys.push(crate_key(crate_dir, &module));
-            keys.push(rust_file_key(path));
-            if !summary.path_modules.is_empty() {
-                keys.push(rust_mounts_key(rust_package(path)));
-            }
-            if tested_crate.is_some() {
-                // An integration test is no module of the crate it tests.
-                return keys;
-            }
-            if !crate_name.is_empty() {
-                keys.push(Name::new(format!("{crate_name}::{module}")));
-            }
-        }
-        ModuleSystem::Go => {
-            for suffix in component_suffixes(directory(path)) {
-                keys.push(Name::new(suffix));
-            }
-            // The package at the repository's root is imported by its module path, whose last
-            // element is (by convention) the package's name: `github.com/sirupsen/logrus`.
-            if directory(path).is_empty()
-                && let Some(package) = &summary.package
-                && !package.ends_with("_test")
-            {
-                keys.push(*package);
-            }
-        }
-        ModuleSystem::Package | ModuleSystem::WholeModule => {}
-        ModuleSystem::Include => {
-            for suffix in component_suffixes(path) {
-                keys.push(Name::new(suffix));
-            }
-        }
-        ModuleSystem::Require => {
-            let without = strip_extension(path);
-            let module = without.strip_suffix("/init").unwrap_or(without);
-            for suffix in component_suffixes(module) {
-                keys.push(Name::new(suffix));
-            }
-        }
-    }
+    let mut keys = semantics::of(summary.language).module_keys(path, summary);
     keys.dedup();
     keys
 }
@@ -332,15 +255,7 @@ pub fn module_keys(path: &str, summary: &FileSummary) -> Vec<Name> {
 /// The package a file belongs to, for same-package visibility; `None` where the language has no
 /// such rule (Python, JavaScript, Rust, C, Ruby, Lua, Bash).
 pub fn package_key(path: &str, summary: &FileSummary) -> Option<Name> {
-    match summary.language.spec().module_system {
-        ModuleSystem::Go => Some(Name::new(directory(path))),
-        ModuleSystem::Package => Some(match &summary.package {
-            Some(package) => normalize_package(package),
-            None => Name::new(directory(path).replace('/', ".")),
-        }),
-        ModuleSystem::WholeModule => Some(Name::new(swift_module(path))),
-        _ => None,
-    }
+    semantics::of(summary.language).package_key(path, summary)
 }
 
 /// The Swift module a file belongs to: the `Sources/<Module>` directory of a package, or the
@@ -372,82 +287,6 @@ pub fn normalize_package(text: &str) -> Name {
     )
 }
 
-/// `crate::it::rest` (or `self::it::rest`) in a crate's root file where that file says `use
-/// path as it;`: `path::rest`. Aliases of aliases are followed a few steps.
-fn rust_root_alias(summary: &FileSummary, raw: &str) -> Option<String> {
-    let mut current = raw.to_string();
-    let mut changed = false;
-    for _ in 0..4 {
-        let Some(rest) = current
-            .strip_prefix("crate::")
-            .or_else(|| current.strip_prefix("self::"))
-        else {
-            break;
-        };
-        let (head, tail) = rest.split_once("::").unwrap_or((rest, ""));
-        let Some(import) = summary.imports.iter().find(|import| {
-            import.scope.is_none() && !import.wildcard && import.alias.as_deref() == Some(head)
-        }) else {
-            break;
-        };
-        let target = match &import.name {
-            Some(name) if import.path.is_empty() => name.to_string(),
-            Some(name) => format!("{}::{name}", import.path),
-            None => import.path.to_string(),
-        };
-        current = if tail.is_empty() {
-            target
-        } else {
-            format!("{target}::{tail}")
-        };
-        changed = true;
-    }
-    changed.then_some(current)
-}
-
-/// `head::rest` where a top-level `use` of the file binds `head` (`use crate::{ast, hir};` then
-/// `ast::parse::Parser`): the path through that import (`crate::ast::parse::Parser`). Imports
-/// of imports are followed a few steps; `import` itself (the one being resolved) never counts.
-fn rust_use_head(summary: &FileSummary, raw: &str, import: &Import) -> Option<String> {
-    let mut current = raw.to_string();
-    let mut changed = false;
-    for _ in 0..4 {
-        let (head, tail) = match current.split_once("::") {
-            Some((head, tail)) => (head, Some(tail)),
-            None => (current.as_str(), None),
-        };
-        if matches!(head, "crate" | "self" | "super" | "") {
-            break;
-        }
-        let Some(binding) = summary.imports.iter().find(|candidate| {
-            candidate.scope.is_none()
-                && !candidate.wildcard
-                && !(candidate.path == import.path
-                    && candidate.name == import.name
-                    && candidate.alias == import.alias)
-                && import_binding(summary, candidate).as_deref() == Some(head)
-        }) else {
-            break;
-        };
-        let target = match &binding.name {
-            Some(name) if binding.path.is_empty() => name.to_string(),
-            Some(name) => format!("{}::{name}", binding.path),
-            None => binding.path.to_string(),
-        };
-        // `use spawn::spawn;` needs `spawn` to be a module already: that module, not the
-        // function the import binds, is what `spawn::spawn_named` starts from.
-        if target == head || target.split("::").next() == Some(head) {
-            break;
-        }
-        current = match tail {
-            Some(tail) => format!("{target}::{tail}"),
-            None => target,
-        };
-        changed = true;
-    }
-    changed.then_some(current)
-}
-
 /// The module keys an import looks up, most specific first. Empty for imports that can only be
 /// external (bare npm specifiers no workspace alias names, system headers, `std::`).
 pub fn import_keys(
@@ -456,167 +295,7 @@ pub fn import_keys(
     summary: &FileSummary,
     import: &Import,
 ) -> Vec<Name> {
-    let spec = summary.language.spec();
-    let raw = import.path.as_str();
-    let here = directory(path);
-    let mut keys: Vec<Name> = Vec::new();
-    match spec.module_system {
-        ModuleSystem::Python => {
-            let dots = raw.len() - raw.trim_start_matches('.').len();
-            let rest = &raw[dots..];
-            if dots == 0 {
-                keys.push(Name::new(rest));
-            } else {
-                let mut base = here.to_string();
-                for _ in 1..dots {
-                    base = directory(&base).to_string();
-                }
-                let target = if rest.is_empty() {
-                    base
-                } else {
-                    format!("{base}/{}", rest.replace('.', "/"))
-                };
-                keys.push(Name::new(target.trim_matches('/').replace('/', ".")));
-            }
-        }
-        ModuleSystem::JavaScript => {
-            if raw.starts_with('.') || raw.starts_with('/') {
-                let cleaned = raw
-                    .trim_end_matches(".js")
-                    .trim_end_matches(".jsx")
-                    .trim_end_matches(".ts")
-                    .trim_end_matches(".tsx")
-                    .trim_end_matches(".mjs")
-                    .trim_end_matches(".cjs");
-                let joined = if let Some(rooted) = cleaned.strip_prefix('/') {
-                    normalize_path(rooted)
-                } else {
-                    join(here, cleaned)
-                };
-                if let Some(target) = joined {
-                    keys.push(Name::new(target));
-                }
-            } else {
-                keys.extend(aliases.keys(path, raw));
-            }
-        }
-        ModuleSystem::Rust => {
-            let RustModule {
-                module,
-                crate_name,
-                crate_dir,
-                tested_crate,
-            } = rust_module_path(path);
-            // `use itertools as it;` at a crate's root makes `crate::it::x` mean `itertools::x`.
-            let rewritten = if module.is_empty() {
-                rust_root_alias(summary, raw)
-            } else {
-                None
-            };
-            let raw = rewritten.as_deref().unwrap_or(raw);
-            // `use crate::ast;` makes `ast::parse` mean `crate::ast::parse`.
-            let rewritten = rust_use_head(summary, raw, import);
-            let raw = rewritten.as_deref().unwrap_or(raw);
-            let mut segments: Vec<&str> = raw
-                .split("::")
-                .filter(|segment| !segment.is_empty())
-                .collect();
-            let mut base: Vec<String> = if module.is_empty() {
-                Vec::new()
-            } else {
-                module.split("::").map(str::to_string).collect()
-            };
-            let absolute = match segments.first().copied() {
-                Some("crate") => {
-                    segments.remove(0);
-                    Some(Vec::new())
-                }
-                Some("self") => {
-                    segments.remove(0);
-                    Some(base.clone())
-                }
-                Some("super") => {
-                    while segments.first() == Some(&"super") {
-                        segments.remove(0);
-                        base.pop();
-                    }
-                    Some(base.clone())
-                }
-                Some(first) if !crate_name.is_empty() && first == crate_name => {
-                    segments.remove(0);
-                    Some(Vec::new())
-                }
-                _ => None,
-            };
-            match absolute {
-                Some(mut prefix) => {
-                    prefix.extend(segments.iter().map(|segment| segment.to_string()));
-                    keys.push(crate_key(crate_dir, &prefix.join("::")));
-                }
-                None => {
-                    // A path relative to the current module (`use service::X` after `mod service;`),
-                    // or another crate of the workspace.
-                    let mut relative = base.clone();
-                    relative.extend(segments.iter().map(|segment| segment.to_string()));
-                    keys.push(crate_key(crate_dir, &relative.join("::")));
-                    keys.push(Name::new(raw));
-                    // `use other_crate::Type`: the root of another crate of the workspace, whose
-                    // key is `other_crate::` (its module path is empty).
-                    if let [first] = segments[..] {
-                        keys.push(Name::new(format!("{first}::")));
-                    }
-                    // From an integration test, bench or example, a path that starts with a
-                    // crate's name may name the crate under test.
-                    if let Some(tested) = tested_crate
-                        && let Some(first) = segments.first()
-                        && !matches!(*first, "std" | "core" | "alloc")
-                        && !crate::resolve::rust::is_primitive(first)
-                    {
-                        keys.push(crate_key(tested, &segments[1..].join("::")));
-                    }
-                }
-            }
-        }
-        ModuleSystem::Go => {
-            for suffix in component_suffixes(raw) {
-                keys.push(Name::new(suffix));
-            }
-        }
-        ModuleSystem::Package | ModuleSystem::WholeModule => {}
-        ModuleSystem::Include => {
-            if let Some(target) = join(here, raw) {
-                keys.push(Name::new(target));
-            }
-            keys.push(Name::new(raw.trim_start_matches("./")));
-        }
-        ModuleSystem::Require => {
-            let cleaned = match summary.language {
-                Language::Lua => raw.replace('.', "/"),
-                _ => {
-                    // Bash: `$(dirname "$0")/lib/x.sh`, `${DIR}/x.sh`, `$LIB/x.sh` → the literal
-                    // tail after the last segment that expands a variable.
-                    let tail = raw.rsplit([')', '}']).next().unwrap_or(raw);
-                    let segments: Vec<&str> = tail.split('/').collect();
-                    let literal_from = segments
-                        .iter()
-                        .rposition(|segment| segment.contains('$'))
-                        .map_or(0, |index| index + 1);
-                    segments[literal_from..]
-                        .join("/")
-                        .trim_start_matches('/')
-                        .to_string()
-                }
-            };
-            let cleaned = strip_extension(&cleaned).to_string();
-            let relative_first = summary.language != Language::Lua;
-            if relative_first && let Some(target) = join(here, &cleaned) {
-                keys.push(Name::new(target));
-            }
-            if let Some(target) = normalize_path(&cleaned) {
-                keys.push(Name::new(target));
-            }
-        }
-    }
+    let mut keys = semantics::of(summary.language).import_keys(aliases, path, summary, import);
     keys.dedup();
     keys
 }
@@ -630,14 +309,7 @@ pub fn import_binding(summary: &FileSummary, import: &Import) -> Option<Name> {
     if import.name.is_some() {
         return import.name;
     }
-    let raw = import.path.as_str();
-    match summary.language.spec().module_system {
-        ModuleSystem::Python => Some(Name::new(raw)),
-        ModuleSystem::Go => raw.rsplit('/').next().map(Name::new),
-        ModuleSystem::Rust => raw.rsplit("::").next().map(Name::new),
-        ModuleSystem::Package => raw.rsplit(['.', '\\']).next().map(Name::new),
-        _ => None,
-    }
+    semantics::of(summary.language).import_binding(import.path.as_str())
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! Queries over a graph snapshot, shared by every door (CLI, LSP, MCP): finding an entity from
 //! what a user typed, callers and callees, implementations, symbol search, what is at a position.
 
-use codegraph_model::Name;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
+use super::semantics;
 use super::{Edge, Entity, EntityId, FilePath, Graph};
 use codegraph_model::{EntityKind, LineSpan, RelationKind, Resolution};
 
@@ -203,8 +203,10 @@ pub fn callers(graph: &Graph, id: &str) -> Vec<CallSite> {
         .collect();
     // Calls of a Rust trait method's implementations, marked `dispatch` as well: not calls of
     // this definition, but of one of the methods that run for it.
-    let mut implementations = rust_trait_implementations(graph, id);
-    implementations.extend(javascript_implementations(graph, id));
+    let implementations = graph
+        .entity(id)
+        .map(|entity| semantics::of(entity.language).dispatched_members(graph, &entity))
+        .unwrap_or_default();
     let of_implementations: Vec<Edge> = implementations
         .iter()
         .flat_map(|member| graph.incoming(member))
@@ -220,82 +222,6 @@ pub fn callers(graph: &Graph, id: &str) -> Vec<CallSite> {
         .chain(of_implementations.iter())
         .chain(through_bases.iter());
     group_calls(graph, edges, |edge| &edge.from)
-}
-
-/// The methods that implement the Rust trait method `id` in `impl Trait for Type` blocks of
-/// the workspace: rust-analyzer counts a call of one of them as a reference to the trait's
-/// method (its `FindUsages` maps an impl's item to the trait's), so the trait method's callers
-/// include theirs (not the other way round: an implementation's callers are its own). A
-/// method implements it when its type has the trait among its resolved bases and the method
-/// sits in an `impl` block that names a trait of that name (`impl Automaton for DFA`, `impl
-/// crate::dfa::Automaton for DFA`); an inherent method of the same name does not.
-fn rust_trait_implementations(graph: &Graph, id: &str) -> Vec<EntityId> {
-    let Some(entity) = graph.entity(id) else {
-        return Vec::new();
-    };
-    if entity.language != codegraph_lang::Language::Rust || entity.kind != EntityKind::Method {
-        return Vec::new();
-    }
-    let Some(trait_id) = entity
-        .parent
-        .filter(|parent| graph.kind_of(parent) == Some(EntityKind::Trait))
-    else {
-        return Vec::new();
-    };
-    let Some(trait_name) = graph.entity(&trait_id).map(|found| found.name) else {
-        return Vec::new();
-    };
-    let names_the_trait = |member: &str| {
-        let Some(location) = graph.location(member) else {
-            return false;
-        };
-        let Some(index) = location.index else {
-            return false;
-        };
-        graph
-            .file(&location.file)
-            .and_then(|file| file.summary.defs[index as usize].implements)
-            .is_some_and(|written| {
-                let head = written.split('<').next().unwrap_or(&written);
-                head.rsplit("::").next().unwrap_or(head).trim() == trait_name
-            })
-    };
-    let mut found: Vec<EntityId> = Vec::new();
-    for edge in graph.incoming(&trait_id) {
-        if edge.kind != RelationKind::Implements {
-            continue;
-        }
-        found.extend(
-            members(graph, &edge.from)
-                .into_iter()
-                .filter(|member| member.name == entity.name && member.kind == EntityKind::Method)
-                .filter(|member| names_the_trait(&member.id))
-                .map(|member| member.id),
-        );
-    }
-    found.sort();
-    found.dedup();
-    found
-}
-
-/// The methods that implement or override the TypeScript or JavaScript member `id` (an
-/// interface's method, a class's method): the same-named members of the types that implement
-/// or extend its type, transitively, and the functions of typed object literals that implement
-/// it. tsserver's references of a member include those of the members whose root symbol it is,
-/// so its call hierarchy lists their calls among the member's callers (mobx's
-/// `IAtom.reportObserved`, called as `this.reportObserved()` on an `Atom`).
-fn javascript_implementations(graph: &Graph, id: &str) -> Vec<EntityId> {
-    let javascript = super::modules::family(codegraph_lang::Language::TypeScript);
-    if graph
-        .entity(id)
-        .is_none_or(|entity| super::modules::family(entity.language) != javascript)
-    {
-        return Vec::new();
-    }
-    implementations(graph, id)
-        .into_iter()
-        .map(|member| member.id)
-        .collect()
 }
 
 /// The type a method belongs to: its lexical parent, or the type that defines it out of line.
@@ -316,7 +242,6 @@ pub fn owner_type(graph: &Graph, entity: &Entity) -> Option<EntityId> {
 /// declared bases (TypeScript, JavaScript), and through the interfaces whose method sets the
 /// type's methods cover (Go, where interfaces are satisfied implicitly).
 pub fn overridden_members(graph: &Graph, id: &str) -> Vec<EntityId> {
-    use codegraph_lang::Language;
     let Some(entity) = graph.entity(id) else {
         return Vec::new();
     };
@@ -339,41 +264,13 @@ pub fn overridden_members(graph: &Graph, id: &str) -> Vec<EntityId> {
         return Vec::new();
     };
     let mut found: Vec<EntityId> = implemented.iter().map(|member| member.id).collect();
-    match entity.language {
-        Language::TypeScript | Language::Tsx | Language::JavaScript => {
-            let mut seen: FxHashSet<EntityId> = FxHashSet::default();
-            let mut frontier: Vec<EntityId> = implemented
-                .iter()
-                .filter_map(|member| owner_type(graph, member))
-                .collect();
-            frontier.push(owner);
-            while let Some(current) = frontier.pop() {
-                for edge in graph.outgoing(&current) {
-                    if !matches!(edge.kind, RelationKind::Extends | RelationKind::Implements)
-                        || !seen.insert(edge.to)
-                    {
-                        continue;
-                    }
-                    for member in members(graph, &edge.to) {
-                        if member.name == entity.name && member.kind == EntityKind::Method {
-                            found.push(member.id);
-                        }
-                    }
-                    frontier.push(edge.to);
-                }
-            }
-        }
-        Language::Go => {
-            for interface in go_interfaces_of(graph, &owner) {
-                found.extend(
-                    go_methods_named(graph, &interface, &entity.name)
-                        .into_iter()
-                        .map(|member| member.id),
-                );
-            }
-        }
-        _ => {}
-    }
+    semantics::of(entity.language).overridden_members(
+        graph,
+        &entity,
+        owner,
+        &implemented,
+        &mut found,
+    );
     found.sort();
     found.dedup();
     found
@@ -390,25 +287,15 @@ fn build_twins(graph: &Graph, id: &str) -> Vec<EntityId> {
     let (Some(file), Some(index)) = (graph.file(&loc.file), loc.index) else {
         return Vec::new();
     };
-    let c_family = matches!(
-        file.language,
-        codegraph_lang::Language::C | codegraph_lang::Language::Cpp
-    );
-    let in_build = |node: &super::FileNode| {
-        if c_family {
-            super::c_file_in_build(node)
-        } else {
-            super::go_file_in_build(node)
-        }
-    };
-    if !(file.language == codegraph_lang::Language::Go || c_family) || in_build(file) {
+    let semantics = semantics::of(file.language);
+    if semantics.file_in_build(file) {
         return Vec::new();
     }
     let directory = |path: &str| path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
     let here = directory(&file.path);
     // Go's variants share a package (a directory); a C file's may be another architecture's
     // tree (`arch/arm64/kernel/setup.c` and `arch/x86/kernel/setup.c`).
-    let arch_tree = c_family && codegraph_lang::c_build::is_variant(&file.path);
+    let arch_tree = semantics.variant_tree(&file.path);
     let nested = file.summary.nested_name(index);
     let name = &file.summary.defs[index as usize].name;
     let kind = file.summary.defs[index as usize].kind;
@@ -417,12 +304,11 @@ fn build_twins(graph: &Graph, id: &str) -> Vec<EntityId> {
         .iter()
         .filter(|entry| entry.file != file.path && entry.language == file.language)
         .filter(|entry| {
-            directory(&entry.file) == here
-                || (arch_tree && codegraph_lang::c_build::is_variant(&entry.file))
+            directory(&entry.file) == here || (arch_tree && semantics.variant_tree(&entry.file))
         })
         .filter(|entry| {
             graph.file(&entry.file).is_some_and(|twin| {
-                in_build(twin)
+                semantics.file_in_build(twin)
                     && twin.summary.nested_name(entry.index) == nested
                     && twin.summary.defs[entry.index as usize].kind == kind
             })
@@ -438,57 +324,15 @@ fn build_twins(graph: &Graph, id: &str) -> Vec<EntityId> {
 /// and those of the functions and classes nested in it (made by them). Its callers are the
 /// scopes that make the calls, as in pyright's incoming calls.
 pub fn callees(graph: &Graph, id: &str) -> Vec<CallSite> {
-    let written_inside = python_calls_written_inside(graph, id);
+    let written_inside = graph
+        .entity(id)
+        .map(|entity| semantics::of(entity.language).calls_written_inside(graph, id))
+        .unwrap_or_default();
     group_calls(
         graph,
         graph.outgoing(id).chain(written_inside.iter()),
         |edge| &edge.to,
     )
-}
-
-/// The call edges of other scopes whose call is written inside the Python function `id`: its
-/// decorators and its nested definitions, at any depth.
-fn python_calls_written_inside(graph: &Graph, id: &str) -> Vec<Edge> {
-    let Some(loc) = graph.entities.get(id) else {
-        return Vec::new();
-    };
-    let (Some(file), Some(index)) = (graph.files.get(&loc.file), loc.index) else {
-        return Vec::new();
-    };
-    let defs = &file.summary.defs;
-    let def = &defs[index as usize];
-    if file.language != codegraph_lang::Language::Python || !def.kind.is_callable() {
-        return Vec::new();
-    }
-    let calls = |scope: &str| {
-        graph
-            .outgoing(scope)
-            .filter(|edge| edge.kind == RelationKind::Calls)
-            .cloned()
-            .collect::<Vec<Edge>>()
-    };
-    let around = match def.parent {
-        Some(parent) => file.ids[parent as usize],
-        None => file.module_id,
-    };
-    let mut edges: Vec<Edge> = calls(&around)
-        .into_iter()
-        .filter(|edge| {
-            file.site(edge).is_some_and(|site| {
-                def.span.start_byte <= site.start_byte && site.start_byte < def.name_span.start_byte
-            })
-        })
-        .collect();
-    // Definitions come after their parents: one pass finds every descendant.
-    let mut inside = vec![false; defs.len()];
-    inside[index as usize] = true;
-    for (position, nested) in defs.iter().enumerate().skip(index as usize + 1) {
-        if nested.parent.is_some_and(|parent| inside[parent as usize]) {
-            inside[position] = true;
-            edges.extend(calls(&file.ids[position]));
-        }
-    }
-    edges
 }
 
 /// An entity reached through the call graph at some depth (1 = direct).
@@ -506,7 +350,31 @@ pub struct Reached {
 }
 
 /// Callers (`incoming = true`) or callees, breadth first up to `max_depth` hops.
-pub fn call_closure(graph: &Graph, id: &str, incoming: bool, max_depth: u32) -> Vec<Reached> {
+/// Which way a walk of the call graph goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallDirection {
+    /// Who calls the entity.
+    Callers,
+    /// What the entity calls.
+    Callees,
+}
+
+impl CallDirection {
+    /// `callers` or `callees`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            CallDirection::Callers => "callers",
+            CallDirection::Callees => "callees",
+        }
+    }
+}
+
+pub fn call_closure(
+    graph: &Graph,
+    id: &str,
+    direction: CallDirection,
+    max_depth: u32,
+) -> Vec<Reached> {
     // `seen` holds what was reported, `expanded` what was walked from: a recursive function is
     // its own caller (reported at depth 1), but is walked from once.
     let mut seen: FxHashSet<EntityId> = FxHashSet::default();
@@ -518,10 +386,9 @@ pub fn call_closure(graph: &Graph, id: &str, incoming: bool, max_depth: u32) -> 
         let mut next = Vec::new();
         for current in &frontier {
             codegraph_model::cancel::checkpoint();
-            let neighbours = if incoming {
-                callers(graph, current)
-            } else {
-                callees(graph, current)
+            let neighbours = match direction {
+                CallDirection::Callers => callers(graph, current),
+                CallDirection::Callees => callees(graph, current),
             };
             for call in neighbours {
                 if seen.insert(call.entity.id) {
@@ -576,8 +443,9 @@ pub fn implementations_resolved(graph: &Graph, id: &str) -> Vec<(Entity, Resolut
                 Some((graph.entity(&sub)?, resolution))
             })
             .collect();
-        if is_go_interface(&entity) {
-            for implementer in go_implementers(graph, id) {
+        if entity.kind == EntityKind::Interface {
+            let semantics = semantics::of(entity.language);
+            for implementer in semantics.implicit_implementers(graph, id) {
                 if !found.iter().any(|(known, _)| known.id == implementer)
                     && let Some(implementer) = graph.entity(&implementer)
                 {
@@ -606,131 +474,16 @@ pub fn implementations_resolved(graph: &Graph, id: &str) -> Vec<(Entity, Resolut
             }
         }
     }
-    if graph
-        .entity(&owner)
-        .is_some_and(|owner| is_go_interface(&owner))
-    {
-        for implementer in go_implementers(graph, &owner) {
-            for member in go_methods_named(graph, &implementer, &entity.name) {
+    let semantics = semantics::of(entity.language);
+    if graph.kind_of(&owner) == Some(EntityKind::Interface) {
+        for implementer in semantics.implicit_implementers(graph, &owner) {
+            for member in semantics.methods_named(graph, &implementer, &entity.name) {
                 found.push((member, Resolution::MethodSet));
             }
         }
     }
     found.sort_by_key(|left| left.0.id);
     found.dedup_by(|left, right| left.0.id == right.0.id);
-    found
-}
-
-fn is_go_interface(entity: &Entity) -> bool {
-    entity.language == codegraph_lang::Language::Go && entity.kind == EntityKind::Interface
-}
-
-/// A Go type and the types it embeds, transitively (an interface: the interfaces it embeds,
-/// recorded as `implements`; a struct's `implements` edges come from `var _ I = (*T)(nil)`
-/// and are not embedding).
-fn go_embedding_chain(graph: &Graph, id: &str) -> Vec<EntityId> {
-    let mut seen: FxHashSet<EntityId> = FxHashSet::default();
-    let mut order = Vec::new();
-    let mut frontier = vec![EntityId::from(id)];
-    while let Some(current) = frontier.pop() {
-        if !seen.insert(current) {
-            continue;
-        }
-        let interface = graph.kind_of(&current) == Some(EntityKind::Interface);
-        for edge in graph.outgoing(&current) {
-            if edge.kind == RelationKind::Extends
-                || (interface && edge.kind == RelationKind::Implements)
-            {
-                frontier.push(edge.to);
-            }
-        }
-        order.push(current);
-    }
-    order
-}
-
-/// The names in a Go type's method set: its own methods and those promoted from embedded
-/// types (for an interface, those of the interfaces it embeds). Pointer and value receivers
-/// both count, as in what gopls lists as implementations.
-pub fn go_method_set(graph: &Graph, id: &str) -> FxHashSet<Name> {
-    go_embedding_chain(graph, id)
-        .iter()
-        .flat_map(|current| members(graph, current))
-        .filter(|member| member.kind == EntityKind::Method)
-        .map(|member| member.name)
-        .collect()
-}
-
-/// The methods named `name` that a Go type has, its own or promoted from an embedded type.
-fn go_methods_named(graph: &Graph, id: &str, name: &str) -> Vec<Entity> {
-    go_embedding_chain(graph, id)
-        .iter()
-        .flat_map(|current| members(graph, current))
-        .filter(|member| member.kind == EntityKind::Method && member.name == name)
-        .collect()
-}
-
-/// The Go types (not interfaces) whose method sets cover interface `id`'s, sorted. The empty
-/// interface is satisfied by every type; it lists none rather than the whole workspace.
-pub fn go_implementers(graph: &Graph, id: &str) -> Vec<EntityId> {
-    let required = go_method_set(graph, id);
-    let Some(rarest) = required.iter().min_by_key(|name| graph.named(name).len()) else {
-        return Vec::new();
-    };
-    let mut candidates: FxHashSet<EntityId> = FxHashSet::default();
-    for entry in graph.named(rarest) {
-        if entry.language != codegraph_lang::Language::Go || entry.kind != EntityKind::Method {
-            continue;
-        }
-        let Some(owner) = graph
-            .entity(&entry.id)
-            .and_then(|method| owner_type(graph, &method))
-        else {
-            continue;
-        };
-        if graph.kind_of(&owner) == Some(EntityKind::Interface) {
-            continue;
-        }
-        // Types that embed the owner get its methods too.
-        for embedding in subtypes(graph, &owner) {
-            if graph.kind_of(&embedding) != Some(EntityKind::Interface) {
-                candidates.insert(embedding);
-            }
-        }
-        candidates.insert(owner);
-    }
-    let mut found: Vec<EntityId> = candidates
-        .into_iter()
-        .filter(|candidate| required.is_subset(&go_method_set(graph, candidate)))
-        .collect();
-    found.sort();
-    found
-}
-
-/// The Go interfaces whose method sets a type's covers (the type itself left out), sorted.
-pub fn go_interfaces_of(graph: &Graph, id: &str) -> Vec<EntityId> {
-    let methods = go_method_set(graph, id);
-    let mut interfaces: FxHashSet<EntityId> = FxHashSet::default();
-    for name in &methods {
-        for entry in graph.named(name) {
-            let (Some(parent), codegraph_lang::Language::Go) = (entry.parent, entry.language)
-            else {
-                continue;
-            };
-            let Some(file) = graph.file(&entry.file) else {
-                continue;
-            };
-            if file.summary.defs[parent as usize].kind == EntityKind::Interface {
-                interfaces.insert(file.ids[parent as usize]);
-            }
-        }
-    }
-    let mut found: Vec<EntityId> = interfaces
-        .into_iter()
-        .filter(|interface| &**interface != id)
-        .filter(|interface| go_method_set(graph, interface).is_subset(&methods))
-        .collect();
-    found.sort();
     found
 }
 
@@ -763,26 +516,24 @@ pub fn subtypes(graph: &Graph, id: &str) -> Vec<EntityId> {
 }
 
 /// The direct bases of a type.
-/// For a Go type, also the interfaces its method set satisfies (implicitly, see
-/// [`go_interfaces_of`]).
+/// Also the interfaces its method set satisfies where the language's interfaces are implicit
+/// (Go).
 pub fn supertypes(graph: &Graph, id: &str) -> Vec<(Entity, RelationKind)> {
     let mut found: Vec<(Entity, RelationKind)> = graph
         .outgoing(id)
         .filter(|edge| matches!(edge.kind, RelationKind::Extends | RelationKind::Implements))
         .filter_map(|edge| Some((graph.entity(&edge.to)?, edge.kind)))
         .collect();
-    let is_go_type = graph.entity(id).is_some_and(|entity| {
-        entity.language == codegraph_lang::Language::Go
-            && entity.kind.is_type()
-            && entity.kind != EntityKind::Interface
-    });
-    if is_go_type {
-        for interface in go_interfaces_of(graph, id) {
-            if !found.iter().any(|(known, _)| known.id == interface)
-                && let Some(interface) = graph.entity(&interface)
-            {
-                found.push((interface, RelationKind::Implements));
-            }
+    let implicit = graph
+        .entity(id)
+        .filter(|entity| entity.kind.is_type() && entity.kind != EntityKind::Interface)
+        .map(|entity| semantics::of(entity.language).implicit_interfaces(graph, id))
+        .unwrap_or_default();
+    for interface in implicit {
+        if !found.iter().any(|(known, _)| known.id == interface)
+            && let Some(interface) = graph.entity(&interface)
+        {
+            found.push((interface, RelationKind::Implements));
         }
     }
     found
@@ -863,8 +614,7 @@ pub fn targets_at(graph: &Graph, path: &str, byte: u32) -> Vec<EntityId> {
 /// definitions of their own, so the name there means the function they declare, as tsserver
 /// answers there.
 fn overloaded_function_at(file: &super::FileNode, text: &str, byte: u32) -> Vec<EntityId> {
-    use codegraph_lang::Language;
-    if !matches!(file.language, Language::TypeScript | Language::Tsx) {
+    if !semantics::of(file.language).overload_signatures() {
         return Vec::new();
     }
     let Some((start, word)) = word_at(text, byte) else {
@@ -896,11 +646,7 @@ fn overloaded_function_at(file: &super::FileNode, text: &str, byte: u32) -> Vec<
 /// `: Type = function NAME` or `: function NAME` (maybe `async`, maybe a generator) right after
 /// the definition's name counts: a function expression elsewhere in its body is not its value.
 fn assigned_function_at(file: &super::FileNode, text: &str, byte: u32) -> Vec<EntityId> {
-    use codegraph_lang::Language;
-    if !matches!(
-        file.language,
-        Language::JavaScript | Language::TypeScript | Language::Tsx
-    ) {
+    if !semantics::of(file.language).object_members() {
         return Vec::new();
     }
     let Some((start, word)) = word_at(text, byte) else {
@@ -1162,73 +908,22 @@ fn is_subsequence(needle: &[char], haystack: &[char]) -> bool {
 
 /// Workspace symbols matching `query`, best first, at most `limit`.
 pub fn symbols<'a>(graph: &'a Graph, query: &str, limit: usize) -> Vec<SymbolMatch> {
-    let query = query.trim();
-    let query_lower = query.to_ascii_lowercase().into_bytes();
+    let query = NameQuery::new(query.trim());
     let list = graph.name_list();
-    let query_mask = super::letter_mask(query);
-    let query_ascii = query.is_ascii();
-    let flag = codegraph_model::cancel::current();
-    // Most names are rejected by their mask alone; the rest are scored. A large graph's names
-    // are scanned on every core, a slice at a time (the order of `scored` does not matter: it
-    // is sorted by score, length and name below).
-    let order = |left: &(f64, &str), right: &(f64, &str)| {
-        right
-            .0
-            .total_cmp(&left.0)
-            .then_with(|| left.1.len().cmp(&right.1.len()))
-            .then_with(|| left.1.cmp(right.1))
-    };
-    // Only the best names can contribute `limit` entities: each thread keeps its best
+    // Only the best names can contribute `limit` entities: each scan keeps its best
     // `limit + 1` (ties broken by length and text, as the final order), not every match.
     let keep = limit.max(1) + 1;
-    let prune = |scored: &mut Vec<(f64, &str)>| {
-        if scored.len() > keep {
-            scored.select_nth_unstable_by(keep - 1, order);
-            scored.truncate(keep);
-        }
-    };
-    // The lowest score among `keep` names already found: a name scoring below it cannot be
-    // among the best `keep` of all (their order is by score first).
-    let floor_of = |scored: &[(f64, &str)]| {
-        if scored.len() >= keep {
-            scored
-                .iter()
-                .map(|(score, _)| *score)
-                .fold(f64::INFINITY, f64::min)
-        } else {
-            f64::NEG_INFINITY
-        }
-    };
-    // Scans one slice into a thread's running best names.
-    let scan = |mut scored: Vec<(f64, &'a str)>, slice: std::ops::Range<usize>| {
+    let flag = codegraph_model::cancel::current();
+    let scan = |scored: Vec<(f64, &'a str)>, slice: std::ops::Range<usize>| {
         // The request's flag, checked on whichever thread scans the slice.
         if let Some(flag) = &flag {
             flag.checkpoint();
         }
-        let mut floor = floor_of(&scored);
-        for index in slice {
-            if !super::may_match(query_mask, list.masks[index]) {
-                continue;
-            }
-            let name = list.text_of(index);
-            // The mask says whether the name is ASCII, without reading it again.
-            let ascii = list.masks[index] & super::NON_ASCII == 0;
-            let score = if query_ascii && ascii {
-                ascii_match_score_above(query.as_bytes(), &query_lower, name.as_bytes(), floor)
-            } else {
-                unicode_match_score(query, name)
-            };
-            if let Some(score) = score {
-                scored.push((score, name));
-                if scored.len() >= 4 * keep {
-                    prune(&mut scored);
-                    floor = floor_of(&scored);
-                }
-            }
-        }
-        prune(&mut scored);
-        scored
+        query.scan(list, slice, keep, scored)
     };
+    // Most names are rejected by their mask alone; the rest are scored. A large graph's names
+    // are scanned on every core, a slice at a time (the order of `scored` does not matter: it
+    // is sorted by score, length and name below).
     const SLICE: usize = 4096;
     let slices = (0..list.names.len())
         .step_by(SLICE)
@@ -1240,14 +935,101 @@ pub fn symbols<'a>(graph: &'a Graph, query: &str, limit: usize) -> Vec<SymbolMat
             .fold(Vec::new, scan)
             .reduce(Vec::new, |mut left, right| {
                 left.extend(right);
-                prune(&mut left);
+                prune(&mut left, keep);
                 left
             })
     } else {
         slices.fold(Vec::new(), scan)
     };
-    prune(&mut scored);
-    scored.sort_by(order);
+    prune(&mut scored, keep);
+    scored.sort_by(by_score);
+    entities_of_names(graph, scored, limit)
+}
+
+/// A symbol query, prepared once for every name it is matched against.
+struct NameQuery<'q> {
+    text: &'q str,
+    lower: Vec<u8>,
+    mask: u32,
+    ascii: bool,
+}
+
+impl<'q> NameQuery<'q> {
+    fn new(text: &'q str) -> Self {
+        NameQuery {
+            text,
+            lower: text.to_ascii_lowercase().into_bytes(),
+            mask: super::letter_mask(text),
+            ascii: text.is_ascii(),
+        }
+    }
+
+    /// Scans one slice of the name list into a running list of the best `keep` names.
+    fn scan<'a>(
+        &self,
+        list: &'a super::NameList,
+        slice: std::ops::Range<usize>,
+        keep: usize,
+        mut scored: Vec<(f64, &'a str)>,
+    ) -> Vec<(f64, &'a str)> {
+        let mut floor = floor_of(&scored, keep);
+        for index in slice {
+            if !super::may_match(self.mask, list.masks[index]) {
+                continue;
+            }
+            let name = list.text_of(index);
+            // The mask says whether the name is ASCII, without reading it again.
+            let ascii = list.masks[index] & super::NON_ASCII == 0;
+            let score = if self.ascii && ascii {
+                ascii_match_score_above(self.text.as_bytes(), &self.lower, name.as_bytes(), floor)
+            } else {
+                unicode_match_score(self.text, name)
+            };
+            if let Some(score) = score {
+                scored.push((score, name));
+                if scored.len() >= 4 * keep {
+                    prune(&mut scored, keep);
+                    floor = floor_of(&scored, keep);
+                }
+            }
+        }
+        prune(&mut scored, keep);
+        scored
+    }
+}
+
+/// Best first: by score, then the shorter name, then the name.
+fn by_score(left: &(f64, &str), right: &(f64, &str)) -> std::cmp::Ordering {
+    right
+        .0
+        .total_cmp(&left.0)
+        .then_with(|| left.1.len().cmp(&right.1.len()))
+        .then_with(|| left.1.cmp(right.1))
+}
+
+/// Keeps the best `keep` of `scored`, in no particular order.
+fn prune(scored: &mut Vec<(f64, &str)>, keep: usize) {
+    if scored.len() > keep {
+        scored.select_nth_unstable_by(keep - 1, by_score);
+        scored.truncate(keep);
+    }
+}
+
+/// The lowest score among `keep` names already found: a name scoring below it cannot be among
+/// the best `keep` of all (their order is by score first).
+fn floor_of(scored: &[(f64, &str)], keep: usize) -> f64 {
+    if scored.len() >= keep {
+        scored
+            .iter()
+            .map(|(score, _)| *score)
+            .fold(f64::INFINITY, f64::min)
+    } else {
+        f64::NEG_INFINITY
+    }
+}
+
+/// The entities of the best names, types first within a name, at most `limit`.
+fn entities_of_names(graph: &Graph, scored: Vec<(f64, &str)>, limit: usize) -> Vec<SymbolMatch> {
     let mut matches = Vec::new();
     for (score, name) in scored {
         let mut entities: Vec<Entity> = graph

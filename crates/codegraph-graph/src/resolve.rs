@@ -15,7 +15,7 @@ mod infer;
 mod javascript;
 mod partial;
 pub(crate) use partial::moved_references;
-mod python;
+pub(crate) mod python;
 pub(super) mod rust;
 
 use std::cell::RefCell;
@@ -26,11 +26,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::aliases::ModuleAliases;
 use super::modules::{family, import_keys, normalize_package, package_key};
+use super::semantics::{self, ImportForm, Semantics};
 use super::{
     AmbiguousRef, Edge, EntityId, ExternalRef, FileNode, FilePath, Graph, NameEntry, Resolved, Site,
 };
 use codegraph_index::{Binding, FileSummary, Import, InheritKind, RefKind};
-use codegraph_lang::{LanguageSpec, ModuleSystem, UniqueNameFallback};
+use codegraph_lang::{Family, LanguageSpec, UniqueNameFallback};
 use codegraph_model::{EntityKind, RelationKind, Resolution, Span};
 use infer::Value;
 
@@ -44,39 +45,48 @@ enum Found {
     Nothing,
 }
 
-type KindFilter = fn(EntityKind) -> bool;
+/// Which kinds of definition a lookup wants. A value, not a function, so that memo tables
+/// can key on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum KindFilter {
+    Any,
+    Callable,
+    Type,
+    Method,
+    /// Anything but a module: what an import names.
+    ModuleMember,
+    /// A type or a module (Ruby's mixins): what a base names.
+    Base,
+    Module,
+    Function,
+}
+
+impl KindFilter {
+    fn admits(self, kind: EntityKind) -> bool {
+        match self {
+            KindFilter::Any => true,
+            KindFilter::Callable => kind.is_callable(),
+            KindFilter::Type => kind.is_type(),
+            KindFilter::Method => kind == EntityKind::Method,
+            KindFilter::ModuleMember => kind != EntityKind::Module,
+            KindFilter::Base => kind.is_type() || kind == EntityKind::Module,
+            KindFilter::Module => kind == EntityKind::Module,
+            KindFilter::Function => kind == EntityKind::Function,
+        }
+    }
+}
 
 /// (files, name, kind filter, depth) → what those files export under that name.
 /// Memos are looked up by (key, name), the name last, as a `&str`: interning a name only to
 /// look it up would take the global table's lock for every lookup.
-type ExportedMemo = FxHashMap<(Vec<FilePath>, usize, u32), FxHashMap<Name, Vec<EntityId>>>;
+type ExportedMemo = FxHashMap<(Vec<FilePath>, KindFilter, u32), FxHashMap<Name, Vec<EntityId>>>;
 
-type MembersMemo = FxHashMap<(EntityId, usize, bool), FxHashMap<Name, Vec<EntityId>>>;
+type MembersMemo = FxHashMap<(EntityId, KindFilter, bool), FxHashMap<Name, Vec<EntityId>>>;
 
 /// (file, import index) → the files that import names.
 type ForeignImports = FxHashMap<(FilePath, usize), Rc<Vec<FilePath>>>;
 /// A receiver's inferred value and the names its inference guessed.
 type Memoised = (Value, Rc<[Name]>);
-
-fn any_callable(kind: EntityKind) -> bool {
-    kind.is_callable()
-}
-
-fn any_type(kind: EntityKind) -> bool {
-    kind.is_type()
-}
-
-fn any_method(kind: EntityKind) -> bool {
-    kind == EntityKind::Method
-}
-
-fn any_module_member(kind: EntityKind) -> bool {
-    kind != EntityKind::Module
-}
-
-fn any_base(kind: EntityKind) -> bool {
-    kind.is_type() || kind == EntityKind::Module
-}
 
 /// At the top level of its file, or only inside namespaces and modules.
 pub(crate) fn is_top_level(summary: &FileSummary, index: u32) -> bool {
@@ -101,9 +111,7 @@ pub(crate) fn is_exported(summary: &FileSummary, index: u32) -> bool {
     }
     match &summary.defs[index as usize].owner {
         None => true,
-        Some(_) if family(summary.language) == family(codegraph_lang::Language::JavaScript) => {
-            false
-        }
+        Some(_) if semantics::of(summary.language).object_members() => false,
         Some(owner) => !summary
             .defs
             .iter()
@@ -188,37 +196,59 @@ pub(crate) struct Reachable {
     fingerprint: std::sync::OnceLock<u64>,
 }
 
+/// Resolves the references of one file against a snapshot. Three parts, by role: what the
+/// file declares, indexed once ([`Declared`], immutable); what lookups already found
+/// ([`Memos`], filled on first use); and what the resolution read of other files
+/// ([`Recorder`]), which says when the file must be resolved again.
 pub(crate) struct Resolver<'a> {
     graph: &'a Graph,
     file: &'a FileNode,
     summary: &'a FileSummary,
     spec: &'static LanguageSpec,
-    family: u8,
+    /// The file's language rules: what shared resolution asks instead of comparing languages.
+    semantics: &'static dyn Semantics,
+    family: Family,
+    declared: Declared<'a>,
+    memo: Memos<'a>,
+    recorder: Rc<Recorder>,
+    /// The start of the reference being resolved, which picks a regional binding.
+    at: std::cell::Cell<u32>,
+    /// While bases are being resolved, lookups must not depend on other types' bases (they may
+    /// not be known yet in this batch); this keeps a batch's result independent of its order.
+    without_bases: bool,
+}
+
+/// What one file declares, indexed for lookups by name: built once per resolver, never
+/// changed.
+struct Declared<'a> {
     package: Option<Name>,
     /// (parent, name) → definitions of this file.
     children: FxHashMap<(Option<u32>, &'a str), Vec<u32>>,
     /// Out-of-line members of this file by (owner, name): `function M.f`, `func (s *T) f`.
     owned: FxHashMap<(&'a str, &'a str), Vec<u32>>,
-    /// The files each import names, index for index with `summary.imports`, found on first use
-    /// (a foreign file's resolver may need none of them).
-    import_files: RefCell<Vec<Option<Rc<Vec<FilePath>>>>>,
-    /// For an `#include`, its files and the sources beside them (`included_with_sources`),
-    /// index for index with `summary.imports`, found on first use: every name a C file does
-    /// not define itself reads them (a kernel file's hundreds of names times its dozens of
-    /// includes, each a search of the file map, would weigh on the whole kernel's resolution).
-    included_files: RefCell<Vec<Option<Rc<Vec<FilePath>>>>>,
-    foreign_imports: RefCell<ForeignImports>,
     /// The name each import binds, index for index with `summary.imports`.
     import_bindings: Vec<Option<Name>>,
     /// (scope, variable) → its binding (the first in the file).
     bindings: FxHashMap<(Option<u32>, &'a str), &'a Binding>,
     /// (scope, variable) → its bindings that hold in a region of the scope only (a Rust
-    /// `match` arm's), and the start of the reference being resolved, which picks one.
+    /// `match` arm's).
     regional: FxHashMap<(Option<u32>, &'a str), Vec<&'a Binding>>,
-    at: std::cell::Cell<u32>,
     /// (scope, type alias) → its binding: type names, apart from values of the same name.
     aliases: FxHashMap<(Option<u32>, &'a str), &'a Binding>,
-    recorder: Rc<Recorder>,
+}
+
+/// What a resolver's lookups already found, kept for the later references of the file. Each
+/// table is filled on first use; none changes what a lookup answers.
+struct Memos<'a> {
+    /// The files each import names, index for index with `summary.imports` (a foreign file's
+    /// resolver may need none of them).
+    import_files: RefCell<Vec<Option<Rc<Vec<FilePath>>>>>,
+    /// For an `#include`, its files and the sources beside them (`included_with_sources`),
+    /// index for index with `summary.imports`: every name a C file does not define itself
+    /// reads them (a kernel file's hundreds of names times its dozens of includes, each a
+    /// search of the file map, would weigh on the whole kernel's resolution).
+    included_files: RefCell<Vec<Option<Rc<Vec<FilePath>>>>>,
+    foreign_imports: RefCell<ForeignImports>,
     /// Resolvers of other files, for types and return types declared there.
     foreign: RefCell<FxHashMap<FilePath, Rc<Resolver<'a>>>>,
     /// The packages the file's imports reach, computed on the first unique-name guess.
@@ -234,9 +264,82 @@ pub(crate) struct Resolver<'a> {
     exported_memo: RefCell<ExportedMemo>,
     /// (type, member name, kind filter, along the bases) → what `member_lookup` found.
     members_memo: RefCell<MembersMemo>,
-    /// While bases are being resolved, lookups must not depend on other types' bases (they may
-    /// not be known yet in this batch); this keeps a batch's result independent of its order.
-    without_bases: bool,
+}
+
+impl<'a> Declared<'a> {
+    fn new(file: &'a FileNode) -> Declared<'a> {
+        let summary = &*file.summary;
+        let mut declared = Declared {
+            package: package_key(&file.path, summary),
+            children: FxHashMap::default(),
+            owned: FxHashMap::default(),
+            import_bindings: file.import_bindings.to_vec(),
+            bindings: FxHashMap::default(),
+            regional: FxHashMap::default(),
+            aliases: FxHashMap::default(),
+        };
+        for (index, def) in summary.defs.iter().enumerate() {
+            // Out-of-line members (Go receivers, Rust impls) are not visible as top-level names,
+            // nor are an object literal's functions at any depth (only they keep an owner there).
+            let slot = match &def.owner {
+                Some(owner) => declared
+                    .owned
+                    .entry((owner.as_str(), def.name.as_str()))
+                    .or_default(),
+                None => declared
+                    .children
+                    .entry((def.parent, def.name.as_str()))
+                    .or_default(),
+            };
+            slot.push(index as u32);
+        }
+        for binding in &summary.bindings {
+            declared.add_binding(binding);
+        }
+        declared
+    }
+
+    /// The first binding of a name in a scope counts; a declared type beats an assigned value,
+    /// which beats a bare parameter.
+    fn add_binding(&mut self, binding: &'a Binding) {
+        use codegraph_index::BindingKind;
+        let key = (binding.scope(), binding.name.as_str());
+        if binding.kind == BindingKind::Alias {
+            self.aliases.entry(key).or_insert(binding);
+            return;
+        }
+        if binding.region.is_some() {
+            self.regional.entry(key).or_default().push(binding);
+            return;
+        }
+        let slot = self.bindings.entry(key).or_insert(binding);
+        let rank = |kind: BindingKind| match kind {
+            BindingKind::Type | BindingKind::Bound => 2,
+            BindingKind::Value | BindingKind::Callback | BindingKind::Variant => 1,
+            BindingKind::Local | BindingKind::Alias => 0,
+        };
+        if rank(binding.kind) > rank(slot.kind) {
+            *slot = binding;
+        }
+    }
+}
+
+impl Memos<'_> {
+    fn new(imports: usize) -> Self {
+        Memos {
+            import_files: RefCell::new(vec![None; imports]),
+            included_files: RefCell::new(vec![None; imports]),
+            foreign_imports: RefCell::default(),
+            foreign: RefCell::default(),
+            reachable_packages: RefCell::new(None),
+            known_reachable: RefCell::new(None),
+            walked: RefCell::new(None),
+            values: RefCell::default(),
+            owners: RefCell::default(),
+            exported_memo: RefCell::default(),
+            members_memo: RefCell::default(),
+        }
+    }
 }
 
 impl<'a> Resolver<'a> {
@@ -249,106 +352,39 @@ impl<'a> Resolver<'a> {
     /// being edited): the first unique-name guess takes them, and records what the walk had
     /// read, instead of walking the imports again.
     pub(crate) fn knowing_reachable(self, known: Option<Reachable>) -> Resolver<'a> {
-        *self.known_reachable.borrow_mut() = known;
+        *self.memo.known_reachable.borrow_mut() = known;
         self
     }
 
     /// The packages the file's imports reach and what finding them read, if this resolver
     /// needed them.
     pub(crate) fn reachable(&self) -> Option<Reachable> {
-        self.walked.borrow().clone()
+        self.memo.walked.borrow().clone()
     }
 
     fn with_recorder(graph: &'a Graph, file: &'a FileNode, recorder: Rc<Recorder>) -> Resolver<'a> {
-        let summary = &*file.summary;
-        let mut children: FxHashMap<(Option<u32>, &'a str), Vec<u32>> = FxHashMap::default();
-        let mut owned: FxHashMap<(&'a str, &'a str), Vec<u32>> = FxHashMap::default();
-        for (index, def) in summary.defs.iter().enumerate() {
-            // Out-of-line members (Go receivers, Rust impls) are not visible as top-level names,
-            // nor are an object literal's functions at any depth (only they keep an owner there).
-            if let Some(owner) = &def.owner {
-                owned
-                    .entry((owner.as_str(), def.name.as_str()))
-                    .or_default()
-                    .push(index as u32);
-                continue;
-            }
-            children
-                .entry((def.parent, def.name.as_str()))
-                .or_default()
-                .push(index as u32);
-        }
-        let mut resolver = Resolver {
+        Resolver {
             graph,
             file,
-            summary,
+            summary: &file.summary,
             spec: file.language.spec(),
+            semantics: semantics::of(file.language),
             family: family(file.language),
-            package: package_key(&file.path, summary),
-            children,
-            owned,
-            import_files: RefCell::new(vec![None; summary.imports.len()]),
-            included_files: RefCell::new(vec![None; summary.imports.len()]),
-            without_bases: false,
-            foreign_imports: RefCell::new(FxHashMap::default()),
-            import_bindings: file.import_bindings.to_vec(),
-            bindings: FxHashMap::default(),
-            regional: FxHashMap::default(),
-            at: std::cell::Cell::new(0),
-            aliases: FxHashMap::default(),
+            declared: Declared::new(file),
+            memo: Memos::new(file.summary.imports.len()),
             recorder,
-            foreign: RefCell::new(FxHashMap::default()),
-            values: RefCell::new(FxHashMap::default()),
-            reachable_packages: RefCell::new(None),
-            known_reachable: RefCell::new(None),
-            walked: RefCell::new(None),
-            owners: RefCell::new(FxHashMap::default()),
-            exported_memo: RefCell::new(FxHashMap::default()),
-            members_memo: RefCell::new(FxHashMap::default()),
-        };
-        // The first binding of a name in a scope counts; a declared type beats an assigned value,
-        // which beats a bare parameter.
-        for binding in &summary.bindings {
-            if binding.kind == codegraph_index::BindingKind::Alias {
-                resolver
-                    .aliases
-                    .entry((binding.scope(), binding.name.as_str()))
-                    .or_insert(binding);
-                continue;
-            }
-            if binding.region.is_some() {
-                resolver
-                    .regional
-                    .entry((binding.scope(), binding.name.as_str()))
-                    .or_default()
-                    .push(binding);
-                continue;
-            }
-            let slot = resolver
-                .bindings
-                .entry((binding.scope(), binding.name.as_str()))
-                .or_insert(binding);
-            let rank = |kind: codegraph_index::BindingKind| match kind {
-                codegraph_index::BindingKind::Type | codegraph_index::BindingKind::Bound => 2,
-                codegraph_index::BindingKind::Value
-                | codegraph_index::BindingKind::Callback
-                | codegraph_index::BindingKind::Variant => 1,
-                codegraph_index::BindingKind::Local | codegraph_index::BindingKind::Alias => 0,
-            };
-            if rank(binding.kind) > rank(slot.kind) {
-                *slot = binding;
-            }
+            at: std::cell::Cell::new(0),
+            without_bases: false,
         }
-        resolver
     }
 
     /// The files import `position` names.
     fn import_files(&self, position: usize) -> Rc<Vec<FilePath>> {
-        if let Some(files) = &self.import_files.borrow()[position] {
+        if let Some(files) = &self.memo.import_files.borrow()[position] {
             return files.clone();
         }
         let files = Rc::new(self.files_of_import(&self.summary.imports[position]));
-        self.import_files.borrow_mut()[position] = Some(files.clone());
+        self.memo.import_files.borrow_mut()[position] = Some(files.clone());
         files
     }
 
@@ -384,7 +420,7 @@ impl<'a> Resolver<'a> {
         self.graph
             .named(name)
             .iter()
-            .filter(|entry| family(entry.language) == self.family && filter(entry.kind))
+            .filter(|entry| family(entry.language) == self.family && filter.admits(entry.kind))
             .collect()
     }
 
@@ -414,67 +450,8 @@ impl<'a> Resolver<'a> {
         if candidates.len() < 2 {
             return candidates;
         }
-        if self.file.language == codegraph_lang::Language::Rust {
-            // `#[cfg]` variants: the default build's item wins.
-            let enabled: Vec<EntityId> = candidates
-                .iter()
-                .filter(|id| {
-                    !self.def_of(id).is_some_and(|(file, index)| {
-                        index.is_some_and(|index| file.summary.defs[index as usize].disabled)
-                    })
-                })
-                .cloned()
-                .collect();
-            return if enabled.is_empty() {
-                candidates
-            } else {
-                enabled
-            };
-        }
-        if matches!(
-            self.file.language,
-            codegraph_lang::Language::C | codegraph_lang::Language::Cpp
-        ) {
-            // Platform variants (`arch/arm64/...`, `fd_win32.c`): the chosen platform's win.
-            let active: Vec<EntityId> = candidates
-                .iter()
-                .filter(|id| {
-                    self.graph
-                        .entities
-                        .get(*id)
-                        .and_then(|loc| self.graph.files.get(&loc.file))
-                        .is_some_and(|file| super::c_file_in_build(file))
-                })
-                .cloned()
-                .collect();
-            return if active.is_empty() {
-                candidates
-            } else {
-                active
-            };
-        }
-        if self.file.language != codegraph_lang::Language::Go {
-            return candidates;
-        }
-        let caller_is_test = self.file.path.ends_with("_test.go");
-        let file_of = |id: &EntityId| self.graph.entities.get(id).map(|loc| loc.file);
-        let visible: Vec<EntityId> = candidates
-            .iter()
-            .filter(|id| {
-                caller_is_test || !file_of(id).is_some_and(|file| file.ends_with("_test.go"))
-            })
-            .cloned()
-            .collect();
-        let active: Vec<EntityId> = visible
-            .iter()
-            .filter(|id| {
-                file_of(id)
-                    .and_then(|file| self.graph.files.get(&file).cloned())
-                    .is_some_and(|file| super::go_file_in_build(&file))
-            })
-            .cloned()
-            .collect();
-        if !active.is_empty() { active } else { visible }
+        self.semantics
+            .within_build(self.graph, self.file, candidates)
     }
 
     // ----- imports -----
@@ -498,7 +475,7 @@ impl<'a> Resolver<'a> {
         position: usize,
     ) -> Rc<Vec<FilePath>> {
         let key = (target.path, position);
-        if let Some(files) = self.foreign_imports.borrow().get(&key) {
+        if let Some(files) = self.memo.foreign_imports.borrow().get(&key) {
             return files.clone();
         }
         let files = Rc::new(files_of_import(
@@ -509,7 +486,10 @@ impl<'a> Resolver<'a> {
             &target.summary.imports[position],
             &self.recorder,
         ));
-        self.foreign_imports.borrow_mut().insert(key, files.clone());
+        self.memo
+            .foreign_imports
+            .borrow_mut()
+            .insert(key, files.clone());
         files
     }
 
@@ -534,8 +514,9 @@ impl<'a> Resolver<'a> {
         depth: u32,
     ) -> Vec<EntityId> {
         // Glob imports send every unresolved name of a file through the same re-export chains.
-        let key = (files.to_vec(), filter as usize, depth);
+        let key = (files.to_vec(), filter, depth);
         if let Some(found) = self
+            .memo
             .exported_memo
             .borrow()
             .get(&key)
@@ -547,7 +528,8 @@ impl<'a> Resolver<'a> {
         let found = self.exported_by_files_uncached(files, name, filter, depth);
         // A walk cut short is not the answer to ask again (`walk::cuts`).
         if codegraph_model::walk::cuts() == cuts {
-            self.exported_memo
+            self.memo
+                .exported_memo
                 .borrow_mut()
                 .entry(key)
                 .or_default()
@@ -614,43 +596,10 @@ impl<'a> Resolver<'a> {
             return Vec::new();
         };
         let import = &self.summary.imports[position];
-        if self.spec.module_system == ModuleSystem::Package {
-            let (package, imported) = self.package_import(import);
-            let wanted = imported.as_deref().unwrap_or(name);
-            let found: Vec<EntityId> = self
-                .named(wanted, filter)
-                .into_iter()
-                .filter(|entry| entry.top_level && entry.package.as_ref() == Some(&package))
-                .map(|entry| entry.id)
-                .collect();
-            if !found.is_empty() {
-                return found;
-            }
-            // A static import of a member: `import static a.b.Type.member` / `using static`.
-            if let Some((type_package, type_name)) = package.rsplit_once('.') {
-                let mut members = Vec::new();
-                for entry in self.named(type_name, any_type) {
-                    if entry.top_level && entry.package.as_deref() == Some(type_package) {
-                        members.extend(self.member_lookup(&entry.id, wanted, filter, false));
-                    }
-                }
-                return members;
-            }
-            return Vec::new();
-        }
-        if self.spec.module_system == ModuleSystem::WholeModule {
-            // `import Util` in Swift: the definitions of that module's directory.
-            let module = import.path.as_str();
-            return self
-                .named(import.name.as_deref().unwrap_or(name), filter)
-                .into_iter()
-                .filter(|entry| {
-                    entry.top_level
-                        && super::modules::swift_module(&entry.file).rsplit('/').next()
-                            == Some(module)
-                })
-                .map(|entry| entry.id)
-                .collect();
+        match self.semantics.import_form() {
+            ImportForm::Packages => return self.imported_from_package(import, name, filter),
+            ImportForm::WholeModule => return self.imported_from_module(import, name, filter),
+            _ => {}
         }
         let files = &*self.import_files(position);
         let original = import.name.as_deref().unwrap_or(name);
@@ -660,7 +609,7 @@ impl<'a> Resolver<'a> {
         if import.name.is_none() && !import.wildcard {
             // `const Widget = require('./widget')` called or constructed: what the module
             // exports as a whole (`module.exports = Widget`).
-            if self.spec.module_system == ModuleSystem::JavaScript {
+            if self.semantics.exports_whole_module() {
                 let exported = self.exported_by_files(files, "default", filter, 0);
                 if !exported.is_empty() {
                     return exported;
@@ -684,7 +633,7 @@ impl<'a> Resolver<'a> {
         if found.is_empty() && import.name.is_some() {
             // `from package import submodule`.
             let mut sub = import.clone();
-            sub.path = submodule_path(self.spec.module_system, &import.path, original);
+            sub.path = self.semantics.submodule_path(&import.path, original);
             found = self
                 .files_of_import(&sub)
                 .iter()
@@ -693,6 +642,56 @@ impl<'a> Resolver<'a> {
                 .collect();
         }
         found
+    }
+
+    /// What an import of a declared package names (`import a.b.Type`, `import a.b.*` with
+    /// `name`), or a static import of a member (`import static a.b.Type.member`).
+    fn imported_from_package(
+        &self,
+        import: &Import,
+        name: &str,
+        filter: KindFilter,
+    ) -> Vec<EntityId> {
+        let (package, imported) = self.package_import(import);
+        let wanted = imported.as_deref().unwrap_or(name);
+        let found: Vec<EntityId> = self
+            .named(wanted, filter)
+            .into_iter()
+            .filter(|entry| entry.top_level && entry.package.as_ref() == Some(&package))
+            .map(|entry| entry.id)
+            .collect();
+        if !found.is_empty() {
+            return found;
+        }
+        // A static import of a member: `import static a.b.Type.member` / `using static`.
+        let Some((type_package, type_name)) = package.rsplit_once('.') else {
+            return Vec::new();
+        };
+        let mut members = Vec::new();
+        for entry in self.named(type_name, KindFilter::Type) {
+            if entry.top_level && entry.package.as_deref() == Some(type_package) {
+                members.extend(self.member_lookup(&entry.id, wanted, filter, false));
+            }
+        }
+        members
+    }
+
+    /// `import Util` in Swift: the definitions of that module's directory.
+    fn imported_from_module(
+        &self,
+        import: &Import,
+        name: &str,
+        filter: KindFilter,
+    ) -> Vec<EntityId> {
+        let module = import.path.as_str();
+        self.named(import.name.as_deref().unwrap_or(name), filter)
+            .into_iter()
+            .filter(|entry| {
+                entry.top_level
+                    && super::modules::swift_module(&entry.file).rsplit('/').next() == Some(module)
+            })
+            .map(|entry| entry.id)
+            .collect()
     }
 
     fn import_visible(&self, import: &Import, scope: Option<u32>) -> bool {
@@ -737,8 +736,9 @@ impl<'a> Resolver<'a> {
         filter: KindFilter,
         with_bases: bool,
     ) -> Vec<EntityId> {
-        let key = (*type_id, filter as usize, with_bases);
+        let key = (*type_id, filter, with_bases);
         if let Some(found) = self
+            .memo
             .members_memo
             .borrow()
             .get(&key)
@@ -749,7 +749,8 @@ impl<'a> Resolver<'a> {
         let cuts = codegraph_model::walk::cuts();
         let found = self.member_lookup_uncached(type_id, name, filter, with_bases);
         if codegraph_model::walk::cuts() == cuts {
-            self.members_memo
+            self.memo
+                .members_memo
                 .borrow_mut()
                 .entry(key)
                 .or_default()
@@ -765,13 +766,9 @@ impl<'a> Resolver<'a> {
         filter: KindFilter,
         with_bases: bool,
     ) -> Vec<EntityId> {
-        let Some(_step) = codegraph_model::walk::enter_keyed((
-            "members",
-            type_id,
-            name,
-            filter as usize,
-            with_bases,
-        )) else {
+        let Some(_step) =
+            codegraph_model::walk::enter_keyed(("members", type_id, name, filter, with_bases))
+        else {
             return Vec::new();
         };
         let mut visited: FxHashSet<EntityId> = FxHashSet::default();
@@ -866,16 +863,19 @@ impl<'a> Resolver<'a> {
     /// The type an out-of-line definition belongs to.
     fn resolve_owner(&self, owner: &str) -> Option<EntityId> {
         let _step = codegraph_model::walk::enter()?;
-        if let Some(known) = self.owners.borrow().get(owner) {
+        if let Some(known) = self.memo.owners.borrow().get(owner) {
             return *known;
         }
         let cuts = codegraph_model::walk::cuts();
-        let found = match self.resolve_name(owner, None, any_type) {
+        let found = match self.resolve_name(owner, None, KindFilter::Type) {
             Found::Targets(ids, _) => ids.into_iter().next(),
             _ => None,
         };
         if codegraph_model::walk::cuts() == cuts {
-            self.owners.borrow_mut().insert(Name::new(owner), found);
+            self.memo
+                .owners
+                .borrow_mut()
+                .insert(Name::new(owner), found);
         }
         found
     }
@@ -888,7 +888,21 @@ impl<'a> Resolver<'a> {
             return Found::Nothing;
         };
         self.recorder.name(name);
-        // 1. Enclosing scopes, innermost first.
+        self.in_enclosing_scopes(name, scope, filter)
+            .or_else(|| self.at_top_level(name, filter))
+            .or_else(|| self.through_imports(name, scope, filter))
+            .or_else(|| self.in_package(name, filter))
+            .unwrap_or_else(|| self.by_unique_name(name, filter))
+    }
+
+    /// Step 1: the enclosing scopes, innermost first. `Some(Nothing)` when a parameter or local
+    /// shadows the name.
+    fn in_enclosing_scopes(
+        &self,
+        name: &str,
+        scope: Option<u32>,
+        filter: KindFilter,
+    ) -> Option<Found> {
         let mut current = scope;
         while let Some(index) = current {
             // Members of an enclosing type are not lexical names inside its methods, unless the
@@ -896,67 +910,81 @@ impl<'a> Resolver<'a> {
             let hidden_members = !self.spec.implicit_members
                 && current != scope
                 && self.summary.defs[index as usize].kind.is_type();
-            if !hidden_members && let Some(children) = self.children.get(&(Some(index), name)) {
+            if !hidden_members
+                && let Some(children) = self.declared.children.get(&(Some(index), name))
+            {
                 let ids: Vec<EntityId> = children
                     .iter()
-                    .filter(|child| filter(self.summary.defs[**child as usize].kind))
+                    .filter(|child| filter.admits(self.summary.defs[**child as usize].kind))
                     .map(|child| self.id(*child))
                     .collect();
                 if !ids.is_empty() {
-                    return Found::Targets(ids, Resolution::Scope);
+                    return Some(Found::Targets(ids, Resolution::Scope));
                 }
             }
             let def = &self.summary.defs[index as usize];
             // A parameter or local of a function shadows outer definitions of its name, as a
             // value (`struct user *user` still names the type `user`).
-            if filter(EntityKind::Function)
+            if filter.admits(EntityKind::Function)
                 && matches!(def.kind, EntityKind::Function | EntityKind::Method)
                 && self
+                    .declared
                     .bindings
                     .get(&(Some(index), name))
                     .is_some_and(|binding| binding.kind != codegraph_index::BindingKind::Bound)
             {
-                return Found::Nothing;
+                return Some(Found::Nothing);
             }
-            if self.spec.implicit_members {
-                let type_id = if def.kind.is_type() {
-                    Some(self.id(index))
-                } else if def.parent.is_none() {
-                    def.owner
-                        .as_deref()
-                        .and_then(|owner| self.resolve_owner(owner))
-                } else {
-                    None
-                };
-                if let Some(type_id) = type_id {
-                    let members = self.member_lookup(&type_id, name, filter, true);
-                    if !members.is_empty() {
-                        return self.decide_here(members, Resolution::Scope);
-                    }
-                }
+            if self.spec.implicit_members
+                && let Some(found) = self.implicit_member(index, name, filter)
+            {
+                return Some(found);
             }
             current = def.parent;
         }
-        // 2. The top level of the file.
-        if let Some(top) = self.children.get(&(None, name)) {
-            let ids: Vec<EntityId> = top
-                .iter()
-                .filter(|index| filter(self.summary.defs[**index as usize].kind))
-                .map(|index| self.id(*index))
-                .collect();
-            if !ids.is_empty() {
-                return Found::Targets(ids, Resolution::SameFile);
-            }
-        }
-        // 3. Explicit imports, then wildcard imports.
+        None
+    }
+
+    /// A member of the type around scope `index` named without `this` (Java, C#, C++, ...).
+    fn implicit_member(&self, index: u32, name: &str, filter: KindFilter) -> Option<Found> {
+        let def = &self.summary.defs[index as usize];
+        let type_id = if def.kind.is_type() {
+            Some(self.id(index))
+        } else if def.parent.is_none() {
+            def.owner
+                .as_deref()
+                .and_then(|owner| self.resolve_owner(owner))
+        } else {
+            None
+        }?;
+        let members = self.member_lookup(&type_id, name, filter, true);
+        (!members.is_empty()).then(|| self.decide_here(members, Resolution::Scope))
+    }
+
+    /// Step 2: the top level of the file.
+    fn at_top_level(&self, name: &str, filter: KindFilter) -> Option<Found> {
+        let ids: Vec<EntityId> = self
+            .declared
+            .children
+            .get(&(None, name))?
+            .iter()
+            .filter(|index| filter.admits(self.summary.defs[**index as usize].kind))
+            .map(|index| self.id(*index))
+            .collect();
+        (!ids.is_empty()).then_some(Found::Targets(ids, Resolution::SameFile))
+    }
+
+    /// Step 3: explicit imports, then wildcard imports (and what a plain `require` or an
+    /// `#include` makes visible).
+    fn through_imports(&self, name: &str, scope: Option<u32>, filter: KindFilter) -> Option<Found> {
         for (position, import) in self.summary.imports.iter().enumerate() {
             if import.wildcard || !self.import_visible(import, scope) {
                 continue;
             }
-            if self.import_bindings[position].as_deref() == Some(name) {
+            if self.declared.import_bindings[position].as_deref() == Some(name) {
                 let found = self.resolve_imported(position, name, filter);
                 if !found.is_empty() {
-                    return self.decide_here(found, Resolution::Import);
+                    return Some(self.decide_here(found, Resolution::Import));
                 }
             }
         }
@@ -967,71 +995,69 @@ impl<'a> Resolver<'a> {
             }
             if import.wildcard {
                 wildcard.extend(self.resolve_imported(position, name, filter));
-            } else if self.spec.module_system == ModuleSystem::Require
+            } else if self.semantics.import_form() == ImportForm::Requires
                 && import.alias.is_none()
                 && import.name.is_none()
             {
                 // `source lib.sh`, `require 'lib'`: everything the file defines becomes visible.
-                wildcard.extend(self.exported_by_files(
-                    &self.import_files(position),
-                    name,
-                    filter,
-                    0,
-                ));
+                let files = self.import_files(position);
+                wildcard.extend(self.exported_by_files(&files, name, filter, 0));
             }
         }
-        if self.spec.module_system == ModuleSystem::Include {
+        if self.semantics.import_form() == ImportForm::Includes {
             // Everything an included header declares, and the sources that implement it.
             for position in 0..self.summary.imports.len() {
                 let files = self.included_with_sources(position);
                 wildcard.extend(self.exported_by_files(&files, name, filter, 3));
             }
         }
-        if !wildcard.is_empty() {
-            wildcard.sort();
-            wildcard.dedup();
-            return self.decide_here(wildcard, Resolution::Import);
+        if wildcard.is_empty() {
+            return None;
         }
-        // 4. The same package, namespace or directory.
-        if let Some(package) = &self.package {
-            let ids: Vec<EntityId> = self
-                .named(name, filter)
-                .into_iter()
-                .filter(|entry| {
-                    entry.top_level
-                        && entry.owner.is_none()
-                        && entry.package.as_ref() == Some(package)
-                })
-                .map(|entry| entry.id)
-                .collect();
-            if !ids.is_empty() {
-                return self.decide_here(ids, Resolution::SamePackage);
-            }
-        }
-        // 5. A name defined once in the workspace.
-        if self.spec.unique_name_fallback == UniqueNameFallback::Always
-            && !self.spec.builtin_functions.contains(&name)
+        wildcard.sort();
+        wildcard.dedup();
+        Some(self.decide_here(wildcard, Resolution::Import))
+    }
+
+    /// Step 4: the same package, namespace or directory.
+    fn in_package(&self, name: &str, filter: KindFilter) -> Option<Found> {
+        let package = self.declared.package.as_ref()?;
+        let ids: Vec<EntityId> = self
+            .named(name, filter)
+            .into_iter()
+            .filter(|entry| {
+                entry.top_level && entry.owner.is_none() && entry.package.as_ref() == Some(package)
+            })
+            .map(|entry| entry.id)
+            .collect();
+        (!ids.is_empty()).then(|| self.decide_here(ids, Resolution::SamePackage))
+    }
+
+    /// Step 5: a name defined once in the workspace, where the language has global names.
+    fn by_unique_name(&self, name: &str, filter: KindFilter) -> Found {
+        if self.spec.unique_name_fallback != UniqueNameFallback::Always
+            || self.spec.builtin_functions.contains(&name)
         {
-            let ids: Vec<EntityId> = self
-                .named(name, filter)
-                .into_iter()
-                .map(|entry| entry.id)
-                .collect();
-            return match ids.len() {
-                0 => Found::Nothing,
-                1 => Found::Targets(ids, Resolution::UniqueName),
-                _ => self.decide_here(ids, Resolution::UniqueName),
-            };
+            return Found::Nothing;
         }
-        Found::Nothing
+        let ids: Vec<EntityId> = self
+            .named(name, filter)
+            .into_iter()
+            .map(|entry| entry.id)
+            .collect();
+        match ids.len() {
+            0 => Found::Nothing,
+            1 => Found::Targets(ids, Resolution::UniqueName),
+            _ => self.decide_here(ids, Resolution::UniqueName),
+        }
     }
 
     fn included_with_sources(&self, position: usize) -> Rc<Vec<FilePath>> {
-        if let Some(files) = &self.included_files.borrow()[position] {
+        if let Some(files) = &self.memo.included_files.borrow()[position] {
             return files.clone();
         }
         let files = Rc::new(self.find_included_with_sources(position));
-        self.included_files.borrow_mut()[position] = Some(files.clone());
+        self.memo.included_files.borrow_mut()[position] = Some(files.clone());
         files
     }
 
@@ -1074,14 +1100,15 @@ impl<'a> Resolver<'a> {
             if !self.import_visible(import, scope) {
                 continue;
             }
-            let binding = self.import_bindings[position];
+            let binding = self.declared.import_bindings[position];
             if binding.as_deref() == Some(receiver) {
-                if self.spec.module_system == ModuleSystem::Package {
+                if self.semantics.import_form() == ImportForm::Packages {
                     continue;
                 }
                 let files = if import.name.is_some() {
                     // `from pkg import module` / `use crate::auth::service`.
-                    let targets = self.resolve_imported(position, receiver, any_module_member);
+                    let targets =
+                        self.resolve_imported(position, receiver, KindFilter::ModuleMember);
                     let modules: Vec<FilePath> = targets
                         .iter()
                         .filter_map(|id| self.graph.entities.get(id))
@@ -1099,7 +1126,7 @@ impl<'a> Resolver<'a> {
             }
         }
         // Python's `import pkg.sub` binds `pkg` too: `pkg.f()` is the package's own `f`.
-        let python_head = self.spec.module_system == ModuleSystem::Python
+        let python_head = self.semantics.import_binds_package_head()
             && self.summary.imports.iter().any(|import| {
                 import.name.is_none()
                     && import.alias.is_none()
@@ -1108,7 +1135,7 @@ impl<'a> Resolver<'a> {
                     && self.import_visible(import, scope)
             });
         // A Rust path receiver (`crate::auth::service`) names a module itself.
-        let rust_path = self.spec.module_system == ModuleSystem::Rust && receiver.contains("::");
+        let rust_path = self.semantics.paths_name_items() && receiver.contains("::");
         if python_head || rust_path {
             let module = Import {
                 path: Name::new(receiver),
@@ -1140,108 +1167,26 @@ impl<'a> Resolver<'a> {
             return Found::Nothing;
         };
         let Some(receiver) = receiver else {
-            return self.resolve_name(name, scope, any_callable);
+            return self.resolve_name(name, scope, KindFilter::Callable);
         };
         if self.spec.super_receivers.contains(&receiver) {
-            let Some(type_id) = self.enclosing_type(scope) else {
-                return Found::Nothing;
-            };
-            let mut members = Vec::new();
-            for base in self.bases(&type_id) {
-                members.extend(self.member_lookup(&base, name, any_callable, true));
-            }
-            members.sort();
-            members.dedup();
-            return self.decide_members(members);
+            return self.super_call(name, scope);
         }
-        if self.spec.module_system == ModuleSystem::Rust
+        if self.semantics.primitive_methods()
             && let Some(primitive) = self.primitive_receiver(receiver, scope, path)
         {
             return self.primitive_call(primitive, name, scope);
         }
         let value = if path {
             self.path_value(receiver, scope)
-        } else if depth == 0 && self.regional.is_empty() {
-            let known = self
-                .values
-                .borrow()
-                .get(&scope)
-                .and_then(|by_receiver| by_receiver.get(receiver))
-                .cloned();
-            match known {
-                Some((value, guesses)) => {
-                    self.recorder.in_frame(&guesses);
-                    value
-                }
-                None => {
-                    let outer = self.recorder.swap_frame(Vec::new());
-                    let cuts = codegraph_model::walk::cuts();
-                    let value = self.receiver_value(receiver, scope);
-                    let guesses: Rc<[Name]> = self.recorder.swap_frame(outer).into();
-                    self.recorder.in_frame(&guesses);
-                    if codegraph_model::walk::cuts() == cuts {
-                        self.values
-                            .borrow_mut()
-                            .entry(scope)
-                            .or_default()
-                            .insert(Name::new(receiver), (value.clone(), guesses));
-                    }
-                    value
-                }
-            }
+        } else if depth == 0 && self.declared.regional.is_empty() {
+            self.memoised_receiver_value(receiver, scope)
         } else {
             self.value_of(receiver, scope, depth)
         };
         let collection = matches!(value, Value::Elements(_));
-        match value {
-            Value::Instance(types) | Value::Static(types) => {
-                let mut members = Vec::new();
-                for type_id in &types {
-                    members.extend(self.member_lookup(type_id, name, any_callable, true));
-                }
-                members.sort();
-                members.dedup();
-                // A typed object of this file or imported by name whose type declares the member
-                // as a property of function type (rxjs's `intervalProvider: IntervalProvider =
-                // { clearInterval(handle) {...} }`): the object's own function.
-                if members.is_empty()
-                    && family(self.file.language) == family(codegraph_lang::Language::JavaScript)
-                    && let Some(found) = self.owned_call(receiver, name, scope)
-                {
-                    return found;
-                }
-                // A known type without that member: a method of an external base or trait. In
-                // dynamic languages (descriptors, `__getattr__`, members assigned at run time)
-                // the type may not tell: the later steps still apply.
-                if !members.is_empty() || !self.dynamic() {
-                    // A TypeScript union's alternatives (`source: IObservableValue |
-                    // IComputedValue`): the call is a call of each one's member.
-                    let each = types.len() > 1
-                        && matches!(
-                            self.file.language,
-                            codegraph_lang::Language::TypeScript | codegraph_lang::Language::Tsx
-                        );
-                    return self.decide_members_of(members, each);
-                }
-            }
-            Value::Module(files) => {
-                let mut found = self.exported_by_files(&files, name, any_callable, 0);
-                if found.is_empty() {
-                    found = self.default_object_members(&files, name);
-                }
-                return self.decide_here(found, Resolution::Import);
-            }
-            // An external value's methods are not the workspace's, unless the object is this
-            // file's own (`const traps: ProxyHandler<T> = {...}`).
-            Value::External => {
-                return self
-                    .owned_call(receiver, name, scope)
-                    .unwrap_or(Found::Nothing);
-            }
-            // A collection's own methods (`len`, `iter`, `push`) are the standard library's;
-            // another may come from a workspace trait (`Itertools`): the later steps decide.
-            Value::Elements(_) if rust::is_collection_method(name) => return Found::Nothing,
-            Value::Elements(_) | Value::Unknown => {}
+        if let Some(found) = self.call_on_value(value, receiver, name, scope) {
+            return found;
         }
         if let Some(found) = self.owned_call(receiver, name, scope) {
             return found;
@@ -1252,7 +1197,7 @@ impl<'a> Resolver<'a> {
             return self.decide_here(qualified, Resolution::Qualified);
         }
         // A path receiver (`module::f`, `Type::f`) names what it names; it is never a guess.
-        if self.spec.module_system == ModuleSystem::Rust && path {
+        if self.semantics.paths_name_items() && path {
             return Found::Nothing;
         }
         // `this.engine(...)` where the type's code assigns `this.engine = ...`: a call of the
@@ -1260,33 +1205,151 @@ impl<'a> Resolver<'a> {
         if self.assigned_this_field(receiver, name, scope) {
             return Found::Nothing;
         }
-        // A receiver of unknown type.
-        if self.spec.unique_name_fallback != UniqueNameFallback::Never
-            && !self.spec.is_builtin_method(name)
-            && !(self.spec.module_system == ModuleSystem::Python && python::is_special_method(name))
-        {
-            if self.spec.unique_name_fallback != UniqueNameFallback::Always {
-                self.recorder.guessed(name);
-            }
-            let ids: Vec<EntityId> = self
-                .named(name, any_method)
-                .into_iter()
-                .filter(|entry| {
-                    self.spec.unique_name_fallback == UniqueNameFallback::Always
-                        || self.visible_package(&entry.file)
-                })
-                .filter(|entry| !collection || !self.inherent_to_workspace_type(entry))
-                .map(|entry| entry.id)
-                .collect();
-            let ids = self.within_build(ids);
-            if ids.len() == 1 {
-                return Found::Targets(ids, Resolution::UniqueName);
-            }
-            if ids.len() > 1 {
-                return Found::Ambiguous(ids);
-            }
+        self.guess_method(name, collection)
+    }
+
+    /// `super.m()`, `super().m()`: the member of the enclosing type's bases.
+    fn super_call(&self, name: &str, scope: Option<u32>) -> Found {
+        let Some(type_id) = self.enclosing_type(scope) else {
+            return Found::Nothing;
+        };
+        let mut members = Vec::new();
+        for base in self.bases(&type_id) {
+            members.extend(self.member_lookup(&base, name, KindFilter::Callable, true));
         }
-        Found::Nothing
+        members.sort();
+        members.dedup();
+        self.decide_members(members)
+    }
+
+    /// A receiver's value in `scope`, inferred once per resolver: a later reference through the
+    /// same receiver takes it, and depends on the names its inference guessed.
+    fn memoised_receiver_value(&self, receiver: &str, scope: Option<u32>) -> Value {
+        let known = self
+            .memo
+            .values
+            .borrow()
+            .get(&scope)
+            .and_then(|by_receiver| by_receiver.get(receiver))
+            .cloned();
+        if let Some((value, guesses)) = known {
+            self.recorder.in_frame(&guesses);
+            return value;
+        }
+        let outer = self.recorder.swap_frame(Vec::new());
+        let cuts = codegraph_model::walk::cuts();
+        let value = self.receiver_value(receiver, scope);
+        let guesses: Rc<[Name]> = self.recorder.swap_frame(outer).into();
+        self.recorder.in_frame(&guesses);
+        // A value a walk's limit cut short is not memoised: another path may find it whole.
+        if codegraph_model::walk::cuts() == cuts {
+            self.memo
+                .values
+                .borrow_mut()
+                .entry(scope)
+                .or_default()
+                .insert(Name::new(receiver), (value.clone(), guesses));
+        }
+        value
+    }
+
+    /// `receiver.name(...)` where the receiver's value is known: `None` when the value does not
+    /// decide it and the later steps apply.
+    fn call_on_value(
+        &self,
+        value: Value,
+        receiver: &str,
+        name: &str,
+        scope: Option<u32>,
+    ) -> Option<Found> {
+        match value {
+            Value::Instance(types) | Value::Static(types) => {
+                self.call_on_types(&types, receiver, name, scope)
+            }
+            Value::Module(files) => {
+                let mut found = self.exported_by_files(&files, name, KindFilter::Callable, 0);
+                if found.is_empty() {
+                    found = self.default_object_members(&files, name);
+                }
+                Some(self.decide_here(found, Resolution::Import))
+            }
+            // An external value's methods are not the workspace's, unless the object is this
+            // file's own (`const traps: ProxyHandler<T> = {...}`).
+            Value::External => Some(
+                self.owned_call(receiver, name, scope)
+                    .unwrap_or(Found::Nothing),
+            ),
+            // A collection's own methods (`len`, `iter`, `push`) are the standard library's;
+            // another may come from a workspace trait (`Itertools`): the later steps decide.
+            Value::Elements(_) if rust::is_collection_method(name) => Some(Found::Nothing),
+            Value::Elements(_) | Value::Unknown => None,
+        }
+    }
+
+    /// `receiver.name(...)` on an instance of (or the type itself of) one of `types`.
+    fn call_on_types(
+        &self,
+        types: &[EntityId],
+        receiver: &str,
+        name: &str,
+        scope: Option<u32>,
+    ) -> Option<Found> {
+        let mut members = Vec::new();
+        for type_id in types {
+            members.extend(self.member_lookup(type_id, name, KindFilter::Callable, true));
+        }
+        members.sort();
+        members.dedup();
+        // A typed object of this file or imported by name whose type declares the member as a
+        // property of function type (rxjs's `intervalProvider: IntervalProvider = {
+        // clearInterval(handle) {...} }`): the object's own function.
+        if members.is_empty()
+            && self.semantics.object_members()
+            && let Some(found) = self.owned_call(receiver, name, scope)
+        {
+            return Some(found);
+        }
+        // A known type without that member: a method of an external base or trait. In dynamic
+        // languages (descriptors, `__getattr__`, members assigned at run time) the type may not
+        // tell: the later steps still apply.
+        if members.is_empty() && self.dynamic() {
+            return None;
+        }
+        // A TypeScript union's alternatives (`source: IObservableValue | IComputedValue`): the
+        // call is a call of each one's member.
+        let each = types.len() > 1 && self.semantics.union_types();
+        Some(self.decide_members_of(members, each))
+    }
+
+    /// A method called on a receiver of unknown type: the one method of that name the
+    /// workspace defines, where the language allows the guess (on a collection, never a
+    /// workspace type's inherent method).
+    fn guess_method(&self, name: &str, collection: bool) -> Found {
+        if self.spec.unique_name_fallback == UniqueNameFallback::Never
+            || self.spec.is_builtin_method(name)
+            || self.semantics.never_guessed(name)
+        {
+            return Found::Nothing;
+        }
+        if self.spec.unique_name_fallback != UniqueNameFallback::Always {
+            self.recorder.guessed(name);
+        }
+        let ids: Vec<EntityId> = self
+            .named(name, KindFilter::Method)
+            .into_iter()
+            .filter(|entry| {
+                self.spec.unique_name_fallback == UniqueNameFallback::Always
+                    || self.visible_package(&entry.file)
+            })
+            .filter(|entry| !collection || !self.inherent_to_workspace_type(entry))
+            .map(|entry| entry.id)
+            .collect();
+        let ids = self.within_build(ids);
+        match ids.len() {
+            0 => Found::Nothing,
+            1 => Found::Targets(ids, Resolution::UniqueName),
+            _ => Found::Ambiguous(ids),
+        }
     }
 
     /// A method of a workspace struct, enum or class (and of no trait of that name): a standard
@@ -1297,7 +1360,7 @@ impl<'a> Resolver<'a> {
         let Some(owner) = entry.owner else {
             return false;
         };
-        let owners = self.named(owner.as_str(), any_type);
+        let owners = self.named(owner.as_str(), KindFilter::Type);
         !owners.is_empty()
             && owners
                 .iter()
@@ -1325,7 +1388,7 @@ impl<'a> Resolver<'a> {
         } else {
             receiver
         };
-        if let Some(owned) = self.owned.get(&(owner_name, name)) {
+        if let Some(owned) = self.declared.owned.get(&(owner_name, name)) {
             let ids: Vec<EntityId> = owned
                 .iter()
                 .filter(|index| self.summary.defs[**index as usize].kind.is_callable())
@@ -1357,13 +1420,14 @@ impl<'a> Resolver<'a> {
             return true;
         }
         // An integration test sees the library it tests.
-        if self.file.language == codegraph_lang::Language::Rust
+        if self.semantics.tests_see_their_library()
             && package == super::modules::rust_crate_dir(&self.file.path)
         {
             return true;
         }
         self.walk_packages();
-        self.reachable_packages
+        self.memo
+            .reachable_packages
             .borrow()
             .as_ref()
             .is_some_and(|packages| packages.contains(package))
@@ -1372,35 +1436,29 @@ impl<'a> Resolver<'a> {
     /// The packages the file's imports reach, walked once per resolver (or as the writer
     /// already knew them), with what the walk read recorded.
     fn walk_packages(&self) {
-        if self.reachable_packages.borrow().is_none()
-            && let Some(known) = self.known_reachable.borrow_mut().take()
+        if self.memo.reachable_packages.borrow().is_none()
+            && let Some(known) = self.memo.known_reachable.borrow_mut().take()
         {
             // As a walk would have found them, and recording what the walk read.
             for key in known.modules() {
                 self.recorder.module(key);
             }
-            *self.reachable_packages.borrow_mut() = Some(known.packages.clone());
-            *self.walked.borrow_mut() = Some(known);
+            *self.memo.reachable_packages.borrow_mut() = Some(known.packages.clone());
+            *self.memo.walked.borrow_mut() = Some(known);
         }
-        if self.reachable_packages.borrow().is_none() {
+        if self.memo.reachable_packages.borrow().is_none() {
             let known = walk_reachable(self.graph, self.file);
             for key in known.modules() {
                 self.recorder.module(key);
             }
-            *self.reachable_packages.borrow_mut() = Some(known.packages.clone());
-            *self.walked.borrow_mut() = Some(known);
+            *self.memo.reachable_packages.borrow_mut() = Some(known.packages.clone());
+            *self.memo.walked.borrow_mut() = Some(known);
         }
     }
 
     /// A language whose objects may gain members at run time.
     fn dynamic(&self) -> bool {
-        matches!(
-            self.spec.module_system,
-            ModuleSystem::Python | ModuleSystem::JavaScript
-        ) && !matches!(
-            self.file.language,
-            codegraph_lang::Language::TypeScript | codegraph_lang::Language::Tsx
-        )
+        self.semantics.members_added_at_run_time()
     }
 
     /// Members found through a receiver's type: the declared member of an interface or trait
@@ -1415,8 +1473,7 @@ impl<'a> Resolver<'a> {
         if members.is_empty() {
             return Found::Nothing;
         }
-        if self.file.language == codegraph_lang::Language::Rust && self.chosen_by_argument(&members)
-        {
+        if self.semantics.members_chosen_by_argument() && self.chosen_by_argument(&members) {
             return Found::Ambiguous(members);
         }
         let dispatch = members.iter().all(|id| {
@@ -1462,7 +1519,7 @@ impl<'a> Resolver<'a> {
         let dotted = segments.join(".");
         let last = segments[segments.len() - 1];
         let mut found = Vec::new();
-        for entry in self.named(last, |kind| kind == EntityKind::Module) {
+        for entry in self.named(last, KindFilter::Module) {
             let Some(file) = self.graph.files.get(&entry.file) else {
                 continue;
             };
@@ -1486,6 +1543,7 @@ impl<'a> Resolver<'a> {
             .map(|receiver| receiver.split(['.', ':']).next().unwrap_or(receiver))
             .unwrap_or(name);
         let position = self
+            .declared
             .import_bindings
             .iter()
             .position(|binding| binding.as_deref() == Some(key))?;
@@ -1501,10 +1559,12 @@ impl<'a> Resolver<'a> {
         for (position, inherit) in self.summary.inherits.iter().enumerate() {
             let child = match (inherit.child, &inherit.child_name) {
                 (Some(index), _) => self.id(index),
-                (None, Some(child_name)) => match self.resolve_name(child_name, None, any_type) {
-                    Found::Targets(ids, _) if ids.len() == 1 => ids[0],
-                    _ => continue,
-                },
+                (None, Some(child_name)) => {
+                    match self.resolve_name(child_name, None, KindFilter::Type) {
+                        Found::Targets(ids, _) if ids.len() == 1 => ids[0],
+                        _ => continue,
+                    }
+                }
                 (None, None) => continue,
             };
             let scope = inherit.child;
@@ -1543,15 +1603,15 @@ impl<'a> Resolver<'a> {
             .filter_map(|separator| path.rsplit_once(separator))
             .min_by_key(|(_, last)| last.len());
         match split {
-            None => match self.resolve_name(path, scope, any_base) {
+            None => match self.resolve_name(path, scope, KindFilter::Base) {
                 Found::Targets(ids, _) => ids,
                 _ => Vec::new(),
             },
             Some((qualifier, last)) => {
                 if let Some(files) = self.receiver_module_files(qualifier, scope) {
-                    return self.exported_by_files(&files, last, any_type, 0);
+                    return self.exported_by_files(&files, last, KindFilter::Type, 0);
                 }
-                if self.spec.module_system == ModuleSystem::Rust {
+                if self.semantics.paths_name_items() {
                     // A module named relative to this one (`dfa::DFA` after `mod dfa;`).
                     let files = self.files_of_import(&Import {
                         path: Name::new(qualifier),
@@ -1562,13 +1622,13 @@ impl<'a> Resolver<'a> {
                         scope: None,
                     });
                     if !files.is_empty() {
-                        return self.exported_by_files(&files, last, any_type, 0);
+                        return self.exported_by_files(&files, last, KindFilter::Type, 0);
                     }
                 }
-                if self.spec.module_system == ModuleSystem::Package {
+                if self.semantics.import_form() == ImportForm::Packages {
                     let package = normalize_package(qualifier);
                     let found: Vec<EntityId> = self
-                        .named(last, any_type)
+                        .named(last, KindFilter::Type)
                         .into_iter()
                         .filter(|entry| entry.package.as_ref() == Some(&package))
                         .map(|entry| entry.id)
@@ -1580,16 +1640,10 @@ impl<'a> Resolver<'a> {
                 // Where a qualifier names a module, one that names nothing in the workspace is
                 // another crate's, package's or library's: `aho_corasick::AhoCorasick` is not
                 // this file's `AhoCorasick`.
-                if matches!(
-                    self.spec.module_system,
-                    ModuleSystem::Rust
-                        | ModuleSystem::Go
-                        | ModuleSystem::JavaScript
-                        | ModuleSystem::Python
-                ) {
+                if self.semantics.import_form() == ImportForm::Modules {
                     return Vec::new();
                 }
-                match self.resolve_name(last, scope, any_type) {
+                match self.resolve_name(last, scope, KindFilter::Type) {
                     Found::Targets(ids, _) => ids,
                     _ => Vec::new(),
                 }
@@ -1607,36 +1661,7 @@ impl<'a> Resolver<'a> {
     ) -> Resolved {
         let mut resolved = Resolved::default();
         let summary = self.summary;
-        // Containment, and members defined outside their type.
-        for (index, def) in summary.defs.iter().enumerate() {
-            let index = index as u32;
-            let parent = self.scope_id(def.parent);
-            resolved.edges.push(Edge {
-                from: parent,
-                to: self.id(index),
-                kind: RelationKind::Contains,
-                resolution: Resolution::Syntax,
-                site: Site::NONE,
-            });
-            if def.parent.is_none()
-                && let Some(owner) = &def.owner
-                && let Found::Targets(types, resolution) = self.resolve_name(owner, None, any_type)
-            {
-                for type_id in types {
-                    resolved.edges.push(Edge {
-                        from: type_id,
-                        to: self.id(index),
-                        kind: RelationKind::Defines,
-                        resolution: if resolution == Resolution::SameFile {
-                            Resolution::Syntax
-                        } else {
-                            resolution
-                        },
-                        site: Site::definition(index as usize),
-                    });
-                }
-            }
-        }
+        self.push_structure(&mut resolved.edges);
         for (child, base, kind, site) in bases {
             resolved.edges.push(Edge {
                 from: *child,
@@ -1647,43 +1672,8 @@ impl<'a> Resolver<'a> {
             });
         }
         resolved.edges.extend(self.object_literal_implements());
-        // Imports.
-        for (position, import) in summary.imports.iter().enumerate() {
-            let targets: Vec<EntityId> = if self.spec.module_system == ModuleSystem::Package {
-                if import.wildcard {
-                    Vec::new()
-                } else {
-                    self.resolve_imported(position, "", any_module_member)
-                }
-            } else if let Some(name) = &import.name {
-                let found = self.resolve_imported(position, name, any_module_member);
-                if found.is_empty() {
-                    self.import_files(position)
-                        .iter()
-                        .filter_map(|path| self.graph.files.get(path))
-                        .map(|file| file.module_id)
-                        .collect()
-                } else {
-                    found
-                }
-            } else {
-                self.import_files(position)
-                    .iter()
-                    .filter_map(|path| self.graph.files.get(path))
-                    .map(|file| file.module_id)
-                    .collect()
-            };
-            for target in targets {
-                if target != self.file.module_id {
-                    resolved.edges.push(Edge {
-                        from: self.file.module_id,
-                        to: target,
-                        kind: RelationKind::Imports,
-                        resolution: Resolution::Import,
-                        site: Site::import(position),
-                    });
-                }
-            }
+        for position in 0..summary.imports.len() {
+            self.push_import_edges(position, &mut resolved.edges);
         }
         // Calls and type uses.
         for (position, reference) in summary.refs.iter().enumerate() {
@@ -1700,6 +1690,81 @@ impl<'a> Resolver<'a> {
             None => self.record_extras(&mut resolved),
         }
         resolved
+    }
+
+    /// Containment, and members defined outside their type (`Defines` from the type).
+    fn push_structure(&self, edges: &mut Vec<Edge>) {
+        for (index, def) in self.summary.defs.iter().enumerate() {
+            let index = index as u32;
+            edges.push(Edge {
+                from: self.scope_id(def.parent),
+                to: self.id(index),
+                kind: RelationKind::Contains,
+                resolution: Resolution::Syntax,
+                site: Site::NONE,
+            });
+            if def.parent.is_some() {
+                continue;
+            }
+            let Some(owner) = &def.owner else {
+                continue;
+            };
+            let Found::Targets(types, resolution) =
+                self.resolve_name(owner, None, KindFilter::Type)
+            else {
+                continue;
+            };
+            let resolution = if resolution == Resolution::SameFile {
+                Resolution::Syntax
+            } else {
+                resolution
+            };
+            for type_id in types {
+                edges.push(Edge {
+                    from: type_id,
+                    to: self.id(index),
+                    kind: RelationKind::Defines,
+                    resolution,
+                    site: Site::definition(index as usize),
+                });
+            }
+        }
+    }
+
+    /// The `Imports` edges of the import at `position`: to the imported definitions, or to the
+    /// modules imported whole (or whose name is not found among their exports).
+    fn push_import_edges(&self, position: usize, edges: &mut Vec<Edge>) {
+        let import = &self.summary.imports[position];
+        let modules = || -> Vec<EntityId> {
+            self.import_files(position)
+                .iter()
+                .filter_map(|path| self.graph.files.get(path))
+                .map(|file| file.module_id)
+                .collect()
+        };
+        let targets: Vec<EntityId> = if self.semantics.import_form() == ImportForm::Packages {
+            if import.wildcard {
+                Vec::new()
+            } else {
+                self.resolve_imported(position, "", KindFilter::ModuleMember)
+            }
+        } else if let Some(name) = &import.name {
+            let found = self.resolve_imported(position, name, KindFilter::ModuleMember);
+            if found.is_empty() { modules() } else { found }
+        } else {
+            modules()
+        };
+        for target in targets {
+            if target != self.file.module_id {
+                edges.push(Edge {
+                    from: self.file.module_id,
+                    to: target,
+                    kind: RelationKind::Imports,
+                    resolution: Resolution::Import,
+                    site: Site::import(position),
+                });
+            }
+        }
     }
 
     /// One reference's edges, or its candidates when ambiguous, or its entry as an external
@@ -1794,7 +1859,7 @@ impl<'a> Resolver<'a> {
                     );
                     self.decide_here(ids, Resolution::Import)
                 }
-                None => self.resolve_name(&reference.name, reference.scope(), any_type),
+                None => self.resolve_name(&reference.name, reference.scope(), KindFilter::Type),
             },
         }
     }
@@ -1837,7 +1902,7 @@ impl<'a> Resolver<'a> {
         // The walk a file can walk again alone: its own, when no other file's walk was read
         // (a foreign resolver's guesses walk that file's imports).
         let mut walk_keys = resolved.extra_modules.iter().filter(|key| is_walk_key(key));
-        resolved.reachable = match self.walked.borrow().as_ref() {
+        resolved.reachable = match self.memo.walked.borrow().as_ref() {
             Some(own) if walk_keys.all(|key| own.modules().binary_search(key).is_ok()) => {
                 own.fingerprint()
             }
@@ -1851,7 +1916,7 @@ fn files_of_import(
     graph: &Graph,
     path: &str,
     summary: &FileSummary,
-    family_id: u8,
+    family_id: Family,
     import: &Import,
     recorder: &Recorder,
 ) -> Vec<FilePath> {
@@ -1870,7 +1935,7 @@ fn files_of_import(
                         .is_some_and(|file| family(file.language) == family_id)
                 })
                 .filter(|found| {
-                    summary.language.spec().module_system != ModuleSystem::Python
+                    !semantics::of(summary.language).imports_from_source_roots()
                         || import.path.starts_with('.')
                         || python_key_from_source_root(graph, found, &key, recorder)
                 })
@@ -1904,7 +1969,7 @@ fn path_module_files(
     graph: &Graph,
     importer: &str,
     key: &str,
-    family_id: u8,
+    family_id: Family,
     recorder: &Recorder,
 ) -> Option<Vec<FilePath>> {
     let (crate_dir, module) = super::modules::split_crate_key(key)?;
@@ -1963,10 +2028,7 @@ fn python_key_from_source_root(graph: &Graph, found: &str, key: &str, recorder: 
 /// A file's package for visibility: its Rust crate (an integration test, bench or example is
 /// a crate of its own), else its directory.
 fn package_of(language: codegraph_lang::Language, path: &str) -> &str {
-    if language == codegraph_lang::Language::Rust {
-        return super::modules::rust_package(path);
-    }
-    path.rsplit_once('/').map_or("", |(directory, _)| directory)
+    semantics::of(language).package_of(path)
 }
 
 fn is_identifier(text: &str) -> bool {
@@ -2102,7 +2164,7 @@ pub(crate) fn names_in_packages(
                 file.summary
                     .defs
                     .iter()
-                    .filter(|def| any_method(def.kind))
+                    .filter(|def| KindFilter::Method.admits(def.kind))
                     .map(|def| def.name),
             );
         }
@@ -2283,21 +2345,6 @@ pub(crate) fn path_receivers(summary: &FileSummary) -> FxHashSet<Name> {
         .collect()
 }
 
-/// The module path of `name` imported from `import_path` taken as a submodule (`from package
-/// import submodule`, `use module::submodule`), as the module system spells it: what resolution
-/// looks up when the module exports no such name, and what a file's mentions hold for it.
-fn submodule_path(system: ModuleSystem, import_path: &str, name: &str) -> Name {
-    Name::new(match system {
-        // `from . import name`, `from .. import name`.
-        ModuleSystem::Python if import_path.chars().all(|character| character == '.') => {
-            format!("{import_path}{name}")
-        }
-        ModuleSystem::Python => format!("{}.{name}", import_path.trim_end_matches('.')),
-        ModuleSystem::Rust => format!("{import_path}::{name}"),
-        _ => format!("{import_path}/{name}"),
-    })
-}
-
 /// The module keys of a file's [`mentions`], sorted and without repeats: a function of the
 /// aliases, the path, the language, the imports (not where they are) and the
 /// [`path_receivers`] alone.
@@ -2313,7 +2360,7 @@ pub(crate) fn mentioned_modules(
         // language spells it (only that spelling is ever looked up).
         if let Some(name) = &import.name {
             let mut sub = import.clone();
-            sub.path = submodule_path(summary.language.spec().module_system, &import.path, name);
+            sub.path = semantics::of(summary.language).submodule_path(&import.path, name);
             modules.extend(import_keys(aliases, path, summary, &sub));
         }
     }

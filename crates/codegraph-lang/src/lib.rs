@@ -2,7 +2,9 @@
 //! queries (`queries/<language>/*.scm`, embedded with `include_str!`, compiled lazily), and the
 //! few facts about each language that resolution needs (see [`LanguageSpec`]).
 //!
-//! Adding a language means adding a folder of queries and one entry in [`LANGUAGES`].
+//! Adding a language means adding a folder of queries and one entry in [`LANGUAGES`], and
+//! giving it resolution semantics in `codegraph_graph::semantics` (an existing family's, or a
+//! new implementation of that trait).
 //!
 //! # Capture conventions (all query files of a language are concatenated into one query)
 //!
@@ -79,26 +81,25 @@ pub enum Language {
     Bash,
 }
 
-/// How a language finds the code a file imports; see `graph::modules` for the rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModuleSystem {
-    /// Dotted module paths mapped onto files and packages (`a.b` is `a/b.py` or `a/b/__init__.py`).
+/// A family of languages whose code can call each other's: references never cross families
+/// (a Go call never lands in Python), and a family shares its resolution rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
     Python,
-    /// Relative file specifiers with extension and `index` lookup; bare specifiers are external.
-    JavaScript,
-    /// `crate::`, `super::`, `self::` paths over the module tree of `mod` files.
+    /// JavaScript, TypeScript and TSX.
+    Ecma,
     Rust,
-    /// Import paths name directories; a package is a directory.
     Go,
-    /// Declared packages or namespaces; imports name a type or a whole package (Java, Kotlin,
-    /// Scala, C#, PHP).
-    Package,
-    /// `#include` of a file, relative to the including file or found by suffix.
-    Include,
-    /// `require`/`source` of a file, relative or by suffix (Ruby, Lua, Bash).
-    Require,
-    /// Every file of the module sees every other file (Swift).
-    WholeModule,
+    /// Java, Kotlin and Scala.
+    Jvm,
+    /// C and C++.
+    C,
+    CSharp,
+    Ruby,
+    Php,
+    Swift,
+    Lua,
+    Bash,
 }
 
 /// When a name not found in any scope, import or package may still resolve to the one
@@ -124,7 +125,6 @@ pub struct LanguageSpec {
     /// again to measure each pattern).
     pub query_source: &'static [&'static str],
     query: OnceLock<Result<Query, String>>,
-    pub module_system: ModuleSystem,
     /// Receivers that mean "the enclosing type" (`self`, `this`, `$this`).
     pub self_receivers: &'static [&'static str],
     /// Receivers that mean "the bases of the enclosing type".
@@ -371,7 +371,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         grammar: || tree_sitter_python::LANGUAGE.into(),
         query_source: queries!("python"),
         query: OnceLock::new(),
-        module_system: ModuleSystem::Python,
         self_receivers: &["self", "cls"],
         super_receivers: &["super()"],
         implicit_members: false,
@@ -425,7 +424,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
             "javascript/inheritance",
         ],
         query: OnceLock::new(),
-        module_system: ModuleSystem::JavaScript,
         self_receivers: &["this"],
         super_receivers: &["super"],
         implicit_members: false,
@@ -457,7 +455,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
             "typescript/inheritance",
         ],
         query: OnceLock::new(),
-        module_system: ModuleSystem::JavaScript,
         self_receivers: &["this"],
         super_receivers: &["super"],
         implicit_members: false,
@@ -490,7 +487,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
             "_jsx/references",
         ],
         query: OnceLock::new(),
-        module_system: ModuleSystem::JavaScript,
         self_receivers: &["this"],
         super_receivers: &["super"],
         implicit_members: false,
@@ -512,7 +508,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         grammar: || tree_sitter_rust::LANGUAGE.into(),
         query_source: queries!("rust"),
         query: OnceLock::new(),
-        module_system: ModuleSystem::Rust,
         self_receivers: &["self", "Self"],
         super_receivers: &[],
         implicit_members: false,
@@ -528,7 +523,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         grammar: || tree_sitter_go::LANGUAGE.into(),
         query_source: queries!("go"),
         query: OnceLock::new(),
-        module_system: ModuleSystem::Go,
         self_receivers: &[],
         super_receivers: &[],
         implicit_members: false,
@@ -546,7 +540,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         grammar: || tree_sitter_java::LANGUAGE.into(),
         query_source: queries!("java"),
         query: OnceLock::new(),
-        module_system: ModuleSystem::Package,
         self_receivers: &["this"],
         super_receivers: &["super"],
         implicit_members: true,
@@ -569,7 +562,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
             "c/inheritance",
         ],
         query: OnceLock::new(),
-        module_system: ModuleSystem::Include,
         self_receivers: &[],
         super_receivers: &[],
         implicit_members: false,
@@ -593,7 +585,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
             "cpp/inheritance",
         ],
         query: OnceLock::new(),
-        module_system: ModuleSystem::Include,
         self_receivers: &["this"],
         super_receivers: &[],
         implicit_members: true,
@@ -609,7 +600,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
         query_source: queries!("csharp"),
         query: OnceLock::new(),
-        module_system: ModuleSystem::Package,
         self_receivers: &["this"],
         super_receivers: &["base"],
         implicit_members: true,
@@ -625,7 +615,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         grammar: || tree_sitter_ruby::LANGUAGE.into(),
         query_source: queries!("ruby"),
         query: OnceLock::new(),
-        module_system: ModuleSystem::Require,
         self_receivers: &["self"],
         super_receivers: &[],
         implicit_members: true,
@@ -661,7 +650,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         grammar: || tree_sitter_php::LANGUAGE_PHP.into(),
         query_source: queries!("php"),
         query: OnceLock::new(),
-        module_system: ModuleSystem::Package,
         self_receivers: &["$this", "self", "static"],
         super_receivers: &["parent"],
         implicit_members: false,
@@ -677,7 +665,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
         query_source: queries!("kotlin"),
         query: OnceLock::new(),
-        module_system: ModuleSystem::Package,
         self_receivers: &["this"],
         super_receivers: &["super"],
         implicit_members: true,
@@ -693,7 +680,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         grammar: || tree_sitter_swift::LANGUAGE.into(),
         query_source: queries!("swift"),
         query: OnceLock::new(),
-        module_system: ModuleSystem::WholeModule,
         self_receivers: &["self", "Self"],
         super_receivers: &["super"],
         implicit_members: true,
@@ -709,7 +695,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         grammar: || tree_sitter_scala::LANGUAGE.into(),
         query_source: queries!("scala"),
         query: OnceLock::new(),
-        module_system: ModuleSystem::Package,
         self_receivers: &["this"],
         super_receivers: &["super"],
         implicit_members: true,
@@ -725,7 +710,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         grammar: || tree_sitter_lua::LANGUAGE.into(),
         query_source: queries!("lua"),
         query: OnceLock::new(),
-        module_system: ModuleSystem::Require,
         self_receivers: &["self"],
         super_receivers: &[],
         implicit_members: false,
@@ -748,7 +732,6 @@ pub static LANGUAGES: [LanguageSpec; 17] = [
         grammar: || tree_sitter_bash::LANGUAGE.into(),
         query_source: queries!("bash"),
         query: OnceLock::new(),
-        module_system: ModuleSystem::Require,
         self_receivers: &[],
         super_receivers: &[],
         implicit_members: false,
@@ -773,6 +756,23 @@ impl Language {
 
     pub fn name(self) -> &'static str {
         self.spec().name
+    }
+
+    pub fn family(self) -> Family {
+        match self {
+            Language::Python => Family::Python,
+            Language::JavaScript | Language::TypeScript | Language::Tsx => Family::Ecma,
+            Language::Rust => Family::Rust,
+            Language::Go => Family::Go,
+            Language::Java | Language::Kotlin | Language::Scala => Family::Jvm,
+            Language::C | Language::Cpp => Family::C,
+            Language::CSharp => Family::CSharp,
+            Language::Ruby => Family::Ruby,
+            Language::Php => Family::Php,
+            Language::Swift => Family::Swift,
+            Language::Lua => Family::Lua,
+            Language::Bash => Family::Bash,
+        }
     }
 
     pub fn from_name(name: &str) -> Option<Language> {

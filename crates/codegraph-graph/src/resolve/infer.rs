@@ -20,10 +20,10 @@ use std::rc::Rc;
 
 use codegraph_model::Name;
 
-use super::{Found, Resolver, any_callable, any_type};
+use super::{Found, KindFilter, Resolver};
+use crate::semantics::{self, ImportForm};
 use crate::{EntityId, FilePath};
 use codegraph_index::BindingKind;
-use codegraph_lang::ModuleSystem;
 use codegraph_model::EntityKind;
 
 /// How deep evaluation may nest (a binding's value naming another binding, a chain's head).
@@ -54,57 +54,6 @@ const TRANSPARENT_METHODS: &[&str] = &[
     "deref_mut",
     "cloned",
     "copied",
-];
-
-/// JavaScript's global objects: a receiver named so is the runtime's, unless the workspace
-/// defines the name.
-const JAVASCRIPT_GLOBALS: &[&str] = &[
-    "Object",
-    "Array",
-    "String",
-    "Number",
-    "Boolean",
-    "Symbol",
-    "BigInt",
-    "Math",
-    "JSON",
-    "Date",
-    "RegExp",
-    "Promise",
-    "Reflect",
-    "Proxy",
-    "Map",
-    "Set",
-    "WeakMap",
-    "WeakSet",
-    "Error",
-    "TypeError",
-    "RangeError",
-    "Intl",
-    "Buffer",
-    "process",
-    "console",
-    "window",
-    "document",
-    "globalThis",
-    "navigator",
-    "localStorage",
-    "sessionStorage",
-    "performance",
-    "crypto",
-    "URL",
-    "URLSearchParams",
-    "ArrayBuffer",
-    "DataView",
-    "Uint8Array",
-    "Int32Array",
-    "Float64Array",
-    "TextEncoder",
-    "TextDecoder",
-    "Atomics",
-    "module",
-    "exports",
-    "require",
 ];
 
 /// What a receiver holds.
@@ -245,32 +194,18 @@ fn skip_group(text: &str, start: usize) -> usize {
 }
 
 fn continue_chain<'t>(mut text: &'t str, mut parts: Vec<Part<'t>>) -> Option<Vec<Part<'t>>> {
-    let is_name = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$';
     loop {
         text = text.trim_start_matches(['?', '!']);
         if text.is_empty() {
             return (!parts.is_empty()).then_some(parts);
         }
         if !parts.is_empty() {
-            text = if let Some(rest) = text.strip_prefix("?.") {
-                rest
-            } else if let Some(rest) = text.strip_prefix('.') {
-                rest
-            } else if let Some(rest) = text.strip_prefix("->") {
-                rest
-            } else if text.starts_with('[') {
-                parts.push(Part::Index);
-                text = &text[skip_group(text, 0)..];
-                continue;
-            } else {
-                return None;
-            };
-            if let Some(rest) = text.strip_prefix('(') {
-                // Go's type assertion `.(T)`.
-                let end = rest.find(')')?;
-                parts.push(Part::Assert(&rest[..end]));
-                text = &rest[end + 1..];
-                continue;
+            match after_separator(text, &mut parts)? {
+                Next::Part(rest) => {
+                    text = rest;
+                    continue;
+                }
+                Next::Name(rest) => text = rest,
             }
         } else if text.starts_with('(') {
             let end = skip_group(text, 0);
@@ -283,74 +218,117 @@ fn continue_chain<'t>(mut text: &'t str, mut parts: Vec<Part<'t>>) -> Option<Vec
             text = &text[end..];
             continue;
         }
-        // A name or path: identifiers joined by `::`, maybe with `<...>`/`::<...>` arguments.
-        let bytes = text.as_bytes();
-        let mut end = 0;
-        loop {
-            while end < bytes.len() && is_name(bytes[end]) {
-                end += 1;
-            }
-            if text[end..].starts_with("::<") {
-                end = skip_group(text, end + 2);
-                continue;
-            } else if text[end..].starts_with("::") {
-                end += 2;
-                continue;
-            }
-            break;
+        text = name_part(text, &mut parts)?;
+    }
+}
+
+/// What follows a separator in a chain: a part already taken (an index, a type assertion),
+/// or a name still to read.
+enum Next<'t> {
+    Part(&'t str),
+    Name(&'t str),
+}
+
+/// After a chain's first part: `.`, `?.`, `->` and a name; `[...]`; Go's `.(T)`.
+fn after_separator<'t>(text: &'t str, parts: &mut Vec<Part<'t>>) -> Option<Next<'t>> {
+    let rest = if let Some(rest) = text.strip_prefix("?.") {
+        rest
+    } else if let Some(rest) = text.strip_prefix('.') {
+        rest
+    } else if let Some(rest) = text.strip_prefix("->") {
+        rest
+    } else if text.starts_with('[') {
+        parts.push(Part::Index);
+        return Some(Next::Part(&text[skip_group(text, 0)..]));
+    } else {
+        return None;
+    };
+    if let Some(inner) = rest.strip_prefix('(') {
+        // Go's type assertion `.(T)`.
+        let end = inner.find(')')?;
+        parts.push(Part::Assert(&inner[..end]));
+        return Some(Next::Part(&inner[end + 1..]));
+    }
+    Some(Next::Name(rest))
+}
+
+/// The length of a name or path at the start of `text`: identifiers joined by `::`, maybe
+/// with `::<...>` arguments.
+fn path_end(text: &str) -> usize {
+    let is_name = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$';
+    let bytes = text.as_bytes();
+    let mut end = 0;
+    loop {
+        while end < bytes.len() && is_name(bytes[end]) {
+            end += 1;
         }
-        if end == 0 {
-            return None;
-        }
-        let name = &text[..end];
-        let mut rest = &text[end..];
-        if rest.starts_with('<') && parts.is_empty() {
-            // Generic arguments of a head type or function: `Foo<T>::new()`, `make<T>()`.
-            let after = skip_group(rest, 0);
-            rest = &rest[after..];
-            if let Some(stripped) = rest.strip_prefix("::") {
-                let tail_end = stripped
-                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .unwrap_or(stripped.len());
-                // Keep it simple: `Foo<T>::f(...)` is `Foo::f(...)`.
-                let call = stripped[tail_end..].starts_with('(');
-                let after_call = if call {
-                    skip_group(&stripped[tail_end..], 0)
-                } else {
-                    0
-                };
-                parts.push(Part::Name {
-                    text: name,
-                    call: false,
-                });
-                parts.push(Part::Name {
-                    text: &stripped[..tail_end],
-                    call,
-                });
-                text = &stripped[tail_end + after_call..];
-                continue;
-            }
-        }
-        if rest.starts_with('(') {
-            let after = skip_group(rest, 0);
-            parts.push(Part::Name {
-                text: name,
-                call: true,
-            });
-            text = &rest[after..];
-        } else if rest.starts_with('{') && parts.is_empty() {
-            // A literal of a named type: Go's `T{...}`, Rust's `T { .. }`.
-            let after = skip_group(rest, 0);
-            parts.push(Part::Construct(name));
-            text = &rest[after..];
+        if text[end..].starts_with("::<") {
+            end = skip_group(text, end + 2);
+        } else if text[end..].starts_with("::") {
+            end += 2;
         } else {
-            parts.push(Part::Name {
-                text: name,
-                call: false,
-            });
-            text = rest;
+            return end;
         }
     }
+}
+
+/// A name or path and what follows it (a call's arguments, a literal's fields); the text
+/// after it.
+fn name_part<'t>(text: &'t str, parts: &mut Vec<Part<'t>>) -> Option<&'t str> {
+    let end = path_end(text);
+    if end == 0 {
+        return None;
+    }
+    let name = &text[..end];
+    let mut rest = &text[end..];
+    if rest.starts_with('<') && parts.is_empty() {
+        // Generic arguments of a head type or function: `Foo<T>::new()`, `make<T>()`.
+        rest = &rest[skip_group(rest, 0)..];
+        if let Some(stripped) = rest.strip_prefix("::") {
+            return Some(generic_head_member(name, stripped, parts));
+        }
+    }
+    let (part, after) = if rest.starts_with('(') {
+        let call = Part::Name {
+            text: name,
+            call: true,
+        };
+        (call, &rest[skip_group(rest, 0)..])
+    } else if rest.starts_with('{') && parts.is_empty() {
+        // A literal of a named type: Go's `T{...}`, Rust's `T { .. }`.
+        (Part::Construct(name), &rest[skip_group(rest, 0)..])
+    } else {
+        let name = Part::Name {
+            text: name,
+            call: false,
+        };
+        (name, rest)
+    };
+    parts.push(part);
+    Some(after)
+}
+
+/// `Foo<T>::f(...)` read as `Foo::f(...)`: the head type, then its member `f` (called or
+/// not); the text after it.
+fn generic_head_member<'t>(head: &'t str, member: &'t str, parts: &mut Vec<Part<'t>>) -> &'t str {
+    let tail_end = member
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(member.len());
+    let call = member[tail_end..].starts_with('(');
+    let after_call = if call {
+        skip_group(&member[tail_end..], 0)
+    } else {
+        0
+    };
+    parts.push(Part::Name {
+        text: head,
+        call: false,
+    });
+    parts.push(Part::Name {
+        text: &member[..tail_end],
+        call,
+    });
+    &member[tail_end + after_call..]
 }
 
 /// `x as T` → (`x`, `T`). Receivers are kept with the spaces between words only, so the cast
@@ -386,43 +364,65 @@ impl<'a> Resolver<'a> {
         if depth > MAX_DEPTH {
             return Value::Unknown;
         }
-        if self.spec.module_system == codegraph_lang::ModuleSystem::Python
-            && let Some(value) = self.python_alternatives_value(text, scope, depth)
-        {
+        if let Some(value) = self.literal_value(text, scope, depth) {
             return value;
-        }
-        // A Rust number literal (`0xFEFFu32.to_ne_bytes()`, `2.0f64.sqrt()`) is a primitive.
-        if self.spec.module_system == codegraph_lang::ModuleSystem::Rust
-            && text.starts_with(|character: char| character.is_ascii_digit())
-        {
-            return Value::External;
-        }
-        // `channel().0`: a name a tuple pattern bound to a call's result.
-        if self.spec.module_system == ModuleSystem::Rust
-            && let Some((call, element)) = text.rsplit_once('.').filter(|(call, element)| {
-                call.ends_with(')') && element.bytes().all(|byte| byte.is_ascii_digit())
-            })
-            && let Some(parts) = parse_chain(call)
-            && let [
-                Part::Name {
-                    text: callee,
-                    call: true,
-                },
-            ] = parts[..]
-        {
-            return self.tuple_element_returned(callee, element, scope, depth);
         }
         let Some(parts) = parse_chain(text) else {
             return Value::Unknown;
         };
-        // A dotted module path at the head (`import a.b.c` then `a.b.c.f()`): its longest prefix
-        // of plain names that an import binds.
+        let (mut value, start) = match self.dotted_module_head(&parts, scope) {
+            Some(found) => found,
+            None => (self.head_value(parts[0], scope, depth), 1),
+        };
+        for part in &parts[start..] {
+            value = self.part_value(value, *part, scope, depth);
+            if value == Value::Unknown {
+                break;
+            }
+        }
+        value
+    }
+
+    /// The value of an expression the language reads whole rather than as a chain: Python's
+    /// `a or b`, a Rust number literal (`0xFEFFu32.to_ne_bytes()`, `2.0f64.sqrt()`), the
+    /// element of a tuple a call returns (`channel().0`).
+    fn literal_value(&self, text: &str, scope: Option<u32>, depth: u32) -> Option<Value> {
+        if self.semantics.boolean_alternatives()
+            && let Some(value) = self.python_alternatives_value(text, scope, depth)
+        {
+            return Some(value);
+        }
+        if self.semantics.primitive_methods()
+            && text.starts_with(|character: char| character.is_ascii_digit())
+        {
+            return Some(Value::External);
+        }
+        if !self.semantics.tuple_values() {
+            return None;
+        }
+        let (call, element) = text.rsplit_once('.').filter(|(call, element)| {
+            call.ends_with(')') && element.bytes().all(|byte| byte.is_ascii_digit())
+        })?;
+        let parts = parse_chain(call)?;
+        let [
+            Part::Name {
+                text: callee,
+                call: true,
+            },
+        ] = parts[..]
+        else {
+            return None;
+        };
+        Some(self.tuple_element_returned(callee, element, scope, depth))
+    }
+
+    /// A dotted module path at the head (`import a.b.c` then `a.b.c.f()`): its longest prefix
+    /// of plain names that an import binds, as a value and the number of parts it takes.
+    fn dotted_module_head(&self, parts: &[Part<'_>], scope: Option<u32>) -> Option<(Value, usize)> {
         let plain = parts
             .iter()
             .take_while(|part| matches!(part, Part::Name { call: false, .. }))
             .count();
-        let mut start = 1;
-        let mut head_value = None;
         for length in (2..=plain).rev() {
             let dotted: Vec<&str> = parts[..length]
                 .iter()
@@ -432,61 +432,56 @@ impl<'a> Resolver<'a> {
                 })
                 .collect();
             if let Some(files) = self.receiver_module_files(&dotted.join("."), scope) {
-                head_value = Some(if files.is_empty() {
+                let value = if files.is_empty() {
                     Value::External
                 } else {
                     Value::Module(files)
-                });
-                start = length;
-                break;
+                };
+                return Some((value, length));
             }
         }
-        let mut value = match head_value {
-            Some(value) => value,
-            None => self.head_value(parts[0], scope, depth),
-        };
-        for part in &parts[start..] {
-            value = match *part {
-                Part::Name { text, call: false } => match self.field_value(&value, text, depth) {
-                    // A tuple struct's `self.0`, a field typed by a type parameter (`Vec<I>`).
-                    // (A type parameter that no bound types here looks external there.)
-                    field @ (Value::Unknown | Value::External)
-                        if self.spec.module_system == ModuleSystem::Rust =>
-                    {
-                        match self.rust_field_value(&value, text, scope) {
-                            Value::Unknown => field,
-                            generic => generic,
-                        }
-                    }
-                    Value::Elements(types)
-                        if types.is_empty() && self.spec.module_system == ModuleSystem::Rust =>
-                    {
-                        match self.rust_field_value(&value, text, scope) {
-                            Value::Unknown => Value::Elements(types),
-                            field => field,
-                        }
-                    }
-                    field => field,
-                },
-                Part::Name {
-                    text: "__enter__",
-                    call: true,
-                } if self.spec.module_system == codegraph_lang::ModuleSystem::Python => {
-                    self.python_entered_value(value)
+        None
+    }
+
+    /// The value of one step of a chain applied to the value before it.
+    fn part_value(&self, value: Value, part: Part<'_>, scope: Option<u32>, depth: u32) -> Value {
+        match part {
+            Part::Name { text, call: false } => self.field_step(value, text, scope, depth),
+            Part::Name {
+                text: "__enter__",
+                call: true,
+            } if self.semantics.context_managers() => self.python_entered_value(value),
+            Part::Name { text, call: true } => self.method_value(value, text),
+            Part::Assert(type_text) => self.type_value(type_text, scope),
+            Part::Index => match value {
+                Value::Elements(types) if !types.is_empty() => Value::Instance(types),
+                _ => Value::Unknown,
+            },
+            Part::Construct(_) | Part::Group(_) => Value::Unknown,
+        }
+    }
+
+    /// `.field` on a value; in generic code, a tuple struct's `self.0` or a field typed by a
+    /// type parameter (`Vec<I>`). (A type parameter that no bound types here looks external
+    /// there.)
+    fn field_step(&self, value: Value, field: &str, scope: Option<u32>, depth: u32) -> Value {
+        let found = self.field_value(&value, field, depth);
+        if !self.semantics.generic_values() {
+            return found;
+        }
+        match found {
+            Value::Unknown | Value::External => match self.rust_field_value(&value, field, scope) {
+                Value::Unknown => found,
+                generic => generic,
+            },
+            Value::Elements(types) if types.is_empty() => {
+                match self.rust_field_value(&value, field, scope) {
+                    Value::Unknown => Value::Elements(types),
+                    generic => generic,
                 }
-                Part::Name { text, call: true } => self.method_value(value, text),
-                Part::Assert(type_text) => self.type_value(type_text, scope),
-                Part::Index => match value {
-                    Value::Elements(types) if !types.is_empty() => Value::Instance(types),
-                    _ => Value::Unknown,
-                },
-                Part::Construct(_) | Part::Group(_) => Value::Unknown,
-            };
-            if value == Value::Unknown {
-                break;
             }
+            found => found,
         }
-        value
     }
 
     fn head_value(&self, head: Part<'_>, scope: Option<u32>, depth: u32) -> Value {
@@ -510,7 +505,7 @@ impl<'a> Resolver<'a> {
         if name.contains("::") {
             return match self.path_value(name, scope) {
                 // `ArgAction::SetTrue`: a value of the enum.
-                Value::Unknown if self.spec.module_system == ModuleSystem::Rust => {
+                Value::Unknown if self.semantics.generic_values() => {
                     self.variant_path_value(name, scope)
                 }
                 value => value,
@@ -522,9 +517,7 @@ impl<'a> Resolver<'a> {
                     Value::Static(vec![type_id])
                 }
                 Some(type_id) => Value::Instance(vec![type_id]),
-                None if self.spec.module_system == ModuleSystem::Rust => {
-                    self.generic_self_value(scope)
-                }
+                None if self.semantics.generic_values() => self.generic_self_value(scope),
                 None => Value::Unknown,
             };
         }
@@ -569,13 +562,12 @@ impl<'a> Resolver<'a> {
         if self.names_external_module(name, scope) {
             return Value::External;
         }
-        if let Found::Targets(types, _) = self.resolve_name(name, scope, any_type) {
+        if let Found::Targets(types, _) = self.resolve_name(name, scope, KindFilter::Type) {
             return Value::Static(types);
         }
         // The runtime's global objects, where nothing in the workspace shadows them.
-        if self.spec.module_system == codegraph_lang::ModuleSystem::JavaScript
-            && JAVASCRIPT_GLOBALS.contains(&name)
-            && self.named(name, |_| true).is_empty()
+        if self.semantics.runtime_globals().contains(&name)
+            && self.named(name, KindFilter::Any).is_empty()
         {
             return Value::External;
         }
@@ -595,7 +587,7 @@ impl<'a> Resolver<'a> {
             };
         }
         // `self::f()` in Rust names the current module, not the type.
-        let module_self = path == "self" && self.spec.module_system == ModuleSystem::Rust;
+        let module_self = path == "self" && self.semantics.paths_name_items();
         if self.spec.self_receivers.contains(&path) && !module_self {
             return match self.enclosing_type(scope) {
                 Some(type_id) => Value::Static(vec![type_id]),
@@ -613,7 +605,7 @@ impl<'a> Resolver<'a> {
         if let Some(files) = self.receiver_module_files(path, scope) {
             return Value::Module(files);
         }
-        if self.spec.module_system == codegraph_lang::ModuleSystem::Rust {
+        if self.semantics.paths_name_items() {
             // A module of the crate named relative to this one (`util::f()` after `mod util;`).
             let import = codegraph_index::Import {
                 path: Name::new(path),
@@ -635,7 +627,7 @@ impl<'a> Resolver<'a> {
     /// hold (`require('send').mime`); a `require` of a workspace file (`require('./list').x`,
     /// or a workspace package by name) is not.
     fn requires_a_member_outside(&self, text: &str) -> bool {
-        if self.spec.module_system != ModuleSystem::JavaScript {
+        if !self.semantics.imports_by_call() {
             return false;
         }
         let Some(rest) = text.strip_prefix("require(") else {
@@ -746,12 +738,10 @@ impl<'a> Resolver<'a> {
             return Value::Unknown;
         };
         let value = self.type_value(type_text, scope);
-        if matches!(value, Value::Instance(_))
-            || self.spec.module_system != codegraph_lang::ModuleSystem::JavaScript
-        {
+        if matches!(value, Value::Instance(_)) || !self.semantics.constructor_functions() {
             return value;
         }
-        match self.resolve_name(type_text, scope, |kind| kind == EntityKind::Function) {
+        match self.resolve_name(type_text, scope, KindFilter::Function) {
             Found::Targets(functions, _) => Value::Instance(functions),
             _ => value,
         }
@@ -771,14 +761,14 @@ impl<'a> Resolver<'a> {
                 Value::merge(values)
             }
             Value::Module(files) => {
-                let types = self.exported_by_files(files, field, any_type, 0);
+                let types = self.exported_by_files(files, field, KindFilter::Type, 0);
                 if !types.is_empty() {
                     return Value::Static(types);
                 }
                 // `app.util.REGISTRY`: a module-level value.
                 let value = self.module_binding_value(files, field, depth);
                 if value == Value::Unknown
-                    && self.spec.module_system == codegraph_lang::ModuleSystem::Python
+                    && self.semantics.submodules_are_attributes()
                     && let Some(submodule) = self.python_submodule(files, field)
                 {
                     return Value::Module(submodule);
@@ -799,7 +789,7 @@ impl<'a> Resolver<'a> {
             Value::Instance(types) | Value::Static(types) => {
                 let mut targets = Vec::new();
                 for type_id in types {
-                    targets.extend(self.member_lookup(type_id, method, any_callable, true));
+                    targets.extend(self.member_lookup(type_id, method, KindFilter::Callable, true));
                 }
                 if targets.is_empty() {
                     if TRANSPARENT_METHODS.contains(&method) && matches!(value, Value::Instance(_))
@@ -811,7 +801,7 @@ impl<'a> Resolver<'a> {
                 self.returns_of(&targets)
             }
             Value::Module(files) => {
-                let targets = self.exported_by_files(files, method, any_callable, 0);
+                let targets = self.exported_by_files(files, method, KindFilter::Callable, 0);
                 self.returns_of(&targets)
             }
             Value::Elements(types) => self.element_method_value(types, method),
@@ -883,7 +873,7 @@ impl<'a> Resolver<'a> {
                 }
                 next.extend(self.bases(&current));
                 // Go's embedded fields are named after their type.
-                let embedding = file.language == codegraph_lang::Language::Go;
+                let embedding = semantics::of(file.language).embedded_fields();
                 for binding in file.summary.bindings.iter().filter(|_| embedding) {
                     if binding.scope() == Some(index)
                         && binding.kind == BindingKind::Type
@@ -900,7 +890,7 @@ impl<'a> Resolver<'a> {
             }
             level = next;
         }
-        let getters = self.member_lookup(type_id, field, any_callable, true);
+        let getters = self.member_lookup(type_id, field, KindFilter::Callable, true);
         if !getters.is_empty() {
             return self.returns_of(&getters);
         }
@@ -945,40 +935,8 @@ impl<'a> Resolver<'a> {
                 None => Value::Unknown,
             };
         }
-        // A tuple a function returns, `(Sender<T>, Receiver<T>)`, used whole: its first
-        // element, as the text alone would read (`let (tx, rx) = ..` takes each element).
-        if self.spec.module_system == ModuleSystem::Rust
-            && let Some(inner) = type_text
-                .strip_prefix('(')
-                .and_then(|rest| rest.strip_suffix(')'))
-            && let Some(first) = codegraph_index::top_level_split(inner, ',').next()
-            && first.len() < inner.len()
-        {
-            return self.type_value_at(first, scope, depth);
-        }
-        // A collection: `Vec<Foo>`, `&[Foo]`, `impl Iterator<Item = Foo>`.
-        if self.spec.module_system == ModuleSystem::Rust
-            && let Some(element) = codegraph_index::rust::element_type(type_text)
-        {
-            return self.elements_of_type(element, scope);
-        }
-        // A TypeScript union (`A | B`): an instance of each alternative.
-        if matches!(
-            self.file.language,
-            codegraph_lang::Language::TypeScript | codegraph_lang::Language::Tsx
-        ) {
-            let alternatives: Vec<&str> = codegraph_index::top_level_split(type_text, '|')
-                .map(str::trim)
-                .filter(|alternative| !matches!(*alternative, "" | "null" | "undefined" | "void"))
-                .collect();
-            if alternatives.len() > 1 {
-                return Value::merge(
-                    alternatives
-                        .into_iter()
-                        .map(|alternative| self.type_value_at(alternative, scope, depth))
-                        .collect(),
-                );
-            }
+        if let Some(value) = self.compound_type_value(type_text, scope, depth) {
+            return value;
         }
         let normalized = codegraph_index::value_type(type_text);
         let type_text = normalized.as_str();
@@ -1009,7 +967,52 @@ impl<'a> Resolver<'a> {
         if let Some(value) = self.alias_value(type_text, scope, depth) {
             return value;
         }
-        // `http.Request`, `serde::Value`: qualified by a module from outside the workspace.
+        self.unresolved_type_value(type_text, scope)
+    }
+
+    /// A type made of others: a tuple a function returns, `(Sender<T>, Receiver<T>)`, used
+    /// whole (its first element, as the text alone would read; `let (tx, rx) = ..` takes each
+    /// element); a collection (`Vec<Foo>`, `&[Foo]`, `impl Iterator<Item = Foo>`); a union
+    /// (`A | B`: an instance of each alternative).
+    fn compound_type_value(
+        &self,
+        type_text: &str,
+        scope: Option<u32>,
+        depth: u32,
+    ) -> Option<Value> {
+        if self.semantics.tuple_values()
+            && let Some(inner) = type_text
+                .strip_prefix('(')
+                .and_then(|rest| rest.strip_suffix(')'))
+            && let Some(first) = codegraph_index::top_level_split(inner, ',').next()
+            && first.len() < inner.len()
+        {
+            return Some(self.type_value_at(first, scope, depth));
+        }
+        if let Some(element) = self.semantics.element_type(type_text) {
+            return Some(self.elements_of_type(element, scope));
+        }
+        if !self.semantics.union_types() {
+            return None;
+        }
+        let alternatives: Vec<&str> = codegraph_index::top_level_split(type_text, '|')
+            .map(str::trim)
+            .filter(|alternative| !matches!(*alternative, "" | "null" | "undefined" | "void"))
+            .collect();
+        (alternatives.len() > 1).then(|| {
+            Value::merge(
+                alternatives
+                    .into_iter()
+                    .map(|alternative| self.type_value_at(alternative, scope, depth))
+                    .collect(),
+            )
+        })
+    }
+
+    /// A type name no lookup found: from outside the workspace (`http.Request`, `serde::Value`,
+    /// a builtin, a dependency), or unknown (a type parameter, a name defined in the workspace
+    /// but not reachable from here, or ambiguous).
+    fn unresolved_type_value(&self, type_text: &str, scope: Option<u32>) -> Value {
         let head = type_text.split(['.', ':', '\\']).next().unwrap_or("");
         if head.len() < type_text.len() && self.names_external_module(head, scope) {
             return Value::External;
@@ -1027,9 +1030,7 @@ impl<'a> Resolver<'a> {
         {
             return Value::Unknown;
         }
-        // Defined somewhere in the workspace but not reachable from here (or ambiguous): we
-        // cannot tell. Defined nowhere: a builtin, the standard library or a dependency.
-        if self.named(last, any_type).is_empty() {
+        if self.named(last, KindFilter::Type).is_empty() {
             Value::External
         } else {
             Value::Unknown
@@ -1046,7 +1047,7 @@ impl<'a> Resolver<'a> {
         let at = self.at.get();
         loop {
             // A `match` arm's binding where the reference is in that arm (the innermost one).
-            if let Some(regional) = self.regional.get(&(current, name))
+            if let Some(regional) = self.declared.regional.get(&(current, name))
                 && let Some(binding) = regional
                     .iter()
                     .filter(|binding| {
@@ -1058,7 +1059,7 @@ impl<'a> Resolver<'a> {
             {
                 return Some((&binding.type_name, binding.kind, current));
             }
-            if let Some(binding) = self.bindings.get(&(current, name)) {
+            if let Some(binding) = self.declared.bindings.get(&(current, name)) {
                 return Some((&binding.type_name, binding.kind, current));
             }
             match current {
@@ -1083,7 +1084,7 @@ impl<'a> Resolver<'a> {
                 continue;
             };
             if import.wildcard
-                || self.import_bindings[position].as_deref() != Some(name)
+                || self.declared.import_bindings[position].as_deref() != Some(name)
                 || !self.import_visible(import, scope)
             {
                 continue;
@@ -1158,7 +1159,7 @@ impl<'a> Resolver<'a> {
         if depth > MAX_DEPTH {
             return Value::Unknown;
         }
-        if self.spec.module_system == ModuleSystem::Rust {
+        if self.semantics.callbacks_typed_by_signature() {
             return self.closure_parameter_value(callee, argument, parameter, scope, depth);
         }
         let targets: Vec<EntityId> = if let Some(class) = callee.strip_prefix("new ") {
@@ -1166,7 +1167,7 @@ impl<'a> Resolver<'a> {
                 Value::Instance(types) | Value::Static(types) => types
                     .iter()
                     .flat_map(|type_id| {
-                        self.member_lookup(type_id, "constructor", any_callable, true)
+                        self.member_lookup(type_id, "constructor", KindFilter::Callable, true)
                     })
                     .collect(),
                 _ => return Value::Unknown,
@@ -1212,7 +1213,7 @@ impl<'a> Resolver<'a> {
                 continue;
             };
             let resolver = self.resolver_for(file);
-            let Some(binding) = resolver.bindings.get(&(None, name)) else {
+            let Some(binding) = resolver.declared.bindings.get(&(None, name)) else {
                 // A module bound there and exported on (`import * as z from "./external"`
                 // then `export { z }`): that module.
                 match resolver.receiver_module_files(name, None) {
@@ -1249,8 +1250,8 @@ impl<'a> Resolver<'a> {
     fn names_external_module(&self, name: &str, scope: Option<u32>) -> bool {
         // Where imports name packages or a whole module, no file list says "outside".
         if matches!(
-            self.spec.module_system,
-            codegraph_lang::ModuleSystem::Package | codegraph_lang::ModuleSystem::WholeModule
+            self.semantics.import_form(),
+            ImportForm::Packages | ImportForm::WholeModule
         ) {
             return false;
         }
@@ -1259,7 +1260,7 @@ impl<'a> Resolver<'a> {
             .iter()
             .enumerate()
             .any(|(position, import)| {
-                self.import_bindings[position].as_deref() == Some(name)
+                self.declared.import_bindings[position].as_deref() == Some(name)
                     && self.import_visible(import, scope)
                     && self.import_files(position).is_empty()
                     && !import.path.is_empty()
@@ -1274,7 +1275,7 @@ impl<'a> Resolver<'a> {
         if std::ptr::eq(file, self.file) {
             return ResolverRef::Own(self);
         }
-        if let Some(found) = self.foreign.borrow().get(&file.path) {
+        if let Some(found) = self.memo.foreign.borrow().get(&file.path) {
             return ResolverRef::Foreign(found.clone());
         }
         let resolver = Rc::new(Resolver::with_recorder(
@@ -1282,7 +1283,8 @@ impl<'a> Resolver<'a> {
             file,
             self.recorder.clone(),
         ));
-        self.foreign
+        self.memo
+            .foreign
             .borrow_mut()
             .insert(file.path, resolver.clone());
         ResolverRef::Foreign(resolver)

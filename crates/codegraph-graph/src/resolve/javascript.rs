@@ -15,7 +15,7 @@
 //! no definition has looks like a type from outside the workspace.)
 
 use super::infer::Value;
-use super::{Edge, EntityId, FilePath, Resolver, any_callable};
+use super::{Edge, EntityId, FilePath, KindFilter, Resolver};
 use codegraph_model::{RelationKind, Resolution};
 
 impl Resolver<'_> {
@@ -24,8 +24,7 @@ impl Resolver<'_> {
     /// the member of that name of the declared type, along its bases.
     pub(super) fn object_literal_implements(&self) -> Vec<Edge> {
         let mut edges = Vec::new();
-        if super::family(self.file.language) != super::family(codegraph_lang::Language::JavaScript)
-        {
+        if !self.semantics.object_members() {
             return edges;
         }
         for (index, def) in self.summary.defs.iter().enumerate() {
@@ -35,7 +34,7 @@ impl Resolver<'_> {
             if !def.kind.is_callable() || def.kind.is_type() {
                 continue;
             }
-            let Some(binding) = self.bindings.get(&(def.parent, owner.as_str())) else {
+            let Some(binding) = self.declared.bindings.get(&(def.parent, owner.as_str())) else {
                 continue;
             };
             if binding.kind != codegraph_index::BindingKind::Type {
@@ -46,7 +45,9 @@ impl Resolver<'_> {
             };
             let mut targets: Vec<EntityId> = types
                 .iter()
-                .flat_map(|type_id| self.member_lookup(type_id, &def.name, any_callable, true))
+                .flat_map(|type_id| {
+                    self.member_lookup(type_id, &def.name, KindFilter::Callable, true)
+                })
                 .collect();
             targets.sort();
             targets.dedup();
@@ -80,13 +81,11 @@ impl Resolver<'_> {
         let Some(_step) = codegraph_model::walk::enter() else {
             return Vec::new();
         };
-        if super::family(self.file.language) != super::family(codegraph_lang::Language::JavaScript)
-            || !super::is_identifier(receiver)
-        {
+        if !self.semantics.object_members() || !super::is_identifier(receiver) {
             return Vec::new();
         }
         for (position, import) in self.summary.imports.iter().enumerate() {
-            if self.import_bindings[position].as_deref() != Some(receiver)
+            if self.declared.import_bindings[position].as_deref() != Some(receiver)
                 || !self.import_visible(import, scope)
             {
                 continue;
@@ -115,8 +114,7 @@ impl Resolver<'_> {
         let Some(_step) = codegraph_model::walk::enter() else {
             return Vec::new();
         };
-        if super::family(self.file.language) != super::family(codegraph_lang::Language::JavaScript)
-        {
+        if !self.semantics.object_members() {
             return Vec::new();
         }
         let Some((head, object)) = receiver.split_once('.') else {
@@ -176,8 +174,7 @@ impl Resolver<'_> {
         let Some(_step) = codegraph_model::walk::enter() else {
             return Vec::new();
         };
-        if super::family(self.file.language) != super::family(codegraph_lang::Language::JavaScript)
-        {
+        if !self.semantics.object_members() {
             return Vec::new();
         }
         // What the modules export as `default` is read from their local aliases.
@@ -206,7 +203,7 @@ impl Resolver<'_> {
         let Some(_step) = codegraph_model::walk::enter() else {
             return Vec::new();
         };
-        self.named(name, any_callable)
+        self.named(name, KindFilter::Callable)
             .into_iter()
             .filter(|entry| {
                 entry.parent.is_none()
@@ -228,9 +225,7 @@ impl Resolver<'_> {
         name: &str,
         scope: Option<u32>,
     ) -> bool {
-        if super::family(self.file.language) != super::family(codegraph_lang::Language::JavaScript)
-            || !self.spec.self_receivers.contains(&receiver)
-        {
+        if !self.semantics.object_members() || !self.spec.self_receivers.contains(&receiver) {
             return false;
         }
         let field = format!("{receiver}.{name}");
@@ -247,6 +242,7 @@ impl Resolver<'_> {
             let def = &self.summary.defs[index as usize];
             if def.kind.is_type() {
                 return self
+                    .declared
                     .bindings
                     .get(&(Some(index), name))
                     .is_some_and(|binding| binding.kind == codegraph_index::BindingKind::Value);
@@ -271,11 +267,7 @@ impl Resolver<'_> {
         depth: u32,
     ) -> Option<Value> {
         let _step = codegraph_model::walk::enter()?;
-        if !matches!(
-            self.file.language,
-            codegraph_lang::Language::TypeScript | codegraph_lang::Language::Tsx
-        ) || depth >= MAX_ALIAS_DEPTH
-        {
+        if !self.semantics.type_aliases() || depth >= MAX_ALIAS_DEPTH {
             return None;
         }
         if let Some((head, name)) = type_text.split_once('.') {
@@ -288,7 +280,7 @@ impl Resolver<'_> {
         }
         let mut current = scope;
         loop {
-            if let Some(binding) = self.aliases.get(&(current, type_text)) {
+            if let Some(binding) = self.declared.aliases.get(&(current, type_text)) {
                 return Some(self.type_value_at(&binding.type_name, current, depth + 1));
             }
             match current {
@@ -297,7 +289,7 @@ impl Resolver<'_> {
             }
         }
         for (position, import) in self.summary.imports.iter().enumerate() {
-            if self.import_bindings[position].as_deref() != Some(type_text)
+            if self.declared.import_bindings[position].as_deref() != Some(type_text)
                 || !self.import_visible(import, scope)
             {
                 continue;
@@ -328,7 +320,7 @@ impl Resolver<'_> {
                 continue;
             };
             let resolver = self.resolver_for(file);
-            if let Some(binding) = resolver.aliases.get(&(None, name)) {
+            if let Some(binding) = resolver.declared.aliases.get(&(None, name)) {
                 return Some(resolver.type_value_at(&binding.type_name, None, depth + 1));
             }
         }

@@ -20,7 +20,7 @@ use codegraph_model::Span;
 
 /// The special methods, `__name__`: every object has them, so their name says nothing about
 /// the receiver's type.
-pub(super) fn is_special_method(name: &str) -> bool {
+pub(crate) fn is_special_method(name: &str) -> bool {
     name.len() > 4 && name.starts_with("__") && name.ends_with("__")
 }
 

@@ -8,7 +8,7 @@
 //!   struct patterns (`let Self { pool, .. } = self`, `let Wrapper(inner) = w`).
 
 use super::infer::Value;
-use super::{Found, Resolver};
+use super::{Found, KindFilter, Resolver};
 use crate::EntityId;
 use codegraph_index::BindingKind;
 
@@ -406,7 +406,7 @@ impl<'a> Resolver<'a> {
     /// in scope here that declares it (a macro may write the impls: serde_json's
     /// `as_cast_impl!(u64, as_u64)`), or else the standard library's, never a guess.
     pub(super) fn primitive_call(&self, primitive: &str, name: &str, scope: Option<u32>) -> Found {
-        let candidates = self.named(name, |kind| kind.is_callable());
+        let candidates = self.named(name, KindFilter::Callable);
         let owned: Vec<EntityId> = candidates
             .iter()
             .filter(|entry| entry.owner.as_deref() == Some(primitive))
@@ -568,7 +568,7 @@ impl<'a> Resolver<'a> {
             Value::Instance(types)
                 if OPTION_CLOSURES.contains(&method)
                     && types.iter().all(|type_id| {
-                        self.member_lookup(type_id, method, super::any_callable, true)
+                        self.member_lookup(type_id, method, KindFilter::Callable, true)
                             .is_empty()
                     }) =>
             {
