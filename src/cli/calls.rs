@@ -3,7 +3,7 @@
 use clap::Args;
 
 use super::{WorkspaceArgs, find, load, location, print, print_stamped};
-use crate::graph::query::{self, PossibleCall, Reached};
+use crate::graph::query::{self, CallDirection as Direction, PossibleCall, Reached};
 
 #[derive(Args, Debug)]
 pub struct CallsArgs {
@@ -16,25 +16,13 @@ pub struct CallsArgs {
     pub workspace: WorkspaceArgs,
 }
 
-/// Which way `codegraph callers` and `codegraph callees` walk the calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    /// Who calls the entity.
-    Callers,
-    /// What the entity calls.
-    Callees,
-}
-
+/// `codegraph callers` and `codegraph callees`.
 pub fn run(arguments: &CallsArgs, direction: Direction) -> anyhow::Result<()> {
     let (name, depth, workspace) = (&arguments.name, arguments.depth, &arguments.workspace);
     let (world, graph) = load(workspace)?;
     let entity = find(&graph, name)?;
-    let incoming = direction == Direction::Callers;
-    let reached = query::call_closure(&graph, &entity.id, incoming, depth.max(1));
-    let label = match direction {
-        Direction::Callers => "callers",
-        Direction::Callees => "callees",
-    };
+    let reached = query::call_closure(&graph, &entity.id, direction, depth.max(1));
+    let label = direction.noun();
     // Ambiguous references left aside: calls that may be there but are no edges.
     let possible = match direction {
         Direction::Callers => query::possible_callers(&graph, &entity.id),

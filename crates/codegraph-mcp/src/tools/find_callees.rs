@@ -7,7 +7,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use super::find_callers::{CallDirection, CallNeighbour, CallsParams, call_page};
+use super::find_callers::{CallNeighbour, CallsParams, call_page};
+use codegraph_graph::query::CallDirection;
 use super::{CallProvenance, Page};
 use crate::convert::EntitySummary;
 use crate::{CodegraphMcp, resolve_for_tool};

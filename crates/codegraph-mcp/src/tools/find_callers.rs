@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::{CallProvenance, Page, call_provenance, paginate};
 use crate::convert::EntitySummary;
 use crate::{CodegraphMcp, resolve_for_tool};
-use codegraph_graph::query;
+use codegraph_graph::query::{self, CallDirection};
 use codegraph_graph::{Entity, Graph};
 use codegraph_world::work::Weight;
 
@@ -73,14 +73,6 @@ pub struct CallersResult {
 }
 
 /// Which way a call page walks the calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum CallDirection {
-    /// Who calls the entity.
-    Callers,
-    /// What the entity calls.
-    Callees,
-}
-
 /// One page of the callers or callees of `entity`, up to `depth` hops, nearest first, with the
 /// stamp over every file it names.
 pub(super) fn call_page(
@@ -91,12 +83,8 @@ pub(super) fn call_page(
     params: &CallsParams,
 ) -> (Vec<CallNeighbour>, Page, CallProvenance) {
     let limit = params.limit.clamp(1, MAX_CALLS_LIMIT);
-    let incoming = direction == CallDirection::Callers;
-    let reached = query::call_closure(graph, &entity.id, incoming, params.max_depth.clamp(1, 10));
-    let noun = match direction {
-        CallDirection::Callers => "callers",
-        CallDirection::Callees => "callees",
-    };
+    let reached = query::call_closure(graph, &entity.id, direction, params.max_depth.clamp(1, 10));
+    let noun = direction.noun();
     let (reached, page) = paginate(reached, params.offset, limit, MAX_CALLS_LIMIT, noun);
     // Each listed edge's call lines and resolution come with it from the walk.
     let neighbours: Vec<CallNeighbour> = reached
