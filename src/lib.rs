@@ -38,7 +38,11 @@
 //!   about a byte per line, kept in the summary: `FileSummary::locate`), and answers carry a
 //!   `LineSpan`. No protocol types.
 //! - `lang`     the language registry; `lang/queries/<language>/*.scm` hold all language knowledge
-//!   that is syntax (definitions, references, imports, inheritance), plus a few resolution facts;
+//!   that is syntax (definitions, references, imports, inheritance), plus a few resolution facts.
+//!   Languages that share syntax share files rather than copy them, as helix's `; inherits:`
+//!   does: `queries/ecma/` (JavaScript, TypeScript, TSX), `queries/_jsx/` (JavaScript, TSX),
+//!   `queries/c_common/` (C, C++); each language's `query_source` lists the shared file before
+//!   its own of the same kind (the `queries!` macro);
 //!   `lang/file_class.rs` says what a file is for (production, test, fixture, example, generated,
 //!   vendored) from each ecosystem's path conventions, stored on the file when it is indexed
 //!   (a file a workspace package publishes through `package.json` `exports` is production: the
@@ -48,6 +52,9 @@
 //!   as items, in place (invariant: the extraction tree is the tree of the text with the
 //!   wrappers' headers and closing braces blanked; offsets, lines and columns are the text's).
 //! - `index`    per-file extraction: syntax tree → `FileSummary`. Never fails; problems are data.
+//!   `index/extract.rs` runs a file's extraction; `index/captures.rs` (+ `captures/bindings.rs`,
+//!   `captures/imports.rs`) reads the query's matches by capture family; `index/build.rs` builds
+//!   the summary from them; `index/reextract.rs` re-extracts an editor buffer after an edit.
 //!   `index/rust.rs` reads what Rust's token trees and types say (calls and functions inside
 //!   macro arguments, collections' element types, the `match` arm a pattern's binding holds
 //!   in); `index/go.rs` the type a Go type switch's variable has in each case;

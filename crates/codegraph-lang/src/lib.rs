@@ -1,5 +1,6 @@
 //! The language registry: which files are which language, the grammar, our own tree-sitter
-//! queries (`queries/<language>/*.scm`, embedded with `include_str!`, compiled lazily), and the
+//! queries (`queries/<language>/*.scm` and the shared `ecma/`, `_jsx/`, `c_common/`, see
+//! `queries!`; embedded with `include_str!`, compiled lazily), and the
 //! few facts about each language that resolution needs (see [`LanguageSpec`]).
 //!
 //! Adding a language means adding a folder of queries and one entry in [`LANGUAGES`], and
