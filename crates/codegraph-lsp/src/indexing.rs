@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
@@ -52,23 +53,7 @@ impl Backend {
                         .await;
                 }
             }
-            let message = match indexing.await {
-                Ok(report) => {
-                    if !report.failed.is_empty() {
-                        client
-                            .show_message(MessageType::WARNING, failed_message(&report.failed))
-                            .await;
-                    }
-                    format!(
-                        "{} files, {} entities, {} relations in {:.0} ms",
-                        report.files, report.entities, report.relations, report.duration_ms
-                    )
-                }
-                Err(error) => {
-                    tracing::error!("indexing {} failed: {error}", root.client_root.display());
-                    "indexing failed".to_string()
-                }
-            };
+            let message = summary(&client, &root, indexing.await).await;
             tracing::info!("{}: {message}", root.client_root.display());
             let world = root.world.clone();
             // Ready for the first edit (it waits on the writer lock while this runs).
@@ -80,6 +65,31 @@ impl Backend {
             }
             format!("{}: {message}", root.client_root.display())
         })
+    }
+}
+
+/// The one-line summary of an index run; the files codegraph failed on are shown to the user.
+async fn summary(
+    client: &Client,
+    root: &Root,
+    outcome: std::result::Result<codegraph_world::IndexReport, tokio::task::JoinError>,
+) -> String {
+    match outcome {
+        Ok(report) => {
+            if !report.failed.is_empty() {
+                client
+                    .show_message(MessageType::WARNING, failed_message(&report.failed))
+                    .await;
+            }
+            format!(
+                "{} files, {} entities, {} relations in {:.0} ms",
+                report.files, report.entities, report.relations, report.duration_ms
+            )
+        }
+        Err(error) => {
+            tracing::error!("indexing {} failed: {error}", root.client_root.display());
+            "indexing failed".to_string()
+        }
     }
 }
 
