@@ -23,7 +23,8 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use super::aliases::ModuleAliases;
-use super::modules::{family, import_binding, module_keys, package_key};
+use super::modules::{import_binding, module_keys, package_key};
+use super::semantics;
 mod mentions;
 mod moved;
 mod transaction;
@@ -236,12 +237,11 @@ impl GraphWriter {
         if !self.graph.files.is_empty() {
             self.prepare_changes();
         }
-        let javascript = family(Language::TypeScript);
         let files: Vec<(u32, FilePath, Arc<FileSummary>)> = self
             .graph
             .files
             .values()
-            .filter(|file| family(file.language) == javascript)
+            .filter(|file| semantics::of(file.language).reads_module_aliases())
             .map(|file| (file.path, file.summary.clone()))
             .collect::<Vec<_>>()
             .into_iter()
@@ -528,7 +528,7 @@ pub(crate) fn published_class(
 ) -> codegraph_model::FileClass {
     use codegraph_model::FileClass;
     if class == FileClass::Example
-        && family(language) == family(Language::TypeScript)
+        && semantics::of(language).reads_module_aliases()
         && aliases.publishes(path)
     {
         FileClass::Production
@@ -874,7 +874,9 @@ fn hash_definition(hasher: &mut FxHasher, node: &FileNode, index: usize, package
     is_exported(summary, index as u32).hash(hasher);
     summary.build_constraint.hash(hasher);
     // A TypeScript callback's parameters are typed by the callee's signature.
-    if matches!(node.language, Language::TypeScript | Language::Tsx) && def.kind.is_callable() {
+    if semantics::of(node.language).callbacks_typed_by_declared_signature()
+        && def.kind.is_callable()
+    {
         def.signature().hash(hasher);
     }
 }

@@ -103,6 +103,18 @@ pub trait Semantics: Sync {
         candidates
     }
 
+    /// Bare import specifiers are found through the workspace's module aliases (`tsconfig.json`
+    /// `paths`, workspace packages), and a package's manifest says which files it publishes.
+    fn reads_module_aliases(&self) -> bool {
+        false
+    }
+
+    /// A callback's parameters are typed by the declared signature of the function it is
+    /// passed to (so that signature is part of what importers read of the function).
+    fn callbacks_typed_by_declared_signature(&self) -> bool {
+        false
+    }
+
     /// A module may export one value as a whole (`module.exports = Widget`, `export default`).
     fn exports_whole_module(&self) -> bool {
         false
@@ -225,9 +237,10 @@ pub trait Semantics: Sync {
         None
     }
 
-    /// A callback's parameters are typed by the callee's declared signature (`Fn(&Foo)`), not
-    /// by the arguments the callee passes.
-    fn callbacks_typed_by_signature(&self) -> bool {
+    /// A closure passed to a collection's, iterator's or `Option`'s method (`items.iter()
+    /// .filter(|item| ..)`, `found.map(|value| ..)`) receives what the receiver holds: its
+    /// untyped parameter is typed by the receiver's elements, not by the callee's parameters.
+    fn closures_over_elements(&self) -> bool {
         false
     }
     // ----- implementations and dispatch (`query`) -----

@@ -99,8 +99,7 @@ pub(super) fn renamed_definitions(
     if old.ids.len() != new_ids.len() {
         return None;
     }
-    let family = crate::modules::family;
-    let javascript = family(new.language) == family(codegraph_lang::Language::JavaScript);
+    let object_members = crate::semantics::of(new.language).object_members();
     let mut renamed = Vec::new();
     for (index, (def, (old_id, new_id))) in new
         .defs
@@ -113,7 +112,7 @@ pub(super) fn renamed_definitions(
         }
         let index = index as u32;
         let reads_more = !matches!(def.kind, EntityKind::Function | EntityKind::Method)
-            || (javascript && def.owner.is_some())
+            || (object_members && def.owner.is_some())
             || new
                 .inherits
                 .iter()

@@ -1159,7 +1159,7 @@ impl<'a> Resolver<'a> {
         if depth > MAX_DEPTH {
             return Value::Unknown;
         }
-        if self.semantics.callbacks_typed_by_signature() {
+        if self.semantics.closures_over_elements() {
             return self.closure_parameter_value(callee, argument, parameter, scope, depth);
         }
         let targets: Vec<EntityId> = if let Some(class) = callee.strip_prefix("new ") {

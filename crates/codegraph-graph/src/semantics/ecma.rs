@@ -114,6 +114,14 @@ impl Semantics for Ecma {
         true
     }
 
+    fn reads_module_aliases(&self) -> bool {
+        true
+    }
+
+    fn callbacks_typed_by_declared_signature(&self) -> bool {
+        self.typed
+    }
+
     fn object_members(&self) -> bool {
         true
     }

@@ -138,7 +138,7 @@ impl Semantics for Rust {
         codegraph_index::rust::element_type(type_text)
     }
 
-    fn callbacks_typed_by_signature(&self) -> bool {
+    fn closures_over_elements(&self) -> bool {
         true
     }
 
