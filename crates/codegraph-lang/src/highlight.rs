@@ -253,8 +253,6 @@ pub struct HighlightSources {
 
 /// The grammar's own queries, or ours where it ships none (Kotlin).
 pub fn sources(language: Language) -> HighlightSources {
-    use tree_sitter_javascript as js;
-    use tree_sitter_typescript as ts;
     let grammar = |highlights, injections, locals| HighlightSources {
         origin: QueryOrigin::Grammar,
         highlights,
@@ -263,25 +261,7 @@ pub fn sources(language: Language) -> HighlightSources {
     };
     match language {
         Language::Python => grammar(&[tree_sitter_python::HIGHLIGHTS_QUERY], &[], &[]),
-        Language::JavaScript => grammar(
-            &[js::HIGHLIGHT_QUERY, js::JSX_HIGHLIGHT_QUERY],
-            &[js::INJECTIONS_QUERY],
-            &[js::LOCALS_QUERY],
-        ),
-        Language::TypeScript => grammar(
-            &[ts::HIGHLIGHTS_QUERY, js::HIGHLIGHT_QUERY],
-            &[js::INJECTIONS_QUERY],
-            &[ts::LOCALS_QUERY, js::LOCALS_QUERY],
-        ),
-        Language::Tsx => grammar(
-            &[
-                ts::HIGHLIGHTS_QUERY,
-                js::JSX_HIGHLIGHT_QUERY,
-                js::HIGHLIGHT_QUERY,
-            ],
-            &[js::INJECTIONS_QUERY],
-            &[js::LOCALS_QUERY],
-        ),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => ecma_sources(language),
         Language::Rust => grammar(
             &[tree_sitter_rust::HIGHLIGHTS_QUERY],
             &[tree_sitter_rust::INJECTIONS_QUERY],
@@ -331,6 +311,40 @@ pub fn sources(language: Language) -> HighlightSources {
             &[tree_sitter_lua::LOCALS_QUERY],
         ),
         Language::Bash => grammar(&[tree_sitter_bash::HIGHLIGHT_QUERY], &[], &[]),
+    }
+}
+
+/// JavaScript, TypeScript and TSX, composed as each grammar's `tree-sitter.json` does.
+fn ecma_sources(language: Language) -> HighlightSources {
+    use tree_sitter_javascript as js;
+    use tree_sitter_typescript as ts;
+    let grammar = |highlights, injections, locals| HighlightSources {
+        origin: QueryOrigin::Grammar,
+        highlights,
+        injections,
+        locals,
+    };
+    match language {
+        Language::JavaScript => grammar(
+            &[js::HIGHLIGHT_QUERY, js::JSX_HIGHLIGHT_QUERY],
+            &[js::INJECTIONS_QUERY],
+            &[js::LOCALS_QUERY],
+        ),
+        Language::TypeScript => grammar(
+            &[ts::HIGHLIGHTS_QUERY, js::HIGHLIGHT_QUERY],
+            &[js::INJECTIONS_QUERY],
+            &[ts::LOCALS_QUERY, js::LOCALS_QUERY],
+        ),
+        // TSX.
+        _ => grammar(
+            &[
+                ts::HIGHLIGHTS_QUERY,
+                js::JSX_HIGHLIGHT_QUERY,
+                js::HIGHLIGHT_QUERY,
+            ],
+            &[js::INJECTIONS_QUERY],
+            &[js::LOCALS_QUERY],
+        ),
     }
 }
 
