@@ -145,7 +145,11 @@
 //!   tower-lsp-server's service, four requests at once, a `$/cancelRequest` as soon as it is
 //!   read); `lsp/diagnostics.rs` turns the rules'
 //!   violations into diagnostics (pulled or published after every change) and quick fixes, and
-//!   the rules file's own problems into diagnostics on it.
+//!   the rules file's own problems into diagnostics on it. Handlers per feature in
+//!   `lsp/navigation.rs`, `lsp/call_hierarchy.rs`, `lsp/semantic_tokens.rs` (semantic tokens
+//!   over `lang::highlight`, which runs each grammar's highlight queries with
+//!   `tree-sitter-highlight`); text sync in arrival order in `lsp/ordered.rs`; state in
+//!   `lsp/state.rs`.
 //! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here; one file
 //!   per tool under `mcp/tools/`, registered in one table in `mcp/tools.rs`) and its
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), both
