@@ -100,7 +100,9 @@
 //!   attached afterwards in `communities/attach.rs`, named in `communities/describe.rs`),
 //!   extractive global search (level chosen from the question) and local search
 //!   (`rag/local.rs`: what an entity uses before who uses it),
-//!   refactoring metrics and suggestions, module-level views (`analysis/modules.rs`: an
+//!   refactoring metrics and suggestions (`refactor/facts.rs`: import cycles, as strongly
+//!   connected components from petgraph's iterative `kosaraju_scc`, and duplicate bodies;
+//!   `refactor/dead.rs`: dead code), module-level views (`analysis/modules.rs`: an
 //!   entity's dependencies both ways, a file's outline, exported API, dependents and metrics),
 //!   each language's visibility rules (`analysis/visibility.rs`: what "exported" means);
 //!   architecture rules (`analysis/rules.rs` + `analysis/rules/`: `.codegraph/rules.toml`
