@@ -305,7 +305,14 @@ fn every_long_computation_has_checkpoints() {
         ),
         (
             "callers of callers",
-            Box::new(|| drop(query::call_closure(&graph, &entity.id, query::CallDirection::Callers, 10))),
+            Box::new(|| {
+                drop(query::call_closure(
+                    &graph,
+                    &entity.id,
+                    query::CallDirection::Callers,
+                    10,
+                ))
+            }),
         ),
         (
             "closest names",

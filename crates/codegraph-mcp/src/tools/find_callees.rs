@@ -8,10 +8,10 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use super::find_callers::{CallNeighbour, CallsParams, call_page};
-use codegraph_graph::query::CallDirection;
 use super::{CallProvenance, Page};
 use crate::convert::EntitySummary;
 use crate::{CodegraphMcp, resolve_for_tool};
+use codegraph_graph::query::CallDirection;
 use codegraph_world::work::Weight;
 
 #[derive(Debug, Serialize, JsonSchema)]
