@@ -515,6 +515,29 @@ pub fn subtypes(graph: &Graph, id: &str) -> Vec<EntityId> {
     order
 }
 
+/// What "go to implementation" lists for `entity`: its implementations and overrides; where
+/// interfaces are satisfied implicitly (Go) and it has none, the other way, as gopls does: the
+/// interfaces a concrete type satisfies, the interface methods a concrete method implements.
+pub fn implementation_targets(graph: &Graph, entity: &Entity) -> Vec<Entity> {
+    let found = implementations(graph, &entity.id);
+    if !found.is_empty() || !semantics::of(entity.language).interfaces_are_implicit() {
+        return found;
+    }
+    if entity.kind == EntityKind::Method {
+        overridden_members(graph, &entity.id)
+            .iter()
+            .filter_map(|id| graph.entity(id))
+            .collect()
+    } else if entity.kind.is_type() {
+        supertypes(graph, &entity.id)
+            .into_iter()
+            .map(|(base, _)| base)
+            .collect()
+    } else {
+        found
+    }
+}
+
 /// The direct bases of a type.
 /// Also the interfaces its method set satisfies where the language's interfaces are implicit
 /// (Go).

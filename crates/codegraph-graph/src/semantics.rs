@@ -265,6 +265,11 @@ pub trait Semantics: Sync {
     ) {
     }
 
+    /// Interfaces are satisfied implicitly, by method sets (Go), not declared by the types.
+    fn interfaces_are_implicit(&self) -> bool {
+        false
+    }
+
     /// Where interfaces are satisfied implicitly, by method sets (Go): the types that satisfy
     /// `interface`, sorted.
     fn implicit_implementers(&self, _graph: &Graph, _interface: &str) -> Vec<EntityId> {

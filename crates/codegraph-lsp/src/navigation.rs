@@ -39,27 +39,7 @@ pub(crate) fn implementation(
     let graph = &located.graph;
     let locations: Vec<Location> = targets
         .iter()
-        .flat_map(|target| {
-            let mut found = query::implementations(graph, &target.id);
-            // Go's interfaces are implicit: from a concrete type or method, gopls goes
-            // the other way, to the interfaces it satisfies.
-            if found.is_empty() && target.language == codegraph_lang::Language::Go {
-                if target.kind == codegraph_model::EntityKind::Method {
-                    found.extend(
-                        query::overridden_members(graph, &target.id)
-                            .iter()
-                            .filter_map(|id| graph.entity(id)),
-                    );
-                } else if target.kind.is_type() {
-                    found.extend(
-                        query::supertypes(graph, &target.id)
-                            .into_iter()
-                            .map(|(base, _)| base),
-                    );
-                }
-            }
-            found
-        })
+        .flat_map(|target| query::implementation_targets(graph, target))
         .filter_map(|entity| convert.entity_location(&entity))
         .collect();
     (!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations))

@@ -84,6 +84,10 @@ impl Semantics for Go {
         true
     }
 
+    fn interfaces_are_implicit(&self) -> bool {
+        true
+    }
+
     fn file_in_build(&self, file: &FileNode) -> bool {
         crate::go_file_in_build(file)
     }
