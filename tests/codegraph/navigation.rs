@@ -621,3 +621,58 @@ fn hover_shows_the_signature_the_qualified_name_and_the_docstring() {
     .assert_eq(&render::hover(&hover));
     scenario.finish();
 }
+
+#[test]
+fn implementation_of_a_go_method_is_the_interface_method_it_satisfies() {
+    // Go's interfaces are implicit: from a concrete method, the way is to the interfaces.
+    check_locations(
+        r#"
+        //- /go.mod
+        module example.com/shop
+        //- /auth/auth.go
+        package auth
+
+        type Authenticator interface {
+        	Authenticate(name string) bool
+        }
+
+        type Service struct{}
+
+        func (s *Service) Authen$0ticate(name string) bool {
+        	return name != ""
+        }
+        "#,
+        "textDocument/implementation",
+        json!({}),
+        expect![[r#"
+            auth/auth.go:4:2-4:14 Authenticate
+        "#]],
+    );
+}
+
+#[test]
+fn implementation_of_a_go_type_is_the_interface_it_satisfies() {
+    check_locations(
+        r#"
+        //- /go.mod
+        module example.com/shop
+        //- /auth/auth.go
+        package auth
+
+        type Authenticator interface {
+        	Authenticate(name string) bool
+        }
+
+        type Ser$0vice struct{}
+
+        func (s *Service) Authenticate(name string) bool {
+        	return name != ""
+        }
+        "#,
+        "textDocument/implementation",
+        json!({}),
+        expect![[r#"
+            auth/auth.go:3:6-3:19 Authenticator
+        "#]],
+    );
+}
