@@ -314,6 +314,22 @@ pub trait Semantics: Sync {
     }
 }
 
+/// Of `candidates`, those `keep` admits; all of them when it admits none (a variant never wins
+/// alone by being dropped).
+fn preferred(candidates: Vec<EntityId>, keep: impl Fn(&EntityId) -> bool) -> Vec<EntityId> {
+    let kept: Vec<EntityId> = candidates.iter().filter(|id| keep(id)).cloned().collect();
+    if kept.is_empty() { candidates } else { kept }
+}
+
+/// Whether the file that defines `id` is in the chosen build, as `semantics` says.
+fn defined_in_build(semantics: &dyn Semantics, graph: &Graph, id: &EntityId) -> bool {
+    graph
+        .entities
+        .get(id)
+        .and_then(|loc| graph.files.get(&loc.file))
+        .is_some_and(|file| semantics.file_in_build(file))
+}
+
 /// The semantics of a language.
 pub fn of(language: Language) -> &'static dyn Semantics {
     match language {

@@ -43,22 +43,7 @@ impl Semantics for C {
         _file: &FileNode,
         candidates: Vec<EntityId>,
     ) -> Vec<EntityId> {
-        let active: Vec<EntityId> = candidates
-            .iter()
-            .filter(|id| {
-                graph
-                    .entities
-                    .get(*id)
-                    .and_then(|loc| graph.files.get(&loc.file))
-                    .is_some_and(|file| crate::c_file_in_build(file))
-            })
-            .cloned()
-            .collect();
-        if active.is_empty() {
-            candidates
-        } else {
-            active
-        }
+        super::preferred(candidates, |id| super::defined_in_build(self, graph, id))
     }
 
     fn file_in_build(&self, file: &FileNode) -> bool {

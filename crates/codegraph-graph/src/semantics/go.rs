@@ -61,23 +61,17 @@ impl Semantics for Go {
         candidates: Vec<EntityId>,
     ) -> Vec<EntityId> {
         let caller_is_test = file.path.ends_with("_test.go");
-        let file_of = |id: &EntityId| graph.entities.get(id).map(|loc| loc.file);
         let visible: Vec<EntityId> = candidates
             .into_iter()
             .filter(|id| {
-                caller_is_test || !file_of(id).is_some_and(|file| file.ends_with("_test.go"))
+                caller_is_test
+                    || !graph
+                        .entities
+                        .get(id)
+                        .is_some_and(|loc| loc.file.ends_with("_test.go"))
             })
             .collect();
-        let active: Vec<EntityId> = visible
-            .iter()
-            .filter(|id| {
-                file_of(id)
-                    .and_then(|file| graph.files.get(&file))
-                    .is_some_and(|file| crate::go_file_in_build(file))
-            })
-            .cloned()
-            .collect();
-        if active.is_empty() { visible } else { active }
+        super::preferred(visible, |id| super::defined_in_build(self, graph, id))
     }
 
     fn embedded_fields(&self) -> bool {

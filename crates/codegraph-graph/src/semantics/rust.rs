@@ -98,16 +98,7 @@ impl Semantics for Rust {
                 })
             })
         };
-        let enabled: Vec<EntityId> = candidates
-            .iter()
-            .filter(|id| !disabled(id))
-            .cloned()
-            .collect();
-        if enabled.is_empty() {
-            candidates
-        } else {
-            enabled
-        }
+        super::preferred(candidates, |id| !disabled(id))
     }
 
     fn paths_name_items(&self) -> bool {
