@@ -6,7 +6,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use super::semantics;
-use super::{Edge, Entity, EntityId, FilePath, Graph};
+use super::{Edge, Entity, EntityId, FileNode, FilePath, Graph};
 use codegraph_model::{EntityKind, LineSpan, RelationKind, Resolution};
 
 mod possible;
@@ -216,12 +216,29 @@ pub fn callers(graph: &Graph, id: &str) -> Vec<CallSite> {
             ..edge.clone()
         })
         .collect();
+    let callee_file = file_of(graph, id);
     let edges = graph
         .incoming(id)
         .chain(twins.iter().flat_map(|twin| graph.incoming(twin)))
         .chain(of_implementations.iter())
-        .chain(through_bases.iter());
+        .chain(through_bases.iter())
+        .filter(|edge| in_build_of(graph, callee_file, &edge.from));
     group_calls(graph, edges, |edge| &edge.from)
+}
+
+fn file_of<'g>(graph: &'g Graph, id: &str) -> Option<&'g FileNode> {
+    graph
+        .location(id)
+        .and_then(|loc| graph.file(&loc.file).map(|file| &**file))
+}
+
+/// Whether the call made by `caller` belongs in the answer about a definition in `callee`:
+/// both in one build, as the callee's language decides (`Semantics::same_build`).
+fn in_build_of(graph: &Graph, callee: Option<&FileNode>, caller: &EntityId) -> bool {
+    match (callee, file_of(graph, caller)) {
+        (Some(callee), Some(caller)) => semantics::of(callee.language).same_build(callee, caller),
+        _ => true,
+    }
 }
 
 /// The type a method belongs to: its lexical parent, or the type that defines it out of line.

@@ -302,6 +302,13 @@ pub trait Semantics: Sync {
         true
     }
 
+    /// Whether a call made in `caller` belongs in the answer about a definition in `callee`.
+    /// Go answers for one build, the callee's (the chosen platform's, or the platform a variant
+    /// file is built for), as gopls does; the other languages keep every call.
+    fn same_build(&self, _callee: &FileNode, _caller: &FileNode) -> bool {
+        true
+    }
+
     /// A path inside a tree of platform variants (`arch/<arch>/...`), whose files are variants
     /// of the same path in the other trees.
     fn variant_tree(&self, _path: &str) -> bool {

@@ -98,6 +98,27 @@ impl Platform {
         })
     }
 
+    /// The platform a file is built for: the chosen one when the file is in its build, else
+    /// the first platform (operating systems in `KNOWN_OS` order, the chosen architecture
+    /// first) whose build includes it: `fd_windows.go` is built for windows, `net_fake.go`
+    /// (`//go:build js || wasip1`) for js. `None` when no platform builds the file
+    /// (`//go:build ignore`).
+    pub fn of_file(path: &str, constraint: Option<&str>) -> Option<Platform> {
+        let chosen = Platform::chosen();
+        if in_build(path, constraint, chosen) {
+            return Some(chosen.clone());
+        }
+        let architectures = std::iter::once(chosen.arch.as_str()).chain(KNOWN_ARCH.iter().copied());
+        architectures
+            .flat_map(|arch| {
+                KNOWN_OS.iter().map(move |os| Platform {
+                    os: (*os).to_string(),
+                    arch: arch.to_string(),
+                })
+            })
+            .find(|platform| in_build(path, constraint, platform))
+    }
+
     fn has_tag(&self, tag: &str) -> bool {
         tag == self.os
             || tag == self.arch
@@ -296,6 +317,24 @@ mod tests {
         ));
         assert!(!in_build("x/gen.go", Some("ignore"), &platform));
         assert!(in_build("x/odd.go", Some("linux &&"), &platform));
+    }
+
+    #[test]
+    fn a_variant_is_built_for_the_first_platform_that_includes_it() {
+        let of = |path, constraint| Platform::of_file(path, constraint).map(|p| p.os);
+        assert_eq!(of("net/fd_windows.go", None).as_deref(), Some("windows"));
+        assert_eq!(of("net/fd_wasip1.go", None).as_deref(), Some("wasip1"));
+        assert_eq!(
+            of("net/net_fake.go", Some("js || wasip1")).as_deref(),
+            Some("js")
+        );
+        let arm = Platform::of_file("net/fd_linux_arm64.go", None).expect("a platform");
+        assert_eq!((arm.os.as_str(), arm.arch.as_str()), ("linux", "arm64"));
+        assert_eq!(of("x/gen.go", Some("ignore")), None);
+        assert_eq!(
+            Platform::of_file("net/fd_posix.go", Some("unix || windows")).as_ref(),
+            Some(Platform::chosen())
+        );
     }
 
     #[test]

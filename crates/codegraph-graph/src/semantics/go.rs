@@ -9,6 +9,7 @@ use crate::aliases::ModuleAliases;
 use crate::modules::{component_suffixes, directory};
 use crate::{Entity, EntityId, FileNode, Graph};
 use codegraph_lang::Family;
+use codegraph_lang::go_build::{self, Platform};
 use codegraph_model::{EntityKind, RelationKind};
 use rustc_hash::FxHashSet;
 
@@ -52,8 +53,10 @@ impl Semantics for Go {
         Some(Name::new(directory(path)))
     }
 
-    /// `_test.go` definitions are visible to test files only; of the rest, the host's build
-    /// (`GOOS`, `GOARCH`, build constraints) wins.
+    /// `_test.go` definitions are visible to test files only; of the rest, the caller's build
+    /// wins: the chosen platform's (`GOOS`, `GOARCH`, build constraints) for a file in it, and
+    /// for a variant file (`fd_windows.go`, `net_fake.go` with `//go:build js || wasip1`) the
+    /// platform it is built for, so its calls reach its own platform's twins.
     fn within_build(
         &self,
         graph: &Graph,
@@ -71,7 +74,27 @@ impl Semantics for Go {
                         .is_some_and(|loc| loc.file.ends_with("_test.go"))
             })
             .collect();
-        super::preferred(visible, |id| super::defined_in_build(self, graph, id))
+        if self.file_in_build(file) {
+            return super::preferred(visible, |id| super::defined_in_build(self, graph, id));
+        }
+        let Some(platform) =
+            Platform::of_file(&file.path, file.summary.build_constraint.as_deref())
+        else {
+            return visible;
+        };
+        super::preferred(visible, |id| {
+            graph
+                .entities
+                .get(id)
+                .and_then(|loc| graph.files.get(&loc.file))
+                .is_some_and(|file| {
+                    go_build::in_build(
+                        &file.path,
+                        file.summary.build_constraint.as_deref(),
+                        &platform,
+                    )
+                })
+        })
     }
 
     fn embedded_fields(&self) -> bool {
@@ -84,6 +107,18 @@ impl Semantics for Go {
 
     fn file_in_build(&self, file: &FileNode) -> bool {
         crate::go_file_in_build(file)
+    }
+
+    fn same_build(&self, callee: &FileNode, caller: &FileNode) -> bool {
+        caller.language != codegraph_lang::Language::Go
+            || Platform::of_file(&callee.path, callee.summary.build_constraint.as_deref())
+                .is_none_or(|platform| {
+                    go_build::in_build(
+                        &caller.path,
+                        caller.summary.build_constraint.as_deref(),
+                        &platform,
+                    )
+                })
     }
 
     fn implicit_implementers(&self, graph: &Graph, interface: &str) -> Vec<EntityId> {
