@@ -330,7 +330,9 @@ impl FileSummary {
             line_count: count_lines(text),
             lines: LineTable::new(text),
             build_constraint: match language {
-                Language::Go => codegraph_lang::go_build::constraint_line(text).map(Name::new),
+                Language::Go => {
+                    codegraph_lang::go_build::constraint_line(text).map(|line| Name::new(&line))
+                }
                 _ => None,
             },
             path_modules: Vec::new(),

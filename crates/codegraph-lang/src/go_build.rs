@@ -145,18 +145,35 @@ pub(crate) fn setting(name: &str) -> Option<String> {
         .filter(|value| !value.is_empty())
 }
 
-/// The `//go:build` expression of a file: the first such line before the `package` clause.
-pub fn constraint_line(text: &str) -> Option<&str> {
+/// The build constraint of a file, as a `//go:build` expression: its `//go:build` line before
+/// the `package` clause, else its older `// +build` lines, translated (`// +build linux darwin`
+/// is `linux || darwin`, `// +build !js,!windows` is `!js && !windows`, and several lines must
+/// all hold).
+pub fn constraint_line(text: &str) -> Option<String> {
+    let mut plus_build = Vec::new();
     for line in text.lines().take(200) {
         let line = line.trim();
         if let Some(expression) = line.strip_prefix("//go:build ") {
-            return Some(expression.trim());
+            return Some(expression.trim().to_string());
+        }
+        if let Some(options) = line.strip_prefix("// +build ") {
+            plus_build.push(plus_build_expression(options));
         }
         if line.starts_with("package ") {
-            return None;
+            break;
         }
     }
-    None
+    (!plus_build.is_empty()).then(|| plus_build.join(" && "))
+}
+
+/// One `// +build` line as a `//go:build` expression: space-separated options are alternatives,
+/// comma-separated terms of an option must all hold.
+fn plus_build_expression(options: &str) -> String {
+    let alternatives: Vec<String> = options
+        .split_whitespace()
+        .map(|option| format!("({})", option.split(',').collect::<Vec<_>>().join(" && ")))
+        .collect();
+    format!("({})", alternatives.join(" || "))
 }
 
 /// Whether a Go file is part of the build for `platform` (test files count as part of it).
@@ -341,8 +358,21 @@ mod tests {
     fn the_build_line_comes_before_the_package_clause() {
         assert_eq!(
             constraint_line("// Copyright\n\n//go:build !windows\n\npackage x\n"),
-            Some("!windows")
+            Some("!windows".to_string())
         );
+        let unix = constraint_line("// +build linux aix zos\n// +build !js\n\npackage logrus\n");
+        assert_eq!(
+            unix.as_deref(),
+            Some("((linux) || (aix) || (zos)) && ((!js))")
+        );
+        let linux = linux();
+        assert!(in_build("terminal_check_unix.go", unix.as_deref(), &linux));
+        let bsd = constraint_line("// +build darwin dragonfly freebsd\n// +build !js\npackage x\n");
+        assert!(!in_build("terminal_check_bsd.go", bsd.as_deref(), &linux));
+        let not_appengine = constraint_line("// +build !appengine,!js,!windows\npackage x\n");
+        assert!(in_build("check.go", not_appengine.as_deref(), &linux));
+        let windows = constraint_line("// +build !appengine,!js,windows\npackage x\n");
+        assert!(!in_build("check.go", windows.as_deref(), &linux));
         assert_eq!(constraint_line("package x\n//go:build linux\n"), None);
     }
 }
