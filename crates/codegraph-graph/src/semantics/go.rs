@@ -97,6 +97,29 @@ impl Semantics for Go {
         })
     }
 
+    /// A slice's or an array's element type, a map's value type: `[]*Item`, `[4]Item`,
+    /// `map[string]Item`.
+    fn element_type<'t>(&self, type_text: &'t str) -> Option<&'t str> {
+        let text = type_text.trim();
+        let rest = if let Some(key) = text.strip_prefix("map[") {
+            let mut depth = 1usize;
+            let close = key.char_indices().find_map(|(index, character)| {
+                match character {
+                    '[' => depth += 1,
+                    ']' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(index)
+            })?;
+            &key[close + 1..]
+        } else {
+            let (_, rest) = text.strip_prefix('[')?.split_once(']')?;
+            rest
+        };
+        let element = rest.trim();
+        (!element.is_empty()).then_some(element)
+    }
+
     fn embedded_fields(&self) -> bool {
         true
     }

@@ -74,6 +74,12 @@ impl RawCaptures {
     ) {
         let type_name = if self.rust {
             rust::declared_type(node_text(type_node, text))
+        } else if matches!(type_node.kind(), "slice_type" | "map_type")
+            || (type_node.kind() == "array_type" && node_text(type_node, text).starts_with('['))
+        {
+            // Go's `[]*Item`, `[4]Item`, `map[string]Item`: kept whole, so that an element
+            // (`items[0]`, `for _, item := range items`) has the element's type.
+            receiver_text(node_text(type_node, text))
         } else if type_node.kind() == "union_type" {
             // TypeScript's `A | B | null`: each alternative (`A | B`), resolved apart.
             javascript::union_alternatives(node_text(type_node, text))
@@ -145,8 +151,8 @@ impl RawCaptures {
             // is kept as `Palette()`.
             expression = receiver_text(&without_arguments(node_text(value, text)));
         }
-        // `for x in items`: `x` is an element, `items[..]`.
-        if binding.kind() == "for_expression" {
+        // `for x in items`, Go's `for _, x := range items`: `x` is an element, `items[..]`.
+        if matches!(binding.kind(), "for_expression" | "range_clause") {
             expression = Name::new(format!("{expression}[..]"));
         } else if item.binding_entered {
             // `with X as y`: what `__enter__` returns (see `graph::resolve::python`).

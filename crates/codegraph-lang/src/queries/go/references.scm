@@ -33,11 +33,11 @@
 ; `x := new(T)`, `var x = T{}`.
 (parameter_declaration
   name: (identifier) @binding.name
-  type: [(type_identifier) (qualified_type) (pointer_type) (generic_type)] @binding.type) @binding
+  type: [(type_identifier) (qualified_type) (pointer_type) (generic_type) (slice_type) (array_type) (map_type)] @binding.type) @binding
 
 (field_declaration
   name: (field_identifier) @binding.name
-  type: [(type_identifier) (qualified_type) (pointer_type) (generic_type)] @binding.type) @binding
+  type: [(type_identifier) (qualified_type) (pointer_type) (generic_type) (slice_type) (array_type) (map_type)] @binding.type) @binding
 
 ; An embedded field is named after its type: `a.User.M()` goes through the field `User`.
 (field_declaration
@@ -50,7 +50,7 @@
 
 (var_spec
   name: (identifier) @binding.name
-  type: [(type_identifier) (qualified_type) (pointer_type) (generic_type)] @binding.type) @binding
+  type: [(type_identifier) (qualified_type) (pointer_type) (generic_type) (slice_type) (array_type) (map_type)] @binding.type) @binding
 
 (var_spec
   .
@@ -104,6 +104,15 @@
   value: (expression_list
     .
     (_) @binding.value)) @binding
+
+; `for _, item := range items`: `item` is an element of `items` (`items[..]`): a slice's or an
+; array's element, a map's value.
+(range_clause
+  left: (expression_list
+    (_)
+    .
+    (identifier) @binding.name .)
+  right: (_) @binding.value) @binding
 
 ; Type parameters and their constraints: `[S Store]`.
 (type_parameter_declaration
