@@ -11,8 +11,9 @@ use crate::conventions::{
     OVERLOAD_SIGNATURE, inside_rust_macro, label_by_declaration, label_conventions,
     label_inactive_cfg, parse_rust, python_defines,
 };
+use crate::cxx;
 use crate::sample::Sample;
-use crate::servers::Server;
+use crate::servers::{ReferenceKind, Server};
 use crate::{ProjectResult, debug, relative_path, uri};
 
 #[derive(Default, Clone, Copy)]
@@ -86,17 +87,111 @@ pub(crate) fn compare(
     settle: bool,
     result: &mut ProjectResult,
 ) -> Result<(), String> {
+    let reference_item = reference_item(reference, sample)?;
+    let codegraph_item = codegraph_item(codegraph, sample, &reference_item)?;
+    let reference_answers = reference_calls(
+        reference,
+        root,
+        sample,
+        &reference_item,
+        settle,
+        &result.language,
+    )?;
+    let codegraph_answers = match &codegraph_item {
+        Some(item) => codegraph_calls(codegraph, item)?,
+        // No item: codegraph does not know this definition; all the reference's edges are
+        // missing.
+        None => Calls {
+            incoming: json!([]),
+            outgoing: json!([]),
+        },
+    };
+    debug("reference incomingCalls", &reference_answers.incoming);
+    debug("reference outgoingCalls", &reference_answers.outgoing);
+    debug("codegraph incomingCalls", &codegraph_answers.incoming);
+    debug("codegraph outgoingCalls", &codegraph_answers.outgoing);
+    let sample_file = sample.relative.as_str();
+    let sampled = Sampled {
+        sample,
+        root,
+        reference_span: reference_span(&reference_item, sample),
+        overload_signature: overload_signature(sample, &reference_item, codegraph_item.as_ref()),
+        language: result.language.clone(),
+    };
+    result.samples += 1;
+    let mut definition = (sample.relative.clone(), sample.line, sample.name.clone());
+    if codegraph_item.is_none() {
+        definition.2 = format!("{} (codegraph: no call hierarchy item)", sample.name);
+    }
+    for direction in ["incoming", "outgoing"] {
+        let (side, caller_file, reference_answer, codegraph_answer) = match direction {
+            "incoming" => (
+                "from",
+                None,
+                &reference_answers.incoming,
+                &codegraph_answers.incoming,
+            ),
+            _ => (
+                "to",
+                Some(sample_file),
+                &reference_answers.outgoing,
+                &codegraph_answers.outgoing,
+            ),
+        };
+        let reference_edges = edges(reference_answer, side, root, caller_file);
+        let codegraph_edges = edges(codegraph_answer, side, root, caller_file);
+        let (counts, missing, extra) = compare_direction(
+            reference,
+            &sampled,
+            direction,
+            &reference_edges,
+            &codegraph_edges,
+        );
+        match direction {
+            "incoming" => result.incoming.add(counts),
+            _ => result.outgoing.add(counts),
+        }
+        if !missing.is_empty() || !extra.is_empty() {
+            result.disagreements.push(Disagreement {
+                definition: definition.clone(),
+                direction,
+                missing,
+                extra,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A definition's incoming and outgoing calls, as a server answered them.
+struct Calls {
+    incoming: Value,
+    outgoing: Value,
+}
+
+/// What the comparison of one direction needs to know about the sampled definition.
+struct Sampled<'a> {
+    sample: &'a Sample,
+    root: &'a Path,
+    /// The definition's first and last line, as the reference sees them.
+    reference_span: (u32, u32),
+    /// tsserver answered with an overload signature's item (see [`overload_signature`]).
+    overload_signature: bool,
+    language: String,
+}
+
+/// The reference's call hierarchy item for the sampled definition.
+fn reference_item(reference: &mut Server, sample: &Sample) -> Result<Value, String> {
     let position = json!({
         "textDocument": {"uri": uri(&sample.file)},
         "position": {"line": sample.line, "character": sample.character},
     });
-    let reference_item = reference
-        .request("textDocument/prepareCallHierarchy", position.clone())
+    let answer = reference
+        .request("textDocument/prepareCallHierarchy", position)
         .map_err(|error| format!("reference prepareCallHierarchy: {error}"))?;
-    debug("reference prepareCallHierarchy", &reference_item);
-    let mut reference_item =
-        pick_item(&reference_item, sample.line).filter(|item| is_item_of(item, sample));
-    if reference_item.is_none() {
+    debug("reference prepareCallHierarchy", &answer);
+    let mut item = pick_item(&answer, sample.line).filter(|item| is_item_of(item, sample));
+    if item.is_none() {
         // tsserver has no item at the name of `exports.f = function () {}` or `obj.f = () =>`,
         // but has one at the function expression itself.
         if let Some(character) =
@@ -115,43 +210,61 @@ pub(crate) fn compare(
                 "reference prepareCallHierarchy (function expression)",
                 &answer,
             );
-            reference_item =
-                pick_item(&answer, sample.line).filter(|item| is_item_of(item, sample));
+            item = pick_item(&answer, sample.line).filter(|item| is_item_of(item, sample));
         }
     }
-    let Some(reference_item) = reference_item else {
-        return Err(
-            "the reference server has no call hierarchy item for this definition".to_string(),
-        );
-    };
-    let codegraph_item = codegraph
+    item.ok_or_else(|| {
+        "the reference server has no call hierarchy item for this definition".to_string()
+    })
+}
+
+/// Codegraph's call hierarchy item for the sampled definition, None when it has none.
+fn codegraph_item(
+    codegraph: &mut Server,
+    sample: &Sample,
+    reference_item: &Value,
+) -> Result<Option<Value>, String> {
+    let position = json!({
+        "textDocument": {"uri": uri(&sample.file)},
+        "position": {"line": sample.line, "character": sample.character},
+    });
+    let answer = codegraph
         .request("textDocument/prepareCallHierarchy", position)
         .map_err(|error| format!("codegraph prepareCallHierarchy: {error}"))?;
-    let mut codegraph_item = pick_item(&codegraph_item, sample.line);
+    let item = pick_item(&answer, sample.line);
     let reference_selection = &reference_item["selectionRange"]["start"];
-    if codegraph_item.is_none()
-        && (reference_selection["line"].as_u64() != Some(sample.line as u64)
-            || reference_selection["character"].as_u64() != Some(sample.character as u64))
+    if item.is_some()
+        || (reference_selection["line"].as_u64() == Some(sample.line as u64)
+            && reference_selection["character"].as_u64() == Some(sample.character as u64))
     {
-        // Where the reference names the item, when that is not where the sample is (the name of
-        // a JavaScript constructor function that tsserver lists as `constructor`).
-        let answer = codegraph
-            .request(
-                "textDocument/prepareCallHierarchy",
-                json!({
-                    "textDocument": {"uri": uri(&sample.file)},
-                    "position": reference_selection,
-                }),
-            )
-            .map_err(|error| format!("codegraph prepareCallHierarchy: {error}"))?;
-        codegraph_item = pick_item(&answer, sample.line);
+        return Ok(item);
     }
-
-    let mut reference_incoming = reference
+    // Where the reference names the item, when that is not where the sample is (the name of a
+    // JavaScript constructor function that tsserver lists as `constructor`).
+    let answer = codegraph
         .request(
-            "callHierarchy/incomingCalls",
-            json!({"item": reference_item}),
+            "textDocument/prepareCallHierarchy",
+            json!({
+                "textDocument": {"uri": uri(&sample.file)},
+                "position": reference_selection,
+            }),
         )
+        .map_err(|error| format!("codegraph prepareCallHierarchy: {error}"))?;
+    Ok(pick_item(&answer, sample.line))
+}
+
+/// The reference's incoming and outgoing calls of its item. clangd 19 has no outgoing calls:
+/// they are built from its definitions at the call sites (`cxx::outgoing_calls`).
+fn reference_calls(
+    reference: &mut Server,
+    root: &Path,
+    sample: &Sample,
+    item: &Value,
+    settle: bool,
+    language: &str,
+) -> Result<Calls, String> {
+    let mut incoming = reference
+        .request("callHierarchy/incomingCalls", json!({"item": item}))
         .map_err(|error| format!("reference incomingCalls: {error}"))?;
     if settle {
         // The first answer after indexing: ask again until two answers agree, in case the
@@ -159,142 +272,124 @@ pub(crate) fn compare(
         for _ in 0..5 {
             std::thread::sleep(Duration::from_secs(2));
             let again = reference
-                .request(
-                    "callHierarchy/incomingCalls",
-                    json!({"item": reference_item}),
-                )
+                .request("callHierarchy/incomingCalls", json!({"item": item}))
                 .map_err(|error| format!("reference incomingCalls: {error}"))?;
-            if again == reference_incoming {
+            if again == incoming {
                 break;
             }
-            reference_incoming = again;
+            incoming = again;
         }
     }
-    let reference_outgoing = reference
-        .request(
-            "callHierarchy/outgoingCalls",
-            json!({"item": reference_item}),
-        )
-        .map_err(|error| format!("reference outgoingCalls: {error}"))?;
-    let (codegraph_incoming, codegraph_outgoing) = match &codegraph_item {
-        Some(item) => (
-            codegraph
-                .request("callHierarchy/incomingCalls", json!({"item": item}))
-                .map_err(|error| format!("codegraph incomingCalls: {error}"))?,
-            codegraph
-                .request("callHierarchy/outgoingCalls", json!({"item": item}))
-                .map_err(|error| format!("codegraph outgoingCalls: {error}"))?,
-        ),
-        // No item: codegraph does not know this definition; all the reference's edges are
-        // missing.
-        None => (json!([]), json!([])),
+    let outgoing = if ReferenceKind::of(language) == ReferenceKind::Clangd {
+        cxx::outgoing_calls(reference, root, sample, language)?
+    } else {
+        reference
+            .request("callHierarchy/outgoingCalls", json!({"item": item}))
+            .map_err(|error| format!("reference outgoingCalls: {error}"))?
     };
-    debug("reference incomingCalls", &reference_incoming);
-    debug("reference outgoingCalls", &reference_outgoing);
-    debug("codegraph incomingCalls", &codegraph_incoming);
-    debug("codegraph outgoingCalls", &codegraph_outgoing);
-    let sample_file = sample.relative.clone();
-    let incoming_reference = edges(&reference_incoming, "from", root, None);
-    let incoming_codegraph = edges(&codegraph_incoming, "from", root, None);
-    let outgoing_reference = edges(&reference_outgoing, "to", root, Some(&sample_file));
-    let outgoing_codegraph = edges(&codegraph_outgoing, "to", root, Some(&sample_file));
+    Ok(Calls { incoming, outgoing })
+}
 
-    let line_of = |position: &Value| position["line"].as_u64().unwrap_or(0) as u32;
-    // The wider of the item's range and the documentSymbol's: gopls 0.5 gives an item the
-    // range of its name only.
-    let reference_span = (
+fn codegraph_calls(codegraph: &mut Server, item: &Value) -> Result<Calls, String> {
+    Ok(Calls {
+        incoming: codegraph
+            .request("callHierarchy/incomingCalls", json!({"item": item}))
+            .map_err(|error| format!("codegraph incomingCalls: {error}"))?,
+        outgoing: codegraph
+            .request("callHierarchy/outgoingCalls", json!({"item": item}))
+            .map_err(|error| format!("codegraph outgoingCalls: {error}"))?,
+    })
+}
+
+fn line_of(position: &Value) -> u32 {
+    position["line"].as_u64().unwrap_or(0) as u32
+}
+
+/// The wider of the reference item's range and the documentSymbol's: gopls 0.5 gives an item
+/// the range of its name only.
+fn reference_span(reference_item: &Value, sample: &Sample) -> (u32, u32) {
+    (
         line_of(&reference_item["range"]["start"]).min(sample.span.0),
         line_of(&reference_item["range"]["end"]).max(sample.span.1),
-    );
-    // A TypeScript overload signature: tsserver's item is a signature, which calls nothing
-    // (asked at a signature, the signature itself; asked at the implementation of an
-    // overloaded function, its first signature); codegraph's is the function they declare.
+    )
+}
+
+/// A TypeScript overload signature: tsserver's item is a signature, which calls nothing (asked
+/// at a signature, the signature itself; asked at the implementation of an overloaded function,
+/// its first signature); codegraph's is the function they declare.
+fn overload_signature(
+    sample: &Sample,
+    reference_item: &Value,
+    codegraph_item: Option<&Value>,
+) -> bool {
     let typescript = sample
         .file
         .extension()
         .is_some_and(|extension| matches!(extension.to_str(), Some("ts" | "tsx" | "mts" | "cts")));
-    let overload_signature = typescript
-        && codegraph_item.as_ref().is_some_and(|item| {
+    typescript
+        && codegraph_item.is_some_and(|item| {
             line_of(&item["selectionRange"]["start"])
                 != line_of(&reference_item["selectionRange"]["start"])
                 && item["uri"] == reference_item["uri"]
-        });
-    result.samples += 1;
-    let definition = (sample.relative.clone(), sample.line, sample.name.clone());
-    let mut definition_note = definition.clone();
-    if codegraph_item.is_none() {
-        definition_note.2 = format!("{} (codegraph: no call hierarchy item)", sample.name);
+        })
+}
+
+/// Pairs one direction's edges, labels the disagreeing ones, and counts them; with the
+/// unmatched edges (missing, extra).
+fn compare_direction(
+    reference: &mut Server,
+    sampled: &Sampled,
+    direction: &'static str,
+    reference_edges: &[Edge],
+    codegraph_edges: &[Edge],
+) -> (Counts, Vec<Edge>, Vec<Edge>) {
+    let (sample, root, reference_span) = (sampled.sample, sampled.root, sampled.reference_span);
+    let (agreed, mut missing, mut extra) = match_edges(reference_edges, codegraph_edges);
+    label_conventions(&mut missing, &mut extra, direction, sample, reference_span);
+    if sampled.language == "rust" {
+        label_inactive_cfg(&mut extra, root);
     }
-    let rust = result.language == "rust";
-    for (direction, reference_edges, codegraph_edges, counts) in [
-        (
-            "incoming",
-            incoming_reference,
-            incoming_codegraph,
-            &mut result.incoming,
-        ),
-        (
-            "outgoing",
-            outgoing_reference,
-            outgoing_codegraph,
-            &mut result.outgoing,
-        ),
-    ] {
-        let (agreed, mut missing, mut extra) = match_edges(&reference_edges, &codegraph_edges);
-        label_conventions(&mut missing, &mut extra, direction, sample, reference_span);
-        if rust {
-            label_inactive_cfg(&mut extra, root);
-        }
-        if direction == "outgoing" && overload_signature && reference_edges.is_empty() {
-            for edge in extra.iter_mut() {
-                edge.convention.get_or_insert(OVERLOAD_SIGNATURE);
-            }
-        }
-        // Python (pyright) and JavaScript/TypeScript (tsserver): what the reference declares at
-        // the call site of each extra edge.
-        if sample.file.extension().is_some_and(|extension| {
-            ["py", "js", "mjs", "cjs", "ts", "mts", "cts", "tsx"]
-                .iter()
-                .any(|known| extension == *known)
-        }) {
-            // The called name: the sample's for its callers, each callee's own otherwise.
-            let called = (direction == "incoming").then_some(sample.name.as_str());
-            let sampled = (direction == "incoming").then_some((
-                sample.relative.as_str(),
-                (reference_span.0, reference_span.1),
-            ));
-            label_by_declaration(
-                reference,
-                root,
-                called,
-                sampled,
-                &reference_edges,
-                &mut extra,
-            );
-        }
-        counts.add(Counts {
-            agreed,
-            reference: agreed + missing.len(),
-            codegraph: agreed + extra.len(),
-            convention: missing
-                .iter()
-                .filter(|edge| edge.convention.is_some())
-                .count(),
-            convention_extra: extra
-                .iter()
-                .filter(|edge| edge.convention.is_some())
-                .count(),
-        });
-        if !missing.is_empty() || !extra.is_empty() {
-            result.disagreements.push(Disagreement {
-                definition: definition_note.clone(),
-                direction,
-                missing,
-                extra,
-            });
+    if direction == "outgoing" && sampled.overload_signature && reference_edges.is_empty() {
+        for edge in extra.iter_mut() {
+            edge.convention.get_or_insert(OVERLOAD_SIGNATURE);
         }
     }
-    Ok(())
+    // Python (pyright) and JavaScript/TypeScript (tsserver): what the reference declares at the
+    // call site of each extra edge.
+    if sample.file.extension().is_some_and(|extension| {
+        ["py", "js", "mjs", "cjs", "ts", "mts", "cts", "tsx"]
+            .iter()
+            .any(|known| extension == *known)
+    }) {
+        // The called name: the sample's for its callers, each callee's own otherwise.
+        let called = (direction == "incoming").then_some(sample.name.as_str());
+        let sampled_definition = (direction == "incoming").then_some((
+            sample.relative.as_str(),
+            (reference_span.0, reference_span.1),
+        ));
+        label_by_declaration(
+            reference,
+            root,
+            called,
+            sampled_definition,
+            reference_edges,
+            &mut extra,
+        );
+    }
+    let counts = Counts {
+        agreed,
+        reference: agreed + missing.len(),
+        codegraph: agreed + extra.len(),
+        convention: missing
+            .iter()
+            .filter(|edge| edge.convention.is_some())
+            .count(),
+        convention_extra: extra
+            .iter()
+            .filter(|edge| edge.convention.is_some())
+            .count(),
+    };
+    (counts, missing, extra)
 }
 
 /// Whether a reference item is the sampled definition: its name, or a function-like item named

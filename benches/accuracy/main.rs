@@ -54,6 +54,7 @@ use serde_json::{Value, json};
 
 mod compare;
 mod conventions;
+mod cxx;
 mod report;
 mod sample;
 mod servers;
@@ -66,7 +67,15 @@ use crate::servers::{
     ReferenceKind, Server, codegraph_binary, reference_command, reference_version,
 };
 
-pub(crate) const LANGUAGES: [&str; 5] = ["python", "javascript", "typescript", "rust", "go"];
+pub(crate) const LANGUAGES: [&str; 7] = [
+    "python",
+    "javascript",
+    "typescript",
+    "rust",
+    "go",
+    "c",
+    "cpp",
+];
 
 fn main() {
     let corpus = corpus_dir();

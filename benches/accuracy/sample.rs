@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::cxx;
 use crate::servers::{ReferenceKind, Server};
 use crate::{relative_to, uri};
 
@@ -27,6 +28,10 @@ pub(crate) fn source_files(root: &Path, language: &str) -> Vec<PathBuf> {
         "typescript" => &["ts", "tsx", "mts", "cts"],
         "rust" => &["rs"],
         "go" => &["go"],
+        // Definitions in headers are declarations, or inline functions of many translation
+        // units: the sample is the definitions of the translation units themselves.
+        "c" => &["c"],
+        "cpp" => &["cc", "cpp", "cxx"],
         _ => &[],
     };
     let mut files = Vec::new();
@@ -141,6 +146,10 @@ impl<'a> Sampler<'a> {
                         "{}: reference documentSymbol: {error}",
                         relative_to(file, self.root)
                     )),
+                }
+                if kind == ReferenceKind::Clangd {
+                    // clangd lists prototypes and declarations too.
+                    found.retain(cxx::is_definition);
                 }
                 self.random.shuffle(&mut found);
                 self.definitions.insert(file, found);

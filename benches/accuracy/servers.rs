@@ -29,6 +29,7 @@ pub(crate) enum ReferenceKind {
     TypeScript,
     RustAnalyzer,
     Gopls,
+    Clangd,
 }
 
 impl ReferenceKind {
@@ -38,6 +39,7 @@ impl ReferenceKind {
             "javascript" | "typescript" => ReferenceKind::TypeScript,
             "rust" => ReferenceKind::RustAnalyzer,
             "go" => ReferenceKind::Gopls,
+            "c" | "cpp" => ReferenceKind::Clangd,
             other => panic!("no reference server for {other}"),
         }
     }
@@ -50,6 +52,8 @@ impl ReferenceKind {
             "tsx" => "typescriptreact",
             "rs" => "rust",
             "go" => "go",
+            "c" | "h" => "c",
+            "cc" | "cpp" | "cxx" | "hh" | "hpp" => "cpp",
             _ => "plaintext",
         }
     }
@@ -111,6 +115,11 @@ pub(crate) fn reference_version(kind: ReferenceKind, corpus: &Path) -> String {
             output("dpkg-query", &["-W", "-f", "${Version}", "gopls"]),
             output("go", &["version"])
         ),
+        ReferenceKind::Clangd => output(CLANGD, &["--version"])
+            .lines()
+            .next()
+            .unwrap_or("?")
+            .to_string(),
     }
 }
 
@@ -161,8 +170,25 @@ pub(crate) fn reference_command(kind: ReferenceKind, corpus: &Path) -> ServerCom
             ];
             gopls
         }
+        // The background index is what incomingCalls reads; each project's
+        // compile_commands.json is found above its files (see accuracy-corpus.sh).
+        ReferenceKind::Clangd => command(
+            CLANGD.to_string(),
+            &[
+                "--background-index",
+                "-j=2",
+                "--header-insertion=never",
+                "--limit-references=0",
+                "--limit-results=0",
+                "--log=error",
+            ],
+        ),
     }
 }
+
+/// Debian 12's clangd 19 (its `clangd` is 14, without the background index's call hierarchy
+/// this benchmark needs).
+pub(crate) const CLANGD: &str = "clangd-19";
 
 /// An LSP server over pipes (the tests' language-server client), and what its notifications
 /// said about its readiness.

@@ -1,0 +1,271 @@
+//! C and C++ against clangd. clangd 19 answers `callHierarchy/incomingCalls` from its background
+//! index but has no `callHierarchy/outgoingCalls` (that arrived in clangd 20), so the outgoing
+//! truth is built from what clangd does answer: every call expression in the sampled function's
+//! body (found with tree-sitter's C or C++ grammar), clangd's `textDocument/definition` at the
+//! called name, and the function definition that location names. The result is shaped as an
+//! outgoingCalls answer, so that it is compared like every other server's.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use codegraph::lang::Language;
+use serde_json::{Value, json};
+use tree_sitter::{Node, Point, Tree};
+
+use crate::sample::Sample;
+use crate::servers::Server;
+use crate::{debug, relative_path, uri};
+
+/// The grammar of a C or C++ file: C for `.c`, and for headers when the project is C.
+pub(crate) fn grammar(file: &Path, project_language: &str) -> Language {
+    match file.extension().and_then(|extension| extension.to_str()) {
+        Some("c") => Language::C,
+        Some("h") if project_language == "c" => Language::C,
+        _ => Language::Cpp,
+    }
+}
+
+/// A parsed file: its text, lines and tree.
+pub(crate) struct Parsed {
+    text: String,
+    line_starts: Vec<usize>,
+    tree: Tree,
+}
+
+impl Parsed {
+    pub(crate) fn read(file: &Path, language: Language) -> Option<Parsed> {
+        let text = std::fs::read_to_string(file).ok()?;
+        let tree = codegraph::syntax::parse(language, &text)?;
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(index, _)| index + 1));
+        Some(Parsed {
+            text,
+            line_starts,
+            tree,
+        })
+    }
+
+    fn line_text(&self, line: usize) -> &str {
+        let start = self
+            .line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len());
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        &self.text[start..end.max(start)]
+    }
+
+    /// The tree-sitter point of an LSP position (UTF-16 column).
+    fn point(&self, line: u32, character: u32) -> Point {
+        let text = self.line_text(line as usize);
+        let mut units = 0;
+        let mut column = text.len();
+        for (byte, character_here) in text.char_indices() {
+            if units >= character as usize {
+                column = byte;
+                break;
+            }
+            units += character_here.len_utf16();
+        }
+        Point::new(line as usize, column)
+    }
+
+    /// The LSP position (line, UTF-16 column) of a tree-sitter point.
+    fn position(&self, point: Point) -> Value {
+        let text = self.line_text(point.row);
+        let prefix = &text[..point.column.min(text.len())];
+        json!({"line": point.row, "character": prefix.encode_utf16().count()})
+    }
+
+    fn range(&self, node: Node) -> Value {
+        json!({"start": self.position(node.start_position()), "end": self.position(node.end_position())})
+    }
+
+    fn node_text(&self, node: Node) -> &str {
+        &self.text[node.byte_range()]
+    }
+}
+
+/// The function definition whose declarator names the function at `point`, when the name there
+/// is a definition's (not a prototype's, a macro's or a variable's).
+fn definition_named_at(tree: &Tree, point: Point) -> Option<Node<'_>> {
+    let mut node = tree.root_node().descendant_for_point_range(point, point)?;
+    let mut in_declarator = false;
+    loop {
+        match node.kind() {
+            "function_declarator" => {
+                let name = node.child_by_field_name("declarator")?;
+                if !(name.start_position() <= point && point <= name.end_position()) {
+                    return None;
+                }
+                in_declarator = true;
+            }
+            "function_definition" => return in_declarator.then_some(node),
+            "compound_statement"
+            | "declaration"
+            | "field_declaration"
+            | "parameter_list"
+            | "translation_unit"
+            | "preproc_function_def"
+            | "preproc_def" => return None,
+            _ => {}
+        }
+        node = node.parent()?;
+    }
+}
+
+/// The name node of a function definition's declarator (`f`, `Class::method`, `operator==`).
+fn definition_name(definition: Node) -> Option<Node> {
+    let mut declarator = definition.child_by_field_name("declarator")?;
+    while declarator.kind() != "function_declarator" {
+        declarator = declarator.child_by_field_name("declarator")?;
+    }
+    declarator.child_by_field_name("declarator")
+}
+
+/// Whether a documentSymbol entry of clangd's is a function definition (clangd also lists
+/// prototypes and declarations).
+pub(crate) fn is_definition(sample: &Sample) -> bool {
+    // A sampled file is a `.c` file (C) or a C++ source file, never a header.
+    Parsed::read(&sample.file, grammar(&sample.file, "cpp")).is_some_and(|parsed| {
+        let point = parsed.point(sample.line, sample.character);
+        definition_named_at(&parsed.tree, point).is_some()
+    })
+}
+
+/// The node a call expression calls by name: `f` in `f(x)`, `m` in `o.m(x)` and `p->m(x)`,
+/// `f` in `ns::f(x)` and `f<T>(x)`, `fp` in `(*fp)(x)`.
+fn called_name(function: Node) -> Option<Node> {
+    match function.kind() {
+        "identifier" | "field_identifier" | "operator_name" | "destructor_name" => Some(function),
+        "field_expression" => function.child_by_field_name("field").and_then(called_name),
+        "qualified_identifier" | "template_function" | "template_method" => {
+            function.child_by_field_name("name").and_then(called_name)
+        }
+        "parenthesized_expression" | "pointer_expression" => function
+            .named_child(
+                u32::try_from(function.named_child_count())
+                    .ok()?
+                    .checked_sub(1)?,
+            )
+            .and_then(called_name),
+        _ => None,
+    }
+}
+
+/// The called names of every call expression inside `node`, in source order.
+fn call_sites<'tree>(node: Node<'tree>, sites: &mut Vec<Node<'tree>>) {
+    if node.kind() == "call_expression"
+        && let Some(name) = node.child_by_field_name("function").and_then(called_name)
+    {
+        sites.push(name);
+    }
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        call_sites(child, sites);
+    }
+}
+
+/// The call hierarchy item of the function definition that a definition location names, read
+/// from the file with tree-sitter; None when the location is not a function definition's name.
+fn item_at(parsed: &Parsed, file: &Path, start: &Value) -> Option<Value> {
+    let line = start["line"].as_u64()? as u32;
+    let character = start["character"].as_u64()? as u32;
+    let definition = definition_named_at(&parsed.tree, parsed.point(line, character))?;
+    let name = definition_name(definition)?;
+    let qualified = matches!(name.kind(), "qualified_identifier")
+        || definition
+            .parent()
+            .is_some_and(|parent| parent.kind() == "field_declaration_list");
+    Some(json!({
+        "name": parsed.node_text(name),
+        "kind": if qualified { 6 } else { 12 },
+        "uri": uri(file),
+        "range": parsed.range(definition),
+        "selectionRange": parsed.range(name),
+    }))
+}
+
+/// The locations of a definition answer (Location, Location[] or LocationLink[]): uri and start.
+fn locations(answer: &Value) -> Vec<(String, Value)> {
+    let list: Vec<&Value> = match answer {
+        Value::Array(items) => items.iter().collect(),
+        Value::Null => Vec::new(),
+        single => vec![single],
+    };
+    list.into_iter()
+        .filter_map(|location| {
+            let uri = location["uri"]
+                .as_str()
+                .or_else(|| location["targetUri"].as_str())?;
+            let range = if location["range"].is_object() {
+                &location["range"]
+            } else {
+                &location["targetSelectionRange"]
+            };
+            Some((uri.to_string(), range["start"].clone()))
+        })
+        .collect()
+}
+
+/// clangd's outgoing calls of the sampled function, built from `textDocument/definition` at the
+/// name of every call expression in its body; shaped as a `callHierarchy/outgoingCalls` answer
+/// (one entry per callee, with every call site's range). Callees outside `root` are kept here
+/// and dropped by the comparison, as for every server.
+pub(crate) fn outgoing_calls(
+    reference: &mut Server,
+    root: &Path,
+    sample: &Sample,
+    project_language: &str,
+) -> Result<Value, String> {
+    let language = grammar(&sample.file, project_language);
+    let parsed = Parsed::read(&sample.file, language).ok_or("the sampled file does not parse")?;
+    let point = parsed.point(sample.line, sample.character);
+    let definition = definition_named_at(&parsed.tree, point)
+        .ok_or("no function definition at the sampled name")?;
+    let mut sites = Vec::new();
+    if let Some(body) = definition.child_by_field_name("body") {
+        call_sites(body, &mut sites);
+    }
+    let mut files: HashMap<PathBuf, Option<Parsed>> = HashMap::new();
+    let mut calls: Vec<Value> = Vec::new();
+    for site in sites {
+        let position = parsed.position(site.start_position());
+        let answer = reference
+            .request(
+                "textDocument/definition",
+                json!({"textDocument": {"uri": uri(&sample.file)}, "position": position}),
+            )
+            .map_err(|error| format!("reference definition: {error}"))?;
+        debug("reference definition at a call", &answer);
+        for (target_uri, start) in locations(&answer) {
+            if relative_path(&target_uri, root).is_none() {
+                continue;
+            }
+            let Some(file) = crate::path_of_uri(&target_uri) else {
+                continue;
+            };
+            let target = files
+                .entry(file.clone())
+                .or_insert_with(|| Parsed::read(&file, grammar(&file, project_language)));
+            let Some(item) = target
+                .as_ref()
+                .and_then(|target| item_at(target, &file, &start))
+            else {
+                continue;
+            };
+            let from = parsed.range(site);
+            match calls.iter_mut().find(|call| call["to"] == item) {
+                Some(call) => call["fromRanges"]
+                    .as_array_mut()
+                    .expect("fromRanges")
+                    .push(from),
+                None => calls.push(json!({"to": item, "fromRanges": [from]})),
+            }
+        }
+    }
+    Ok(Value::Array(calls))
+}
