@@ -1,7 +1,7 @@
 //! One sampled definition asked of both servers, and their answers compared: the edges of a
 //! call hierarchy answer, names normalised, the reference's edges paired with codegraph's.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -106,8 +106,6 @@ pub(crate) fn compare(
             outgoing: json!([]),
         },
     };
-    debug("reference incomingCalls", &reference_answers.incoming);
-    debug("reference outgoingCalls", &reference_answers.outgoing);
     debug("codegraph incomingCalls", &codegraph_answers.incoming);
     debug("codegraph outgoingCalls", &codegraph_answers.outgoing);
     let sample_file = sample.relative.as_str();
@@ -287,6 +285,8 @@ fn reference_calls(
             .request("callHierarchy/outgoingCalls", json!({"item": item}))
             .map_err(|error| format!("reference outgoingCalls: {error}"))?
     };
+    debug("reference incomingCalls", &incoming);
+    debug("reference outgoingCalls", &outgoing);
     Ok(Calls { incoming, outgoing })
 }
 
@@ -431,109 +431,153 @@ pub(crate) fn edges(
     root: &Path,
     caller_file: Option<&str>,
 ) -> Vec<Edge> {
-    let mut seen = HashSet::new();
-    let mut edges = Vec::new();
-    let mut texts: HashMap<String, Vec<String>> = HashMap::new();
-    let mut trees: HashMap<String, Option<tree_sitter::Tree>> = HashMap::new();
+    let mut sources = Sources::default();
+    let mut edges: Vec<Edge> = Vec::new();
     for call in answer.as_array().into_iter().flatten() {
-        let item = &call[side];
-        let Some(mut file) = item["uri"]
-            .as_str()
-            .and_then(|uri| relative_path(uri, root))
-        else {
+        let Some(edge) = edge_of(call, side, root, caller_file, &mut sources) else {
             continue;
         };
-        let kind = item["kind"].as_i64().unwrap_or(0);
-        let raw_name = item["name"].as_str().unwrap_or("").to_string();
-        // pyright names the declaration in a `.pyi` stub beside the module: the same function.
-        let mut stub_declaration = false;
-        if let Some(stem) = file.strip_suffix(".pyi")
-            && root.join(format!("{stem}.py")).is_file()
-        {
-            file = format!("{stem}.py");
-            stub_declaration = !python_defines(&root.join(&file), &raw_name);
-        }
-        let base_name = Path::new(&file)
-            .file_name()
-            .map_or(String::new(), |name| name.to_string_lossy().to_string());
-        // tsserver names a file-level caller after the file.
-        let name = if raw_name == base_name {
-            "<module>".to_string()
-        } else {
-            normalise_name(&raw_name, kind)
-        };
-        let line_of = |position: &Value| position["line"].as_u64().unwrap_or(0) as u32;
-        let line = line_of(&item["selectionRange"]["start"]);
-        let span = (
-            line_of(&item["range"]["start"]),
-            line_of(&item["range"]["end"]),
-        );
-        let site_file = caller_file.map_or_else(|| file.clone(), str::to_string);
-        let ranges: Vec<&Value> = call["fromRanges"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .collect();
-        let site = ranges
-            .first()
-            .map(|range| (site_file.clone(), line_of(&range["start"])));
-        let site_character = ranges.first().map_or(0, |range| {
-            range["start"]["character"].as_u64().unwrap_or(0) as u32
-        });
-        let site_lines: Vec<u32> = ranges
-            .iter()
-            .map(|range| line_of(&range["start"]))
-            .collect();
-        let lines = texts.entry(site_file.clone()).or_insert_with(|| {
-            std::fs::read_to_string(root.join(&site_file))
-                .unwrap_or_default()
-                .lines()
-                .map(str::to_string)
-                .collect()
-        });
-        let call_syntax =
-            ranges.is_empty() || ranges.iter().any(|range| is_call_syntax(lines, range));
-        let decorator = site
-            .as_ref()
-            .and_then(|(_, line)| lines.get(*line as usize))
-            .is_some_and(|text| text.trim_start().starts_with('@'));
-        let in_macro = site_file.ends_with(".rs")
-            && !ranges.is_empty()
-            && ranges.iter().all(|range| {
-                let tree = trees
-                    .entry(site_file.clone())
-                    .or_insert_with(|| parse_rust(&root.join(&site_file)));
-                inside_rust_macro(tree.as_ref(), lines, range)
-            });
-        if seen.insert((file.clone(), name.clone())) {
-            edges.push(Edge {
-                file,
-                name,
-                raw_name,
-                kind,
-                line,
-                span,
-                site,
-                site_character,
-                site_lines,
-                stub_declaration,
-                call_syntax,
-                decorator,
-                in_macro,
-                convention: None,
-            });
-        } else if let Some(edge) = edges
+        let site_file = caller_file.map_or_else(|| edge.file.clone(), str::to_string);
+        match edges
             .iter_mut()
-            .find(|edge| edge.file == file && edge.name == name)
+            .find(|other| other.file == edge.file && other.name == edge.name)
         {
-            edge.call_syntax |= call_syntax;
-            edge.in_macro &= in_macro;
-            if edge.site.as_ref().map(|(file, _)| file) == Some(&site_file) {
-                edge.site_lines.extend(site_lines);
+            None => edges.push(edge),
+            Some(other) => {
+                other.call_syntax |= edge.call_syntax;
+                other.in_macro &= edge.in_macro;
+                if other.site.as_ref().map(|(file, _)| file) == Some(&site_file) {
+                    other.site_lines.extend(edge.site_lines);
+                }
             }
         }
     }
     edges
+}
+
+/// The files an answer's call sites are in: their lines, and Rust files' syntax trees.
+#[derive(Default)]
+struct Sources {
+    texts: HashMap<String, Vec<String>>,
+    trees: HashMap<String, Option<tree_sitter::Tree>>,
+}
+
+/// The edge of one entry of an incomingCalls or outgoingCalls answer; None when its item is
+/// outside `root`.
+fn edge_of(
+    call: &Value,
+    side: &str,
+    root: &Path,
+    caller_file: Option<&str>,
+    sources: &mut Sources,
+) -> Option<Edge> {
+    let item = &call[side];
+    let ItemName {
+        file,
+        name,
+        raw_name,
+        stub_declaration,
+    } = item_name(item, root)?;
+    let kind = item["kind"].as_i64().unwrap_or(0);
+    let line_of = |position: &Value| position["line"].as_u64().unwrap_or(0) as u32;
+    let line = line_of(&item["selectionRange"]["start"]);
+    let span = (
+        line_of(&item["range"]["start"]),
+        line_of(&item["range"]["end"]),
+    );
+    let site_file = caller_file.map_or_else(|| file.clone(), str::to_string);
+    let ranges: Vec<&Value> = call["fromRanges"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .collect();
+    let site = ranges
+        .first()
+        .map(|range| (site_file.clone(), line_of(&range["start"])));
+    let site_character = ranges.first().map_or(0, |range| {
+        range["start"]["character"].as_u64().unwrap_or(0) as u32
+    });
+    let site_lines: Vec<u32> = ranges
+        .iter()
+        .map(|range| line_of(&range["start"]))
+        .collect();
+    let lines = sources.texts.entry(site_file.clone()).or_insert_with(|| {
+        std::fs::read_to_string(root.join(&site_file))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    });
+    let call_syntax = ranges.is_empty() || ranges.iter().any(|range| is_call_syntax(lines, range));
+    let decorator = site
+        .as_ref()
+        .and_then(|(_, line)| lines.get(*line as usize))
+        .is_some_and(|text| text.trim_start().starts_with('@'));
+    let in_macro = site_file.ends_with(".rs")
+        && !ranges.is_empty()
+        && ranges.iter().all(|range| {
+            let tree = sources
+                .trees
+                .entry(site_file.clone())
+                .or_insert_with(|| parse_rust(&root.join(&site_file)));
+            inside_rust_macro(tree.as_ref(), lines, range)
+        });
+    Some(Edge {
+        file,
+        name,
+        raw_name,
+        kind,
+        line,
+        span,
+        site,
+        site_character,
+        site_lines,
+        stub_declaration,
+        call_syntax,
+        decorator,
+        in_macro,
+        convention: None,
+    })
+}
+
+/// What an answer's item is called, and where: its file relative to the root (None outside
+/// it) and its normalised name.
+struct ItemName {
+    file: String,
+    name: String,
+    raw_name: String,
+    stub_declaration: bool,
+}
+
+fn item_name(item: &Value, root: &Path) -> Option<ItemName> {
+    let mut file = item["uri"]
+        .as_str()
+        .and_then(|uri| relative_path(uri, root))?;
+    let kind = item["kind"].as_i64().unwrap_or(0);
+    let raw_name = item["name"].as_str().unwrap_or("").to_string();
+    // pyright names the declaration in a `.pyi` stub beside the module: the same function.
+    let mut stub_declaration = false;
+    if let Some(stem) = file.strip_suffix(".pyi")
+        && root.join(format!("{stem}.py")).is_file()
+    {
+        file = format!("{stem}.py");
+        stub_declaration = !python_defines(&root.join(&file), &raw_name);
+    }
+    let base_name = Path::new(&file)
+        .file_name()
+        .map_or(String::new(), |name| name.to_string_lossy().to_string());
+    // tsserver names a file-level caller after the file.
+    let name = if raw_name == base_name {
+        "<module>".to_string()
+    } else {
+        normalise_name(&raw_name, kind)
+    };
+    Some(ItemName {
+        file,
+        name,
+        raw_name,
+        stub_declaration,
+    })
 }
 
 /// Whether the range (a name at a call site, as servers give it) is called there: followed by

@@ -111,59 +111,7 @@ pub(crate) fn label_conventions(
         }
     }
     if direction == "incoming" {
-        for edge in missing.iter_mut() {
-            if edge.convention.is_some() {
-                continue;
-            }
-            // The reference's caller is the file, a class body, or a function around
-            // codegraph's caller (tsserver has no item for a function stored in an object
-            // literal's property).
-            let encloses = |other: &Edge| {
-                edge.name == "<module>"
-                    || edge.kind == 5
-                    || (other.file == edge.file
-                        && other.line != edge.line
-                        && edge.span.0 <= other.line
-                        && other.line <= edge.span.1)
-            };
-            // Every finer caller whose call sites are among the reference's caller's (tsserver
-            // lists one caller for the file, codegraph each function of the file that calls).
-            let mut paired = false;
-            for finer in extra.iter_mut().filter(|other| {
-                other.convention.is_none()
-                    && other.name != "<module>"
-                    && shares_a_site(edge, other)
-                    && encloses(other)
-            }) {
-                finer.convention = Some(COARSER_CALLER);
-                paired = true;
-            }
-            if paired {
-                edge.convention = Some(COARSER_CALLER);
-                continue;
-            }
-            // rust-analyzer names a function written inside a macro's arguments after the
-            // macro's expansion, at the macro's line (every `quickcheck! { fn size_zip(..) }`
-            // property is `prop` at `quickcheck! {`): codegraph's callers inside that
-            // invocation are the same calls.
-            let Some(invocation) = macro_invocation_lines(sample, &edge.file, edge.line) else {
-                continue;
-            };
-            let inside = |line: u32| invocation.0 < line && line <= invocation.1;
-            for finer in extra.iter_mut().filter(|other| {
-                other.convention.is_none()
-                    && other.name != "<module>"
-                    && other.file == edge.file
-                    && inside(other.line)
-                    && other
-                        .site
-                        .as_ref()
-                        .is_some_and(|(file, line)| *file == edge.file && inside(*line))
-            }) {
-                edge.convention = Some(COARSER_CALLER);
-                finer.convention = Some(COARSER_CALLER);
-            }
-        }
+        label_coarser_callers(missing, extra, sample);
     }
     // An extra caller at the call site of a labelled missing caller (a decorator's line, say)
     // is the same call seen by the other convention. Outgoing edges are not paired so: one line
@@ -185,6 +133,64 @@ pub(crate) fn label_conventions(
             })
         {
             edge.convention = Some(STUB);
+        }
+    }
+}
+
+/// Pairs the reference's missing callers with codegraph's extra callers that are the same call
+/// sites seen at a finer grain ([`COARSER_CALLER`]).
+fn label_coarser_callers(missing: &mut [Edge], extra: &mut [Edge], sample: &Sample) {
+    for edge in missing.iter_mut() {
+        if edge.convention.is_some() {
+            continue;
+        }
+        // The reference's caller is the file, a class body, or a function around
+        // codegraph's caller (tsserver has no item for a function stored in an object
+        // literal's property).
+        let encloses = |other: &Edge| {
+            edge.name == "<module>"
+                || edge.kind == 5
+                || (other.file == edge.file
+                    && other.line != edge.line
+                    && edge.span.0 <= other.line
+                    && other.line <= edge.span.1)
+        };
+        // Every finer caller whose call sites are among the reference's caller's (tsserver
+        // lists one caller for the file, codegraph each function of the file that calls).
+        let mut paired = false;
+        for finer in extra.iter_mut().filter(|other| {
+            other.convention.is_none()
+                && other.name != "<module>"
+                && shares_a_site(edge, other)
+                && encloses(other)
+        }) {
+            finer.convention = Some(COARSER_CALLER);
+            paired = true;
+        }
+        if paired {
+            edge.convention = Some(COARSER_CALLER);
+            continue;
+        }
+        // rust-analyzer names a function written inside a macro's arguments after the
+        // macro's expansion, at the macro's line (every `quickcheck! { fn size_zip(..) }`
+        // property is `prop` at `quickcheck! {`): codegraph's callers inside that
+        // invocation are the same calls.
+        let Some(invocation) = macro_invocation_lines(sample, &edge.file, edge.line) else {
+            continue;
+        };
+        let inside = |line: u32| invocation.0 < line && line <= invocation.1;
+        for finer in extra.iter_mut().filter(|other| {
+            other.convention.is_none()
+                && other.name != "<module>"
+                && other.file == edge.file
+                && inside(other.line)
+                && other
+                    .site
+                    .as_ref()
+                    .is_some_and(|(file, line)| *file == edge.file && inside(*line))
+        }) {
+            edge.convention = Some(COARSER_CALLER);
+            finer.convention = Some(COARSER_CALLER);
         }
     }
 }

@@ -125,15 +125,14 @@ fn main() {
             continue;
         };
         let started = Instant::now();
-        let result = run_project(
+        let project = Project {
             language,
             name,
-            &root,
-            &corpus,
-            &logs,
-            samples_per_project,
-            seed,
-        );
+            root: &root,
+            corpus: &corpus,
+            logs: &logs,
+        };
+        let result = run_project(&project, samples_per_project, seed);
         println!(
             "{language:<11} {name:<24} {} sampled, {} failed, incoming {}/{}/{} outgoing {}/{}/{} (agree/reference/codegraph), {:.0} s",
             result.samples,
@@ -166,19 +165,51 @@ pub(crate) struct ProjectResult {
     pub(crate) reference_version: String,
 }
 
+/// One project of the corpus: its language, name and root, and where its servers' logs go.
+pub(crate) struct Project<'a> {
+    pub(crate) language: &'a str,
+    pub(crate) name: &'a str,
+    pub(crate) root: &'a Path,
+    pub(crate) corpus: &'a Path,
+    pub(crate) logs: &'a Path,
+}
+
+impl Project<'_> {
+    fn log(&self, server: &str) -> PathBuf {
+        self.logs
+            .join(format!("{}-{}-{server}.log", self.language, self.name))
+    }
+
+    fn kind(&self) -> ReferenceKind {
+        ReferenceKind::of(self.language)
+    }
+
+    /// Starts the reference server; `attempt` 0 is the first start, later ones restarts.
+    fn start_reference(&self, attempt: usize) -> Result<Server, String> {
+        let log = if attempt == 0 {
+            self.log("reference")
+        } else {
+            self.log(&format!("reference-restart{attempt}"))
+        };
+        let kind = self.kind();
+        Server::start(
+            &reference_command(kind, self.corpus),
+            self.root,
+            &log,
+            kind.initialization_options(self.corpus),
+        )
+    }
+}
+
 pub(crate) fn run_project(
-    language: &str,
-    project: &str,
-    root: &Path,
-    corpus: &Path,
-    logs: &Path,
+    project: &Project,
     samples_per_project: usize,
     seed: u64,
 ) -> ProjectResult {
     let mut result = ProjectResult {
-        language: language.to_string(),
-        project: project.to_string(),
-        root: root.to_path_buf(),
+        language: project.language.to_string(),
+        project: project.name.to_string(),
+        root: project.root.to_path_buf(),
         samples: 0,
         incoming: Counts::default(),
         outgoing: Counts::default(),
@@ -186,51 +217,59 @@ pub(crate) fn run_project(
         failures: Vec::new(),
         reference_version: String::new(),
     };
-    let files = source_files(root, language);
+    let files = source_files(project.root, project.language);
     if files.is_empty() {
         result.failures.push("no source files".to_string());
         return result;
     }
-    // An ordinary file of the project, opened on both servers before waiting: tsserver loads a
-    // project only when one of its files is open.
-    let first = &files[0];
+    let Some((mut codegraph, mut reference)) = start_servers(project, &files[0], &mut result)
+    else {
+        return result;
+    };
+    let mut servers = (&mut codegraph, &mut reference);
+    sample_and_compare(
+        project,
+        &files,
+        &mut servers,
+        samples_per_project,
+        seed,
+        &mut result,
+    );
+    codegraph.shutdown();
+    reference.shutdown();
+    result
+}
 
-    let log_name = |server: &str| logs.join(format!("{language}-{project}-{server}.log"));
+/// Starts codegraph and the reference server and waits until both are ready. `first` is an
+/// ordinary file of the project, opened on both servers while waiting: tsserver loads a project
+/// only when one of its files is open, clangd finds the compilation database from it.
+fn start_servers(
+    project: &Project,
+    first: &Path,
+    result: &mut ProjectResult,
+) -> Option<(Server, Server)> {
     let mut codegraph = match Server::start(
-        &reference_command(ReferenceKind::Codegraph, corpus),
-        root,
-        &log_name("codegraph"),
+        &reference_command(ReferenceKind::Codegraph, project.corpus),
+        project.root,
+        &project.log("codegraph"),
         json!(null),
     ) {
         Ok(server) => server,
         Err(error) => {
             result.failures.push(format!("codegraph: {error}"));
-            return result;
+            return None;
         }
     };
-    let kind = ReferenceKind::of(language);
-    let start_reference = |attempt: usize| {
-        let log = if attempt == 0 {
-            log_name("reference")
-        } else {
-            log_name(&format!("reference-restart{attempt}"))
-        };
-        Server::start(
-            &reference_command(kind, corpus),
-            root,
-            &log,
-            kind.initialization_options(corpus),
-        )
-    };
-    let mut reference = match start_reference(0) {
+    let kind = project.kind();
+    let mut reference = match project.start_reference(0) {
         Ok(server) => server,
         Err(error) => {
             result.failures.push(format!("reference server: {error}"));
             codegraph.shutdown();
-            return result;
+            return None;
         }
     };
-    result.reference_version = reference_version(kind, corpus);
+    result.reference_version = reference_version(kind, project.corpus);
     for server in [&mut codegraph, &mut reference] {
         server.open(first, kind.language_id(first));
     }
@@ -243,7 +282,9 @@ pub(crate) fn run_project(
         result.failures.push(format!("reference index: {error}"));
     }
     eprintln!(
-        "[{language}/{project}] codegraph ready in {:.1} s, {} ready in {:.1} s",
+        "[{}/{}] codegraph ready in {:.1} s, {} ready in {:.1} s",
+        project.language,
+        project.name,
         codegraph_ready.as_secs_f64(),
         reference.program,
         started.elapsed().as_secs_f64()
@@ -251,69 +292,89 @@ pub(crate) fn run_project(
     for server in [&mut codegraph, &mut reference] {
         server.close(first);
     }
+    Some((codegraph, reference))
+}
 
-    // Candidates in sampling order; a candidate that fails on either side is reported and the
-    // next one taken, until `samples_per_project` have been compared.
-    let mut sampler = Sampler::new(root, &files, seed);
+/// Compares candidates in sampling order; a candidate that fails on either side is reported
+/// and the next one taken, until `samples_per_project` have been compared.
+fn sample_and_compare(
+    project: &Project,
+    files: &[PathBuf],
+    (codegraph, reference): &mut (&mut Server, &mut Server),
+    samples_per_project: usize,
+    seed: u64,
+    result: &mut ProjectResult,
+) {
+    let kind = project.kind();
+    let mut sampler = Sampler::new(project.root, files, seed);
     let mut first_sample = true;
     let mut restarts = 0;
     while result.samples < samples_per_project {
         if reference.exited || reference.connection.has_exited() {
-            // The reference server crashed (gopls 0.5 does on some interface methods): the
-            // sample it crashed on is among the failures; start it again, a few times at most.
             restarts += 1;
-            result.failures.push(format!(
-                "the reference server exited (see {}); restart {restarts}",
-                log_name("reference").display()
-            ));
-            if restarts > 3 {
+            if !restart_reference(project, &files[0], reference, restarts, result) {
                 break;
             }
-            reference = match start_reference(restarts) {
-                Ok(server) => server,
-                Err(error) => {
-                    result.failures.push(format!("reference server: {error}"));
-                    break;
-                }
-            };
-            reference.open(first, kind.language_id(first));
-            if let Err(error) = reference.wait_until_ready() {
-                result.failures.push(format!("reference index: {error}"));
-            }
-            reference.close(first);
         }
-        let Some(sample) = sampler.next(&mut reference, kind, &mut result.failures) else {
+        let Some(sample) = sampler.next(reference, kind, &mut result.failures) else {
             break;
         };
-        for server in [&mut codegraph, &mut reference] {
+        for server in [&mut **codegraph, &mut **reference] {
             server.open(&sample.file, kind.language_id(&sample.file));
         }
         let outcome = compare(
-            &mut codegraph,
-            &mut reference,
-            root,
+            codegraph,
+            reference,
+            project.root,
             &sample,
             first_sample,
-            &mut result,
+            result,
         );
-        if outcome.is_ok() {
-            first_sample = false;
-        }
-        if let Err(error) = outcome {
-            result.failures.push(format!(
+        match outcome {
+            Ok(()) => first_sample = false,
+            Err(error) => result.failures.push(format!(
                 "{}:{} {}: {error}",
                 sample.relative,
                 sample.line + 1,
                 sample.name
-            ));
+            )),
         }
-        for server in [&mut codegraph, &mut reference] {
+        for server in [&mut **codegraph, &mut **reference] {
             server.close(&sample.file);
         }
     }
-    codegraph.shutdown();
-    reference.shutdown();
-    result
+}
+
+/// The reference server crashed (gopls 0.5 does on some interface methods): the sample it
+/// crashed on is among the failures; starts it again, a few times at most. False when it is
+/// given up.
+fn restart_reference(
+    project: &Project,
+    first: &Path,
+    reference: &mut Server,
+    restarts: usize,
+    result: &mut ProjectResult,
+) -> bool {
+    result.failures.push(format!(
+        "the reference server exited (see {}); restart {restarts}",
+        project.log("reference").display()
+    ));
+    if restarts > 3 {
+        return false;
+    }
+    *reference = match project.start_reference(restarts) {
+        Ok(server) => server,
+        Err(error) => {
+            result.failures.push(format!("reference server: {error}"));
+            return false;
+        }
+    };
+    reference.open(first, project.kind().language_id(first));
+    if let Err(error) = reference.wait_until_ready() {
+        result.failures.push(format!("reference index: {error}"));
+    }
+    reference.close(first);
+    true
 }
 
 pub(crate) fn debug(label: &str, value: &Value) {

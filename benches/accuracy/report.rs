@@ -125,49 +125,79 @@ pub(crate) fn ratio(numerator: usize, denominator: usize) -> String {
     }
 }
 
-pub(crate) fn print_summary(results: &[ProjectResult]) {
-    let mut by_language: BTreeMap<usize, (String, usize, Counts, Counts, BTreeSet<String>)> =
-        BTreeMap::new();
+/// One language's figures, summed over its projects.
+struct LanguageTotals {
+    language: String,
+    samples: usize,
+    incoming: Counts,
+    outgoing: Counts,
+    /// The reference servers' versions.
+    versions: BTreeSet<String>,
+}
+
+/// The projects' figures summed per language, in the order of [`LANGUAGES`].
+fn by_language(results: &[ProjectResult]) -> Vec<LanguageTotals> {
+    let mut by_language: BTreeMap<usize, LanguageTotals> = BTreeMap::new();
     for result in results {
         let order = LANGUAGES
             .iter()
             .position(|l| *l == result.language)
             .unwrap_or(LANGUAGES.len());
-        let entry = by_language.entry(order).or_insert_with(|| {
-            (
-                result.language.clone(),
-                0,
-                Counts::default(),
-                Counts::default(),
-                BTreeSet::new(),
-            )
+        let entry = by_language.entry(order).or_insert_with(|| LanguageTotals {
+            language: result.language.clone(),
+            samples: 0,
+            incoming: Counts::default(),
+            outgoing: Counts::default(),
+            versions: BTreeSet::new(),
         });
-        entry.1 += result.samples;
-        entry.2.add(result.incoming);
-        entry.3.add(result.outgoing);
+        entry.samples += result.samples;
+        entry.incoming.add(result.incoming);
+        entry.outgoing.add(result.outgoing);
         if !result.reference_version.is_empty() {
-            entry.4.insert(result.reference_version.clone());
+            entry.versions.insert(result.reference_version.clone());
         }
     }
-    println!("\nPER PROJECT (precision / recall; edges agreed, reference, codegraph)");
+    by_language.into_values().collect()
+}
+
+/// Precision / recall (edges agreed, the reference's, codegraph's).
+fn figures(counts: &Counts) -> String {
+    format!(
+        "{} / {} ({}, {}, {})",
+        ratio(counts.agreed, counts.codegraph),
+        ratio(counts.agreed, counts.reference),
+        counts.agreed,
+        counts.reference,
+        counts.codegraph,
+    )
+}
+
+/// Precision / recall with the convention-labelled edges left out of both sides.
+fn figures_without_conventions(counts: &Counts) -> String {
+    format!(
+        "{} / {}",
+        ratio(counts.agreed, counts.codegraph - counts.convention_extra),
+        ratio(counts.agreed, counts.reference - counts.convention),
+    )
+}
+
+pub(crate) fn print_summary(results: &[ProjectResult]) {
+    println!(
+        "\nPER PROJECT (precision / recall; edges agreed, reference, codegraph; then without the convention-labelled edges)"
+    );
     for result in results {
         println!(
-            "  {:<11} {:<24} {:>3} sampled  incoming {} / {} ({}, {}, {})  outgoing {} / {} ({}, {}, {})",
+            "  {:<11} {:<24} {:>3} sampled  incoming {}  outgoing {}  without conventions: incoming {}  outgoing {}",
             result.language,
             result.project,
             result.samples,
-            ratio(result.incoming.agreed, result.incoming.codegraph),
-            ratio(result.incoming.agreed, result.incoming.reference),
-            result.incoming.agreed,
-            result.incoming.reference,
-            result.incoming.codegraph,
-            ratio(result.outgoing.agreed, result.outgoing.codegraph),
-            ratio(result.outgoing.agreed, result.outgoing.reference),
-            result.outgoing.agreed,
-            result.outgoing.reference,
-            result.outgoing.codegraph,
+            figures(&result.incoming),
+            figures(&result.outgoing),
+            figures_without_conventions(&result.incoming),
+            figures_without_conventions(&result.outgoing),
         );
     }
+    let totals = by_language(results);
     println!(
         "\nSUMMARY (micro-averaged over sampled definitions; precision = agreed / codegraph's edges, recall = agreed / the reference's edges; in brackets: edges agreed, the reference's, codegraph's)"
     );
@@ -175,20 +205,19 @@ pub(crate) fn print_summary(results: &[ProjectResult]) {
         "| language | sampled | incoming precision / recall | outgoing precision / recall | reference server |"
     );
     println!("|---|---|---|---|---|");
-    for (language, samples, incoming, outgoing, versions) in by_language.values() {
+    for total in &totals {
         println!(
-            "| {language} | {samples} | {} / {} ({}, {}, {}) | {} / {} ({}, {}, {}) | {} |",
-            ratio(incoming.agreed, incoming.codegraph),
-            ratio(incoming.agreed, incoming.reference),
-            incoming.agreed,
-            incoming.reference,
-            incoming.codegraph,
-            ratio(outgoing.agreed, outgoing.codegraph),
-            ratio(outgoing.agreed, outgoing.reference),
-            outgoing.agreed,
-            outgoing.reference,
-            outgoing.codegraph,
-            versions.iter().cloned().collect::<Vec<_>>().join(", "),
+            "| {} | {} | {} | {} | {} |",
+            total.language,
+            total.samples,
+            figures(&total.incoming),
+            figures(&total.outgoing),
+            total
+                .versions
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
         );
     }
     println!(
@@ -198,19 +227,13 @@ pub(crate) fn print_summary(results: &[ProjectResult]) {
         "| language | incoming precision / recall | outgoing precision / recall | left out: reference's, codegraph's edges (incoming; outgoing) |"
     );
     println!("|---|---|---|---|");
-    for (language, _, incoming, outgoing, _) in by_language.values() {
+    for total in &totals {
+        let (incoming, outgoing) = (&total.incoming, &total.outgoing);
         println!(
-            "| {language} | {} / {} | {} / {} | {}, {}; {}, {} |",
-            ratio(
-                incoming.agreed,
-                incoming.codegraph - incoming.convention_extra
-            ),
-            ratio(incoming.agreed, incoming.reference - incoming.convention),
-            ratio(
-                outgoing.agreed,
-                outgoing.codegraph - outgoing.convention_extra
-            ),
-            ratio(outgoing.agreed, outgoing.reference - outgoing.convention),
+            "| {} | {} | {} | {}, {}; {}, {} |",
+            total.language,
+            figures_without_conventions(incoming),
+            figures_without_conventions(outgoing),
             incoming.convention,
             incoming.convention_extra,
             outgoing.convention,
