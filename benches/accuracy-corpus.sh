@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Assembles the corpus of the accuracy benchmark (benches/accuracy.rs): several real projects per
+# Assembles the corpus of the accuracy benchmark (benches/accuracy/): several real projects per
 # language, each a directory that both codegraph and the language's own server open as their
 # workspace root. Sources come from package registries only: PyPI sdists (`pip download`), npm
 # tarballs (`npm pack`), crates.io (`cargo vendor`), Debian's golang-*-dev packages (which ship Go

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the ground-truth language servers of the accuracy benchmark (benches/accuracy.rs), each
+# Installs the ground-truth language servers of the accuracy benchmark (benches/accuracy/), each
 # from a registry, at pinned versions where the registry allows it:
 #
 #   pyright                     npm, into DIR/.servers/node_modules

@@ -349,6 +349,9 @@ fn compare_direction(
     if sampled.language == "rust" {
         label_inactive_cfg(&mut extra, root);
     }
+    if matches!(sampled.language.as_str(), "c" | "cpp") {
+        cxx::label_macros(reference, root, direction, &mut missing, &mut extra);
+    }
     if direction == "outgoing" && sampled.overload_signature && reference_edges.is_empty() {
         for edge in extra.iter_mut() {
             edge.convention.get_or_insert(OVERLOAD_SIGNATURE);

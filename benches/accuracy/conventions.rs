@@ -12,6 +12,9 @@ use crate::servers::{ReferenceKind, Server};
 use crate::{debug, relative_path, uri};
 
 pub(crate) fn print_conventions() {
+    println!(
+        "C and C++ (clangd 19, which has incoming calls but no callHierarchy/outgoingCalls): the reference's outgoing calls are built from clangd's textDocument/definition at the called name of every call expression in the sampled body (`f(x)`, `o.m(x)`, `p->m(x)`, `ns::f(x)`, `f<T>(x)`; found with tree-sitter), each kept when it lands on a function definition's name in the project; calls a macro's expansion makes, constructors, destructors and operators are not call expressions there. Samples are function definitions in .c/.cc/.cpp files; clangd answers after its background index is complete.\n"
+    );
     println!("How edges are compared (applied to both sides alike):");
     println!(
         "  - names by their last segment; a caller at the top level of a file is <module> (tsserver names it after the file, pyright and codegraph after the module);"
@@ -29,7 +32,7 @@ pub(crate) fn print_conventions() {
         "Labelled, not removed: [convention: ...] marks a reference edge that codegraph misses and that the reference lists by a convention codegraph does not share:"
     );
     println!(
-        "  - {VALUE_REFERENCE}: pyright, rust-analyzer and gopls 0.5 list `register(self.f)` or `g = x.f` among the incoming calls of f;"
+        "  - {VALUE_REFERENCE}: pyright, rust-analyzer and gopls 0.5 list `register(self.f)` or `g = x.f` among the incoming calls of f, and clangd `{{\"print\", luaB_print}}` in a table of function pointers (its caller then the table, a variable);"
     );
     println!(
         "  - {LOCAL_CALLEE}: gopls 0.5 lists `callback(x)` as a callee when callback is a parameter of function type;"
@@ -61,6 +64,8 @@ pub(crate) fn print_conventions() {
     println!(
         "The file of a pyright item in a `.pyi` stub is the `.py` module beside it, when there is one."
     );
+    println!("  - {MACRO_EXPANSION};");
+    println!("  - {MACRO_IN_THIS_BUILD}.");
     println!(
         "Not measurable: tsserver has no call hierarchy item at `exports.f = function` or `obj.m = function (...)` (it answers with the file); such samples are listed among the failed requests and the next definition is taken.\n"
     );
@@ -90,6 +95,8 @@ pub(crate) const STUB: &str = "pyright answers with the declaration in a `.pyi` 
 
 pub(crate) const CALL_HIERARCHY_OMITS: &str = "tsserver's own textDocument/definition at the call site is this very function, yet its call hierarchy lists the call under no caller (a function assigned to a prototype, a property or `exports`, a member taken from a `require`, a reassigned `let`): the call is real by the reference's own reading; labels codegraph's edge";
 
+pub(crate) const MACRO_EXPANSION: &str = "a call that a macro's expansion makes (`new_localvarliteral(ls, \"self\")` expands to a call of `luaX_newstring`), which clangd lists at the macro's invocation and codegraph does not see, as it does not expand macros; checked with clangd's textDocument/definition at the call, a `#define`";
+pub(crate) const MACRO_IN_THIS_BUILD: &str = "a name that the build defines as a macro (`firsttry(g, block, os, ns)` in lua's lmem.c), which codegraph resolves to a function of the same name defined under another branch of an `#if`; checked with clangd's textDocument/definition at the call, a `#define`; labels codegraph's edge";
 pub(crate) const NO_DECLARATION: &str = "the reference finds no declaration for the called name (a receiver it cannot type: for pyright an untyped parameter such as a pytest fixture, a dependency that is not installed, a stub that leaves the member out; for tsserver a receiver of type `any`, such as an untyped parameter or `var self = this` in CommonJS code), so it lists no edge; codegraph's is a guess by unique name or its own typing";
 
 /// Labels the disagreeing edges that follow a convention of the reference (see

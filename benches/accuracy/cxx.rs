@@ -12,8 +12,10 @@ use codegraph::lang::Language;
 use serde_json::{Value, json};
 use tree_sitter::{Node, Point, Tree};
 
+use crate::compare::Edge;
+use crate::conventions::{MACRO_EXPANSION, MACRO_IN_THIS_BUILD};
 use crate::sample::Sample;
-use crate::servers::Server;
+use crate::servers::{ReferenceKind, Server};
 use crate::{debug, relative_path, uri};
 
 /// The grammar of a C or C++ file: C for `.c`, and for headers when the project is C.
@@ -268,4 +270,83 @@ pub(crate) fn outgoing_calls(
         }
     }
     Ok(Value::Array(calls))
+}
+
+/// Labels the disagreeing C and C++ edges that a macro explains, by what clangd's own
+/// `textDocument/definition` says at the call site: a macro's definition means the call site
+/// is a macro invocation in this build. The reference's missing callers so are calls that the
+/// macro's expansion makes ([`MACRO_EXPANSION`]); codegraph's extra edges so are a name this
+/// build defines as a macro, which codegraph resolves to a function of the same name
+/// ([`MACRO_IN_THIS_BUILD`]).
+pub(crate) fn label_macros(
+    reference: &mut Server,
+    root: &Path,
+    direction: &str,
+    missing: &mut [Edge],
+    extra: &mut [Edge],
+) {
+    let mut verdicts: HashMap<(String, u32, u32), bool> = HashMap::new();
+    let mut check = |edge: &Edge, reference: &mut Server| {
+        let (file, line) = edge.site.clone()?;
+        let key = (file, line, edge.site_character);
+        if let Some(verdict) = verdicts.get(&key) {
+            return Some(*verdict);
+        }
+        let verdict = site_is_macro(reference, root, &key.0, line, edge.site_character);
+        verdicts.insert(key, verdict);
+        Some(verdict)
+    };
+    if direction == "incoming" {
+        for edge in missing.iter_mut().filter(|edge| edge.convention.is_none()) {
+            if check(edge, reference) == Some(true) {
+                edge.convention = Some(MACRO_EXPANSION);
+            }
+        }
+    }
+    for edge in extra.iter_mut().filter(|edge| edge.convention.is_none()) {
+        if check(edge, reference) == Some(true) {
+            edge.convention = Some(MACRO_IN_THIS_BUILD);
+        }
+    }
+}
+
+/// Whether clangd's definition of the name at a call site (`file` relative to `root`) is a
+/// macro's `#define`.
+fn site_is_macro(
+    reference: &mut Server,
+    root: &Path,
+    file: &str,
+    line: u32,
+    character: u32,
+) -> bool {
+    let path = root.join(file);
+    let opened_here = !reference.opened.contains(&path);
+    reference.open(&path, ReferenceKind::Clangd.language_id(&path));
+    let answer = reference.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": uri(&path)}, "position": {"line": line, "character": character}}),
+    );
+    if opened_here {
+        reference.close(&path);
+    }
+    let Ok(answer) = answer else {
+        return false;
+    };
+    debug(
+        "reference definition at a disagreeing edge's call site",
+        &answer,
+    );
+    locations(&answer).iter().any(|(target, start)| {
+        let Some(target) = crate::path_of_uri(target) else {
+            return false;
+        };
+        let line = start["line"].as_u64().unwrap_or(0) as usize;
+        std::fs::read_to_string(target).is_ok_and(|text| {
+            text.lines().nth(line).is_some_and(|text| {
+                text.trim_start()
+                    .strip_prefix('#')
+                    .is_some_and(|rest| rest.trim_start().starts_with("define"))
+            })
+        })
+    })
 }

@@ -2,14 +2,15 @@
 //! server, on real projects. A program that prints figures, never a test that fails.
 //!
 //!   benches/accuracy-servers.sh            # once: pyright, typescript-language-server, gopls,
-//!                                          # rust-analyzer
+//!                                          # rust-analyzer, clangd-19
 //!   benches/accuracy-corpus.sh             # once: bench-accuracy/ (5 projects per language)
 //!   cargo bench --bench accuracy [-- DIR]  # or CODEGRAPH_ACCURACY_CORPUS=DIR
 //!
 //! Knobs (environment): ACCURACY_SAMPLES (functions sampled per project, default 40),
-//! ACCURACY_LANGUAGES (comma-separated, default all five), ACCURACY_PROJECTS (comma-separated
-//! project names), ACCURACY_SEED (default 9), ACCURACY_CODEGRAPH (another codegraph binary to
-//! measure, say an older build), ACCURACY_DEBUG (print every answer to stderr).
+//! ACCURACY_LANGUAGES (comma-separated, default all seven: python, javascript, typescript, rust,
+//! go, c, cpp), ACCURACY_PROJECTS (comma-separated project names), ACCURACY_SEED (default 9),
+//! ACCURACY_CODEGRAPH (another codegraph binary to measure, say an older build), ACCURACY_DEBUG
+//! (print every answer to stderr).
 //!
 //! For each project of DIR/projects.tsv (written by accuracy-corpus.sh), it starts
 //! `codegraph lsp --stdio --no-cache` (the binary of this package) and the reference server, both
@@ -40,6 +41,9 @@
 //! once no `$/progress` is under way, rust-analyzer says it is quiescent, and it has been silent
 //! for a few seconds; the first sample's incoming calls are asked again until two answers agree;
 //! ContentModified answers are retried. A reference server that crashes is restarted.
+//!
+//! C and C++ (`cxx.rs`): clangd 19 has no outgoing calls; they are built from its definitions at
+//! the call expressions of the sampled body.
 //!
 //! Where a reference follows a convention of its own (see `print_conventions`), the edges it
 //! lists by that convention are labelled `[convention: ...]` in the listing, not removed, and the
