@@ -279,7 +279,7 @@ fn reference_calls(
         }
     }
     let outgoing = if ReferenceKind::of(language) == ReferenceKind::Clangd {
-        cxx::outgoing_calls(reference, root, sample, language)?
+        cxx::outgoing_calls(reference, root, sample, item, language)?
     } else {
         reference
             .request("callHierarchy/outgoingCalls", json!({"item": item}))
@@ -350,7 +350,15 @@ fn compare_direction(
         label_inactive_cfg(&mut extra, root);
     }
     if matches!(sampled.language.as_str(), "c" | "cpp") {
-        cxx::label_macros(reference, root, direction, &mut missing, &mut extra);
+        let language = sampled.language.as_str();
+        cxx::label_conventions(
+            reference,
+            root,
+            direction,
+            &mut missing,
+            &mut extra,
+            language,
+        );
     }
     if direction == "outgoing" && sampled.overload_signature && reference_edges.is_empty() {
         for edge in extra.iter_mut() {

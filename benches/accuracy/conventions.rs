@@ -65,7 +65,10 @@ pub(crate) fn print_conventions() {
         "The file of a pyright item in a `.pyi` stub is the `.py` module beside it, when there is one."
     );
     println!("  - {MACRO_EXPANSION};");
-    println!("  - {MACRO_IN_THIS_BUILD}.");
+    println!("  - {MACRO_IN_THIS_BUILD};");
+    println!("  - {INACTIVE_PREPROCESSOR};");
+    println!("  - {MACRO_DROPS_ARGUMENTS};");
+    println!("  - {CONSTRUCTOR_CALL}.");
     println!(
         "Not measurable: tsserver has no call hierarchy item at `exports.f = function` or `obj.m = function (...)` (it answers with the file); such samples are listed among the failed requests and the next definition is taken.\n"
     );
@@ -97,6 +100,9 @@ pub(crate) const CALL_HIERARCHY_OMITS: &str = "tsserver's own textDocument/defin
 
 pub(crate) const MACRO_EXPANSION: &str = "a call that a macro's expansion makes (`new_localvarliteral(ls, \"self\")` expands to a call of `luaX_newstring`), which clangd lists at the macro's invocation and codegraph does not see, as it does not expand macros; checked with clangd's textDocument/definition at the call, a `#define`";
 pub(crate) const MACRO_IN_THIS_BUILD: &str = "a name that the build defines as a macro (`firsttry(g, block, os, ns)` in lua's lmem.c), which codegraph resolves to a function of the same name defined under another branch of an `#if`; checked with clangd's textDocument/definition at the call, a `#define`; labels codegraph's edge";
+pub(crate) const INACTIVE_PREPROCESSOR: &str = "a call in code that an `#if` leaves out of the build (`#ifdef SQLITE_DEBUG`, a whole file under `#if SQLITE_OS_WIN`), which clangd does not parse and codegraph keeps; checked with clangd's inactive regions of the call's file; labels codegraph's edge";
+pub(crate) const MACRO_DROPS_ARGUMENTS: &str = "a call inside the arguments of a macro whose expansion in this build drops them (`assert( sqlite3_mutex_held(db->mutex) )` with NDEBUG); checked with clangd's textDocument/definition at the enclosing name, a `#define`; labels codegraph's edge";
+pub(crate) const CONSTRUCTOR_CALL: &str = "a constructor call (`Slice(*scratch)`), which clangd's textDocument/definition answers with the class, not a constructor, so that the outgoing calls built from it list no edge; labels codegraph's edge";
 pub(crate) const NO_DECLARATION: &str = "the reference finds no declaration for the called name (a receiver it cannot type: for pyright an untyped parameter such as a pytest fixture, a dependency that is not installed, a stub that leaves the member out; for tsserver a receiver of type `any`, such as an untyped parameter or `var self = this` in CommonJS code), so it lists no edge; codegraph's is a guess by unique name or its own typing";
 
 /// Labels the disagreeing edges that follow a convention of the reference (see

@@ -13,7 +13,10 @@ use serde_json::{Value, json};
 use tree_sitter::{Node, Point, Tree};
 
 use crate::compare::Edge;
-use crate::conventions::{MACRO_EXPANSION, MACRO_IN_THIS_BUILD};
+use crate::conventions::{
+    CONSTRUCTOR_CALL, INACTIVE_PREPROCESSOR, MACRO_DROPS_ARGUMENTS, MACRO_EXPANSION,
+    MACRO_IN_THIS_BUILD,
+};
 use crate::sample::Sample;
 use crate::servers::{ReferenceKind, Server};
 use crate::{debug, relative_path, uri};
@@ -130,11 +133,19 @@ fn definition_name(definition: Node) -> Option<Node> {
 
 /// Whether a documentSymbol entry of clangd's is a function definition (clangd also lists
 /// prototypes and declarations).
+/// A function that a macro defines (`TEST(StateTest, Basic) { .. }`, whose symbol clangd names
+/// `StateTestBasic::Run` at the macro) is left out: no item names it there.
 pub(crate) fn is_definition(sample: &Sample) -> bool {
     // A sampled file is a `.c` file (C) or a C++ source file, never a header.
     Parsed::read(&sample.file, grammar(&sample.file, "cpp")).is_some_and(|parsed| {
         let point = parsed.point(sample.line, sample.character);
-        definition_named_at(&parsed.tree, point).is_some()
+        definition_named_at(&parsed.tree, point)
+            .and_then(definition_name)
+            .is_some_and(|name| {
+                let text = parsed.node_text(name);
+                let last = sample.name.rsplit("::").next().unwrap_or(&sample.name);
+                text == sample.name || text.rsplit("::").next() == Some(last)
+            })
     })
 }
 
@@ -158,16 +169,22 @@ fn called_name(function: Node) -> Option<Node> {
     }
 }
 
-/// The called names of every call expression inside `node`, in source order.
-fn call_sites<'tree>(node: Node<'tree>, sites: &mut Vec<Node<'tree>>) {
+/// The called names of every call expression inside `node` that start between `from` and `to`,
+/// in source order.
+fn call_sites<'tree>(node: Node<'tree>, from: Point, to: Point, sites: &mut Vec<Node<'tree>>) {
+    if node.end_position() < from || node.start_position() > to {
+        return;
+    }
     if node.kind() == "call_expression"
         && let Some(name) = node.child_by_field_name("function").and_then(called_name)
+        && from <= name.start_position()
+        && name.start_position() <= to
     {
         sites.push(name);
     }
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
-        call_sites(child, sites);
+        call_sites(child, from, to, sites);
     }
 }
 
@@ -217,21 +234,31 @@ fn locations(answer: &Value) -> Vec<(String, Value)> {
 /// name of every call expression in its body; shaped as a `callHierarchy/outgoingCalls` answer
 /// (one entry per callee, with every call site's range). Callees outside `root` are kept here
 /// and dropped by the comparison, as for every server.
+///
+/// The body is the range of clangd's own item (tree-sitter may end a function early or late
+/// where an `#if` splits its braces), and a call in a region clangd reports inactive (left out
+/// by an `#if`) is not asked about: clangd would answer it by a textual guess.
 pub(crate) fn outgoing_calls(
     reference: &mut Server,
     root: &Path,
     sample: &Sample,
+    item: &Value,
     project_language: &str,
 ) -> Result<Value, String> {
     let language = grammar(&sample.file, project_language);
     let parsed = Parsed::read(&sample.file, language).ok_or("the sampled file does not parse")?;
-    let point = parsed.point(sample.line, sample.character);
-    let definition = definition_named_at(&parsed.tree, point)
-        .ok_or("no function definition at the sampled name")?;
+    let position = |at: &Value| {
+        let line = at["line"].as_u64().unwrap_or(0) as u32;
+        parsed.point(line, at["character"].as_u64().unwrap_or(0) as u32)
+    };
+    let (from, to) = (
+        position(&item["range"]["start"]),
+        position(&item["range"]["end"]),
+    );
+    let inactive = reference.inactive_lines(&sample.file).unwrap_or_default();
     let mut sites = Vec::new();
-    if let Some(body) = definition.child_by_field_name("body") {
-        call_sites(body, &mut sites);
-    }
+    call_sites(parsed.tree.root_node(), from, to, &mut sites);
+    sites.retain(|site| !in_regions(&inactive, site.start_position().row as u32));
     let mut files: HashMap<PathBuf, Option<Parsed>> = HashMap::new();
     let mut calls: Vec<Value> = Vec::new();
     for site in sites {
@@ -272,53 +299,141 @@ pub(crate) fn outgoing_calls(
     Ok(Value::Array(calls))
 }
 
-/// Labels the disagreeing C and C++ edges that a macro explains, by what clangd's own
-/// `textDocument/definition` says at the call site: a macro's definition means the call site
-/// is a macro invocation in this build. The reference's missing callers so are calls that the
+fn in_regions(regions: &[(u32, u32)], line: u32) -> bool {
+    regions
+        .iter()
+        .any(|(first, last)| *first <= line && line <= *last)
+}
+
+/// Labels the disagreeing C and C++ edges that clangd's own answers explain: macros
+/// ([`label_macros`]), code an `#if` leaves out ([`INACTIVE_PREPROCESSOR`], from clangd's
+/// inactive regions of the call site's file), and calls inside the arguments of a macro that
+/// drops them ([`MACRO_DROPS_ARGUMENTS`]).
+pub(crate) fn label_conventions(
+    reference: &mut Server,
+    root: &Path,
+    direction: &str,
+    missing: &mut [Edge],
+    extra: &mut [Edge],
+    project_language: &str,
+) {
+    label_macros(reference, root, direction, missing, extra);
+    for edge in extra.iter_mut().filter(|edge| edge.convention.is_none()) {
+        let Some((file, line)) = edge.site.clone() else {
+            continue;
+        };
+        let path = root.join(&file);
+        let inactive = reference.inactive_lines(&path).unwrap_or_default();
+        if edge
+            .site_lines
+            .iter()
+            .all(|line| in_regions(&inactive, *line))
+        {
+            edge.convention = Some(INACTIVE_PREPROCESSOR);
+            continue;
+        }
+        let Some(parsed) = Parsed::read(&path, grammar(&path, project_language)) else {
+            continue;
+        };
+        let macros = enclosing_calls(&parsed, line, edge.site_character);
+        if macros.into_iter().any(|(line, character)| {
+            site_definition(reference, root, &file, line, character) == SiteDefinition::Macro
+        }) {
+            edge.convention = Some(MACRO_DROPS_ARGUMENTS);
+        }
+    }
+}
+
+/// The positions of the called names of the calls whose arguments hold the call at `line` and
+/// `character` (`assert` in `assert( f(x) )`), innermost first.
+fn enclosing_calls(parsed: &Parsed, line: u32, character: u32) -> Vec<(u32, u32)> {
+    let point = parsed.point(line, character);
+    let mut found = Vec::new();
+    let Some(mut node) = parsed
+        .tree
+        .root_node()
+        .descendant_for_point_range(point, point)
+    else {
+        return found;
+    };
+    while let Some(parent) = node.parent() {
+        if parent.kind() == "call_expression"
+            && parent
+                .child_by_field_name("arguments")
+                .is_some_and(|arguments| arguments.id() == node.id())
+            && let Some(name) = parent.child_by_field_name("function").and_then(called_name)
+        {
+            let position = parsed.position(name.start_position());
+            found.push((
+                position["line"].as_u64().unwrap_or(0) as u32,
+                position["character"].as_u64().unwrap_or(0) as u32,
+            ));
+        }
+        node = parent;
+    }
+    found
+}
+
+/// Labels the disagreeing C and C++ edges that a macro or a constructor explains, by what
+/// clangd's own `textDocument/definition` says at the call site: a macro's definition means the
+/// call site is a macro invocation in this build; a class's, that the call constructs one
+/// ([`CONSTRUCTOR_CALL`], on codegraph's edge). The reference's missing callers so are calls that the
 /// macro's expansion makes ([`MACRO_EXPANSION`]); codegraph's extra edges so are a name this
 /// build defines as a macro, which codegraph resolves to a function of the same name
 /// ([`MACRO_IN_THIS_BUILD`]).
-pub(crate) fn label_macros(
+fn label_macros(
     reference: &mut Server,
     root: &Path,
     direction: &str,
     missing: &mut [Edge],
     extra: &mut [Edge],
 ) {
-    let mut verdicts: HashMap<(String, u32, u32), bool> = HashMap::new();
+    let mut verdicts: HashMap<(String, u32, u32), SiteDefinition> = HashMap::new();
     let mut check = |edge: &Edge, reference: &mut Server| {
         let (file, line) = edge.site.clone()?;
         let key = (file, line, edge.site_character);
         if let Some(verdict) = verdicts.get(&key) {
             return Some(*verdict);
         }
-        let verdict = site_is_macro(reference, root, &key.0, line, edge.site_character);
+        let verdict = site_definition(reference, root, &key.0, line, edge.site_character);
         verdicts.insert(key, verdict);
         Some(verdict)
     };
     if direction == "incoming" {
         for edge in missing.iter_mut().filter(|edge| edge.convention.is_none()) {
-            if check(edge, reference) == Some(true) {
+            if check(edge, reference) == Some(SiteDefinition::Macro) {
                 edge.convention = Some(MACRO_EXPANSION);
             }
         }
     }
     for edge in extra.iter_mut().filter(|edge| edge.convention.is_none()) {
-        if check(edge, reference) == Some(true) {
-            edge.convention = Some(MACRO_IN_THIS_BUILD);
+        match check(edge, reference) {
+            Some(SiteDefinition::Macro) => edge.convention = Some(MACRO_IN_THIS_BUILD),
+            Some(SiteDefinition::Type) => edge.convention = Some(CONSTRUCTOR_CALL),
+            _ => {}
         }
     }
 }
 
-/// Whether clangd's definition of the name at a call site (`file` relative to `root`) is a
-/// macro's `#define`.
-fn site_is_macro(
+/// What clangd's definition of the name at a call site is.
+#[derive(Clone, Copy, PartialEq)]
+enum SiteDefinition {
+    /// A macro's `#define`: the site is a macro invocation in this build.
+    Macro,
+    /// A class, struct or union: the site constructs one (`Slice(x)`).
+    Type,
+    /// Anything else, or nothing.
+    Other,
+}
+
+/// clangd's definition of the name at a call site (`file` relative to `root`).
+fn site_definition(
     reference: &mut Server,
     root: &Path,
     file: &str,
     line: u32,
     character: u32,
-) -> bool {
+) -> SiteDefinition {
     let path = root.join(file);
     let opened_here = !reference.opened.contains(&path);
     reference.open(&path, ReferenceKind::Clangd.language_id(&path));
@@ -330,23 +445,48 @@ fn site_is_macro(
         reference.close(&path);
     }
     let Ok(answer) = answer else {
-        return false;
+        return SiteDefinition::Other;
     };
     debug(
         "reference definition at a disagreeing edge's call site",
         &answer,
     );
-    locations(&answer).iter().any(|(target, start)| {
-        let Some(target) = crate::path_of_uri(target) else {
-            return false;
-        };
-        let line = start["line"].as_u64().unwrap_or(0) as usize;
-        std::fs::read_to_string(target).is_ok_and(|text| {
-            text.lines().nth(line).is_some_and(|text| {
-                text.trim_start()
-                    .strip_prefix('#')
-                    .is_some_and(|rest| rest.trim_start().starts_with("define"))
-            })
-        })
-    })
+    let kinds: Vec<SiteDefinition> = locations(&answer)
+        .iter()
+        .map(|(target, start)| definition_kind(target, start))
+        .collect();
+    [SiteDefinition::Macro, SiteDefinition::Type]
+        .into_iter()
+        .find(|kind| kinds.contains(kind))
+        .unwrap_or(SiteDefinition::Other)
+}
+
+/// What the definition at a location is: a `#define`, the name of a class, struct or union, or
+/// something else.
+fn definition_kind(target: &str, start: &Value) -> SiteDefinition {
+    let Some(target) = crate::path_of_uri(target) else {
+        return SiteDefinition::Other;
+    };
+    let line = start["line"].as_u64().unwrap_or(0) as u32;
+    let character = start["character"].as_u64().unwrap_or(0) as u32;
+    let Some(parsed) = Parsed::read(&target, Language::Cpp) else {
+        return SiteDefinition::Other;
+    };
+    let define = parsed
+        .line_text(line as usize)
+        .trim_start()
+        .strip_prefix('#');
+    if define.is_some_and(|rest| rest.trim_start().starts_with("define")) {
+        return SiteDefinition::Macro;
+    }
+    let point = parsed.point(line, character);
+    let named = parsed
+        .tree
+        .root_node()
+        .descendant_for_point_range(point, point)
+        .and_then(|node| node.parent());
+    match named.map(|node| node.kind()) {
+        Some("class_specifier" | "struct_specifier" | "union_specifier") => SiteDefinition::Type,
+        _ => SiteDefinition::Other,
+    }
 }

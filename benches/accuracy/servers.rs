@@ -1,7 +1,7 @@
 //! The language servers of the accuracy benchmark: how each is started, its version, and the
 //! LSP client over pipes that asks them and watches their readiness.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -203,6 +203,9 @@ pub(crate) struct Server {
     pub(crate) opened: HashSet<PathBuf>,
     /// Its output closed or its input broke: the process is gone.
     pub(crate) exited: bool,
+    /// clangd's `textDocument/inactiveRegions` of each file it has published them for: first
+    /// and last line (0-based) of each region an `#if` leaves out.
+    pub(crate) inactive_regions: HashMap<String, Vec<(u32, u32)>>,
 }
 
 /// The client capabilities announced to every server.
@@ -215,6 +218,8 @@ pub(crate) fn client_capabilities() -> Value {
             "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
             "callHierarchy": {"dynamicRegistration": false},
             "synchronization": {"didSave": false},
+            // clangd's extension: the lines an `#if` leaves out of the build, per open file.
+            "inactiveRegionsCapabilities": {"inactiveRegions": true},
         },
         "experimental": {"serverStatusNotification": true},
     })
@@ -249,6 +254,7 @@ impl Server {
             last_message: Instant::now(),
             opened: HashSet::new(),
             exited: false,
+            inactive_regions: HashMap::new(),
         };
         let root_uri = uri(root);
         server.request_with_timeout(
@@ -323,6 +329,19 @@ impl Server {
             Some("experimental/serverStatus") => {
                 self.quiescent = message["params"]["quiescent"].as_bool();
             }
+            Some("textDocument/inactiveRegions") => {
+                let params = &message["params"];
+                let line = |position: &Value| position["line"].as_u64().unwrap_or(0) as u32;
+                let regions = params["regions"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|region| (line(&region["start"]), line(&region["end"])))
+                    .collect();
+                if let Some(uri) = params["textDocument"]["uri"].as_str() {
+                    self.inactive_regions.insert(uri.to_string(), regions);
+                }
+            }
             _ => {}
         }
     }
@@ -356,6 +375,38 @@ impl Server {
                 json!({"textDocument": {"uri": uri(file)}}),
             );
         }
+    }
+
+    /// The regions (first and last line) that the build leaves out of `file`, as clangd
+    /// publishes them once it has parsed the file: the file is opened (and closed again) when
+    /// it is not open, and a documentSymbol request waits for the parse. None when clangd does
+    /// not say within a few seconds.
+    pub(crate) fn inactive_lines(&mut self, file: &Path) -> Option<Vec<(u32, u32)>> {
+        let key = uri(file);
+        if let Some(regions) = self.inactive_regions.get(&key) {
+            return Some(regions.clone());
+        }
+        let opened_here = !self.opened.contains(file);
+        self.open(file, ReferenceKind::Clangd.language_id(file));
+        let _ = self.request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": key}}),
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.inactive_regions.contains_key(&key) && Instant::now() < deadline {
+            match self
+                .connection
+                .next_message(Instant::now() + Duration::from_millis(250))
+            {
+                Ok(message) => self.observe(&message),
+                Err(LspError::Closed) => break,
+                Err(_) => {}
+            }
+        }
+        if opened_here {
+            self.close(file);
+        }
+        self.inactive_regions.get(&key).cloned()
     }
 
     pub(crate) fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
