@@ -68,7 +68,9 @@ pub(crate) fn print_conventions() {
     println!("  - {MACRO_IN_THIS_BUILD};");
     println!("  - {INACTIVE_PREPROCESSOR};");
     println!("  - {MACRO_DROPS_ARGUMENTS};");
-    println!("  - {CONSTRUCTOR_CALL}.");
+    println!("  - {CONSTRUCTOR_CALL};");
+    println!("  - {MACRO_DEFINED_CALLER};");
+    println!("  - {ONE_SYMBOL_PER_NAME}.");
     println!(
         "Not measurable: tsserver has no call hierarchy item at `exports.f = function` or `obj.m = function (...)` (it answers with the file); such samples are listed among the failed requests and the next definition is taken.\n"
     );
@@ -103,6 +105,8 @@ pub(crate) const MACRO_IN_THIS_BUILD: &str = "a name that the build defines as a
 pub(crate) const INACTIVE_PREPROCESSOR: &str = "a call in code that an `#if` leaves out of the build (`#ifdef SQLITE_DEBUG`, a whole file under `#if SQLITE_OS_WIN`), which clangd does not parse and codegraph keeps; checked with clangd's inactive regions of the call's file; labels codegraph's edge";
 pub(crate) const MACRO_DROPS_ARGUMENTS: &str = "a call inside the arguments of a macro whose expansion in this build drops them (`assert( sqlite3_mutex_held(db->mutex) )` with NDEBUG); checked with clangd's textDocument/definition at the enclosing name, a `#define`; labels codegraph's edge";
 pub(crate) const CONSTRUCTOR_CALL: &str = "a constructor call (`Slice(*scratch)`), which clangd's textDocument/definition answers with the class, not a constructor, so that the outgoing calls built from it list no edge; labels codegraph's edge";
+pub(crate) const MACRO_DEFINED_CALLER: &str = "the same calls, in a function that a macro defines (`TEST_F(DepsLogTest, Recompact) { .. }`): clangd names the caller after the expansion (`Run`, at the macro's definition in test.h), codegraph after the macro at the invocation; checked with clangd's textDocument/definition at codegraph's caller, a `#define`";
+pub(crate) const ONE_SYMBOL_PER_NAME: &str = "the same calls, which clangd gives to another program's function of the same name: its index keeps one symbol for the external functions of one name (every `main` of redis-server, redis-cli, redis-benchmark), located at one of them";
 pub(crate) const NO_DECLARATION: &str = "the reference finds no declaration for the called name (a receiver it cannot type: for pyright an untyped parameter such as a pytest fixture, a dependency that is not installed, a stub that leaves the member out; for tsserver a receiver of type `any`, such as an untyped parameter or `var self = this` in CommonJS code), so it lists no edge; codegraph's is a guess by unique name or its own typing";
 
 /// Labels the disagreeing edges that follow a convention of the reference (see

@@ -14,8 +14,8 @@ use tree_sitter::{Node, Point, Tree};
 
 use crate::compare::Edge;
 use crate::conventions::{
-    CONSTRUCTOR_CALL, INACTIVE_PREPROCESSOR, MACRO_DROPS_ARGUMENTS, MACRO_EXPANSION,
-    MACRO_IN_THIS_BUILD,
+    CONSTRUCTOR_CALL, INACTIVE_PREPROCESSOR, MACRO_DEFINED_CALLER, MACRO_DROPS_ARGUMENTS,
+    MACRO_EXPANSION, MACRO_IN_THIS_BUILD, ONE_SYMBOL_PER_NAME,
 };
 use crate::sample::Sample;
 use crate::servers::{ReferenceKind, Server};
@@ -318,6 +318,9 @@ pub(crate) fn label_conventions(
     project_language: &str,
 ) {
     label_macros(reference, root, direction, missing, extra);
+    if direction == "incoming" {
+        label_same_calls(reference, root, missing, extra);
+    }
     for edge in extra.iter_mut().filter(|edge| edge.convention.is_none()) {
         let Some((file, line)) = edge.site.clone() else {
             continue;
@@ -341,6 +344,46 @@ pub(crate) fn label_conventions(
         }) {
             edge.convention = Some(MACRO_DROPS_ARGUMENTS);
         }
+    }
+}
+
+/// Pairs the reference's missing callers with codegraph's extra callers that make the same
+/// calls (the same lines) under another name: a function that a macro defines
+/// ([`MACRO_DEFINED_CALLER`]: codegraph's caller is named at a macro invocation, as clangd's
+/// definition there says), or clangd's one symbol for every `main` ([`ONE_SYMBOL_PER_NAME`]).
+fn label_same_calls(reference: &mut Server, root: &Path, missing: &mut [Edge], extra: &mut [Edge]) {
+    let lines = |edge: &Edge| {
+        let mut lines = edge.site_lines.clone();
+        lines.sort_unstable();
+        lines.dedup();
+        lines
+    };
+    for finer in extra.iter_mut().filter(|edge| edge.convention.is_none()) {
+        let same_lines = lines(finer);
+        let Some(coarser) = missing.iter_mut().find(|other| {
+            other.convention.is_none() && !same_lines.is_empty() && lines(other) == same_lines
+        }) else {
+            continue;
+        };
+        let label = if coarser.name == finer.name && coarser.file != finer.file {
+            ONE_SYMBOL_PER_NAME
+        } else {
+            let text = std::fs::read_to_string(root.join(&finer.file)).unwrap_or_default();
+            let line_text = text.lines().nth(finer.line as usize).unwrap_or("");
+            let Some(column) = line_text.find(&finer.raw_name) else {
+                continue;
+            };
+            let character = line_text[..column].encode_utf16().count() as u32;
+            let file = finer.file.clone();
+            if site_definition(reference, root, &file, finer.line, character)
+                != SiteDefinition::Macro
+            {
+                continue;
+            }
+            MACRO_DEFINED_CALLER
+        };
+        coarser.convention = Some(label);
+        finer.convention = Some(label);
     }
 }
 
