@@ -358,6 +358,7 @@ fn compare_direction(
             &mut missing,
             &mut extra,
             language,
+            called_name(&sample.name),
         );
     }
     if direction == "outgoing" && sampled.overload_signature && reference_edges.is_empty() {
@@ -756,4 +757,9 @@ pub(crate) fn match_edges(reference: &[Edge], codegraph: &[Edge]) -> (usize, Vec
         .map(|(edge, _)| edge.clone())
         .collect();
     (agreed, missing, extra)
+}
+
+/// The last segment of a C++ name (`method` of `Class::method`), as a call writes it.
+fn called_name(name: &str) -> &str {
+    name.rsplit("::").next().unwrap_or(name)
 }
