@@ -340,9 +340,15 @@ pub(crate) fn label_conventions(
             continue;
         };
         let macros = enclosing_calls(&parsed, line, edge.site_character);
-        if macros.into_iter().any(|(line, character)| {
-            site_definition(reference, root, &file, line, character) == SiteDefinition::Macro
-        }) {
+        // The macro drops the call only if clangd finds nothing at the call itself.
+        let dropped = !macros.is_empty()
+            && site_definition(reference, root, &file, line, edge.site_character)
+                == SiteDefinition::Nothing;
+        if dropped
+            && macros.into_iter().any(|(line, character)| {
+                site_definition(reference, root, &file, line, character) == SiteDefinition::Macro
+            })
+        {
             edge.convention = Some(MACRO_DROPS_ARGUMENTS);
         }
     }
@@ -498,8 +504,11 @@ enum SiteDefinition {
     Macro,
     /// A class, struct or union: the site constructs one (`Slice(x)`).
     Type,
-    /// Anything else, or nothing.
+    /// Anything else.
     Other,
+    /// No definition: clangd has no declaration at the site (a token a macro's expansion
+    /// drops, code an `#if` leaves out).
+    Nothing,
 }
 
 /// clangd's definition of the name at a call site (`file` relative to `root`).
@@ -531,6 +540,9 @@ fn site_definition(
         .iter()
         .map(|(target, start)| definition_kind(target, start))
         .collect();
+    if kinds.is_empty() {
+        return SiteDefinition::Nothing;
+    }
     [SiteDefinition::Macro, SiteDefinition::Type]
         .into_iter()
         .find(|kind| kinds.contains(kind))
