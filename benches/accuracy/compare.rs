@@ -97,18 +97,8 @@ pub(crate) fn compare(
         settle,
         &result.language,
     )?;
-    let codegraph_answers = match &codegraph_item {
-        Some(item) => codegraph_calls(codegraph, item)?,
-        // No item: codegraph does not know this definition; all the reference's edges are
-        // missing.
-        None => Calls {
-            incoming: json!([]),
-            outgoing: json!([]),
-        },
-    };
-    debug("codegraph incomingCalls", &codegraph_answers.incoming);
-    debug("codegraph outgoingCalls", &codegraph_answers.outgoing);
-    let sample_file = sample.relative.as_str();
+    // No item: codegraph does not know this definition; all the reference's edges are missing.
+    let codegraph_answers = codegraph_calls(codegraph, codegraph_item.as_ref())?;
     let sampled = Sampled {
         sample,
         root,
@@ -131,7 +121,7 @@ pub(crate) fn compare(
             ),
             _ => (
                 "to",
-                Some(sample_file),
+                Some(sample.relative.as_str()),
                 &reference_answers.outgoing,
                 &codegraph_answers.outgoing,
             ),
@@ -290,15 +280,25 @@ fn reference_calls(
     Ok(Calls { incoming, outgoing })
 }
 
-fn codegraph_calls(codegraph: &mut Server, item: &Value) -> Result<Calls, String> {
-    Ok(Calls {
-        incoming: codegraph
-            .request("callHierarchy/incomingCalls", json!({"item": item}))
-            .map_err(|error| format!("codegraph incomingCalls: {error}"))?,
-        outgoing: codegraph
-            .request("callHierarchy/outgoingCalls", json!({"item": item}))
-            .map_err(|error| format!("codegraph outgoingCalls: {error}"))?,
-    })
+/// Codegraph's incoming and outgoing calls of its item; none without an item.
+fn codegraph_calls(codegraph: &mut Server, item: Option<&Value>) -> Result<Calls, String> {
+    let calls = match item {
+        Some(item) => Calls {
+            incoming: codegraph
+                .request("callHierarchy/incomingCalls", json!({"item": item}))
+                .map_err(|error| format!("codegraph incomingCalls: {error}"))?,
+            outgoing: codegraph
+                .request("callHierarchy/outgoingCalls", json!({"item": item}))
+                .map_err(|error| format!("codegraph outgoingCalls: {error}"))?,
+        },
+        None => Calls {
+            incoming: json!([]),
+            outgoing: json!([]),
+        },
+    };
+    debug("codegraph incomingCalls", &calls.incoming);
+    debug("codegraph outgoingCalls", &calls.outgoing);
+    Ok(calls)
 }
 
 fn line_of(position: &Value) -> u32 {
