@@ -567,6 +567,15 @@ fn definition_kind(target: &str, start: &Value) -> SiteDefinition {
     if define.is_some_and(|rest| rest.trim_start().starts_with("define")) {
         return SiteDefinition::Macro;
     }
+    // `class LEVELDB_EXPORT Slice {`: an export macro before the name, which tree-sitter
+    // does not parse as a class's name.
+    let before_name = &parsed.line_text(line as usize)[..parsed.point(line, character).column];
+    if before_name
+        .split(|character: char| !(character.is_alphanumeric() || character == '_'))
+        .any(|word| matches!(word, "class" | "struct" | "union"))
+    {
+        return SiteDefinition::Type;
+    }
     let point = parsed.point(line, character);
     let named = parsed
         .tree
