@@ -570,10 +570,16 @@ fn definition_kind(target: &str, start: &Value) -> SiteDefinition {
     // `class LEVELDB_EXPORT Slice {`: an export macro before the name, which tree-sitter
     // does not parse as a class's name.
     let before_name = &parsed.line_text(line as usize)[..parsed.point(line, character).column];
-    if before_name
+    let export_macro = |word: &&str| {
+        word.chars()
+            .all(|character| character.is_ascii_uppercase() || character == '_')
+    };
+    let keyword = before_name
         .split(|character: char| !(character.is_alphanumeric() || character == '_'))
-        .any(|word| matches!(word, "class" | "struct" | "union"))
-    {
+        .filter(|word| !word.is_empty())
+        .rev()
+        .find(|word| !export_macro(word));
+    if !before_name.contains('(') && matches!(keyword, Some("class" | "struct" | "union")) {
         return SiteDefinition::Type;
     }
     let point = parsed.point(line, character);
