@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Assembles the corpus of the accuracy benchmark (benches/accuracy.rs): several real projects per
+# Assembles the corpus of the accuracy benchmark (benches/accuracy/): several real projects per
 # language, each a directory that both codegraph and the language's own server open as their
 # workspace root. Sources come from package registries only: PyPI sdists (`pip download`), npm
 # tarballs (`npm pack`), crates.io (`cargo vendor`), Debian's golang-*-dev packages (which ship Go
@@ -27,8 +27,36 @@
 #   of the vendoring project copied in, so that rust-analyzer's `cargo metadata` resolves the same
 #   dependency versions every time.
 #
+# - C and C++: a compilation database (compile_commands.json at the project's root, or in the
+#   directory above when the project is a build tree's `src/`), which clangd needs to parse a file
+#   as the build does. Each project is built once, offline, from Debian's source package (upstream
+#   sources as Debian ships them, Debian's patches not applied: they adapt the build to Debian's):
+#     lua 5.4.4 (lua5.4)       `bear -- make posix` in src/ (plain Makefile, no configure)
+#     redis 7.0.15 (redis)     `bear -- make MALLOC=libc BUILD_TLS=no` at the top (its bundled
+#                              deps are built too, for their headers and generated files); the
+#                              project is src/ (the deps, outside it, are dropped from both sides)
+#     sqlite 3.40.1 (sqlite3)  the split sources, not the amalgamation: `./configure
+#                              --disable-amalgamation`, then `bear -- make libsqlite3.la`, which
+#                              generates parse.c, opcodes.c, sqlite3.h and keywordhash.h (tclsh)
+#                              and compiles every src/*.c file separately
+#     leveldb 1.23 (leveldb)   CMake configure only (-DCMAKE_EXPORT_COMPILE_COMMANDS=ON, which
+#                              also writes port_config.h); tests and benchmarks off: their
+#                              googletest and benchmark submodules are not in the tarball
+#     ninja 1.11.1 (ninja-build) CMake configure only, tests on (ninja's own test framework); the
+#                              pre-generated lexers are used (no re2c)
+#   Objects and binaries are deleted after the build, and so is every .c/.cc/.cpp file that the
+#   compilation database does not compile (Windows ports, tests left out of the build, tools):
+#   clangd's background index only reads the files of the database, and a file it never indexes
+#   would give codegraph callers the reference cannot have. Test data and documentation are
+#   dropped. The languages are `c` and `cpp`: DIR/c/<project>/, DIR/cpp/<project>/.
+#
+# ACCURACY_LANGUAGES=c,cpp (comma-separated) assembles only those languages' projects; the other
+# languages' rows of an existing projects.tsv are kept.
+#
 # The servers themselves: benches/accuracy-servers.sh.
-# Needs: bash, tar, python3 with pip, npm, cargo, apt-get (as root, for the Go sources).
+# Needs: bash, tar, python3 with pip, npm, cargo, apt-get (as root, for the Go sources and the
+# Debian source packages; deb-src is enabled as benches/sweep/corpus.sh does), and for C and C++
+# make, cmake, gcc, g++, tclsh and bear (accuracy-servers.sh installs cmake and bear).
 
 set -euo pipefail
 
@@ -44,6 +72,9 @@ projects_list=()
 log() { printf '%s\n' "$*" >&2; }
 
 project() { projects_list+=("$1	$2	$3"); }
+
+# wants LANGUAGE: whether ACCURACY_LANGUAGES (comma-separated; default every language) names it.
+wants() { [[ -z ${ACCURACY_LANGUAGES:-} || ,${ACCURACY_LANGUAGES// /}, == *,$1,* ]]; }
 
 # pypi NAME VERSION: the source distribution, whole (library and its tests).
 pypi() {
@@ -193,38 +224,212 @@ go_sources() {
     touch "$corpus/go/.complete"
 }
 
+# C and C++: Debian's source packages, pinned, unpacked without Debian's patches, built once.
+
+ensure_deb_src() {
+    if apt-get source --download-only --print-uris hello >/dev/null 2>&1; then return 0; fi
+    if [[ $(id -u) != 0 ]]; then
+        log "no deb-src entry for apt, and not root: the C and C++ sources will fail"
+        return 0
+    fi
+    local sources=/etc/apt/sources.list.d/sweep-deb-src.sources
+    log "writing $sources"
+    python3 - "$sources" <<'PYTHON'
+import glob, re, sys
+# Every deb822 stanza of type deb, as deb-src, but the security archive's.
+stanzas = []
+for path in glob.glob("/etc/apt/sources.list.d/*.sources"):
+    for stanza in open(path).read().split("\n\n"):
+        if re.search(r"^Types:.*\bdeb\b", stanza, re.M) and "deb-src" not in stanza \
+                and "security" not in stanza:
+            stanzas.append(re.sub(r"^Types:.*$", "Types: deb-src", stanza.strip(), flags=re.M))
+open(sys.argv[1], "w").write("\n\n".join(stanzas) + "\n")
+PYTHON
+    apt-get update -qq >&2
+}
+
+# debian_source NAME VERSION TARGET: the source package's upstream tree in TARGET.
+debian_source() {
+    local name=$1 version=$2 target=$3
+    local downloads=$cache/debian/$name-${version//:/_}
+    mkdir -p "$downloads"
+    if ! compgen -G "$downloads/*.dsc" >/dev/null; then
+        ensure_deb_src
+        (cd "$downloads" && apt-get source --download-only -qq "$name=$version" >&2)
+    fi
+    local dsc
+    dsc=$(compgen -G "$downloads/*.dsc" | head -n 1)
+    rm -rf "$target" "$downloads/src"
+    mkdir -p "$(dirname "$target")"
+    # Unpacked beside the downloads (dpkg-source links the tarballs into the parent directory).
+    dpkg-source --no-check --skip-patches -x "$dsc" "$downloads/src" >/dev/null
+    mv "$downloads/src" "$target"
+    chmod -R u+rwX "$target"
+    rm -rf "$target/debian"
+}
+
+# prune_to_database ROOT DATABASE: deletes the objects, archives and binaries the build left, and
+# every C or C++ source under ROOT that DATABASE does not compile.
+prune_to_database() {
+    local root=$1 database=$2
+    find "$root" -type f \( -name '*.o' -o -name '*.lo' -o -name '*.a' -o -name '*.so' \
+        -o -name '*.la' -o -name '*.d' \) -delete
+    find "$root" -type d -name .libs -prune -exec rm -rf {} +
+    python3 - "$root" "$database" <<'PYTHON'
+import json, os, sys
+root, database = sys.argv[1], sys.argv[2]
+compiled = set()
+for entry in json.load(open(database)):
+    path = os.path.join(entry["directory"], entry["file"])
+    compiled.add(os.path.realpath(path))
+removed = 0
+for directory, dirs, names in os.walk(root):
+    for name in names:
+        path = os.path.join(directory, name)
+        with open(path, "rb") as handle:
+            if handle.read(4) == b"\x7fELF":  # a binary the build linked
+                os.remove(path)
+                continue
+        if name.endswith((".c", ".cc", ".cpp", ".cxx")):
+            path = os.path.realpath(os.path.join(directory, name))
+            if path not in compiled:
+                os.remove(path)
+                removed += 1
+print(f"       {len(compiled)} files compiled, {removed} sources outside the build removed",
+      file=sys.stderr)
+PYTHON
+}
+
+# c_row LANGUAGE NAME PACKAGE VERSION [SUBDIR]: the row of a C or C++ project (SUBDIR of the
+# unpacked tree when given); fails when the project is already complete.
+c_row() {
+    local language=$1 name=$2 subdir=${5:-}
+    project "$language" "$name" "$language/$name${subdir:+/$subdir}"
+    if [[ -e $corpus/$language/$name/.complete ]]; then log "have   debian $3=$4"; return 1; fi
+    log "fetch  debian $3=$4 (and build it for its compile_commands.json)"
+}
+
+c_lua() {
+    local target=$corpus/c/lua-5.4.4
+    c_row c lua-5.4.4 lua5.4 5.4.4-3+deb12u1 || return 0
+    debian_source lua5.4 5.4.4-3+deb12u1 "$target"
+    (cd "$target/src" && bear --output "$target/compile_commands.json" -- \
+        make -j2 posix MYCFLAGS=-O0 >&2)
+    rm -rf "$target/doc"
+    prune_to_database "$target" "$target/compile_commands.json"
+    touch "$target/.complete"
+}
+
+c_redis() {
+    local target=$corpus/c/redis-7.0.15
+    c_row c redis-7.0.15 redis 5:7.0.15-1~deb12u7 src || return 0
+    debian_source redis 5:7.0.15-1~deb12u7 "$target"
+    rm -rf "$target/deps/jemalloc" "$target/tests"
+    (cd "$target" && bear --output "$target/compile_commands.json" -- \
+        make -j2 MALLOC=libc BUILD_TLS=no OPTIMIZATION=-O0 >&2)
+    rm -rf "$target/utils"
+    prune_to_database "$target" "$target/compile_commands.json"
+    touch "$target/.complete"
+}
+
+c_sqlite() {
+    local target=$corpus/c/sqlite-3.40.1
+    c_row c sqlite-3.40.1 sqlite3 3.40.1-2+deb12u2 || return 0
+    debian_source sqlite3 3.40.1-2+deb12u2 "$target"
+    rm -rf "$target/test" "$target/doc" "$target/art" "$target/vsixtest" "$target/autoconf" \
+        "$target/www"
+    (cd "$target" && ./configure --disable-amalgamation --disable-tcl --disable-readline \
+        --disable-load-extension CFLAGS=-O0 >&2 &&
+        bear --output "$target/compile_commands.json" -- make -j2 libsqlite3.la >&2)
+    prune_to_database "$target" "$target/compile_commands.json"
+    touch "$target/.complete"
+}
+
+cmake_database() {
+    local target=$1; shift
+    (cd "$target" && cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug \
+        -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "$@" >&2)
+    cp "$target/build/compile_commands.json" "$target/compile_commands.json"
+    prune_to_database "$target" "$target/compile_commands.json"
+}
+
+cpp_leveldb() {
+    local target=$corpus/cpp/leveldb-1.23
+    c_row cpp leveldb-1.23 leveldb 1.23-4 || return 0
+    debian_source leveldb 1.23-4 "$target"
+    cmake_database "$target" -DLEVELDB_BUILD_TESTS=OFF -DLEVELDB_BUILD_BENCHMARKS=OFF \
+        -DLEVELDB_INSTALL=OFF
+    rm -rf "$target/doc"
+    touch "$target/.complete"
+}
+
+cpp_ninja() {
+    local target=$corpus/cpp/ninja-1.11.1
+    c_row cpp ninja-1.11.1 ninja-build 1.11.1-2~deb12u1 || return 0
+    debian_source ninja-build 1.11.1-2~deb12u1 "$target"
+    cmake_database "$target" -DBUILD_TESTING=ON
+    rm -rf "$target/doc" "$target/misc"
+    touch "$target/.complete"
+}
+
 # --- The corpus -----------------------------------------------------------------------------
 
-pypi requests 2.32.3
-pypi rich 13.9.4
-pypi attrs 24.2.0
-pypi click 8.1.7
-pypi flask 3.1.0
+if wants python; then
+    pypi requests 2.32.3
+    pypi rich 13.9.4
+    pypi attrs 24.2.0
+    pypi click 8.1.7
+    pypi flask 3.1.0
+fi
 
 # JavaScript with plain, hand-written sources: CommonJS (express, mocha, postcss) and ES modules
 # (handlebars, moment).
-npm_package javascript express@4.21.1 index.js lib
-npm_package javascript mocha@10.8.2 lib
-npm_package javascript postcss@8.4.49 lib
-npm_package javascript handlebars@4.7.8 lib
-npm_package javascript moment@2.30.1 src/moment.js src/lib
+if wants javascript; then
+    npm_package javascript express@4.21.1 index.js lib
+    npm_package javascript mocha@10.8.2 lib
+    npm_package javascript postcss@8.4.49 lib
+    npm_package javascript handlebars@4.7.8 lib
+    npm_package javascript moment@2.30.1 src/moment.js src/lib
+fi
 
 # TypeScript: packages that ship their .ts sources.
-npm_package typescript rxjs@7.8.1 src
-npm_package typescript mobx@6.13.5 src
-npm_package typescript zod@3.25.76 src/v3
-npm_package typescript immer@10.1.1 src
-npm_package typescript @reduxjs/toolkit@2.5.0 src
-tsconfig rxjs-7.8.1 rxjs
-tsconfig mobx-6.13.5 mobx
-tsconfig zod-3.25.76 zod
-tsconfig immer-10.1.1 immer
-tsconfig reduxjs-toolkit-2.5.0 @reduxjs/toolkit
+if wants typescript; then
+    npm_package typescript rxjs@7.8.1 src
+    npm_package typescript mobx@6.13.5 src
+    npm_package typescript zod@3.25.76 src/v3
+    npm_package typescript immer@10.1.1 src
+    npm_package typescript @reduxjs/toolkit@2.5.0 src
+    tsconfig rxjs-7.8.1 rxjs
+    tsconfig mobx-6.13.5 mobx
+    tsconfig zod-3.25.76 zod
+    tsconfig immer-10.1.1 immer
+    tsconfig reduxjs-toolkit-2.5.0 @reduxjs/toolkit
+fi
 
-crates
-go_sources
+if wants rust; then crates; fi
+if wants go; then go_sources; fi
 
-printf '%s\n' "${projects_list[@]}" >"$projects_file"
+# C (an interpreter, a server, a database engine) and C++ (a storage library, a build tool).
+if wants c; then
+    c_lua
+    c_redis
+    c_sqlite
+fi
+if wants cpp; then
+    cpp_leveldb
+    cpp_ninja
+fi
+
+# The rows of the languages assembled now, after the other languages' rows already listed.
+{
+    if [[ -n ${ACCURACY_LANGUAGES:-} && -e $projects_file ]]; then
+        while IFS= read -r row; do
+            wants "${row%%	*}" || printf '%s\n' "$row"
+        done <"$projects_file"
+    fi
+    printf '%s\n' "${projects_list[@]}"
+} >"$projects_file.new"
+mv "$projects_file.new" "$projects_file"
 
 # --- Figures --------------------------------------------------------------------------------
 
@@ -232,7 +437,8 @@ python3 - "$corpus" "$projects_file" <<'EOF'
 import os, sys
 root, listing = sys.argv[1], sys.argv[2]
 EXTENSIONS = {"python": (".py",), "javascript": (".js", ".mjs", ".cjs"),
-              "typescript": (".ts", ".tsx", ".mts", ".cts"), "rust": (".rs",), "go": (".go",)}
+              "typescript": (".ts", ".tsx", ".mts", ".cts"), "rust": (".rs",), "go": (".go",),
+              "c": (".c", ".h"), "cpp": (".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp")}
 print(f"{'language':<11} {'project':<24} {'files':>6} {'lines':>8}")
 for line in open(listing):
     language, name, relative = line.rstrip("\n").split("\t")
