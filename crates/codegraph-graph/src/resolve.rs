@@ -260,7 +260,8 @@ struct Memos<'a> {
     /// Receiver values already inferred: (receiver, scope) → value, with the names its
     /// inference guessed (a reference that uses the value depends on them too).
     values: RefCell<FxHashMap<Option<u32>, FxHashMap<Name, Memoised>>>,
-    owners: RefCell<FxHashMap<Name, Option<EntityId>>>,
+    /// (the scope it is written in, an out-of-line member's owner) → the type it names.
+    owners: RefCell<FxHashMap<(Option<u32>, Name), Option<EntityId>>>,
     exported_memo: RefCell<ExportedMemo>,
     /// (type, member name, kind filter, along the bases) → what `member_lookup` found.
     members_memo: RefCell<MembersMemo>,
@@ -817,8 +818,17 @@ impl<'a> Resolver<'a> {
                 {
                     return true;
                 }
-                // Defined outside the type's body: `impl Type`, `func (t *Type)`, `Type::m`.
-                if entry.parent.is_some() || entry.owner.as_ref() != Some(type_name) {
+                // Defined outside the type's body: `impl Type`, `func (t *Type)`, `Type::m`
+                // (at the top level, or in a C++ namespace).
+                if entry.owner.as_ref() != Some(type_name) {
+                    return false;
+                }
+                let Some(member_file) = self.graph.files.get(&entry.file) else {
+                    return false;
+                };
+                if entry.parent.is_some_and(|parent| {
+                    member_file.summary.defs[parent as usize].kind != EntityKind::Module
+                }) {
                     return false;
                 }
                 if entry.file == type_file.path {
@@ -829,16 +839,19 @@ impl<'a> Resolver<'a> {
                 }
                 // No package says: the owner's name must mean this type where the member is
                 // (`impl DFA` in one module never attaches to a `DFA` elsewhere).
-                let Some(member_file) = self.graph.files.get(&entry.file) else {
-                    return false;
-                };
                 self.resolver_for(member_file)
-                    .resolve_owner(type_name)
+                    .resolve_owner(type_name, entry.parent)
                     .as_ref()
                     == Some(type_id)
             })
             .map(|entry| entry.id)
             .collect()
+    }
+
+    /// Whether `def` is written directly in a namespace (a C++ `namespace x { }` block).
+    fn in_namespace(&self, def: &codegraph_index::Def) -> bool {
+        def.parent
+            .is_some_and(|parent| self.summary.defs[parent as usize].kind == EntityKind::Module)
     }
 
     fn enclosing_type(&self, scope: Option<u32>) -> Option<EntityId> {
@@ -853,29 +866,29 @@ impl<'a> Resolver<'a> {
             if let Some(owner) = &def.owner
                 && !def.arrow
             {
-                return self.resolve_owner(owner);
+                return self.resolve_owner(owner, def.parent);
             }
             current = def.parent;
         }
         None
     }
 
-    /// The type an out-of-line definition belongs to.
-    fn resolve_owner(&self, owner: &str) -> Option<EntityId> {
+    /// The type an out-of-line definition belongs to, its owner's name read where the
+    /// definition is written (`scope`: a C++ namespace around `void Status::Foo() {}`, or the
+    /// top level).
+    fn resolve_owner(&self, owner: &str, scope: Option<u32>) -> Option<EntityId> {
         let _step = codegraph_model::walk::enter()?;
-        if let Some(known) = self.memo.owners.borrow().get(owner) {
+        let key = (scope, Name::new(owner));
+        if let Some(known) = self.memo.owners.borrow().get(&key) {
             return *known;
         }
         let cuts = codegraph_model::walk::cuts();
-        let found = match self.resolve_name(owner, None, KindFilter::Type) {
+        let found = match self.resolve_name(owner, scope, KindFilter::Type) {
             Found::Targets(ids, _) => ids.into_iter().next(),
             _ => None,
         };
         if codegraph_model::walk::cuts() == cuts {
-            self.memo
-                .owners
-                .borrow_mut()
-                .insert(Name::new(owner), found);
+            self.memo.owners.borrow_mut().insert(key, found);
         }
         found
     }
@@ -950,10 +963,10 @@ impl<'a> Resolver<'a> {
         let def = &self.summary.defs[index as usize];
         let type_id = if def.kind.is_type() {
             Some(self.id(index))
-        } else if def.parent.is_none() {
+        } else if def.parent.is_none() || self.in_namespace(def) {
             def.owner
                 .as_deref()
-                .and_then(|owner| self.resolve_owner(owner))
+                .and_then(|owner| self.resolve_owner(owner, def.parent))
         } else {
             None
         }?;

@@ -88,6 +88,10 @@ fn definition(
     impls: &[RawImpl],
     disabled: &[std::ops::Range<u32>],
 ) -> Def {
+    // `void Status::Foo() {}` inside `namespace leveldb { }`: a member of the class its
+    // qualifier names, as at the top level.
+    let owner_written_in_namespace = raw_def.owner.is_some()
+        && parent.is_some_and(|index| defs[index as usize].kind == EntityKind::Module);
     let (owner, implements) = match raw_def.owner {
         Some(owner) => (Some(owner), None),
         None => enclosing_impl(defs, impls, parent, raw_def.span),
@@ -100,7 +104,7 @@ fn definition(
     let method = if raw_def.object_member {
         raw_def.prototype_member
     } else {
-        parent_is_type || (parent.is_none() && owner.is_some())
+        parent_is_type || ((parent.is_none() || owner_written_in_namespace) && owner.is_some())
     };
     if kind == EntityKind::Function && method {
         kind = EntityKind::Method;
@@ -111,7 +115,7 @@ fn definition(
         parent,
         // An object literal's function keeps its object wherever it is nested; other
         // owners (an `impl` block's type) only hold at the top level.
-        owner: if parent.is_none() || raw_def.object_member {
+        owner: if parent.is_none() || raw_def.object_member || owner_written_in_namespace {
             owner
         } else {
             None

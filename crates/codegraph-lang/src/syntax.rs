@@ -11,6 +11,7 @@ thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
 }
 
+mod export_macros;
 mod macro_items;
 
 /// A parsed document: its syntax tree and what reparsing it incrementally needs.
@@ -66,11 +67,13 @@ pub fn reparse(
     old: Option<&SyntaxTree>,
 ) -> Option<(SyntaxTree, bool)> {
     // tree-sitter-python's scanner is quadratic in a run of comment lines (20,000 of them took
-    // 30 s), and tree-sitter-bash's crashes on some characters after a `{`: such text is
-    // masked, length for length, and parsed from scratch.
+    // 30 s), tree-sitter-bash's crashes on some characters after a `{`, and C and C++ export
+    // macros (`class LEVELDB_EXPORT Slice {`) read as a class's name: such text is masked,
+    // length for length, and parsed from scratch.
     let masked = match language {
         Language::Python => mask_long_comment_runs(text),
         Language::Bash => mask_bash_brace_lookahead(text),
+        Language::C | Language::Cpp => export_macros::mask(text),
         _ => None,
     };
     PARSER.with(|parser| {
