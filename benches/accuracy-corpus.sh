@@ -61,7 +61,16 @@
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-corpus=${1:-${CODEGRAPH_ACCURACY_CORPUS:-$repo_root/bench-accuracy}}
+# ACCURACY_SET=held-out assembles the held-out set instead: other projects of the same
+# languages, measured only once the work is done, never tuned on (default corpus directory
+# bench-accuracy-held-out/).
+set_name=${ACCURACY_SET:-benchmark}
+case $set_name in
+    benchmark) default_corpus=$repo_root/bench-accuracy ;;
+    held-out) default_corpus=$repo_root/bench-accuracy-held-out ;;
+    *) printf 'ACCURACY_SET is benchmark or held-out, not %s\n' "$set_name" >&2; exit 2 ;;
+esac
+corpus=${1:-${CODEGRAPH_ACCURACY_CORPUS:-$default_corpus}}
 mkdir -p "$corpus"
 corpus=$(cd "$corpus" && pwd)
 cache=$corpus/.cache
@@ -160,16 +169,15 @@ edition = "2021"
 publish = false
 
 [dependencies]
-serde_json = "=1.0.133"
-regex-syntax = "=0.8.5"
-regex-automata = "=0.4.9"
-clap_builder = "=4.5.21"
-itertools = "=0.13.0"
-
-[workspace]
 '
 crates_keep=(serde_json-1.0.133 regex-syntax-0.8.5 regex-automata-0.4.9 clap_builder-4.5.21
     itertools-0.13.0)
+if [[ $set_name == held-out ]]; then crates_keep=(anyhow-1.0.93 semver-1.0.23); fi
+# Each kept crate NAME-VERSION as an exact dependency.
+for kept in "${crates_keep[@]}"; do
+    crates_manifest+="${kept%-*} = \"=${kept##*-}\""$'\n'
+done
+crates_manifest+=$'\n[workspace]\n'
 
 crates() {
     local name
@@ -211,6 +219,13 @@ go_packages=(
 )
 go_projects=(github.com/spf13/cobra github.com/sirupsen/logrus github.com/BurntSushi/toml
     github.com/google/go-cmp github.com/hashicorp/hcl)
+if [[ $set_name == held-out ]]; then
+    go_packages=(
+        golang-github-fsnotify-fsnotify-dev=1.6.0-2
+        golang-github-spf13-pflag-dev=1.0.6~git20210604-d5e0c0615ace-1
+    )
+    go_projects=(github.com/fsnotify/fsnotify github.com/spf13/pflag)
+fi
 
 go_sources() {
     local path
@@ -374,7 +389,25 @@ cpp_ninja() {
 
 # --- The corpus -----------------------------------------------------------------------------
 
-if wants python; then
+if [[ $set_name == held-out ]]; then
+    # Held out: a template engine and a serialisation library; a CLI parser and a WebSocket
+    # library; effect (a large code base of heavy generics: pipe, overloads, mapped types); anyhow
+    # and semver; fsnotify (a file per platform) and pflag.
+    if wants python; then
+        pypi jinja2 3.1.4
+        pypi marshmallow 3.23.1
+    fi
+    if wants javascript; then
+        npm_package javascript commander@12.1.0 index.js lib
+        npm_package javascript ws@8.18.0 index.js lib
+    fi
+    if wants typescript; then
+        npm_package typescript effect@3.10.0 src
+        tsconfig effect-3.10.0 effect
+    fi
+    if wants rust; then crates; fi
+    if wants go; then go_sources; fi
+elif wants python; then
     pypi requests 2.32.3
     pypi rich 13.9.4
     pypi attrs 24.2.0
@@ -384,7 +417,7 @@ fi
 
 # JavaScript with plain, hand-written sources: CommonJS (express, mocha, postcss) and ES modules
 # (handlebars, moment).
-if wants javascript; then
+if [[ $set_name == benchmark ]] && wants javascript; then
     npm_package javascript express@4.21.1 index.js lib
     npm_package javascript mocha@10.8.2 lib
     npm_package javascript postcss@8.4.49 lib
@@ -393,7 +426,7 @@ if wants javascript; then
 fi
 
 # TypeScript: packages that ship their .ts sources.
-if wants typescript; then
+if [[ $set_name == benchmark ]] && wants typescript; then
     npm_package typescript rxjs@7.8.1 src
     npm_package typescript mobx@6.13.5 src
     npm_package typescript zod@3.25.76 src/v3
@@ -406,16 +439,16 @@ if wants typescript; then
     tsconfig reduxjs-toolkit-2.5.0 @reduxjs/toolkit
 fi
 
-if wants rust; then crates; fi
-if wants go; then go_sources; fi
+if [[ $set_name == benchmark ]] && wants rust; then crates; fi
+if [[ $set_name == benchmark ]] && wants go; then go_sources; fi
 
 # C (an interpreter, a server, a database engine) and C++ (a storage library, a build tool).
-if wants c; then
+if [[ $set_name == benchmark ]] && wants c; then
     c_lua
     c_redis
     c_sqlite
 fi
-if wants cpp; then
+if [[ $set_name == benchmark ]] && wants cpp; then
     cpp_leveldb
     cpp_ninja
 fi

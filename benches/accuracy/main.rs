@@ -65,7 +65,7 @@ mod servers;
 
 use crate::compare::{Counts, Disagreement, compare};
 use crate::conventions::print_conventions;
-use crate::report::{print_disagreements, print_failures, print_summary};
+use crate::report::{print_causes, print_disagreements, print_failures, print_summary};
 use crate::sample::{Sampler, source_files};
 use crate::servers::{
     ReferenceKind, Server, codegraph_binary, reference_command, reference_version,
@@ -154,6 +154,7 @@ fn main() {
 
     print_disagreements(&results);
     print_failures(&results);
+    print_causes(&results);
     print_summary(&results);
 }
 

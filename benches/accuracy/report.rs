@@ -241,3 +241,64 @@ pub(crate) fn print_summary(results: &[ProjectResult]) {
         );
     }
 }
+
+/// Every disagreeing edge counted by its cause, per language: the convention a label names
+/// (the reference lists or omits the edge by a rule of its own, checked against the reference
+/// itself), or none, which is a miss of codegraph's own. What keeps the raw figures from the
+/// labelled ones, cause by cause.
+pub(crate) fn print_causes(results: &[ProjectResult]) {
+    // language order → cause → [incoming missing, incoming extra, outgoing missing, outgoing extra]
+    let mut causes: BTreeMap<usize, (String, BTreeMap<String, [usize; 4]>)> = BTreeMap::new();
+    for result in results {
+        let order = LANGUAGES
+            .iter()
+            .position(|language| *language == result.language)
+            .unwrap_or(LANGUAGES.len());
+        let (_, by_cause) = causes
+            .entry(order)
+            .or_insert_with(|| (result.language.clone(), BTreeMap::new()));
+        for disagreement in &result.disagreements {
+            let column = if disagreement.direction == "incoming" {
+                0
+            } else {
+                2
+            };
+            let sides = [
+                (&disagreement.missing, column),
+                (&disagreement.extra, column + 1),
+            ];
+            for (edges, column) in sides {
+                for edge in edges {
+                    let cause = edge
+                        .convention
+                        .map_or_else(|| "(none: codegraph's own miss)".to_string(), short_cause);
+                    by_cause.entry(cause).or_default()[column] += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "\nDISAGREEMENTS BY CAUSE (edges: incoming missing / extra, outgoing missing / extra; missing = the reference's edge codegraph lacks, extra = codegraph's edge the reference lacks)"
+    );
+    for (language, by_cause) in causes.values() {
+        println!("  {language}");
+        let mut rows: Vec<(&String, &[usize; 4])> = by_cause.iter().collect();
+        rows.sort_by_key(|(_, counts)| std::cmp::Reverse(counts.iter().sum::<usize>()));
+        for (cause, [in_missing, in_extra, out_missing, out_extra]) in rows {
+            println!(
+                "    {in_missing:>4} / {in_extra:<4} {out_missing:>4} / {out_extra:<4} {cause}"
+            );
+        }
+    }
+}
+
+/// A convention's label cut to its first clause.
+fn short_cause(label: &str) -> String {
+    let end = label.find([':', ';', '(']).unwrap_or(label.len()).min(
+        label
+            .char_indices()
+            .nth(90)
+            .map_or(label.len(), |(at, _)| at),
+    );
+    label[..end].trim_end_matches([' ', ',']).to_string()
+}
