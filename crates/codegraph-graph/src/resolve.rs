@@ -81,6 +81,8 @@ impl KindFilter {
 /// look it up would take the global table's lock for every lookup.
 type ExportedMemo = FxHashMap<(Vec<FilePath>, KindFilter, u32), FxHashMap<Name, Vec<EntityId>>>;
 
+/// (the scope an out-of-line member is written in, its owner's name) → the type that names.
+type OwnersMemo = FxHashMap<(Option<u32>, Name), Option<EntityId>>;
 type MembersMemo = FxHashMap<(EntityId, KindFilter, bool), FxHashMap<Name, Vec<EntityId>>>;
 
 /// (file, import index) → the files that import names.
@@ -260,8 +262,7 @@ struct Memos<'a> {
     /// Receiver values already inferred: (receiver, scope) → value, with the names its
     /// inference guessed (a reference that uses the value depends on them too).
     values: RefCell<FxHashMap<Option<u32>, FxHashMap<Name, Memoised>>>,
-    /// (the scope it is written in, an out-of-line member's owner) → the type it names.
-    owners: RefCell<FxHashMap<(Option<u32>, Name), Option<EntityId>>>,
+    owners: RefCell<OwnersMemo>,
     exported_memo: RefCell<ExportedMemo>,
     /// (type, member name, kind filter, along the bases) → what `member_lookup` found.
     members_memo: RefCell<MembersMemo>,
