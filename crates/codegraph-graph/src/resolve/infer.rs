@@ -571,6 +571,13 @@ impl<'a> Resolver<'a> {
         {
             return Value::External;
         }
+        // A field named without `this`, in a member defined out of its class's body (C++'s
+        // `void State::Run() { edges_.clear(); }`): the field the class declares.
+        if self.spec.implicit_members
+            && let Some(type_id) = self.enclosing_type(scope)
+        {
+            return self.field_value(&Value::Instance(vec![type_id]), name, depth + 1);
+        }
         Value::Unknown
     }
 
