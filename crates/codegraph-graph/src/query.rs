@@ -188,10 +188,8 @@ fn group_calls<'a>(
 /// Where the language's own server does so (TypeScript and JavaScript's, Go's), the callers of
 /// a method include the calls made through the base or interface members it overrides or
 /// implements, marked `dispatch`; the other way round, the callers of a Rust trait's method
-/// (rust-analyzer), of a TypeScript or JavaScript interface or base member (tsserver) and of a
-/// Go interface's method (gopls) include the calls of its implementations and overrides,
-/// marked `dispatch` too. A Go definition's callers are those of its build
-/// (`Semantics::same_build`).
+/// (rust-analyzer) and of a TypeScript or JavaScript interface or base member (tsserver)
+/// include the calls of its implementations and overrides, marked `dispatch` too.
 pub fn callers(graph: &Graph, id: &str) -> Vec<CallSite> {
     let twins = build_twins(graph, id);
     let through_bases: Vec<Edge> = overridden_members(graph, id)

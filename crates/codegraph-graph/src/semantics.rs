@@ -247,7 +247,7 @@ pub trait Semantics: Sync {
 
     /// The members whose calls the language's own server counts as calls of `method` too: a
     /// Rust trait method's implementations; a TypeScript or JavaScript member's implementations
-    /// and overrides; a Go interface method's implementations.
+    /// and overrides.
     fn dispatched_members(&self, _graph: &Graph, _method: &Entity) -> Vec<EntityId> {
         Vec::new()
     }

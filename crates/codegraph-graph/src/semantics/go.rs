@@ -156,21 +156,6 @@ impl Semantics for Go {
         methods_named(graph, id, name)
     }
 
-    /// An interface method's implementations: the same-named methods of the types whose method
-    /// sets cover the interface's, whose calls gopls lists among the interface method's callers.
-    fn dispatched_members(&self, graph: &Graph, method: &Entity) -> Vec<EntityId> {
-        let Some(interface) = crate::query::owner_type(graph, method)
-            .filter(|owner| graph.kind_of(owner) == Some(EntityKind::Interface))
-        else {
-            return Vec::new();
-        };
-        implementers(graph, &interface)
-            .iter()
-            .flat_map(|implementer| methods_named(graph, implementer, &method.name))
-            .map(|member| member.id)
-            .collect()
-    }
-
     /// Through the interfaces whose method sets the type's methods cover (interfaces are
     /// satisfied implicitly): gopls counts a call through an interface as a call of each
     /// implementation.
