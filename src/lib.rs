@@ -52,8 +52,9 @@
 //!   as items, in place (invariant: the extraction tree is the tree of the text with the
 //!   wrappers' headers and closing braces blanked; offsets, lines and columns are the text's);
 //!   `syntax::export_macros`: C and C++ export macros between `class` and a class's name
-//!   (`class LEVELDB_EXPORT Slice {`) blanked before the parse, length for length. Masked text
-//!   (these, and Python's long comment runs) is parsed from scratch, never incrementally.
+//!   (`class LEVELDB_EXPORT Slice {`) blanked before the parse, length for length; a file so
+//!   masked (like Python's long comment runs and Bash's brace lookahead) is parsed from scratch
+//!   on every edit, not incrementally.
 //! - `index`    per-file extraction: syntax tree → `FileSummary`. Never fails; problems are data.
 //!   `index/extract.rs` runs a file's extraction; `index/captures.rs` (+ `captures/bindings.rs`,
 //!   `captures/imports.rs`) reads the query's matches by capture family; `index/build.rs` builds
