@@ -133,7 +133,9 @@ impl Semantics for Go {
     }
 
     fn same_build(&self, callee: &FileNode, caller: &FileNode) -> bool {
+        // The common case, both in the chosen build, without finding a variant's platform.
         caller.language != codegraph_lang::Language::Go
+            || (self.file_in_build(caller) && self.file_in_build(callee))
             || Platform::of_file(&callee.path, callee.summary.build_constraint.as_deref())
                 .is_none_or(|platform| {
                     go_build::in_build(
