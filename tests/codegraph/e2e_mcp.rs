@@ -97,10 +97,11 @@ fn published_url(runtime_dir: &Path) -> String {
     }
 }
 
-const TOOLS: [&str; 15] = [
+const TOOLS: [&str; 16] = [
     "analyze_module_structure",
     "check_architecture",
     "execute_shell_command",
+    "find_affected_tests",
     "find_callees",
     "find_callers",
     "find_dependencies",
