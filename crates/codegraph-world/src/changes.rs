@@ -78,6 +78,8 @@ impl World {
             .map(|path| path.to_string())
             .collect();
         paths.extend(unsaved.iter().cloned());
+        // The on-disk cache in the workspace is codegraph's own, not the user's change.
+        paths.retain(|path| !path.starts_with(".codegraph/"));
         paths.sort();
         paths.dedup();
 

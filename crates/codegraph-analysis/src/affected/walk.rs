@@ -275,6 +275,12 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
     }
     if entity.kind.is_type() {
         type_steps(graph, id, &mut steps);
+        // A type's own code changed (a class attribute, a field, a base): its members may read it.
+        if matches!(state.reached.get(id), Some((_, None, "changed"))) {
+            for member in query::members(graph, id) {
+                steps.push((member.id, Confidence::Possible, "member"));
+            }
+        }
     }
     if let Some(owner) = query::owner_type(graph, &entity) {
         special_method_steps(state, &entity, &owner, &mut steps);
