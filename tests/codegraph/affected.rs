@@ -311,3 +311,42 @@ fn go_rust_and_javascript_selections_are_what_their_runners_take() {
     javascript.replace("src/math.js", "return a + b;", "return b + a;");
     assert_eq!(javascript.affected(Format::Jest).1, ["test/add.test.js"]);
 }
+
+#[test]
+fn the_editor_command_answers_for_the_unsaved_buffers() {
+    use crate::lsp::{LspClient, uri};
+    use serde_json::{Value, json};
+
+    let repo = Repo::new(PYTHON);
+    let root = repo.root().canonicalize().unwrap();
+    let (mut lsp, initialized) = LspClient::start(&[&root], false);
+    let commands = &initialized["capabilities"]["executeCommandProvider"]["commands"];
+    assert!(
+        commands.as_array().unwrap().contains(&json!("codegraph.affectedTests")),
+        "{commands}"
+    );
+    let api = root.join("pkg/api.py");
+    let text = std::fs::read_to_string(&api).unwrap();
+    lsp.open(&api, &text);
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&api), "version": 2},
+               "contentChanges": [{"text": text.replace("Child().run()", "Child().step()")}]}),
+    );
+    lsp.request("codegraph/status", Value::Null);
+    let answer = lsp.request(
+        "workspace/executeCommand",
+        json!({"command": "codegraph.affectedTests", "arguments": [{"base": "HEAD"}]}),
+    );
+    let folder = &answer[0];
+    assert_eq!(folder["changed"][0]["id"], "pkg/api.py::make", "{answer}");
+    let tests: Vec<&str> = folder["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|test| test["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tests, ["tests/test_api.py::test_made"]);
+    assert_eq!(folder["provenance"]["unsaved"], json!(["pkg/api.py"]));
+    assert!(lsp.shutdown().success());
+}
