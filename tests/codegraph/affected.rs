@@ -322,7 +322,10 @@ fn the_editor_command_answers_for_the_unsaved_buffers() {
     let (mut lsp, initialized) = LspClient::start(&[&root], false);
     let commands = &initialized["capabilities"]["executeCommandProvider"]["commands"];
     assert!(
-        commands.as_array().unwrap().contains(&json!("codegraph.affectedTests")),
+        commands
+            .as_array()
+            .unwrap()
+            .contains(&json!("codegraph.affectedTests")),
         "{commands}"
     );
     let api = root.join("pkg/api.py");
