@@ -183,11 +183,9 @@ fn is_test(file: &FileNode, text: Option<&str>, index: u32) -> bool {
         Language::Python => {
             is_test_file(file)
                 && name.starts_with("test")
-                && file
-                    .summary
-                    .defs
-                    .iter()
-                    .nth(def.parent.unwrap_or(u32::MAX) as usize)
+                && def
+                    .parent
+                    .and_then(|parent| file.summary.defs.get(parent as usize))
                     .is_none_or(|parent| parent.kind == EntityKind::Class)
         }
         Language::Go => {
