@@ -353,3 +353,57 @@ fn the_editor_command_answers_for_the_unsaved_buffers() {
     assert_eq!(folder["provenance"]["unsaved"], json!(["pkg/api.py"]));
     assert!(lsp.shutdown().success());
 }
+
+#[test]
+fn a_branch_is_compared_from_where_it_left_its_base() {
+    let repo = Repo::new(PYTHON);
+    repo.git(&["branch", "-M", "trunk"]);
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.replace(
+        "pkg/api.py",
+        "return parse(path)",
+        "return parse(path.strip())",
+    );
+    repo.git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qam",
+        "feature",
+    ]);
+    // The base moves on after the branch left it: its commit is not the branch's change.
+    repo.git(&["checkout", "-q", "trunk"]);
+    repo.replace(
+        "pkg/core.py",
+        "return text.strip()",
+        "return text.strip().lower()",
+    );
+    repo.git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qam",
+        "trunk",
+    ]);
+    repo.git(&["checkout", "-q", "feature"]);
+    let (world, _) = support::index(repo.root());
+    let (graph, answer) = world.affected("trunk").unwrap();
+    let changed: Vec<String> = answer
+        .impact
+        .changed
+        .iter()
+        .map(|changed| changed.id.to_string())
+        .collect();
+    assert_eq!(changed, ["pkg/api.py::load"]);
+    let selected = render(
+        &answer.impact.tests,
+        &answer.impact.test_files,
+        &graph,
+        Format::Pytest,
+    );
+    assert_eq!(selected, "tests/test_api.py::test_load");
+}

@@ -18,7 +18,8 @@ use crate::World;
 pub struct ChangeSet {
     /// The base as given (`HEAD`, `origin/main`).
     pub base: String,
-    /// The commit it names.
+    /// The commit compared with: where HEAD's history left the base (their merge base; the
+    /// base itself when it is an ancestor of HEAD).
     pub commit: String,
     /// The changed files the graph models, with their text at the base.
     pub files: Vec<FileChange>,
@@ -53,6 +54,13 @@ impl World {
         if commit.is_empty() {
             anyhow::bail!("{base}: no such revision");
         }
+        // A branch's change is what it did since it left the base (`git diff base...`): the
+        // base's own later commits are not part of it.
+        let commit = git(root, &["merge-base", &commit, "HEAD"])
+            .map(|fork| fork.trim().to_string())
+            .ok()
+            .filter(|fork| !fork.is_empty())
+            .unwrap_or(commit);
         let prefix = git(root, &["rev-parse", "--show-prefix"])?
             .trim()
             .to_string();
