@@ -1,7 +1,7 @@
 //! Where a name is mentioned in a file, and which entity holds each mention: how the walk
 //! follows what no edge records (a function passed as a value, `handlers = {"x": f}`,
 //! `register(self.on_close)`, a name whose import changed). Each file's text is read once per
-//! answer.
+//! answer and its identifiers indexed once, on first use.
 
 use std::sync::Arc;
 
@@ -18,9 +18,44 @@ pub(crate) enum Mention {
     Value,
 }
 
+/// A file's text and where each identifier in it starts.
+struct Indexed {
+    text: Arc<str>,
+    identifiers: FxHashMap<Box<str>, Vec<u32>>,
+}
+
+impl Indexed {
+    fn new(text: Arc<str>) -> Indexed {
+        let mut identifiers: FxHashMap<Box<str>, Vec<u32>> = FxHashMap::default();
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            if !identifier_byte(bytes[at]) || bytes[at].is_ascii_digit() {
+                at += 1;
+                continue;
+            }
+            let start = at;
+            while at < bytes.len() && identifier_byte(bytes[at]) {
+                at += 1;
+            }
+            if let Some(word) = text.get(start..at) {
+                match identifiers.get_mut(word) {
+                    Some(starts) => starts.push(start as u32),
+                    None => {
+                        identifiers.insert(word.into(), vec![start as u32]);
+                    }
+                }
+            }
+        }
+        Indexed { text, identifiers }
+    }
+}
+
+/// The texts read for one answer, and their identifiers.
 pub(crate) struct Mentions<'g> {
     graph: &'g Graph,
     texts: FxHashMap<FilePath, Option<Arc<str>>>,
+    indexed: FxHashMap<FilePath, Option<Arc<Indexed>>>,
 }
 
 impl<'g> Mentions<'g> {
@@ -28,12 +63,32 @@ impl<'g> Mentions<'g> {
         Mentions {
             graph,
             texts: FxHashMap::default(),
+            indexed: FxHashMap::default(),
         }
+    }
+
+    /// The graph's text of `path`, read once.
+    pub fn text(&mut self, path: FilePath) -> Option<Arc<str>> {
+        let graph = self.graph;
+        self.texts
+            .entry(path)
+            .or_insert_with(|| graph.file(&path).and_then(|file| file.text()))
+            .clone()
+    }
+
+    fn indexed(&mut self, path: FilePath) -> Option<Arc<Indexed>> {
+        if let Some(known) = self.indexed.get(&path) {
+            return known.clone();
+        }
+        let indexed = self.text(path).map(|text| Arc::new(Indexed::new(text)));
+        self.indexed.insert(path, indexed.clone());
+        indexed
     }
 
     /// The entities of `path` that mention `name` as a whole identifier, each once, in
     /// document order (the module for a mention outside every definition); a mention inside
-    /// `except` (the entity's own definition) is not counted.
+    /// `except` (the entity's own definition) or that is a definition's own name is not
+    /// counted.
     pub fn holders(
         &mut self,
         path: FilePath,
@@ -45,47 +100,33 @@ impl<'g> Mentions<'g> {
         let Some(file) = graph.file(&path) else {
             return Vec::new();
         };
-        let Some(text) = self
-            .texts
-            .entry(path)
-            .or_insert_with(|| file.text())
-            .clone()
-        else {
+        let Some(indexed) = self.indexed(path) else {
             return Vec::new();
         };
-        if name.is_empty() {
+        let Some(starts) = indexed.identifiers.get(name) else {
             return Vec::new();
-        }
-        let imports: Vec<(u32, u32)> = file
-            .summary
-            .imports
-            .iter()
-            .map(|import| (import.span.start_byte, import.span.end_byte))
-            .collect();
+        };
         let mut holders: Vec<EntityId> = Vec::new();
-        for (at, _) in text.match_indices(name) {
-            let end = at + name.len();
-            if !whole_identifier(&text, at, end) {
-                continue;
-            }
-            let byte = at as u32;
-            if imports
+        for &byte in starts {
+            let inside_import = file
+                .summary
+                .imports
                 .iter()
-                .any(|(start, end)| *start <= byte && byte < *end)
+                .any(|import| import.span.start_byte <= byte && byte < import.span.end_byte);
+            if inside_import {
+                continue;
+            }
+            if which == Mention::Value && called(&indexed.text, byte as usize + name.len()) {
+                continue;
+            }
+            let innermost = file.summary.innermost_def_at(byte);
+            if innermost
+                .is_some_and(|index| file.summary.defs[index as usize].name_span.start_byte == byte)
             {
                 continue;
             }
-            if which == Mention::Value && called(&text, end) {
-                continue;
-            }
-            let holder = *file.scope_entity(file.summary.innermost_def_at(byte));
+            let holder = *file.scope_entity(innermost);
             if Some(&holder) == except || holders.contains(&holder) {
-                continue;
-            }
-            // A mention that is the definition's own name is not a use.
-            if let Some(index) = file.summary.innermost_def_at(byte)
-                && file.summary.defs[index as usize].name_span.start_byte == byte
-            {
                 continue;
             }
             holders.push(holder);
@@ -98,16 +139,10 @@ fn identifier_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$' || byte >= 0x80
 }
 
-fn whole_identifier(text: &str, start: usize, end: usize) -> bool {
-    let bytes = text.as_bytes();
-    let before = start.checked_sub(1).map(|at| bytes[at]);
-    let after = bytes.get(end).copied();
-    !before.is_some_and(identifier_byte) && !after.is_some_and(identifier_byte)
-}
-
 /// The name ending at `end` is called: the next character but spaces is `(`.
 fn called(text: &str, end: usize) -> bool {
-    text[end..]
+    text.get(end..)
+        .unwrap_or_default()
         .bytes()
         .find(|byte| *byte != b' ' && *byte != b'\t')
         .is_some_and(|byte| byte == b'(')

@@ -19,12 +19,12 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use codegraph_graph::{Entity, EntityId, FileNode, FilePath, Graph};
+use codegraph_graph::{EntityId, FileNode, FilePath, Graph};
 use codegraph_lang::Language;
 use codegraph_model::{EntityKind, FileClass};
 
 use super::changes::{Change, Changed};
-use super::walk::{Affected, Confidence};
+use super::walk::{Affected, Confidence, Node, State, Step};
 
 /// A test to run.
 #[derive(Debug, Clone, Serialize)]
@@ -87,6 +87,7 @@ pub(crate) fn select(
             .map(|affected| (affected.id, affected.confidence, affected.via.clone())),
     );
     let mut tests: FxHashMap<EntityId, Test> = FxHashMap::default();
+    let mut texts: FxHashMap<FilePath, Option<Arc<str>>> = FxHashMap::default();
     let mut files: FxHashSet<FilePath> = FxHashSet::default();
     for (id, confidence, via) in reached {
         let Some(location) = graph.location(&id) else {
@@ -101,7 +102,15 @@ pub(crate) fn select(
             None if is_test_file(file) => (0..file.summary.defs.len() as u32).collect(),
             None => continue,
         };
-        let text = file.text();
+        // Read only where a test is told by its annotations.
+        let text = (!matches!(file.language, Language::Python | Language::Go))
+            .then(|| {
+                texts
+                    .entry(file.path)
+                    .or_insert_with(|| file.text())
+                    .clone()
+            })
+            .flatten();
         for index in indices {
             if !is_test(file, text.as_deref(), index) {
                 continue;
@@ -279,23 +288,12 @@ fn annotations_before(text: &str, start: usize) -> Vec<&str> {
 }
 
 /// A Python definition's decorator lines, trimmed (`@property`, `@pytest.fixture(autouse=True)`).
-pub(crate) fn decorators(text: &str, entity: &Entity) -> Vec<String> {
-    let start = line_offset(text, entity.start_line);
+pub(crate) fn decorators(text: &str, start: usize) -> Vec<String> {
     annotations_before(text, start)
         .into_iter()
         .map(|line| line.trim().to_string())
         .filter(|line| line.starts_with('@'))
         .collect()
-}
-
-/// The byte where one-based `line` starts.
-fn line_offset(text: &str, line: u32) -> usize {
-    if line <= 1 {
-        return 0;
-    }
-    text.match_indices('\n')
-        .nth(line as usize - 2)
-        .map_or(text.len(), |(at, _)| at + 1)
 }
 
 /// The name the language's runner selects a test by.
@@ -344,24 +342,22 @@ fn rust_module_path(path: &str) -> String {
 /// pytest's injection: the tests and fixtures that take `entity` (a fixture: a function of a
 /// Python test file or `conftest.py`, not a test) as a parameter, in its file or below its
 /// `conftest.py`'s directory; all tests there when it is `autouse`.
-pub(crate) fn fixture_steps(
-    graph: &Graph,
-    entity: &Entity,
-    steps: &mut Vec<(EntityId, Confidence, &'static str)>,
-) {
+pub(crate) fn fixture_steps(state: &mut State, entity: &Node, steps: &mut Vec<Step>) {
+    let graph = state.graph;
     if entity.language != Language::Python || entity.kind != EntityKind::Function {
         return;
     }
-    let Some(file) = graph.file(&entity.file_path) else {
+    let Some(file) = graph.file(&entity.file).cloned() else {
         return;
     };
-    if !is_test_file(file) || entity.name.starts_with("test") {
+    if !is_test_file(&file) || entity.name.starts_with("test") {
         return;
     }
-    let Some(text) = file.text() else {
+    let (Some(text), Some(start)) = (state.mentions.text(entity.file), entity.start_byte(graph))
+    else {
         return;
     };
-    let decorators = decorators(&text, entity);
+    let decorators = decorators(&text, start);
     if !decorators.iter().any(|line| line.contains("fixture")) {
         return;
     }
@@ -376,7 +372,7 @@ pub(crate) fn fixture_steps(
             })
             .cloned()
             .collect(),
-        None => vec![file.clone()],
+        None => vec![file],
     };
     for other in scope {
         for (index, def) in other.summary.defs.iter().enumerate() {

@@ -9,7 +9,6 @@ use std::collections::VecDeque;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use codegraph_graph::Entity;
 use codegraph_graph::query;
 use codegraph_graph::{EntityId, FilePath, Graph, Site};
 use codegraph_lang::Language;
@@ -63,15 +62,18 @@ pub(crate) struct Walked {
 }
 
 /// A step of the walk: where it leads, how sure, and how.
-type Step = (EntityId, Confidence, &'static str);
+pub(crate) type Step = (EntityId, Confidence, &'static str);
 
-struct State<'g> {
-    graph: &'g Graph,
+pub(crate) struct State<'g> {
+    pub(crate) graph: &'g Graph,
     /// Per reached entity: its confidence, the entity it was reached from, how.
     reached: FxHashMap<EntityId, (Confidence, Option<EntityId>, &'static str)>,
     proven: VecDeque<EntityId>,
     possible: VecDeque<EntityId>,
-    mentions: Mentions<'g>,
+    pub(crate) mentions: Mentions<'g>,
+    /// Per type, its supertypes (transitively); per type, its members by name.
+    bases: FxHashMap<EntityId, Vec<EntityId>>,
+    members: FxHashMap<EntityId, FxHashMap<Name, Vec<EntityId>>>,
     truncated: bool,
 }
 
@@ -143,6 +145,8 @@ pub(crate) fn walk(graph: &Graph, found: &Found) -> Walked {
         proven: VecDeque::new(),
         possible: VecDeque::new(),
         mentions: Mentions::new(graph),
+        bases: FxHashMap::default(),
+        members: FxHashMap::default(),
         truncated: false,
     };
     let changed: FxHashSet<EntityId> = found.changed.iter().map(|changed| changed.id).collect();
@@ -166,13 +170,13 @@ pub(crate) fn walk(graph: &Graph, found: &Found) -> Walked {
         .iter()
         .filter(|(id, _)| !changed.contains(*id))
         .filter_map(|(id, (confidence, _, how))| {
-            let entity = graph.entity(id)?;
+            let node = Node::of(graph, id)?;
             Some(Affected {
                 id: *id,
-                file: entity.file_path,
-                kind: entity.kind,
-                name: entity.name,
-                line: entity.start_line,
+                file: node.file,
+                kind: node.kind,
+                name: node.name,
+                line: node.line(graph),
                 confidence: *confidence,
                 how,
                 via: state.via(*id),
@@ -244,49 +248,133 @@ fn former_callers(
     found
 }
 
+/// What the walk needs of an entity, read from its file's summary without materializing it.
+pub(crate) struct Node {
+    pub id: EntityId,
+    pub kind: EntityKind,
+    pub name: Name,
+    pub file: FilePath,
+    pub language: Language,
+    /// Its index in its file's definitions (`None` for the module).
+    pub index: Option<u32>,
+    /// The definition it is written in.
+    pub parent: Option<EntityId>,
+}
+
+impl Node {
+    pub fn of(graph: &Graph, id: &EntityId) -> Option<Node> {
+        let location = graph.location(id)?;
+        let file = graph.file(&location.file)?;
+        Some(match location.index {
+            None => Node {
+                id: *id,
+                kind: EntityKind::Module,
+                name: Name::new(file.path.rsplit('/').next().unwrap_or(&file.path)),
+                file: file.path,
+                language: file.language,
+                index: None,
+                parent: None,
+            },
+            Some(index) => {
+                let def = file.summary.defs.get(index as usize)?;
+                Node {
+                    id: *id,
+                    kind: def.kind,
+                    name: def.name,
+                    file: file.path,
+                    language: file.language,
+                    index: Some(index),
+                    parent: def
+                        .parent
+                        .and_then(|parent| file.ids.get(parent as usize).copied()),
+                }
+            }
+        })
+    }
+
+    /// One-based.
+    pub fn line(&self, graph: &Graph) -> u32 {
+        let Some((file, index)) = graph.file(&self.file).zip(self.index) else {
+            return 1;
+        };
+        file.summary
+            .locate(file.summary.defs[index as usize].span)
+            .start
+            .line
+            + 1
+    }
+
+    /// Where its definition starts in its file's text.
+    pub fn start_byte(&self, graph: &Graph) -> Option<usize> {
+        let file = graph.file(&self.file)?;
+        Some(file.summary.defs.get(self.index? as usize)?.span.start_byte as usize)
+    }
+
+    /// The type a method belongs to: its lexical parent, or the type that defines it out of
+    /// line.
+    fn owner(&self, graph: &Graph) -> Option<EntityId> {
+        self.parent
+            .filter(|parent| graph.kind_of(parent).is_some_and(EntityKind::is_type))
+            .or_else(|| {
+                graph
+                    .incoming(&self.id)
+                    .find(|edge| edge.kind == RelationKind::Defines)
+                    .map(|edge| edge.from)
+            })
+    }
+}
+
 /// Where one step back from `id` leads.
 fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
     let graph = state.graph;
-    let Some(entity) = graph.entity(id) else {
+    let Some(node) = Node::of(graph, id) else {
         return Vec::new();
     };
     let mut steps: Vec<Step> = Vec::new();
-    if entity.kind == EntityKind::Module {
-        module_steps(state, &entity, &mut steps);
+    if node.kind == EntityKind::Module {
+        module_steps(state, &node, &mut steps);
         return steps;
     }
-    for call in query::callers(graph, id) {
-        let how = match call.resolution {
+    for edge in graph
+        .incoming(id)
+        .filter(|edge| edge.kind == RelationKind::Calls)
+    {
+        let how = match edge.resolution {
             codegraph_model::Resolution::Dispatch => "dispatch",
             _ => "calls",
         };
-        steps.push((call.entity.id, Confidence::Proven, how));
+        steps.push((edge.from, Confidence::Proven, how));
     }
-    for member in overridden(graph, &entity) {
-        for edge in graph
-            .incoming(&member)
-            .filter(|edge| edge.kind == RelationKind::Calls)
-        {
-            steps.push((edge.from, Confidence::Proven, "dispatch"));
+    let owner = node.owner(graph);
+    if node.kind == EntityKind::Method
+        && let Some(owner) = owner
+    {
+        for member in overridden(state, &owner, node.name) {
+            for edge in graph
+                .incoming(&member)
+                .filter(|edge| edge.kind == RelationKind::Calls)
+            {
+                steps.push((edge.from, Confidence::Proven, "dispatch"));
+            }
         }
     }
     for left in query::possible_callers(graph, id) {
         steps.push((left.from, Confidence::Possible, "left_aside"));
     }
-    if entity.kind.is_type() {
+    if node.kind.is_type() {
         type_steps(graph, id, &mut steps);
         // A type's own code changed (a class attribute, a field, a base): its members may read it.
         if matches!(state.reached.get(id), Some((_, None, "changed"))) {
-            for member in query::members(graph, id) {
-                steps.push((member.id, Confidence::Possible, "member"));
+            for member in members(graph, id) {
+                steps.push((member, Confidence::Possible, "member"));
             }
         }
     }
-    if let Some(owner) = query::owner_type(graph, &entity) {
-        special_method_steps(state, &entity, &owner, &mut steps);
+    if let Some(owner) = owner {
+        special_method_steps(state, &node, &owner, &mut steps);
     }
-    value_steps(state, &entity, &mut steps);
-    tests::fixture_steps(graph, &entity, &mut steps);
+    value_steps(state, &node, &mut steps);
+    tests::fixture_steps(state, &node, &mut steps);
     steps
 }
 
@@ -294,7 +382,7 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
 /// run it; a module whose state holds an affected function as a value: its importers. (A
 /// module reached otherwise is not expanded further: following the importers of every module
 /// merely affected would select every file.)
-fn module_steps(state: &mut State, module: &Entity, steps: &mut Vec<Step>) {
+fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Step>) {
     let graph = state.graph;
     let changed = match state.reached.get(&module.id).copied() {
         Some((_, None, "changed")) => true,
@@ -303,7 +391,7 @@ fn module_steps(state: &mut State, module: &Entity, steps: &mut Vec<Step>) {
         Some((_, _, "value")) => false,
         _ => return,
     };
-    let Some(file) = graph.file(&module.file_path) else {
+    let Some(file) = graph.file(&module.file) else {
         return;
     };
     if changed {
@@ -345,32 +433,53 @@ fn type_steps(graph: &Graph, id: &EntityId, steps: &mut Vec<Step>) {
     }
 }
 
-/// The members of bases and interfaces `entity` overrides or implements, in every language
-/// (the walk follows the calls through them whatever the language's server lists).
-fn overridden(graph: &Graph, entity: &Entity) -> Vec<EntityId> {
-    if entity.kind != EntityKind::Method {
-        return Vec::new();
-    }
-    let Some(owner) = query::owner_type(graph, entity) else {
-        return Vec::new();
-    };
-    let mut seen: FxHashSet<EntityId> = FxHashSet::default();
-    let mut frontier = vec![owner];
+/// A type's members: what it contains and what is defined for it elsewhere.
+fn members(graph: &Graph, id: &EntityId) -> Vec<EntityId> {
+    graph
+        .outgoing(id)
+        .filter(|edge| matches!(edge.kind, RelationKind::Contains | RelationKind::Defines))
+        .map(|edge| edge.to)
+        .collect()
+}
+
+/// The members named `name` of the bases and interfaces of `owner`, in every language (the
+/// walk follows the calls through them whatever the language's server lists).
+fn overridden(state: &mut State, owner: &EntityId, name: Name) -> Vec<EntityId> {
+    let graph = state.graph;
+    let bases = state
+        .bases
+        .entry(*owner)
+        .or_insert_with(|| supertypes(graph, owner))
+        .clone();
     let mut found = Vec::new();
+    for base in bases {
+        let named = state.members.entry(base).or_insert_with(|| {
+            let mut named: FxHashMap<Name, Vec<EntityId>> = FxHashMap::default();
+            for member in members(graph, &base) {
+                if let Some(node) = Node::of(graph, &member) {
+                    named.entry(node.name).or_default().push(member);
+                }
+            }
+            named
+        });
+        found.extend(named.get(&name).into_iter().flatten().copied());
+    }
+    found
+}
+
+/// Every supertype of `id`, transitively, nearest first; bounded.
+fn supertypes(graph: &Graph, id: &EntityId) -> Vec<EntityId> {
+    let mut seen: FxHashSet<EntityId> = FxHashSet::default();
+    let mut order = Vec::new();
+    let mut frontier = vec![*id];
     for _depth in 0..32 {
         let mut next = Vec::new();
         for current in frontier {
             for (base, _) in query::supertypes(graph, &current) {
-                if !seen.insert(base.id) {
-                    continue;
+                if seen.insert(base.id) {
+                    order.push(base.id);
+                    next.push(base.id);
                 }
-                found.extend(
-                    query::members(graph, &base.id)
-                        .into_iter()
-                        .filter(|member| member.name == entity.name)
-                        .map(|member| member.id),
-                );
-                next.push(base.id);
             }
         }
         if next.is_empty() {
@@ -378,20 +487,15 @@ fn overridden(graph: &Graph, entity: &Entity) -> Vec<EntityId> {
         }
         frontier = next;
     }
-    found
+    order
 }
 
 /// A method its class's users run without naming it: a constructor runs for every
 /// construction of the class (`proven`); an operator, a protocol method or a property may run
 /// wherever the class is used (`possible`).
-fn special_method_steps(
-    state: &mut State,
-    method: &Entity,
-    owner: &EntityId,
-    steps: &mut Vec<Step>,
-) {
+fn special_method_steps(state: &mut State, method: &Node, owner: &EntityId, steps: &mut Vec<Step>) {
     let graph = state.graph;
-    let Some(class) = graph.entity(owner) else {
+    let Some(class) = Node::of(graph, owner) else {
         return;
     };
     let name = method.name.as_str();
@@ -400,45 +504,48 @@ fn special_method_steps(
         "__init__" | "__new__" | "__post_init__" | "constructor"
     ) || name == class.name.as_str();
     if constructor {
-        for call in query::callers(graph, owner) {
-            steps.push((call.entity.id, Confidence::Proven, "constructs"));
+        for edge in graph
+            .incoming(owner)
+            .filter(|edge| edge.kind == RelationKind::Calls)
+        {
+            steps.push((edge.from, Confidence::Proven, "constructs"));
         }
         steps.push((*owner, Confidence::Proven, "member"));
         return;
     }
     let dunder = name.len() > 4 && name.starts_with("__") && name.ends_with("__");
-    if dunder || is_property(graph, method) {
+    if dunder || is_property(state, method) {
         steps.push((*owner, Confidence::Possible, "special_method"));
     }
 }
 
 /// A Python method read as an attribute (`@property`, `@cached_property`, a setter).
-fn is_property(graph: &Graph, method: &Entity) -> bool {
+fn is_property(state: &mut State, method: &Node) -> bool {
     if method.language != Language::Python {
         return false;
     }
-    let Some(file) = graph.file(&method.file_path) else {
+    let Some(start) = method.start_byte(state.graph) else {
         return false;
     };
-    let Some(text) = file.text() else {
+    let Some(text) = state.mentions.text(method.file) else {
         return false;
     };
-    tests::decorators(&text, method).iter().any(|line| {
+    tests::decorators(&text, start).iter().any(|line| {
         line.contains("property") || line.ends_with(".setter") || line.ends_with(".deleter")
     })
 }
 
 /// Where a function or method is named as a value (passed, stored, registered): in its own
 /// file, and for a function in the files that import it.
-fn value_steps(state: &mut State, entity: &Entity, steps: &mut Vec<Step>) {
-    if !matches!(entity.kind, EntityKind::Function | EntityKind::Method) {
+fn value_steps(state: &mut State, node: &Node, steps: &mut Vec<Step>) {
+    if !matches!(node.kind, EntityKind::Function | EntityKind::Method) {
         return;
     }
     let graph = state.graph;
-    let mut files: Vec<FilePath> = vec![entity.file_path];
-    if entity.kind == EntityKind::Function {
+    let mut files: Vec<FilePath> = vec![node.file];
+    if node.kind == EntityKind::Function {
         for edge in graph
-            .incoming(&entity.id)
+            .incoming(&node.id)
             .filter(|edge| edge.kind == RelationKind::Imports)
         {
             if let Some(location) = graph.location(&edge.from)
@@ -451,7 +558,7 @@ fn value_steps(state: &mut State, entity: &Entity, steps: &mut Vec<Step>) {
     for file in files {
         for holder in state
             .mentions
-            .holders(file, &entity.name, Mention::Value, Some(&entity.id))
+            .holders(file, &node.name, Mention::Value, Some(&node.id))
         {
             steps.push((holder, Confidence::Possible, "value"));
         }
