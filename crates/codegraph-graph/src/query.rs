@@ -12,7 +12,7 @@ use codegraph_model::{EntityKind, LineSpan, RelationKind, Resolution};
 mod possible;
 pub use possible::{
     LeftAside, LeftAsideIndex, PossibleCall, possible_callees, possible_caller_counts,
-    possible_callers, possible_implementations,
+    possible_caller_ids, possible_callers, possible_implementations,
 };
 
 /// The outcome of looking an entity up by id, qualified name or plain name.

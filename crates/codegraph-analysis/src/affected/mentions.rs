@@ -22,10 +22,13 @@ pub(crate) enum Mention {
 struct Indexed {
     text: Arc<str>,
     identifiers: FxHashMap<Box<str>, Vec<u32>>,
+    /// The file's imports, (start, end) in order.
+    imports: Vec<(u32, u32)>,
 }
 
 impl Indexed {
-    fn new(text: Arc<str>) -> Indexed {
+    fn new(text: Arc<str>, mut imports: Vec<(u32, u32)>) -> Indexed {
+        imports.sort_unstable();
         let mut identifiers: FxHashMap<Box<str>, Vec<u32>> = FxHashMap::default();
         let bytes = text.as_bytes();
         let mut at = 0;
@@ -47,7 +50,17 @@ impl Indexed {
                 }
             }
         }
-        Indexed { text, identifiers }
+        Indexed {
+            text,
+            identifiers,
+            imports,
+        }
+    }
+
+    /// Whether `byte` is inside an import.
+    fn in_import(&self, byte: u32) -> bool {
+        let after = self.imports.partition_point(|(start, _)| *start <= byte);
+        after > 0 && byte < self.imports[after - 1].1
     }
 }
 
@@ -80,7 +93,19 @@ impl<'g> Mentions<'g> {
         if let Some(known) = self.indexed.get(&path) {
             return known.clone();
         }
-        let indexed = self.text(path).map(|text| Arc::new(Indexed::new(text)));
+        let imports: Vec<(u32, u32)> = self
+            .graph
+            .file(&path)
+            .map(|file| {
+                let spans = file.summary.imports.iter();
+                spans
+                    .map(|import| (import.span.start_byte, import.span.end_byte))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let indexed = self
+            .text(path)
+            .map(|text| Arc::new(Indexed::new(text, imports)));
         self.indexed.insert(path, indexed.clone());
         indexed
     }
@@ -108,12 +133,7 @@ impl<'g> Mentions<'g> {
         };
         let mut holders: Vec<EntityId> = Vec::new();
         for &byte in starts {
-            let inside_import = file
-                .summary
-                .imports
-                .iter()
-                .any(|import| import.span.start_byte <= byte && byte < import.span.end_byte);
-            if inside_import {
+            if indexed.in_import(byte) {
                 continue;
             }
             if which == Mention::Value && called(&indexed.text, byte as usize + name.len()) {

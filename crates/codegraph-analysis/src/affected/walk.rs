@@ -358,8 +358,8 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
             }
         }
     }
-    for left in query::possible_callers(graph, id) {
-        steps.push((left.from, Confidence::Possible, "left_aside"));
+    for from in query::possible_caller_ids(graph, id, &node.name) {
+        steps.push((from, Confidence::Possible, "left_aside"));
     }
     if node.kind.is_type() {
         type_steps(graph, id, &mut steps);

@@ -197,6 +197,40 @@ pub fn possible_callers(graph: &Graph, id: &str) -> Vec<PossibleCall> {
     found
 }
 
+/// The entities that hold the references [`possible_callers`] lists for `id`, named `name`,
+/// without describing each reference: for walks that visit many entities.
+pub fn possible_caller_ids(graph: &Graph, id: &str, name: &str) -> Vec<EntityId> {
+    let index = LeftAsideIndex::of(graph);
+    let mut found: Vec<EntityId> = index
+        .ambiguous
+        .get(id)
+        .into_iter()
+        .flatten()
+        .filter_map(|(path, position)| {
+            let file = graph.file(path)?;
+            Some(file.resolved.ambiguous.get(*position as usize)?.from)
+        })
+        .collect();
+    let Some(name) = Name::existing(name) else {
+        return found;
+    };
+    for (path, position) in index.unresolved.get(&name).into_iter().flatten() {
+        let Some(file) = graph.file(path) else {
+            continue;
+        };
+        let Some(external) = file.resolved.external.get(*position as usize) else {
+            continue;
+        };
+        if external.module.is_some() {
+            continue;
+        }
+        if let Some(reference) = file.external_reference(external) {
+            found.push(*file.scope_entity(reference.scope()));
+        }
+    }
+    found
+}
+
 /// The references made inside `id` that may be calls it makes, not proven: ambiguous ones,
 /// then unresolved calls of names the workspace defines.
 pub fn possible_callees(graph: &Graph, id: &str) -> Vec<PossibleCall> {
