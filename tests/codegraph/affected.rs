@@ -407,3 +407,28 @@ fn a_branch_is_compared_from_where_it_left_its_base() {
     );
     assert_eq!(selected, "tests/test_api.py::test_load");
 }
+
+#[test]
+fn outside_git_or_with_an_unknown_base_the_answer_is_an_error_that_says_why() {
+    let directory = tempfile::tempdir().unwrap();
+    std::fs::write(directory.path().join("a.py"), "def f():\n    pass\n").unwrap();
+    let (world, _) = support::index(directory.path());
+    let error = |world: &World, base: &str| match world.affected(base) {
+        Ok(_) => panic!("{base}: answered"),
+        Err(error) => error.to_string(),
+    };
+    let outside = error(&world, "HEAD");
+    assert!(outside.contains("not in a git repository"), "{outside}");
+
+    let repo = Repo::new(PYTHON);
+    let (world, _) = support::index(repo.root());
+    let unknown = error(&world, "no-such-branch");
+    assert!(
+        unknown.starts_with("no-such-branch: no such revision"),
+        "{unknown}"
+    );
+    assert_eq!(
+        error(&world, "--output=/tmp/x"),
+        "--output=/tmp/x: not a revision"
+    );
+}

@@ -38,21 +38,18 @@ impl World {
         if base.starts_with('-') {
             anyhow::bail!("{base}: not a revision");
         }
-        let commit = git(
-            root,
-            &[
-                "rev-parse",
-                "--verify",
-                "--quiet",
-                &format!("{base}^{{commit}}"),
-            ],
-        )
-        .map_err(|error| {
-            anyhow::anyhow!("{}: not in a git repository ({error})", root.display())
-        })?;
-        let commit = commit.trim().to_string();
+        let prefix = git(root, &["rev-parse", "--show-prefix"])
+            .map_err(|error| {
+                anyhow::anyhow!("{}: not in a git repository ({error})", root.display())
+            })?
+            .trim()
+            .to_string();
+        let revision = format!("{base}^{{commit}}");
+        let commit = git(root, &["rev-parse", "--verify", "--quiet", &revision])
+            .map(|commit| commit.trim().to_string())
+            .unwrap_or_default();
         if commit.is_empty() {
-            anyhow::bail!("{base}: no such revision");
+            anyhow::bail!("{base}: no such revision in {}", root.display());
         }
         // A branch's change is what it did since it left the base (`git diff base...`): the
         // base's own later commits are not part of it.
@@ -61,9 +58,6 @@ impl World {
             .ok()
             .filter(|fork| !fork.is_empty())
             .unwrap_or(commit);
-        let prefix = git(root, &["rev-parse", "--show-prefix"])?
-            .trim()
-            .to_string();
         let mut paths: Vec<String> = split_nul(&git(
             root,
             &[
