@@ -841,7 +841,7 @@ fn status_counts_entities_and_the_reindex_command_reads_the_disk() {
     let (mut client, initialize) = LspClient::start(&[&root], false);
     assert_eq!(
         initialize["capabilities"]["executeCommandProvider"]["commands"],
-        json!(["codegraph.reindex"])
+        json!(["codegraph.reindex", "codegraph.affectedTests"])
     );
     let status = client.request("codegraph/status", Value::Null);
     assert_eq!(status["indexing"], 0);
