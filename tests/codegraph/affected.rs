@@ -432,3 +432,66 @@ fn outside_git_or_with_an_unknown_base_the_answer_is_an_error_that_says_why() {
         "--output=/tmp/x: not a revision"
     );
 }
+
+#[test]
+fn python_tests_are_named_where_pytest_collects_them_and_import_time_calls_reach_every_importer() {
+    let repo = Repo::new(&[
+        (
+            "pkg/__init__.py",
+            "from pkg.version import get_version\n\n__version__ = get_version()\n",
+        ),
+        ("pkg/version.py", "def get_version():\n    return \"1\"\n"),
+        (
+            "pkg/cache.py",
+            "class Cache:\n    def get(self, key):\n        return key\n",
+        ),
+        ("pkg/other.py", "def other():\n    return 0\n"),
+        (
+            "tests/__init__.py",
+            "from pkg.cache import Cache\n\n\nclass CacheMixin:\n    def test_get(self):\n        assert Cache().get(1) == 1\n",
+        ),
+        (
+            "tests/test_lru.py",
+            "import unittest\n\nfrom tests import CacheMixin\n\n\nclass LRUTest(unittest.TestCase, CacheMixin):\n    pass\n",
+        ),
+        (
+            "tests/test_base.py",
+            "from pkg.cache import Cache\n\n\nclass TestBase:\n    def test_one(self):\n        assert Cache().get(2) == 2\n",
+        ),
+        (
+            "tests/test_more.py",
+            "from tests.test_base import TestBase\n\n\nclass TestMore(TestBase):\n    def test_two(self):\n        assert True\n",
+        ),
+        (
+            "tests/test_other.py",
+            "from pkg.other import other\n\n\ndef test_other():\n    assert other() == 0\n",
+        ),
+    ]);
+    // A test written in a mixin runs in the TestCase that mixes it in; a test class imported
+    // into another test module runs there too, and in its subclasses.
+    repo.replace("pkg/cache.py", "return key", "return key or None");
+    assert_eq!(
+        repo.affected(Format::Pytest).1,
+        [
+            "tests/test_base.py::TestBase::test_one",
+            "tests/test_lru.py::LRUTest::test_get",
+            "tests/test_more.py::TestBase::test_one",
+            "tests/test_more.py::TestMore::test_one",
+        ]
+    );
+    repo.reset();
+    // A function called when the package is imported: every test that imports the package,
+    // or any of its modules.
+    repo.replace("pkg/version.py", "return \"1\"", "return \"2\"");
+    assert_eq!(
+        repo.affected(Format::Pytest).1,
+        [
+            "tests/test_base.py::TestBase::test_one",
+            "tests/test_lru.py::LRUTest::test_get",
+            "tests/test_more.py::TestBase::test_one",
+            "tests/test_more.py::TestMore::test_one",
+            "tests/test_more.py::TestMore::test_two",
+            "tests/test_other.py::test_other",
+        ]
+    );
+}

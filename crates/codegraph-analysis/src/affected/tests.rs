@@ -19,9 +19,10 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
+use codegraph_graph::query;
 use codegraph_graph::{EntityId, FileNode, FilePath, Graph};
 use codegraph_lang::Language;
-use codegraph_model::{EntityKind, FileClass};
+use codegraph_model::{EntityKind, FileClass, RelationKind};
 
 use super::changes::{Change, Changed};
 use super::walk::{Affected, Confidence, Node, State, Step};
@@ -86,7 +87,7 @@ pub(crate) fn select(
             .iter()
             .map(|affected| (affected.id, affected.confidence, affected.via.clone())),
     );
-    let mut tests: FxHashMap<EntityId, Test> = FxHashMap::default();
+    let mut tests: FxHashMap<(EntityId, String), Test> = FxHashMap::default();
     let mut texts: FxHashMap<FilePath, Option<Arc<str>>> = FxHashMap::default();
     let mut files: FxHashSet<FilePath> = FxHashSet::default();
     for (id, confidence, via) in reached {
@@ -120,11 +121,14 @@ pub(crate) fn select(
             if path.last() != Some(&test_id) {
                 path.push(test_id);
             }
-            let better = tests
-                .get(&test_id)
-                .is_none_or(|known| known.confidence < confidence);
-            if better {
-                tests.insert(test_id, test(file, index, confidence, path));
+            for test in collected(graph, file, index, confidence, &path) {
+                let key = (test.id, test.name.clone());
+                if tests
+                    .get(&key)
+                    .is_none_or(|known| known.confidence < confidence)
+                {
+                    tests.insert(key, test);
+                }
             }
         }
         if is_test_file(file) && !collects_definitions(file.language) {
@@ -139,6 +143,129 @@ pub(crate) fn select(
     let mut files: Vec<FilePath> = files.into_iter().collect();
     files.sort();
     (tests, files)
+}
+
+/// The tests its runner collects for definition `index` of `file`: the definition itself; for
+/// a Python test method, under each class pytest collects it in (its own class unless that is a
+/// mixin, every subclass that does not override it, in any test file, and in every test module
+/// that imports one of those classes).
+fn collected(
+    graph: &Graph,
+    file: &FileNode,
+    index: u32,
+    confidence: Confidence,
+    via: &[EntityId],
+) -> Vec<Test> {
+    let def = &file.summary.defs[index as usize];
+    let parent = def
+        .parent
+        .filter(|parent| file.summary.defs[*parent as usize].kind == EntityKind::Class);
+    let (Language::Python, Some(parent)) = (file.language, parent) else {
+        return vec![test(file, index, confidence, via.to_vec())];
+    };
+    let own = test(file, index, confidence, via.to_vec());
+    let class = file.ids[parent as usize];
+    let mut tests = Vec::new();
+    let classes = std::iter::once(class).chain(query::subtypes(graph, &class));
+    for class in classes {
+        let Some((holder, at)) = graph
+            .location(&class)
+            .and_then(|location| Some((graph.file(&location.file)?, location.index?)))
+        else {
+            continue;
+        };
+        if !is_test_file(holder) || !collectible(graph, &class) {
+            continue;
+        }
+        let overrides = holder.summary.defs.iter().any(|other| {
+            other.parent == Some(at) && other.name == def.name && !std::ptr::eq(other, def)
+        });
+        if overrides {
+            continue;
+        }
+        let class_name = holder.summary.nested_name(at).replace('.', "::");
+        let mut modules = vec![(holder.path, class_name.clone())];
+        for edge in graph
+            .incoming(&class)
+            .filter(|edge| edge.kind == RelationKind::Imports)
+        {
+            let importer = graph
+                .location(&edge.from)
+                .and_then(|location| graph.file(&location.file));
+            if let Some(importer) = importer.filter(|importer| is_test_file(importer)) {
+                let name = holder.summary.defs[at as usize].name.to_string();
+                modules.push((importer.path, name));
+            }
+        }
+        for (module, class_name) in modules {
+            let mut test = own.clone();
+            test.file = module;
+            test.name = format!("{module}::{class_name}::{}", def.name);
+            if module != file.path {
+                test.line = 1;
+            }
+            tests.push(test);
+        }
+    }
+    tests
+}
+
+/// A Python class pytest collects tests from: named `Test*`, or a `unittest.TestCase` (a base
+/// written `...TestCase` in it or in its workspace bases).
+fn collectible(graph: &Graph, class: &EntityId) -> bool {
+    let starts_test = |id: &EntityId| {
+        graph
+            .location(id)
+            .and_then(|location| {
+                graph
+                    .file(&location.file)?
+                    .summary
+                    .defs
+                    .get(location.index? as usize)
+                    .map(|def| def.name.starts_with("Test"))
+            })
+            .unwrap_or(false)
+    };
+    if starts_test(class) {
+        return true;
+    }
+    let mut seen: FxHashSet<EntityId> = FxHashSet::default();
+    let mut frontier = vec![*class];
+    for _depth in 0..16 {
+        let mut next = Vec::new();
+        for current in frontier {
+            if !seen.insert(current) {
+                continue;
+            }
+            let Some(location) = graph.location(&current) else {
+                continue;
+            };
+            let Some(file) = graph.file(&location.file) else {
+                continue;
+            };
+            let written = file
+                .summary
+                .inherits
+                .iter()
+                .filter(|inherit| inherit.child == location.index);
+            if written
+                .clone()
+                .any(|inherit| inherit.base.ends_with("TestCase"))
+            {
+                return true;
+            }
+            next.extend(
+                query::supertypes(graph, &current)
+                    .into_iter()
+                    .map(|(base, _)| base.id),
+            );
+        }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
+    }
+    false
 }
 
 fn test(file: &FileNode, index: u32, confidence: Confidence, via: Vec<EntityId>) -> Test {

@@ -384,11 +384,14 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
 /// merely affected would select every file.)
 fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Step>) {
     let graph = state.graph;
-    let changed = match state.reached.get(&module.id).copied() {
-        Some((_, None, "changed")) => true,
+    let (changed, how) = match state.reached.get(&module.id).copied() {
+        Some((_, None, "changed")) => (true, "import"),
         // A function stored in the module's state (`HANDLERS = {"x": f}`): who imports the
         // module may run it.
-        Some((_, _, "value")) => false,
+        Some((_, _, "value")) => (false, "import"),
+        // A call made when the module is imported (`__version__ = get_versions()`): it runs in
+        // every module that imports this one, directly or not.
+        Some((_, _, "calls" | "dispatch" | "import_time")) => (false, "import_time"),
         _ => return,
     };
     let Some(file) = graph.file(&module.file) else {
@@ -402,12 +405,26 @@ fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Step>) {
         }
     }
     let mut importers: FxHashSet<EntityId> = FxHashSet::default();
-    for target in std::iter::once(&file.module_id).chain(file.ids.iter()) {
-        for edge in graph
-            .incoming(target)
-            .filter(|edge| edge.kind == RelationKind::Imports)
-        {
-            importers.insert(edge.from);
+    // Importing any module of a Python package runs the package's `__init__.py` first.
+    let package = (how == "import_time")
+        .then(|| file.path.strip_suffix("__init__.py"))
+        .flatten()
+        .filter(|directory| !directory.is_empty() || file.language == Language::Python);
+    let files: Vec<&std::sync::Arc<codegraph_graph::FileNode>> = match package {
+        Some(directory) => graph
+            .files()
+            .filter(|other| other.language == Language::Python && other.path.starts_with(directory))
+            .collect(),
+        None => vec![file],
+    };
+    for file in files {
+        for target in std::iter::once(&file.module_id).chain(file.ids.iter()) {
+            for edge in graph
+                .incoming(target)
+                .filter(|edge| edge.kind == RelationKind::Imports)
+            {
+                importers.insert(edge.from);
+            }
         }
     }
     importers.remove(&file.module_id);
@@ -416,7 +433,7 @@ fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Step>) {
     steps.extend(
         importers
             .into_iter()
-            .map(|id| (id, Confidence::Possible, "import")),
+            .map(|id| (id, Confidence::Possible, how)),
     );
 }
 
@@ -514,8 +531,30 @@ fn special_method_steps(state: &mut State, method: &Node, owner: &EntityId, step
         return;
     }
     let dunder = name.len() > 4 && name.starts_with("__") && name.ends_with("__");
-    if dunder || is_property(state, method) {
+    if dunder || is_property(state, method) || is_implicit(state.graph, method) {
         steps.push((*owner, Confidence::Possible, "special_method"));
+    }
+}
+
+/// A method the language calls without its name being written: a JavaScript or TypeScript
+/// getter or setter (`get size()`), a Rust method of a trait implementation (an operator,
+/// `Display::fmt`, `Deref::deref`, `Iterator::next`).
+fn is_implicit(graph: &Graph, method: &Node) -> bool {
+    let Some(def) = graph
+        .file(&method.file)
+        .zip(method.index)
+        .and_then(|(file, index)| file.summary.defs.get(index as usize))
+    else {
+        return false;
+    };
+    match method.language {
+        Language::Rust => def.implements.is_some(),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            let signature = def.signature().trim_start();
+            let signature = signature.strip_prefix("static ").unwrap_or(signature);
+            signature.starts_with("get ") || signature.starts_with("set ")
+        }
+        _ => false,
     }
 }
 
