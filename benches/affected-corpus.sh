@@ -59,6 +59,7 @@ node_modules/
 target/
 .codegraph/
 *.egg-info/
+.complete
 EOF
 }
 
