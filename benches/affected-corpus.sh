@@ -24,6 +24,7 @@
 #               vitest 3.2.4 installed with `npm install`, a vitest.config.ts that maps `zod/v3`
 #               to src/v3/index.ts (the package's own `@zod/source` export) and a tsconfig.json
 #               whose `paths` say the same for the tools that read it
+#   tools       typescript 5.6.3 in DIR/.tools, with which the benchmark lists TypeScript functions
 #
 # Idempotent: a project whose directory holds `.complete` is skipped (delete the directory to
 # build it again). DIR/projects.tsv lists every project: name, language, version, directory
@@ -215,6 +216,17 @@ EOF
     touch "$target/.complete"
 }
 
+# The TypeScript compiler, only to list a TypeScript project's functions (ts_functions.cjs).
+tools() {
+    if [[ -e $corpus/.tools/.complete ]]; then log "have   tools"; return; fi
+    log "fetch  npm typescript@5.6.3 (the benchmark's function lister)"
+    mkdir -p "$corpus/.tools"
+    printf '{"private": true}\n' >"$corpus/.tools/package.json"
+    (cd "$corpus/.tools" && npm install --silent --no-audit --no-fund --save-exact typescript@5.6.3 >/dev/null)
+    touch "$corpus/.tools/.complete"
+}
+
+tools
 python_project cachetools 5.5.0 src
 python_project click 8.1.7 src
 python_project itsdangerous 2.2.0 src freezegun==1.5.1
