@@ -5,6 +5,7 @@
 //! enumerated flags, and what it prints); the flags every command shares, the dispatch and the
 //! helpers that load a workspace, find an entity and print are here.
 
+pub mod affected;
 pub mod calls;
 pub mod check;
 pub mod communities;
@@ -122,6 +123,10 @@ pub enum Command {
     /// Refactoring suggestions for NAME (an entity or a file path), with its metrics. With
     /// `--dead`, every entity that looks unused; with `--cycles`, the import cycles.
     Refactor(refactor::RefactorArgs),
+    /// What the change since a git revision (`--base`, default HEAD; untracked files included)
+    /// affects, and the tests to run: as a list, or as pytest, cargo, go or jest take them
+    /// (`--format`); `--json` for everything with the paths that reach each test.
+    Affected(affected::AffectedArgs),
     /// What NAME depends on (downstream: calls, imports, uses, extends, implements) and what
     /// depends on it (upstream), breadth first.
     Deps(deps::DepsArgs),
@@ -330,6 +335,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Communities(arguments) => communities::run(&arguments)?,
         Command::Refactor(arguments) => refactor::run(&arguments)?,
         Command::Deps(arguments) => deps::run(&arguments)?,
+        Command::Affected(arguments) => affected::run(&arguments)?,
         Command::Module(arguments) => module::run(&arguments)?,
         Command::Show(arguments) => show::run(&arguments)?,
         Command::Stats(arguments) => index::stats(&arguments)?,

@@ -113,7 +113,11 @@
 //!   parsed with its problems, an incremental checker, baselines and drift, placement of a
 //!   shared module, proposed contents checked against now), the one checker behind the LSP
 //!   diagnostics, `check_architecture` and `codegraph check`; a per-revision cache computed by
-//!   readers on demand (the rules checker lives there too, `analysis::Cache::rules`).
+//!   readers on demand (the rules checker lives there too, `analysis::Cache::rules`);
+//!   change impact (`analysis/affected.rs`: the changed entities from a file's text at a base
+//!   and now, `affected/changes.rs`; the reverse walk to a fixed point, proven before possible,
+//!   `affected/walk.rs`, names used as values found by `affected/mentions.rs`; each language's
+//!   tests and the runners' selections, `affected/tests.rs`).
 //! - `walk`     bounded recursion: the one gate (`walk::enter`, `walk::enter_keyed`) every
 //!   recursive walk over code takes a step through, with a depth limit, a cycle check and a
 //!   budget of steps per reference resolved; `walk::STACK_SIZE`, the stack of the threads that
@@ -129,7 +133,9 @@
 //!   (`World::changes`) bumped after each stored snapshot, for whoever wants to hear of changes,
 //!   the trust stamp every door puts on its answers (`world/stamp.rs`: the revision, and
 //!   which files of the answer have unsaved editor edits or changed on disk since indexing),
-//!   `World::proposed`, the graph proposed contents would give, never stored, where every
+//!   `World::proposed`, the graph proposed contents would give, never stored, the change set
+//!   against a git revision and its impact (`world/changes.rs`: `World::affected`, the one
+//!   function behind `codegraph affected`, `find_affected_tests` and `codegraph.affectedTests`), where every
 //!   request of both doors runs its work (`world/work.rs`: blocking threads, a deadline,
 //!   cancellation through a `cancel::Flag`, a bounded pool for heavy work), and
 //!   `world/trim.rs`, which gives freed memory back to the system once the graph has been

@@ -97,10 +97,11 @@ fn published_url(runtime_dir: &Path) -> String {
     }
 }
 
-const TOOLS: [&str; 15] = [
+const TOOLS: [&str; 16] = [
     "analyze_module_structure",
     "check_architecture",
     "execute_shell_command",
+    "find_affected_tests",
     "find_callees",
     "find_callers",
     "find_dependencies",
@@ -122,7 +123,7 @@ fn assert_common(report: &Value) {
     assert_eq!(report["tools"], json!(TOOLS));
     assert_eq!(report["escape_refused"], "Access denied");
     let trust = &report["trust"];
-    assert_eq!(trust["annotated_tools_with_output_schema"], 15);
+    assert_eq!(trust["annotated_tools_with_output_schema"], 16);
     assert_eq!(
         trust["hub"],
         json!({"total": 300, "truncated": true, "next_offset": 25, "returned": 25})
@@ -172,6 +173,10 @@ fn add_trust_fixtures(repo: &Path) {
         "class B:\n    def process(self):\n        pass\n",
     );
     write("shop/left/run.py", "def run(thing):\n    thing.process()\n");
+    write(
+        "tests/test_run.py",
+        "from shop.left.run import run\n\n\ndef test_run():\n    run(None)\n",
+    );
     // Architecture rules for `check_architecture`: utilities know nothing of authentication.
     write(
         ".codegraph/rules.toml",
@@ -192,6 +197,27 @@ fn the_python_sdk_drives_codegraph_over_stdio_and_streamable_http() {
     copy_tree(&support::fixture("python"), &repo);
     add_trust_fixtures(&repo);
     let repo = repo.canonicalize().unwrap();
+    // Committed, so that `find_affected_tests` has a base to compare with.
+    for arguments in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "base",
+        ],
+    ] {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(arguments)
+            .status();
+        assert!(status.unwrap().success(), "git {arguments:?}");
+    }
     // A private runtime directory: `codegraph mcp` must not attach to a server of the machine.
     let runtime_dir = directory.path().join("run");
     std::fs::create_dir(&runtime_dir).unwrap();
@@ -204,6 +230,10 @@ fn the_python_sdk_drives_codegraph_over_stdio_and_streamable_http() {
     assert_eq!(
         stamp["possible"],
         json!(["shop/left/run.py::run:2 ambiguous"])
+    );
+    assert_eq!(
+        over_stdio["trust"]["affected"],
+        json!({"changed": [], "tests": [], "unsaved": []})
     );
     assert_eq!(
         over_stdio["malformed_json"],
@@ -230,6 +260,12 @@ fn the_python_sdk_drives_codegraph_over_stdio_and_streamable_http() {
         json!(["shop/left/run.py::run:5 ambiguous"])
     );
     assert!(stamp["revision"].is_u64(), "{stamp}");
+    assert_eq!(
+        attached["trust"]["affected"],
+        json!({"changed": ["shop/left/run.py::run body"],
+               "tests": ["tests/test_run.py::test_run"],
+               "unsaved": ["shop/left/run.py"]})
+    );
     assert!(lsp.shutdown().success());
 
     let server = Server(

@@ -1,6 +1,7 @@
 //! The one integration-test binary: fixtures, the incremental property, the cache, the CLI, LSP
 //! (the binary with a small client of ours, and with pytest-lsp), MCP.
 
+mod affected;
 mod analysis;
 mod attach;
 mod bounded;

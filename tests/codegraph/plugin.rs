@@ -212,7 +212,7 @@ fn the_manifest_commands_start_and_answer() {
             .current_dir(&repo)
             .env("XDG_RUNTIME_DIR", directory.path());
         let client = connect(TokioChildProcess::new(command).unwrap()).await;
-        assert_eq!(client.list_all_tools().await.unwrap().len(), 15);
+        assert_eq!(client.list_all_tools().await.unwrap().len(), 16);
         let answer = client
             .ok(
                 "find_callers",

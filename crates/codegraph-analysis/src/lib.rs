@@ -8,6 +8,7 @@
 //! long loops have `cancel::checkpoint`s: a build stopped there is not kept, and the next
 //! reader starts it again.
 
+pub mod affected;
 pub mod communities;
 pub mod filter;
 pub mod leiden;

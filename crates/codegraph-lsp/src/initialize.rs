@@ -113,7 +113,10 @@ fn capabilities(encoding: ColumnEncoding) -> ServerCapabilities {
             ..CodeActionOptions::default()
         })),
         execute_command_provider: Some(ExecuteCommandOptions {
-            commands: vec![REINDEX_COMMAND.to_string()],
+            commands: vec![
+                REINDEX_COMMAND.to_string(),
+                crate::affected::AFFECTED_TESTS_COMMAND.to_string(),
+            ],
             ..ExecuteCommandOptions::default()
         }),
         workspace: Some(WorkspaceServerCapabilities {

@@ -32,7 +32,9 @@
 //! for a turn, files and entities per folder) and
 //! `codegraph/bufferText` (`{uri}` → the server's text of an open document). The command
 //! `codegraph.reindex` (`workspace/executeCommand`) re-reads every folder from disk and answers
-//! once done, with one line per folder.
+//! once done, with one line per folder; `codegraph.affectedTests` answers what the changes since
+//! a git revision (default HEAD; unsaved buffers included) affect and the tests to run
+//! (`lsp/affected.rs`).
 //! The architecture rules (`.codegraph/rules.toml`) show as diagnostics, pulled or published,
 //! with a quick fix that removes a forbidden import (`lsp/diagnostics.rs`). Semantic tokens
 //! (full, range, full/delta) colour a document by each language's highlight queries
@@ -50,9 +52,11 @@
 //! - `indexing`, `workspace`: index runs with progress and `codegraph.reindex`; folders and
 //!   watched files changing at run time.
 //! - `navigation`, `call_hierarchy`, `semantic_tokens`, `diagnostics`: the features.
-//! - `custom`: `codegraph/bufferText` and `codegraph/status`.
+//! - `custom`: `codegraph/bufferText` and `codegraph/status`; `affected`: the command
+//!   `codegraph.affectedTests`.
 //! - `proto`: every conversion between core and LSP types; `framing`: the transport.
 
+mod affected;
 mod call_hierarchy;
 mod custom;
 mod diagnostics;
@@ -114,6 +118,9 @@ impl LanguageServer for Backend {
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command == affected::AFFECTED_TESTS_COMMAND {
+            return self.affected_tests(params).await;
+        }
         self.reindex(params).await
     }
 

@@ -52,7 +52,8 @@ Which tool when:
 - find an entity from words or a name: `query_codebase`; a file's outline and ids: \
 `get_file_structure`.
 - who calls it / what it calls: `find_callers` / `find_callees`; what implements or overrides \
-it: `find_implementations`; impact of a change over every relation: `find_dependencies`.
+it: `find_implementations`; impact of a change over every relation: `find_dependencies`; \
+after editing, the tests to run: `find_affected_tests`.
 - how a file fits in (exports and their users, dependents, metrics): \
 `analyze_module_structure`.
 - big-picture question (\"how does authentication work?\"): `global_search` \

@@ -43,6 +43,8 @@ or a plain name (`login`); an ambiguous name fails and lists the candidate ids.
 - `find_callers` / `find_callees` — the call graph, `max_depth` hops.
 - `find_implementations` — subtypes of a type, overrides of a method.
 - `find_dependencies` — upstream/downstream over calls, imports, uses, extends, implements.
+- `find_affected_tests` — after editing: what changed since a git revision (unsaved buffers
+  included), what it affects, and the tests to run, each with the path that reaches it.
 - `get_code_snippet` — an entity's exact source, with context lines.
 - `read_file_content` — a file (or a line range) inside the repository.
 - `reindex_repository` — refresh the graph after changes on disk.

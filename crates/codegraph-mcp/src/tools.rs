@@ -23,6 +23,7 @@ pub type ToolResult<T> = Result<Json<T>, CallToolResult>;
 pub mod analyze_module_structure;
 pub mod check_architecture;
 pub mod execute_shell_command;
+pub mod find_affected_tests;
 pub mod find_callees;
 pub mod find_callers;
 pub mod find_dependencies;
@@ -53,6 +54,7 @@ pub(crate) fn router() -> ToolRouter<CodegraphMcp> {
         + CodegraphMcp::reindex_repository_router()
         + CodegraphMcp::execute_shell_command_router()
         + CodegraphMcp::check_architecture_router()
+        + CodegraphMcp::find_affected_tests_router()
 }
 
 /// What an answer rests on, on every tool result.

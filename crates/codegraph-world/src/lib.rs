@@ -11,6 +11,7 @@
 
 pub mod buffer;
 pub mod cache;
+pub mod changes;
 mod documents;
 mod indexing;
 mod load;

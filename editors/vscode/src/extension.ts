@@ -15,6 +15,7 @@ import {
   ServerOptions,
 } from 'vscode-languageclient/node';
 
+import { affectedItems, affectedSummary, FolderAnswer } from './affected';
 import { findBinary, Found, probeVersion } from './binary';
 import { documentSelector } from './languages';
 import { claudeCommand, configFile, McpClient, mergeConfig } from './mcpConfig';
@@ -253,6 +254,31 @@ async function reindex(): Promise<void> {
   pollStatus();
 }
 
+/** The tests the changes since HEAD reach, unsaved edits included, in a picker that opens one. */
+async function showAffectedTests(): Promise<void> {
+  if (!client?.isRunning()) {
+    return void vscode.window.showWarningMessage('codegraph is not running.');
+  }
+  const answers = ((await client.sendRequest(ExecuteCommandRequest.type, {
+    command: 'codegraph.affectedTests',
+    arguments: [{ base: 'HEAD' }],
+  })) ?? []) as FolderAnswer[];
+  const items = affectedItems(answers);
+  if (items.length === 0) {
+    return void vscode.window.showInformationMessage(affectedSummary(answers));
+  }
+  const picked = await vscode.window.showQuickPick(items, {
+    title: affectedSummary(answers),
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  if (picked) {
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(picked.folder, picked.file)));
+    const position = new vscode.Position(Math.max(picked.line - 1, 0), 0);
+    await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position) });
+  }
+}
+
 async function showStatistics(): Promise<void> {
   const status = await requestStatus();
   if (!status) {
@@ -345,6 +371,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('codegraph.restartServer', () => restart(context)),
     vscode.commands.registerCommand('codegraph.reindexWorkspace', reindex),
     vscode.commands.registerCommand('codegraph.showStatistics', showStatistics),
+    vscode.commands.registerCommand('codegraph.showAffectedTests', showAffectedTests),
     vscode.commands.registerCommand('codegraph.connectAssistant', () => connectAssistant(hasMcpApi)),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (event.affectsConfiguration('codegraph.server') || event.affectsConfiguration('codegraph.shell')) {

@@ -166,6 +166,13 @@ async def check_trust(client: Client, attached: bool) -> dict:
     assert past["error"] == "Line out of range", past
     assert reversed_range["message"] == "start_line 5 is after end_line 2", reversed_range
     report["argument_fixes"] = ["two spellings", "incoming/outgoing", "line ranges"]
+    # The tests to run for the change since HEAD (the editor's unsaved buffers included).
+    affected = await checked.ok("find_affected_tests", {})
+    report["affected"] = {
+        "changed": [f"{entry['id']} {entry['change']}" for entry in affected["changed"]],
+        "tests": [entry["name"] for entry in affected["tests"]],
+        "unsaved": affected["provenance"]["unsaved_files"],
+    }
     report["validated_tools"] = sorted(checked.validated)
 
     # Completions: a prompt argument and a resource-template variable.

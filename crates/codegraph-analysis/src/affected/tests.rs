@@ -1,0 +1,493 @@
+//! Which entities are tests, by each language's conventions, and the selection written for each
+//! test runner.
+//!
+//! A test is a definition the language's runner collects:
+//! - Python (pytest, unittest): a function or method named `test*` in a test file (a method of
+//!   any class: `Test*` for pytest, a `TestCase` for unittest);
+//! - Go: `TestXxx`, `BenchmarkXxx`, `ExampleXxx`, `FuzzXxx` in a `_test.go` file;
+//! - Rust, Java, Kotlin, C#, Swift: a function marked by a test attribute or annotation
+//!   (`#[test]`, `#[tokio::test]`, `@Test`, `[Fact]`, ...), in any file;
+//! - JavaScript and TypeScript: a test file as a whole (its `describe`/`it`/`test` blocks are
+//!   the file's own code); other languages' test files as a whole too.
+//!
+//! pytest fixtures are followed as the runner injects them: a fixture (any function of a test
+//! file or `conftest.py` that is not a test) reaches the tests and fixtures that name it as a
+//! parameter in its file, or below its `conftest.py`'s directory.
+
+use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+
+use codegraph_graph::{Entity, EntityId, FileNode, FilePath, Graph};
+use codegraph_lang::Language;
+use codegraph_model::{EntityKind, FileClass};
+
+use super::changes::{Change, Changed};
+use super::walk::{Affected, Confidence};
+
+/// A test to run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Test {
+    pub id: EntityId,
+    pub file: FilePath,
+    /// The name its runner selects it by: a pytest node id (`tests/test_a.py::TestA::test_b`),
+    /// a Rust test path (`parser::tests::parses_empty`), a Go test name, else the nested name.
+    pub name: String,
+    /// One-based.
+    pub line: u32,
+    pub confidence: Confidence,
+    /// From a changed entity to the test, both ends included; the test alone when it changed.
+    pub via: Vec<EntityId>,
+}
+
+/// How `codegraph affected` prints its selection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One test a line, with its file, line and confidence; then the test files.
+    List,
+    /// pytest node ids (and whole test files), one a line.
+    Pytest,
+    /// Rust test paths, one a line: `cargo test -- $(...)` (libtest takes several filters).
+    Cargo,
+    /// Per Go package, its directory and a `-run` expression: `./pkg ^(TestA|TestB)$`.
+    Go,
+    /// JavaScript and TypeScript test files, one a line (Jest, Vitest and Mocha take paths).
+    Jest,
+}
+
+impl Format {
+    pub fn parse(text: &str) -> Option<Format> {
+        Some(match text {
+            "list" => Format::List,
+            "pytest" => Format::Pytest,
+            "cargo" | "nextest" => Format::Cargo,
+            "go" => Format::Go,
+            "jest" | "vitest" | "mocha" => Format::Jest,
+            _ => return None,
+        })
+    }
+}
+
+/// The tests among the changed and affected entities (a test file whose own code changed or is
+/// affected gives all its tests), and the test files that hold them.
+pub(crate) fn select(
+    graph: &Graph,
+    changed: &[Changed],
+    affected: &[Affected],
+) -> (Vec<Test>, Vec<FilePath>) {
+    let mut reached: Vec<(EntityId, Confidence, Vec<EntityId>)> = changed
+        .iter()
+        .filter(|changed| changed.change != Change::Removed)
+        .map(|changed| (changed.id, Confidence::Proven, vec![changed.id]))
+        .collect();
+    reached.extend(
+        affected
+            .iter()
+            .map(|affected| (affected.id, affected.confidence, affected.via.clone())),
+    );
+    let mut tests: FxHashMap<EntityId, Test> = FxHashMap::default();
+    let mut files: FxHashSet<FilePath> = FxHashSet::default();
+    for (id, confidence, via) in reached {
+        let Some(location) = graph.location(&id) else {
+            continue;
+        };
+        let Some(file) = graph.file(&location.file) else {
+            continue;
+        };
+        let indices: Vec<u32> = match location.index {
+            Some(index) => vec![index],
+            // The file's own code: every test of a test file.
+            None if is_test_file(file) => (0..file.summary.defs.len() as u32).collect(),
+            None => continue,
+        };
+        let text = file.text();
+        for index in indices {
+            if !is_test(file, text.as_deref(), index) {
+                continue;
+            }
+            let test_id = file.ids[index as usize];
+            let mut path = via.clone();
+            if path.last() != Some(&test_id) {
+                path.push(test_id);
+            }
+            let better = tests
+                .get(&test_id)
+                .is_none_or(|known| known.confidence < confidence);
+            if better {
+                tests.insert(test_id, test(file, index, confidence, path));
+            }
+        }
+        if is_test_file(file) && !collects_definitions(file.language) {
+            files.insert(file.path);
+        }
+    }
+    let mut tests: Vec<Test> = tests.into_values().collect();
+    tests.sort_by(|left, right| {
+        (left.file, left.line, &left.name).cmp(&(right.file, right.line, &right.name))
+    });
+    files.extend(tests.iter().map(|test| test.file));
+    let mut files: Vec<FilePath> = files.into_iter().collect();
+    files.sort();
+    (tests, files)
+}
+
+fn test(file: &FileNode, index: u32, confidence: Confidence, via: Vec<EntityId>) -> Test {
+    let def = &file.summary.defs[index as usize];
+    Test {
+        id: file.ids[index as usize],
+        file: file.path,
+        name: runner_name(file, index),
+        line: file.summary.locate(def.span).start.line + 1,
+        confidence,
+        via,
+    }
+}
+
+/// The language's runner collects tests by definition (so a test file counts by the tests it
+/// holds); the others (JavaScript's and TypeScript's `describe`/`it` blocks, Ruby's, ...) count
+/// by file.
+fn collects_definitions(language: Language) -> bool {
+    matches!(
+        language,
+        Language::Python
+            | Language::Go
+            | Language::Rust
+            | Language::Java
+            | Language::Kotlin
+            | Language::CSharp
+            | Language::Swift
+            | Language::Scala
+    )
+}
+
+/// A file its runner collects tests from.
+pub(crate) fn is_test_file(file: &FileNode) -> bool {
+    file.class == FileClass::Test
+        || python_test_name(&file.path) && file.language == Language::Python
+}
+
+fn python_test_name(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py"
+}
+
+/// Whether definition `index` of `file` is a test its runner collects.
+fn is_test(file: &FileNode, text: Option<&str>, index: u32) -> bool {
+    let def = &file.summary.defs[index as usize];
+    if !matches!(def.kind, EntityKind::Function | EntityKind::Method) {
+        return false;
+    }
+    let name = def.name.as_str();
+    match file.language {
+        Language::Python => {
+            is_test_file(file)
+                && name.starts_with("test")
+                && def
+                    .parent
+                    .and_then(|parent| file.summary.defs.get(parent as usize))
+                    .is_none_or(|parent| parent.kind == EntityKind::Class)
+        }
+        Language::Go => {
+            file.path.ends_with("_test.go")
+                && ["Test", "Benchmark", "Example", "Fuzz"]
+                    .iter()
+                    .any(|prefix| {
+                        name.strip_prefix(prefix).is_some_and(|rest| {
+                            rest.is_empty() || !rest.starts_with(|c: char| c.is_lowercase())
+                        })
+                    })
+        }
+        language if !collects_definitions(language) => false,
+        _ => {
+            text.is_some_and(|text| {
+                annotations_before(text, def.span.start_byte as usize)
+                    .iter()
+                    .any(|line| marks_test(line))
+            }) || (is_test_file(file)
+                && name.starts_with("test")
+                && file.language != Language::Rust)
+        }
+    }
+}
+
+/// A test attribute or annotation: `#[test]`, `#[tokio::test]`, `#[rstest]`, `@Test`,
+/// `@ParameterizedTest`, `[Fact]`, `[Theory]`, `[TestMethod]`, `[Test]`.
+fn marks_test(line: &str) -> bool {
+    let line = line.trim();
+    let attribute = line
+        .strip_prefix("#[")
+        .or_else(|| line.strip_prefix('@'))
+        .or_else(|| line.strip_prefix('['));
+    let Some(attribute) = attribute else {
+        return false;
+    };
+    let head: &str = attribute
+        .split(|c: char| c == '(' || c == ']' || c.is_whitespace())
+        .next()
+        .unwrap_or_default();
+    let last = head.rsplit("::").next().unwrap_or(head);
+    let last = last.rsplit('.').next().unwrap_or(last);
+    matches!(
+        last,
+        "test"
+            | "rstest"
+            | "test_case"
+            | "quickcheck"
+            | "proptest"
+            | "Test"
+            | "ParameterizedTest"
+            | "RepeatedTest"
+            | "TestFactory"
+            | "Fact"
+            | "Theory"
+            | "TestMethod"
+            | "TestCase"
+    )
+}
+
+/// The attribute, annotation or decorator lines written just above byte `start` (blank lines
+/// and comments between them skipped), nearest first; a definition's own first line when the
+/// span already starts at them is read too.
+fn annotations_before(text: &str, start: usize) -> Vec<&str> {
+    let start = start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |at| at + 1);
+    let mut lines = Vec::new();
+    // The span may start at the annotations themselves (Java's modifiers, Python's decorated
+    // definition): read the lines of the definition up to its name as well.
+    let own: &str = text[line_start..].lines().next().unwrap_or_default();
+    if own.trim_start().starts_with(['@', '#', '[']) {
+        lines.push(own);
+    }
+    for line in text[..line_start].lines().rev().take(16) {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with("//") || trimmed.starts_with("///") {
+            continue;
+        }
+        if trimmed.starts_with(['@', '#', '['])
+            || trimmed.ends_with(')')
+                && lines
+                    .last()
+                    .is_some_and(|last: &&str| last.trim_start().starts_with('@'))
+        {
+            lines.push(line);
+            continue;
+        }
+        break;
+    }
+    lines
+}
+
+/// A Python definition's decorator lines, trimmed (`@property`, `@pytest.fixture(autouse=True)`).
+pub(crate) fn decorators(text: &str, entity: &Entity) -> Vec<String> {
+    let start = line_offset(text, entity.start_line);
+    annotations_before(text, start)
+        .into_iter()
+        .map(|line| line.trim().to_string())
+        .filter(|line| line.starts_with('@'))
+        .collect()
+}
+
+/// The byte where one-based `line` starts.
+fn line_offset(text: &str, line: u32) -> usize {
+    if line <= 1 {
+        return 0;
+    }
+    text.match_indices('\n')
+        .nth(line as usize - 2)
+        .map_or(text.len(), |(at, _)| at + 1)
+}
+
+/// The name the language's runner selects a test by.
+fn runner_name(file: &FileNode, index: u32) -> String {
+    let nested = file.summary.nested_name(index);
+    match file.language {
+        Language::Python => format!("{}::{}", file.path, nested.replace('.', "::")),
+        Language::Go => file.summary.defs[index as usize].name.to_string(),
+        Language::Rust => {
+            let module = rust_module_path(&file.path);
+            let nested = nested.replace('.', "::");
+            if module.is_empty() {
+                nested
+            } else {
+                format!("{module}::{nested}")
+            }
+        }
+        _ => nested,
+    }
+}
+
+/// A Rust file's module path below its crate root, from the file layout (`src/a/b.rs` and
+/// `src/a/b/mod.rs` are `a::b`; the crate roots and `tests/x.rs` are the root).
+fn rust_module_path(path: &str) -> String {
+    let below = match path.rfind("src/") {
+        Some(at) if at == 0 || path.as_bytes()[at - 1] == b'/' => &path[at + 4..],
+        _ => return String::new(),
+    };
+    let below = below.strip_suffix(".rs").unwrap_or(below);
+    let mut parts: Vec<&str> = below.split('/').collect();
+    if matches!(parts.last(), Some(&"mod")) {
+        parts.pop();
+    }
+    if parts.len() == 1 && matches!(parts[0], "lib" | "main") {
+        return String::new();
+    }
+    if parts.first() == Some(&"bin") {
+        parts.remove(0);
+        if !parts.is_empty() {
+            parts.remove(0);
+        }
+    }
+    parts.join("::")
+}
+
+/// pytest's injection: the tests and fixtures that take `entity` (a fixture: a function of a
+/// Python test file or `conftest.py`, not a test) as a parameter, in its file or below its
+/// `conftest.py`'s directory; all tests there when it is `autouse`.
+pub(crate) fn fixture_steps(
+    graph: &Graph,
+    entity: &Entity,
+    steps: &mut Vec<(EntityId, Confidence, &'static str)>,
+) {
+    if entity.language != Language::Python || entity.kind != EntityKind::Function {
+        return;
+    }
+    let Some(file) = graph.file(&entity.file_path) else {
+        return;
+    };
+    if !is_test_file(file) || entity.name.starts_with("test") {
+        return;
+    }
+    let Some(text) = file.text() else {
+        return;
+    };
+    let decorators = decorators(&text, entity);
+    if !decorators.iter().any(|line| line.contains("fixture")) {
+        return;
+    }
+    let autouse = decorators.iter().any(|line| line.contains("autouse=True"));
+    let scope: Vec<Arc<FileNode>> = match file.path.strip_suffix("conftest.py") {
+        Some(directory) => graph
+            .files()
+            .filter(|other| {
+                other.language == Language::Python
+                    && other.path.starts_with(directory)
+                    && is_test_file(other)
+            })
+            .cloned()
+            .collect(),
+        None => vec![file.clone()],
+    };
+    for other in scope {
+        for (index, def) in other.summary.defs.iter().enumerate() {
+            if !matches!(def.kind, EntityKind::Function | EntityKind::Method) {
+                continue;
+            }
+            let takes =
+                parameters(def.signature()).any(|parameter| parameter == entity.name.as_str());
+            if takes || autouse && def.name.starts_with("test") {
+                steps.push((other.ids[index], Confidence::Proven, "fixture"));
+            }
+        }
+    }
+}
+
+/// The parameter names of a Python signature as written (`def f(a, b: int = 1, *args)`).
+fn parameters(signature: &str) -> impl Iterator<Item = &str> {
+    let inside = signature
+        .split_once('(')
+        .map(|(_, rest)| rest.rsplit_once(')').map_or(rest, |(inside, _)| inside))
+        .unwrap_or_default();
+    inside.split(',').filter_map(|parameter| {
+        let name = parameter
+            .split([':', '='])
+            .next()?
+            .trim()
+            .trim_start_matches('*');
+        (!name.is_empty()).then_some(name)
+    })
+}
+
+/// The selection as the runner of `format` takes it, one item a line.
+pub fn render(tests: &[Test], test_files: &[FilePath], graph: &Graph, format: Format) -> String {
+    let language_of = |path: &FilePath| graph.file(path).map(|file| file.language);
+    let mut lines: Vec<String> = Vec::new();
+    match format {
+        Format::List => {
+            for test in tests {
+                lines.push(format!(
+                    "{}  {}:{}  ({})",
+                    test.name,
+                    test.file,
+                    test.line,
+                    test.confidence.as_str()
+                ));
+            }
+            for file in test_files {
+                if !tests.iter().any(|test| test.file == *file) {
+                    lines.push(format!("{file}  (whole file)"));
+                }
+            }
+        }
+        Format::Pytest => {
+            for test in tests
+                .iter()
+                .filter(|test| language_of(&test.file) == Some(Language::Python))
+            {
+                lines.push(test.name.clone());
+            }
+            for file in test_files {
+                if language_of(file) == Some(Language::Python)
+                    && !tests.iter().any(|test| test.file == *file)
+                    && !file.ends_with("conftest.py")
+                {
+                    lines.push(file.to_string());
+                }
+            }
+        }
+        Format::Cargo => {
+            for test in tests
+                .iter()
+                .filter(|test| language_of(&test.file) == Some(Language::Rust))
+            {
+                if !lines.contains(&test.name) {
+                    lines.push(test.name.clone());
+                }
+            }
+        }
+        Format::Go => {
+            let mut packages: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+            for test in tests
+                .iter()
+                .filter(|test| language_of(&test.file) == Some(Language::Go))
+            {
+                let directory = test
+                    .file
+                    .rsplit_once('/')
+                    .map_or(".", |(directory, _)| directory);
+                let package = if directory == "." {
+                    ".".to_string()
+                } else {
+                    format!("./{directory}")
+                };
+                packages.entry(package).or_default().push(test.name.clone());
+            }
+            for (package, mut names) in packages {
+                names.sort();
+                names.dedup();
+                lines.push(format!("{package} ^({})$", names.join("|")));
+            }
+        }
+        Format::Jest => {
+            for file in test_files {
+                if matches!(
+                    language_of(file),
+                    Some(Language::JavaScript | Language::TypeScript | Language::Tsx)
+                ) {
+                    lines.push(file.to_string());
+                }
+            }
+        }
+    }
+    lines.join("\n")
+}
