@@ -863,56 +863,48 @@ def codegraph_select(project):
     }
 
 
-def test_keys(project, test_id):
-    """The ways a suite's test may be named by a selector: FILE::A::b, FILE::b, FILE::A.b."""
-    file, _, path = test_id.partition("::")
-    keys = {test_id}
-    if project.language == "typescript":
-        return keys
-    parts = path.split("::")
-    keys.add(f"{file}::{'.'.join(parts)}")
-    keys.add(f"{file}::{parts[-1]}")
-    if project.language == "rust":
-        keys.add(f"{file}::{path.split('::')[-1]}")
-    return keys
-
-
-def entry_keys(project, entry):
-    file = entry.get("file", "")
-    name = entry.get("name", "")
-    test_id = entry.get("id", "")
-    keys = set()
-    if test_id:
-        keys.add(test_id)
-        if "::" in test_id:
-            f, _, rest = test_id.partition("::")
-            keys.add(f"{f}::{strip_params(rest)}")
-            keys.add(f"{f}::{rest.replace('::', '.')}")
-    if file and name:
-        keys.add(f"{file}::{name}")
-        keys.add(f"{file}::{name.replace('::', '.')}")
-        if project.language == "typescript":
-            keys.add(f"{file}::{name.replace('.', ' > ')}")
-    return keys
-
-
 def codegraph_selected(project, tests, entries, files):
-    """Which of the suite's tests the answer selects: by file, or by name within its file."""
-    files = {os.path.normpath(f) for f in files}
-    named = set()
-    for entry in entries:
-        named |= entry_keys(project, entry)
-    by_file = set()
-    by_name = set()
-    for t in tests:
-        if os.path.normpath(project.file_of(t)) in files:
-            by_file.add(t)
-        # A test named by id: exact, or its last name in its file (for a class's method,
-        # FILE::Class.method and FILE::Class::method alike).
-        keys = test_keys(project, t)
-        if keys & named:
-            by_name.add(t)
-    return by_file | by_name, by_name
+    """Which of the suite's tests the answer selects, read as its runner format would run them
+    (`--format pytest|cargo|go|jest` print the same answer):
+      Python      each test's node id selects that test (a class's id, all its tests); a file of
+                  `test_files` that holds none of `tests` is run whole (conftest.py aside)
+      Rust        libtest's filters: a test runs when one of the names is part of its path
+      Go          a test runs when its package's directory and its name are those of a test
+      TypeScript  the files of `test_files`, whole
+    Returns (selected, selected by name rather than by whole file)."""
+    language = project.language
+    by_name, by_file = set(), set()
+    if language == "python":
+        names = {e.get("name", "") for e in entries if e.get("file", "").endswith(".py")}
+        names = {"::".join(n.split("::")[:-1] + [strip_params(n.split("::")[-1])]) for n in names if n}
+        whole = {os.path.normpath(f) for f in files if f.endswith(".py")
+                 and not f.endswith("conftest.py")
+                 and not any(e.get("file") == f for e in entries)}
+        for t in tests:
+            if t in names or any(t.startswith(n + "::") for n in names):
+                by_name.add(t)
+            elif os.path.normpath(project.file_of(t)) in whole:
+                by_file.add(t)
+    elif language == "rust":
+        names = {e.get("name", "") for e in entries if e.get("file", "").endswith(".rs")}
+        names.discard("")
+        for t in tests:
+            path = t.split("::", 1)[1]
+            if any(n in path for n in names):
+                by_name.add(t)
+    elif language == "go":
+        wanted = {((os.path.dirname(e.get("file", "")) or "."), e.get("name", "")) for e in entries
+                  if e.get("file", "").endswith(".go")}
+        for t in tests:
+            file, _, name = t.partition("::")
+            if ((os.path.dirname(file) or "."), name) in wanted:
+                by_name.add(t)
+    else:
+        whole = {os.path.normpath(f) for f in files}
+        for t in tests:
+            if os.path.normpath(project.file_of(t)) in whole:
+                by_file.add(t)
+    return by_name | by_file, by_name
 
 
 # --- the run ----------------------------------------------------------------------------------
