@@ -12,8 +12,15 @@ TypeScript. The project's whole suite, run on the mutant, gives the ground truth
 fail. A mutant that no test catches is counted apart. Then each selector is run on the same
 mutated working tree, timed, and its selection compared with the failing tests:
 
-  codegraph   `$CODEGRAPH affected --repo DIR --json`: a failing test is selected when its test
-              (same file and name) is among `tests`, or its file among `test_files`
+  codegraph   `$CODEGRAPH affected --repo DIR --json`, read as its runner format runs it
+              (`--format pytest|cargo|go|jest` print the same answer): Python, a test is selected
+              by its node id in `tests` (a class's id selects its tests), or by its file when
+              `test_files` lists the file and no test of `tests` is in it (the file is printed
+              whole); Rust, libtest's substring filters; Go, package directory and test name;
+              TypeScript, its file among `test_files`. Checked once per Python project: pytest
+              given `--format pytest`'s output collects exactly these tests (or refuses it)
+  cg-files    the same answer at file level: a test is selected also when its file is among
+              `test_files` (which lists every file that holds a selected test)
   testmon     pytest-testmon (Python): its data recorded once on the clean tree
               (`pytest --testmon`), restored before each mutant; what it selects is what
               `pytest --testmon --collect-only -q` lists (checked once per project against what
@@ -907,6 +914,33 @@ def codegraph_selected(project, tests, entries, files):
     return by_name | by_file, by_name
 
 
+def pytest_check(project, selected):
+    """Whether pytest takes `--format pytest`'s selection, and collects what the benchmark counts
+    as selected."""
+    done = run([CODEGRAPH, "affected", "--repo", project.root, "--format", "pytest"],
+               project.root, timeout=600)
+    items = done.stdout.split()
+    if not items:
+        return "--format pytest selects nothing"
+    collected = project.pytest("--collect-only", *items)
+    got = set()
+    for line in collected.stdout.splitlines():
+        if "::" in line and not line.startswith(("ERROR", "FAILED", "INTERNALERROR")):
+            got.add(project.collected_id(line.strip()))
+    rejected = [line.split("not found: ", 1)[1].replace(project.root + "/", "")
+                for line in (collected.stdout + collected.stderr).splitlines()
+                if "not found: " in line]
+    verdict = (f"pytest takes `--format pytest` ({len(items)} items): collects {len(got)} tests, "
+               f"{'the same as' if got == set(selected) else 'NOT the same as'} the "
+               f"{len(selected)} counted here")
+    if collected.returncode not in (0, 5):
+        verdict = (f"pytest REFUSES `--format pytest` ({len(items)} items; exit "
+                   f"{collected.returncode}, {len(rejected)} node ids not found, e.g. "
+                   f"{', '.join(rejected[:2])}); counted here: the {len(selected)} tests the "
+                   f"other ids name")
+    return verdict
+
+
 # --- the run ----------------------------------------------------------------------------------
 
 def load_cache(path):
@@ -949,7 +983,7 @@ def measure(project, cache, cache_file, out, codegraph_note):
     use_testmon = "testmon" in SELECTORS and project.language == "python"
     if use_testmon:
         project.testmon_record()
-    checked_testmon = False
+    checked_testmon = checked_pytest = False
     rows = []
     for number, function in enumerate(sample, 1):
         key = cache_key(project, function.key)
@@ -991,6 +1025,15 @@ def measure(project, cache, cache_file, out, codegraph_note):
                             "selected": sorted(selected), "named": len(named),
                             "seconds": seconds, "raw_tests": len(entries),
                             "raw_files": sorted(files), **info}
+                        whole = {os.path.normpath(f) for f in files}
+                        row["selectors"]["cg-files"] = {
+                            "selected": sorted(set(selected) | {
+                                t for t in baseline
+                                if os.path.normpath(project.file_of(t)) in whole}),
+                            "seconds": seconds}
+                        if project.language == "python" and not checked_pytest and truth["failing"]:
+                            checked_pytest = True
+                            log("   codegraph check: " + pytest_check(project, selected))
                 if use_testmon:
                     if not checked_testmon and truth["failing"]:
                         same, listed, ran = project.testmon_check()
@@ -1078,7 +1121,8 @@ def print_table(by_project, selectors):
 def main():
     os.makedirs(RESULTS, exist_ok=True)
     projects = load_projects()
-    selectors = [s for s in ("codegraph", "testmon", "imports") if s in SELECTORS]
+    selectors = [s for s in ("codegraph", "cg-files", "testmon", "imports")
+                 if s in SELECTORS or (s == "cg-files" and "codegraph" in SELECTORS)]
     codegraph_note = codegraph_available() if "codegraph" in selectors else None
     if codegraph_note:
         log(f"codegraph selector skipped: {codegraph_note}")
