@@ -1031,15 +1031,17 @@ def measure(project, cache, cache_file, out, codegraph_note):
                                 t for t in baseline
                                 if os.path.normpath(project.file_of(t)) in whole}),
                             "seconds": seconds}
-                        if project.language == "python" and not checked_pytest and truth["failing"]:
+                        if project.language == "python" and not checked_pytest and truth["failing"] \
+                                and selected:
                             checked_pytest = True
                             log("   codegraph check: " + pytest_check(project, selected))
                 if use_testmon:
                     if not checked_testmon and truth["failing"]:
                         same, listed, ran = project.testmon_check()
-                        log(f"   testmon check: --collect-only lists {listed}, --testmon runs {ran}: "
-                            f"{'the same tests' if same else 'DIFFERENT'}")
-                        checked_testmon = True
+                        if listed:  # checked on a mutant for which testmon selects tests
+                            log(f"   testmon check: --collect-only lists {listed}, --testmon runs "
+                                f"{ran}: {'the same tests' if same else 'DIFFERENT'}")
+                            checked_testmon = True
                     started = time.monotonic()
                     selected = project.testmon_select()
                     seconds = time.monotonic() - started
