@@ -443,7 +443,11 @@ fn python_tests_are_named_where_pytest_collects_them_and_import_time_calls_reach
         ("pkg/version.py", "def get_version():\n    return \"1\"\n"),
         (
             "pkg/cache.py",
-            "class Cache:\n    def get(self, key):\n        return key\n",
+            "class Cache:\n    def get(self, key):\n        return key\n\n    def __len__(self):\n        return 0\n",
+        ),
+        (
+            "tests/test_held.py",
+            "from pkg.cache import Cache\n\n\nclass TestHeld:\n    Kind = Cache\n\n    def test_kind(self):\n        assert self.Kind().get(3) == 3\n",
         ),
         ("pkg/other.py", "def other():\n    return 0\n"),
         (
@@ -474,6 +478,20 @@ fn python_tests_are_named_where_pytest_collects_them_and_import_time_calls_reach
         repo.affected(Format::Pytest).1,
         [
             "tests/test_base.py::TestBase::test_one",
+            "tests/test_held.py::TestHeld::test_kind",
+            "tests/test_lru.py::LRUTest::test_get",
+            "tests/test_more.py::TestBase::test_one",
+            "tests/test_more.py::TestMore::test_one",
+        ]
+    );
+    repo.reset();
+    // A special method: the class's users, a test class that holds it as a value included.
+    repo.replace("pkg/cache.py", "return 0", "return 1");
+    assert_eq!(
+        repo.affected(Format::Pytest).1,
+        [
+            "tests/test_base.py::TestBase::test_one",
+            "tests/test_held.py::TestHeld::test_kind",
             "tests/test_lru.py::LRUTest::test_get",
             "tests/test_more.py::TestBase::test_one",
             "tests/test_more.py::TestMore::test_one",
@@ -487,6 +505,7 @@ fn python_tests_are_named_where_pytest_collects_them_and_import_time_calls_reach
         repo.affected(Format::Pytest).1,
         [
             "tests/test_base.py::TestBase::test_one",
+            "tests/test_held.py::TestHeld::test_kind",
             "tests/test_lru.py::LRUTest::test_get",
             "tests/test_more.py::TestBase::test_one",
             "tests/test_more.py::TestMore::test_one",

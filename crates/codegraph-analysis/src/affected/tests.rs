@@ -98,6 +98,24 @@ pub(crate) fn select(
             continue;
         };
         let indices: Vec<u32> = match location.index {
+            // A test class reached (its class attributes, a class it holds as a value): its
+            // tests, those it inherits included (collected under it).
+            Some(index)
+                if is_test_file(file)
+                    && file.summary.defs[index as usize].kind == EntityKind::Class =>
+            {
+                for test in class_tests(graph, &id, confidence, &via) {
+                    let key = (test.id, test.name.clone());
+                    if tests
+                        .get(&key)
+                        .is_none_or(|known| known.confidence < confidence)
+                    {
+                        tests.insert(key, test);
+                    }
+                }
+                files.insert(file.path);
+                continue;
+            }
             Some(index) => vec![index],
             // The file's own code: every test of a test file.
             None if is_test_file(file) => (0..file.summary.defs.len() as u32).collect(),
@@ -204,6 +222,56 @@ fn collected(
             if module != file.path {
                 test.line = 1;
             }
+            tests.push(test);
+        }
+    }
+    tests
+}
+
+/// The tests a Python test class runs: its own test methods and those of its bases it does not
+/// override, each named under it (none when pytest does not collect it).
+fn class_tests(
+    graph: &Graph,
+    class: &EntityId,
+    confidence: Confidence,
+    via: &[EntityId],
+) -> Vec<Test> {
+    let Some((file, at)) = graph
+        .location(class)
+        .and_then(|location| Some((graph.file(&location.file)?, location.index?)))
+    else {
+        return Vec::new();
+    };
+    if file.language != Language::Python || !collectible(graph, class) {
+        return Vec::new();
+    }
+    let class_name = file.summary.nested_name(at).replace('.', "::");
+    let mut seen: FxHashSet<codegraph_model::Name> = FxHashSet::default();
+    let mut tests = Vec::new();
+    let owners = std::iter::once(*class).chain(
+        query::supertypes(graph, class)
+            .into_iter()
+            .map(|(base, _)| base.id),
+    );
+    for owner in owners.take(16) {
+        let Some((holder, owner_at)) = graph
+            .location(&owner)
+            .and_then(|location| Some((graph.file(&location.file)?, location.index?)))
+        else {
+            continue;
+        };
+        for (index, def) in holder.summary.defs.iter().enumerate() {
+            if def.parent != Some(owner_at)
+                || !def.name.starts_with("test")
+                || !seen.insert(def.name)
+            {
+                continue;
+            }
+            let mut path = via.to_vec();
+            path.push(holder.ids[index]);
+            let mut test = test(holder, index as u32, confidence, path);
+            test.file = file.path;
+            test.name = format!("{}::{class_name}::{}", file.path, def.name);
             tests.push(test);
         }
     }

@@ -574,15 +574,20 @@ fn is_property(state: &mut State, method: &Node) -> bool {
     })
 }
 
-/// Where a function or method is named as a value (passed, stored, registered): in its own
-/// file, and for a function in the files that import it.
+/// Where a function, method or class is named as a value (passed, stored, registered): in its
+/// own file, and for a function or class in the files that import it.
 fn value_steps(state: &mut State, node: &Node, steps: &mut Vec<Step>) {
-    if !matches!(node.kind, EntityKind::Function | EntityKind::Method) {
+    if !matches!(
+        node.kind,
+        EntityKind::Function | EntityKind::Method | EntityKind::Class
+    ) {
         return;
     }
     let graph = state.graph;
     let mut files: Vec<FilePath> = vec![node.file];
-    if node.kind == EntityKind::Function {
+    // A function or class named as a value where it is imported (`Cache = TTLCache` in a
+    // test class, `register(handler)`).
+    if node.kind != EntityKind::Method {
         for edge in graph
             .incoming(&node.id)
             .filter(|edge| edge.kind == RelationKind::Imports)
