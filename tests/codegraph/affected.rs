@@ -23,17 +23,7 @@ impl Repo {
         for (path, text) in files {
             repo.write(path, text);
         }
-        repo.git(&["init", "-q"]);
-        repo.git(&["add", "-A"]);
-        repo.git(&[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "base",
-        ]);
+        support::commit_all(repo.root());
         repo
     }
 

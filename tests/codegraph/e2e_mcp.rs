@@ -198,26 +198,7 @@ fn the_python_sdk_drives_codegraph_over_stdio_and_streamable_http() {
     add_trust_fixtures(&repo);
     let repo = repo.canonicalize().unwrap();
     // Committed, so that `find_affected_tests` has a base to compare with.
-    for arguments in [
-        &["init", "-q"][..],
-        &["add", "-A"],
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "base",
-        ],
-    ] {
-        let status = Command::new("git")
-            .arg("-C")
-            .arg(&repo)
-            .args(arguments)
-            .status();
-        assert!(status.unwrap().success(), "git {arguments:?}");
-    }
+    support::commit_all(&repo);
     // A private runtime directory: `codegraph mcp` must not attach to a server of the machine.
     let runtime_dir = directory.path().join("run");
     std::fs::create_dir(&runtime_dir).unwrap();

@@ -41,6 +41,24 @@ pub fn index(root: &Path) -> (World, Arc<Graph>) {
     (world, graph)
 }
 
+/// Makes `root` a git repository with one commit holding all its files (a base that change
+/// impact compares with).
+pub fn commit_all(root: &Path) {
+    let author = ["-c", "user.name=t", "-c", "user.email=t@t"];
+    for arguments in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &[&author[..], &["commit", "-qm", "base"]].concat(),
+    ] {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(arguments)
+            .status();
+        assert!(status.unwrap().success(), "git {arguments:?}");
+    }
+}
+
 /// Every fixture directory (one per language).
 pub fn fixture_names() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(fixtures_dir())

@@ -208,26 +208,7 @@ async fn every_tool_answers_with_the_stamp_in_the_shape_its_output_schema_declar
         "[[forbid]]\nname = \"util-is-a-leaf\"\nfrom = \"shop/util/**\"\nto = \"shop/auth/**\"\n";
     let session = start(&[(".codegraph/rules.toml", rules.to_string())], None).await;
     // Committed, so that `find_affected_tests` has a base to compare the editor's text with.
-    for arguments in [
-        &["init", "-q"][..],
-        &["add", "-A"],
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "base",
-        ],
-    ] {
-        let status = std::process::Command::new("git")
-            .arg("-C")
-            .arg(&session.repo)
-            .args(arguments)
-            .status();
-        assert!(status.unwrap().success(), "git {arguments:?}");
-    }
+    crate::support::commit_all(&session.repo);
     // An edit in the editor, not saved: every answer that reads the file says so.
     let service = session.repo.join(SERVICE);
     let on_disk = std::fs::read_to_string(&service).unwrap();
