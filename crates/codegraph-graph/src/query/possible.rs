@@ -162,36 +162,52 @@ impl LeftAsideIndex {
     }
 }
 
-/// The references anywhere that may be calls of `id`: ambiguous ones naming it among their
-/// candidates, then unresolved calls of its name. Ordered by file and line within each reason.
-pub fn possible_callers(graph: &Graph, id: &str) -> Vec<PossibleCall> {
-    let index = LeftAsideIndex::of(graph);
-    let mut found: Vec<PossibleCall> = index
+/// The ambiguous references naming `id` among their candidates, each with its file.
+fn ambiguous_naming<'g>(
+    graph: &'g Graph,
+    index: &'g LeftAsideIndex,
+    id: &str,
+) -> impl Iterator<Item = (&'g FileNode, &'g AmbiguousRef)> {
+    index
         .ambiguous
         .get(id)
         .into_iter()
         .flatten()
         .filter_map(|(path, position)| {
             let file = graph.file(path)?;
-            Some(ambiguous_call(
-                file,
-                file.resolved.ambiguous.get(*position as usize)?,
-            ))
+            Some((&**file, file.resolved.ambiguous.get(*position as usize)?))
         })
+}
+
+/// The unresolved references of `name`, each with its file.
+fn unresolved_named<'g>(
+    graph: &'g Graph,
+    index: &'g LeftAsideIndex,
+    name: &Name,
+) -> impl Iterator<Item = (&'g FileNode, &'g ExternalRef)> {
+    index
+        .unresolved
+        .get(name)
+        .into_iter()
+        .flatten()
+        .filter_map(|(path, position)| {
+            let file = graph.file(path)?;
+            Some((&**file, file.resolved.external.get(*position as usize)?))
+        })
+}
+
+/// The references anywhere that may be calls of `id`: ambiguous ones naming it among their
+/// candidates, then unresolved calls of its name. Ordered by file and line within each reason.
+pub fn possible_callers(graph: &Graph, id: &str) -> Vec<PossibleCall> {
+    let index = LeftAsideIndex::of(graph);
+    let mut found: Vec<PossibleCall> = ambiguous_naming(graph, index, id)
+        .map(|(file, ambiguous)| ambiguous_call(file, ambiguous))
         .collect();
     if let Some(name) = graph.entity(id).map(|entity| entity.name) {
         let candidates = unresolved_candidates(graph, &name);
         found.extend(
-            index
-                .unresolved
-                .get(&name)
-                .into_iter()
-                .flatten()
-                .filter_map(|(path, position)| {
-                    let file = graph.file(path)?;
-                    let external = file.resolved.external.get(*position as usize)?;
-                    unresolved_call(file, external, &candidates)
-                }),
+            unresolved_named(graph, index, &name)
+                .filter_map(|(file, external)| unresolved_call(file, external, &candidates)),
         );
     }
     found
@@ -201,26 +217,13 @@ pub fn possible_callers(graph: &Graph, id: &str) -> Vec<PossibleCall> {
 /// without describing each reference: for walks that visit many entities.
 pub fn possible_caller_ids(graph: &Graph, id: &str, name: &str) -> Vec<EntityId> {
     let index = LeftAsideIndex::of(graph);
-    let mut found: Vec<EntityId> = index
-        .ambiguous
-        .get(id)
-        .into_iter()
-        .flatten()
-        .filter_map(|(path, position)| {
-            let file = graph.file(path)?;
-            Some(file.resolved.ambiguous.get(*position as usize)?.from)
-        })
+    let mut found: Vec<EntityId> = ambiguous_naming(graph, index, id)
+        .map(|(_, ambiguous)| ambiguous.from)
         .collect();
     let Some(name) = Name::existing(name) else {
         return found;
     };
-    for (path, position) in index.unresolved.get(&name).into_iter().flatten() {
-        let Some(file) = graph.file(path) else {
-            continue;
-        };
-        let Some(external) = file.resolved.external.get(*position as usize) else {
-            continue;
-        };
+    for (file, external) in unresolved_named(graph, index, &name) {
         if external.module.is_some() {
             continue;
         }
