@@ -1,9 +1,14 @@
 //! The MCP benchmark: a program that prints figures, never a test that fails on timing.
 //!
 //!   benches/corpus.sh                    # once: assemble bench-corpus/ (about 1.8M lines)
+//!   benches/tokenizer.sh                 # once, optional: token counts of the tool surface
 //!   cargo bench --bench mcp [-- DIR]     # or CODEGRAPH_BENCH_CORPUS=DIR
+//!   cargo bench --bench mcp -- --surface # the tool surface alone (no corpus needed)
 //!
-//! On the indexed corpus (no cache: nothing is written into it):
+//! First, the TOOL SURFACE: for the default set, every tool, and every tool with the shell, the
+//! bytes (and tokens) of `tools/list` and of the definitions clients hand the model.
+//!
+//! Then, on the indexed corpus (no cache: nothing is written into it):
 //!
 //! - SERVER-SIDE latency of the tools `find_callers` and `find_callees` (on entities that have
 //!   callers, a deterministic sample) and `query_codebase` (names, prefixes, camelCase humps,
@@ -34,6 +39,7 @@ use std::time::{Duration, Instant};
 use codegraph::graph::query;
 use codegraph::mcp::CodegraphMcp;
 use codegraph::mcp::http::{self, HttpOptions};
+use codegraph::mcp::toolset::ToolSet;
 use codegraph::world::{CacheLocation, World, WorldConfig};
 use rmcp::ServiceExt;
 use rmcp::handler::server::wrapper::Parameters;
@@ -573,7 +579,30 @@ async fn http_load(server: CodegraphMcp, sample: Arc<Vec<String>>, queries: Arc<
     );
 }
 
+#[path = "support/tool_surface.rs"]
+mod tool_surface;
+
+/// A world of an empty directory: enough to list tools.
+fn empty_world() -> (tempfile::TempDir, Arc<World>) {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let config = WorldConfig {
+        cache: CacheLocation::Disabled,
+        ..WorldConfig::default()
+    };
+    let world = World::open(directory.path(), config).expect("an empty world opens");
+    (directory, Arc::new(world))
+}
+
 fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let (_directory, empty) = empty_world();
+    runtime.block_on(tool_surface::print(empty));
+    if std::env::args().any(|arg| arg == "--surface") {
+        return;
+    }
     let corpus = corpus_dir();
     if !corpus.is_dir() {
         eprintln!(
@@ -603,12 +632,7 @@ fn main() {
     let world = Arc::new(world);
     let sample = entities_with_callers(&world);
     let queries = queries(&sample);
-    let server = CodegraphMcp::new(world);
-
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let server = CodegraphMcp::new(world).with_tools(ToolSet::all());
     runtime.block_on(async {
         server_side(&server, &sample, &queries).await;
         bounded_work(&server, &sample).await;

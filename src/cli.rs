@@ -84,6 +84,15 @@ impl ShellArgs {
 }
 
 #[derive(Args, Debug, Clone)]
+pub struct ToolsArgs {
+    /// The MCP tools to list: `default` (find_callers, find_callees, find_implementations,
+    /// query_codebase, get_code_snippet, find_affected_tests), `all`, or tool names,
+    /// comma-separated (`default,local_search`).
+    #[arg(long, value_name = "SET", env = "CODEGRAPH_TOOLS", default_value = "default", value_parser = crate::mcp::toolset::ToolSet::parse)]
+    pub tools: crate::mcp::toolset::ToolSet,
+}
+
+#[derive(Args, Debug, Clone)]
 pub struct WorkspaceArgs {
     /// The repository to work on.
     #[arg(long, short = 'r', default_value = ".")]

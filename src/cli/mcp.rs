@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use super::{ShellArgs, WorkspaceArgs, open_world};
+use super::{ShellArgs, ToolsArgs, WorkspaceArgs, open_world};
 
 #[derive(Args, Debug)]
 pub struct McpArgs {
@@ -16,6 +16,8 @@ pub struct McpArgs {
     #[command(flatten)]
     pub shell: ShellArgs,
     #[command(flatten)]
+    pub tools: ToolsArgs,
+    #[command(flatten)]
     pub workspace: WorkspaceArgs,
 }
 
@@ -23,13 +25,16 @@ pub fn run(arguments: McpArgs) -> anyhow::Result<()> {
     let McpArgs {
         no_attach,
         shell,
+        tools: ToolsArgs { tools },
         workspace,
     } = arguments;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_stack_size(crate::walk::STACK_SIZE)
         .build()?;
-    if !no_attach && runtime.block_on(crate::mcp::attach::relay_if_served(&workspace.repo))? {
+    if !no_attach
+        && runtime.block_on(crate::mcp::attach::relay_if_served(&workspace.repo, &tools))?
+    {
         return Ok(());
     }
     let world = open_world(&workspace)?;
@@ -46,7 +51,7 @@ pub fn run(arguments: McpArgs) -> anyhow::Result<()> {
         let world = world.clone();
         std::thread::spawn(move || world.prepare_changes());
     }
-    let server = shell.apply(crate::mcp::CodegraphMcp::new(world));
+    let server = shell.apply(crate::mcp::CodegraphMcp::new(world).with_tools(tools));
     runtime.block_on(crate::mcp::serve_stdio(server))?;
     Ok(())
 }

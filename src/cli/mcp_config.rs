@@ -15,16 +15,22 @@ pub struct McpConfigArgs {
     /// The repository the AI client should see.
     #[arg(long, short = 'r', default_value = ".")]
     pub repo: PathBuf,
+    #[command(flatten)]
+    pub tools: super::ToolsArgs,
 }
 
 pub fn run(arguments: McpConfigArgs) -> anyhow::Result<()> {
-    let McpConfigArgs { client, repo } = arguments;
+    let McpConfigArgs {
+        client,
+        repo,
+        tools: super::ToolsArgs { tools },
+    } = arguments;
     let binary = std::env::current_exe().context("locating the codegraph binary")?;
     let repo = std::fs::canonicalize(&repo)
         .with_context(|| format!("{}: no such repository", repo.display()))?;
     match client {
         Some(client) => {
-            let snippet = mcp_config(client, &binary, &repo);
+            let snippet = mcp_config(client, &binary, &repo, &tools);
             print(&snippet.text)?;
             eprintln!("{}", snippet.hint());
         }
@@ -32,7 +38,7 @@ pub fn run(arguments: McpConfigArgs) -> anyhow::Result<()> {
             let all: Vec<String> = McpClient::ALL
                 .iter()
                 .map(|client| {
-                    let snippet = mcp_config(*client, &binary, &repo);
+                    let snippet = mcp_config(*client, &binary, &repo, &tools);
                     format!("{}\n{}", snippet.hint(), snippet.text)
                 })
                 .collect();
@@ -94,7 +100,7 @@ struct StdioServer<'a> {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     kind: Option<&'static str>,
     command: &'a str,
-    args: [&'a str; 3],
+    args: Vec<&'a str>,
 }
 
 #[derive(serde::Serialize)]
@@ -109,23 +115,30 @@ struct VscodeServers<'a> {
 }
 
 /// The MCP configuration making `client` launch `binary mcp --repo repo` (both paths absolute,
-/// so it works whatever directory the client starts servers in). Every client but VS Code reads
-/// the `mcpServers` shape; VS Code's `mcp.json` uses `servers` with an explicit `type`. The
-/// VS Code extension (`editors/vscode/src/mcpConfig.ts`) writes the same shapes.
+/// so it works whatever directory the client starts servers in), with `--tools` when `tools`
+/// is not the default set. Every client but VS Code reads the `mcpServers` shape; VS Code's
+/// `mcp.json` uses `servers` with an explicit `type`. The VS Code extension
+/// (`editors/vscode/src/mcpConfig.ts`) writes the same shapes.
 pub fn mcp_config(
     client: McpClient,
     binary: &std::path::Path,
     repo: &std::path::Path,
+    tools: &crate::mcp::toolset::ToolSet,
 ) -> McpSnippet {
     let binary = binary.display().to_string();
     let repo = repo.display().to_string();
+    let tools = tools.to_arg();
+    let mut args = vec!["mcp", "--repo", &repo];
+    if tools != "default" {
+        args.extend(["--tools", &tools]);
+    }
     let server = |kind| {
         std::collections::BTreeMap::from([(
             "codegraph",
             StdioServer {
                 kind,
                 command: &binary,
-                args: ["mcp", "--repo", &repo],
+                args: args.clone(),
             },
         )])
     };
@@ -137,9 +150,12 @@ pub fn mcp_config(
             format!("{repo}/.mcp.json"),
             standard,
             Some(format!(
-                "claude mcp add codegraph -- {} mcp --repo {}",
+                "claude mcp add codegraph -- {} {}",
                 shell_quote(&binary),
-                shell_quote(&repo)
+                args.iter()
+                    .map(|arg| shell_quote(arg))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             )),
         ),
         McpClient::ClaudeDesktop => (
@@ -186,6 +202,7 @@ fn shell_quote(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::toolset::ToolSet;
     use std::path::Path;
 
     fn json(snippet: &McpSnippet) -> serde_json::Value {
@@ -197,7 +214,34 @@ mod tests {
             client,
             Path::new("/opt/bin/codegraph"),
             Path::new("/home/me/shop"),
+            &ToolSet::default(),
         )
+    }
+
+    #[test]
+    fn a_set_other_than_the_default_is_passed_on() {
+        let claude = mcp_config(
+            McpClient::ClaudeCode,
+            Path::new("/opt/bin/codegraph"),
+            Path::new("/home/me/shop"),
+            &ToolSet::parse("default,local_search").unwrap(),
+        );
+        assert_eq!(
+            json(&claude)["mcpServers"]["codegraph"]["args"],
+            serde_json::json!([
+                "mcp",
+                "--repo",
+                "/home/me/shop",
+                "--tools",
+                "find_callers,find_callees,find_implementations,query_codebase,get_code_snippet,find_affected_tests,local_search"
+            ])
+        );
+        assert_eq!(
+            claude.command.as_deref(),
+            Some(
+                "claude mcp add codegraph -- /opt/bin/codegraph mcp --repo /home/me/shop --tools find_callers,find_callees,find_implementations,query_codebase,get_code_snippet,find_affected_tests,local_search"
+            )
+        );
     }
 
     #[test]
@@ -252,6 +296,7 @@ mod tests {
             McpClient::ClaudeCode,
             Path::new("/Applications/My Tools/codegraph"),
             Path::new("/home/me/it's here"),
+            &ToolSet::default(),
         );
         assert_eq!(
             claude.command.as_deref(),

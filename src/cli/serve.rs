@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::{ShellArgs, WorkspaceArgs, open_world};
+use super::{ShellArgs, ToolsArgs, WorkspaceArgs, open_world};
 use crate::mcp::http::Scope;
 
 #[derive(Args, Debug, Clone)]
@@ -29,6 +29,8 @@ pub struct ServeArgs {
     pub allow_host: Vec<String>,
     #[command(flatten)]
     pub shell: ShellArgs,
+    #[command(flatten)]
+    pub tools: ToolsArgs,
     #[command(flatten)]
     pub workspace: WorkspaceArgs,
 }
@@ -60,5 +62,10 @@ pub fn run(arguments: ServeArgs) -> anyhow::Result<()> {
         }
     };
     let shell = arguments.shell.clone();
-    crate::mcp::serve::run(world, move |server| shell.apply(server), front)
+    let tools = arguments.tools.tools.clone();
+    crate::mcp::serve::run(
+        world,
+        move |server| shell.apply(server.with_tools(tools)),
+        front,
+    )
 }

@@ -67,7 +67,9 @@ async fn serve(limits: Limits) -> (Client, CodegraphMcp, tempfile::TempDir) {
         world.snapshot().entity_count(),
         MODULES * (FUNCTIONS + 1) + 1
     );
-    let server = CodegraphMcp::new(Arc::new(world)).with_limits(limits);
+    let server = CodegraphMcp::new(Arc::new(world))
+        .with_tools(codegraph::mcp::toolset::ToolSet::all())
+        .with_limits(limits);
     let client = serve_in_memory(server.clone(), ClientConfig::default()).await;
     (client, server, directory)
 }

@@ -362,7 +362,8 @@ fn check_mcp(
         .unwrap();
     runtime.block_on(async move {
         let (server_side, client_side) = tokio::io::duplex(1 << 20);
-        let server = codegraph::mcp::CodegraphMcp::new(world);
+        let server = codegraph::mcp::CodegraphMcp::new(world)
+            .with_tools(codegraph::mcp::toolset::ToolSet::all());
         tokio::spawn(async move {
             if let Ok(running) = server.serve(server_side).await {
                 let _ = running.waiting().await;

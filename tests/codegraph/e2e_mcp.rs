@@ -63,7 +63,7 @@ fn sdk_client(venv: &Path, mode: &str, target: &str, repo: &Path, runtime_dir: &
 }
 
 /// Kills the server when the test ends, however it ends.
-struct Server(std::process::Child);
+pub(crate) struct Server(pub(crate) std::process::Child);
 
 impl Drop for Server {
     fn drop(&mut self) {
@@ -73,7 +73,7 @@ impl Drop for Server {
 }
 
 /// The HTTP URL the server published in its discovery file.
-fn published_url(runtime_dir: &Path) -> String {
+pub(crate) fn published_url(runtime_dir: &Path) -> String {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let published = std::fs::read_dir(runtime_dir.join("codegraph"))
@@ -97,10 +97,10 @@ fn published_url(runtime_dir: &Path) -> String {
     }
 }
 
-const TOOLS: [&str; 16] = [
+/// Every tool but the shell's, which is listed only when enabled.
+const TOOLS: [&str; 15] = [
     "analyze_module_structure",
     "check_architecture",
-    "execute_shell_command",
     "find_affected_tests",
     "find_callees",
     "find_callers",
@@ -123,16 +123,16 @@ fn assert_common(report: &Value) {
     assert_eq!(report["tools"], json!(TOOLS));
     assert_eq!(report["escape_refused"], "Access denied");
     let trust = &report["trust"];
-    assert_eq!(trust["annotated_tools_with_output_schema"], 16);
+    assert_eq!(trust["annotated_tools_with_output_schema"], 15);
     assert_eq!(
         trust["hub"],
         json!({"total": 300, "truncated": true, "next_offset": 25, "returned": 25})
     );
-    // Every tool but the two that write was called and its answer validated by the SDK's
+    // Every tool but `reindex_repository` (it writes) was called and its answer validated by the SDK's
     // jsonschema against the tool's outputSchema.
     let validated: Vec<&str> = TOOLS
         .into_iter()
-        .filter(|tool| !matches!(*tool, "reindex_repository" | "execute_shell_command"))
+        .filter(|tool| *tool != "reindex_repository")
         .collect();
     assert_eq!(trust["validated_tools"], json!(validated));
     assert_eq!(
@@ -251,7 +251,16 @@ fn the_python_sdk_drives_codegraph_over_stdio_and_streamable_http() {
 
     let server = Server(
         Command::new(binary)
-            .args(["serve", "--mcp-only", "--no-cache", "--http", "0", "--repo"])
+            .args([
+                "serve",
+                "--mcp-only",
+                "--no-cache",
+                "--tools",
+                "all",
+                "--http",
+                "0",
+                "--repo",
+            ])
             .arg(&repo)
             .env("XDG_RUNTIME_DIR", &runtime_dir)
             .stdin(Stdio::null())

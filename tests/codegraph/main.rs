@@ -19,6 +19,7 @@ mod incremental;
 mod lsp;
 mod lsp_work;
 mod mcp;
+mod mcp_conformance;
 mod mcp_tools;
 mod navigation;
 mod plugin;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use codegraph::mcp::CodegraphMcp;
+use codegraph::mcp::toolset::ToolSet;
 use rmcp::model::{CallToolRequestParams, ErrorCode};
 use rmcp::service::ServiceError;
 use serde_json::{Value, json};
@@ -202,10 +203,21 @@ async fn other_tools_answer_from_the_graph() {
         .ok("reindex_repository", json!({ "incremental": false }))
         .await;
     assert!(reindexed["files"].as_u64().unwrap() > 0);
-    let error = session
-        .error("execute_shell_command", json!({ "command": "ls" }))
+    // Without `--allow-shell` the shell tool is not listed, and a call of it is refused.
+    let tools = session.client.list_all_tools().await.unwrap();
+    assert!(
+        tools
+            .iter()
+            .all(|tool| tool.name != "execute_shell_command")
+    );
+    let refused = session
+        .client
+        .call_tool(
+            CallToolRequestParams::new("execute_shell_command")
+                .with_arguments(json!({ "command": "ls" }).as_object().unwrap().clone()),
+        )
         .await;
-    assert!(error["message"].as_str().unwrap().contains("--allow-shell"));
+    assert!(refused.is_err(), "{refused:?}");
 }
 
 #[tokio::test]
@@ -577,7 +589,8 @@ async fn forgiving_precise_arguments_and_tool_annotations() {
             tool.name
         );
     }
-    assert!(tools.len() >= 14);
+    // Every tool but the shell's, not enabled here.
+    assert_eq!(tools.len(), 15);
 }
 
 /// Callers and callees carry their provenance: the graph revision, each edge's resolution,
@@ -722,7 +735,7 @@ async fn an_absolute_form_target_must_name_an_allowed_host() {
     let shutdown = tokio_util::sync::CancellationToken::new();
     let server = tokio::spawn({
         let shutdown = shutdown.clone();
-        let server = CodegraphMcp::new(Arc::new(world));
+        let server = CodegraphMcp::new(Arc::new(world)).with_tools(ToolSet::all());
         async move { serve(listener, server, &options, shutdown).await }
     });
     let ask = move |target: String, host: String| {
@@ -755,4 +768,49 @@ async fn an_absolute_form_target_must_name_an_allowed_host() {
     }
     shutdown.cancel();
     server.await.unwrap().unwrap();
+}
+
+/// The default set: six tools whose definitions the model sees in under 6 KB, instructions
+/// that name only those, and the other tools refused.
+#[tokio::test]
+async fn the_default_set_is_six_tools_in_a_few_kilobytes() {
+    let session = McpSetup::copy_of("python")
+        .server(|server| server.with_tools(ToolSet::default()))
+        .start()
+        .await;
+    let tools = session.client.list_all_tools().await.unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|tool| &*tool.name).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "find_affected_tests",
+            "find_callees",
+            "find_callers",
+            "find_implementations",
+            "get_code_snippet",
+            "query_codebase"
+        ]
+    );
+    let visible: Vec<Value> = tools
+        .iter()
+        .map(|tool| json!([tool.name, tool.description, tool.input_schema]))
+        .collect();
+    let bytes = serde_json::to_string(&visible).unwrap().len();
+    assert!(bytes <= 6 * 1024, "{bytes} bytes");
+    let instructions = session
+        .client
+        .peer_info()
+        .and_then(|info| info.instructions.clone())
+        .unwrap();
+    assert!(instructions.contains("`find_callers`"), "{instructions}");
+    assert!(!instructions.contains("`global_search`"), "{instructions}");
+    let refused = session
+        .client
+        .call_tool(
+            CallToolRequestParams::new("global_search")
+                .with_arguments(json!({"query": "auth"}).as_object().unwrap().clone()),
+        )
+        .await;
+    assert!(refused.is_err(), "{refused:?}");
 }

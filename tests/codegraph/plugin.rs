@@ -212,7 +212,26 @@ fn the_manifest_commands_start_and_answer() {
             .current_dir(&repo)
             .env("XDG_RUNTIME_DIR", directory.path());
         let client = connect(TokioChildProcess::new(command).unwrap()).await;
-        assert_eq!(client.list_all_tools().await.unwrap().len(), 16);
+        // The default set (`--tools`, or CODEGRAPH_TOOLS in Claude Code's environment).
+        let mut tools: Vec<String> = client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|tool| tool.name.to_string())
+            .collect();
+        tools.sort();
+        assert_eq!(
+            tools,
+            [
+                "find_affected_tests",
+                "find_callees",
+                "find_callers",
+                "find_implementations",
+                "get_code_snippet",
+                "query_codebase"
+            ]
+        );
         let answer = client
             .ok(
                 "find_callers",

@@ -304,8 +304,11 @@ fn an_attached_language_server_runs_allowed_programs_only_when_told() {
     let (mut lsp, _) = LspClient::start(&[&repo], false);
     runtime.block_on(async {
         let client = mcp_child(&repo, lsp.runtime_dir(), &[]).await;
-        let disabled = refused(&client, json!({"command": "echo attached"})).await;
-        assert_eq!(disabled["error"], "Shell commands are disabled");
+        // Not enabled: not listed, and a call of it is refused.
+        let disabled = client
+            .try_call("execute_shell_command", json!({"command": "echo attached"}))
+            .await;
+        assert!(disabled.is_err(), "{disabled:?}");
         client.cancel().await.unwrap();
     });
     assert!(lsp.shutdown().success());

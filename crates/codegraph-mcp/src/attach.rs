@@ -2,6 +2,8 @@
 //! on a per-user unix socket for each workspace root, with MCP's stdio framing (one JSON-RPC
 //! message per line), and `codegraph mcp` relays its stdin/stdout to that socket. An AI client
 //! launched next to an editor thus talks to the editor's own `World`, unsaved edits included.
+//! The relay's first line is its session's settings (`{"codegraph/attach": {"tools": ...}}`,
+//! the tools its `--tools` lists); a connection without it keeps the server's.
 //!
 //! Layout: the directory `$XDG_RUNTIME_DIR/codegraph/` (else `~/.cache/codegraph/run`), mode
 //! 0700, holds for each served root a socket `<hash>-<pid>.sock` (mode 0600) and a discovery file
@@ -28,10 +30,12 @@ use anyhow::Context;
 use parking_lot::Mutex;
 use rmcp::ServiceExt;
 use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader, Chain};
 use tokio::net::UnixListener;
 
 use super::CodegraphMcp;
 use super::http::Tokens;
+use super::toolset::ToolSet;
 use codegraph_world::World;
 
 /// What a discovery file says.
@@ -306,6 +310,7 @@ pub fn serve_world(world: Arc<World>, server: CodegraphMcp) -> anyhow::Result<At
             let server = server.session();
             tokio::spawn(async move {
                 let (read, write) = stream.into_split();
+                let (server, read) = greeted(server, read).await;
                 match server
                     .serve(super::lines::answer_parse_errors(read, write))
                     .await
@@ -331,9 +336,49 @@ pub fn serve_world(world: Arc<World>, server: CodegraphMcp) -> anyhow::Result<At
     })
 }
 
-/// Relays stdin/stdout to a live server of `repo`, if there is one. `Ok(false)` when none could
-/// be reached (the caller then serves in-process); `Ok(true)` once the session is over.
-pub async fn relay_if_served(repo: &Path) -> anyhow::Result<bool> {
+/// The line a relay sends before its client's messages: the session's settings.
+#[derive(Debug, Serialize, Deserialize)]
+struct Hello {
+    #[serde(rename = "codegraph/attach")]
+    attach: HelloSettings,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct HelloSettings {
+    /// The tools the session lists, as `--tools` takes them.
+    tools: String,
+}
+
+/// The longest first line read as a possible [`Hello`].
+const MAX_HELLO_BYTES: u64 = 64 * 1024;
+
+/// The session `server` with the settings of a relay's [`Hello`], and the rest of the input. A
+/// connection that does not start with one keeps the server's settings and its first line.
+async fn greeted<R: AsyncRead + Unpin>(
+    server: CodegraphMcp,
+    read: R,
+) -> (CodegraphMcp, Chain<std::io::Cursor<Vec<u8>>, BufReader<R>>) {
+    let mut read = BufReader::new(read);
+    let mut first = Vec::new();
+    let _ = (&mut read)
+        .take(MAX_HELLO_BYTES)
+        .read_until(b'\n', &mut first)
+        .await;
+    let hello = serde_json::from_slice::<Hello>(&first).ok();
+    let tools = hello.and_then(|hello| ToolSet::parse(&hello.attach.tools).ok());
+    match tools {
+        Some(tools) => (
+            server.with_tools(tools),
+            std::io::Cursor::new(Vec::new()).chain(read),
+        ),
+        None => (server, std::io::Cursor::new(first).chain(read)),
+    }
+}
+
+/// Relays stdin/stdout to a live server of `repo`, if there is one, for a session that lists
+/// `tools`. `Ok(false)` when none could be reached (the caller then serves in-process);
+/// `Ok(true)` once the session is over.
+pub async fn relay_if_served(repo: &Path, tools: &ToolSet) -> anyhow::Result<bool> {
     let Ok(directory) = runtime_dir() else {
         return Ok(false);
     };
@@ -349,7 +394,12 @@ pub async fn relay_if_served(repo: &Path) -> anyhow::Result<bool> {
         entry.root.display(),
         entry.socket.display()
     );
-    relay(stream).await?;
+    let hello = Hello {
+        attach: HelloSettings {
+            tools: tools.to_arg(),
+        },
+    };
+    relay(stream, &hello).await?;
     Ok(true)
 }
 
@@ -379,9 +429,12 @@ async fn connect(discovery: &Path, entry: &Entry) -> Option<tokio::net::UnixStre
     }
 }
 
-/// Copies stdin to the server and its answers to stdout until the server closes its side.
-async fn relay(stream: tokio::net::UnixStream) -> std::io::Result<()> {
+/// Sends `hello`, then copies stdin to the server and its answers to stdout until the server
+/// closes its side.
+async fn relay(stream: tokio::net::UnixStream, hello: &Hello) -> std::io::Result<()> {
     let (mut from_server, mut to_server) = stream.into_split();
+    let hello = serde_json::to_string(hello)? + "\n";
+    tokio::io::AsyncWriteExt::write_all(&mut to_server, hello.as_bytes()).await?;
     let upstream = async {
         let mut stdin = tokio::io::stdin();
         let copied = tokio::io::copy(&mut stdin, &mut to_server).await;

@@ -1,21 +1,41 @@
-//! How a tool result travels: the payload once. A tool returns typed JSON (`Json<T>`), which
-//! rmcp puts both in `structuredContent` and, serialised again, in a text block. Clients of
-//! protocol 2025-06-18 and later read `structuredContent` (the tool's `outputSchema` describes
-//! it), so the text block becomes a one-line summary instead of a second copy of the answer,
-//! and the `codegraph://` links of large bodies become `resource_link` blocks. Clients of an
-//! older protocol, which know no `structuredContent`, get the JSON text alone.
+//! How a tool result travels. A tool returns typed JSON (`Json<T>`), which rmcp puts both in
+//! `structuredContent` and, serialised again, in a text block. What the model sees depends on
+//! the client, not on the protocol alone: Claude Code and Codex hand the model
+//! `structuredContent` when it is present and drop the text, while others (opencode, hosts that
+//! render `content`) hand it the text. So:
+//! - clients of an older protocol than 2025-06-18, which know no `structuredContent`, get the
+//!   JSON text alone;
+//! - clients known to read `structuredContent` ([`READS_STRUCTURED`], by `clientInfo.name`) get
+//!   it with a one-line summary as text: the payload once;
+//! - every other client gets both, the text being the whole answer (as the specification
+//!   advises), so that a client reading only `content` misses nothing.
+//!
+//! Besides, the `codegraph://` links of large bodies become `resource_link` blocks.
 
-use rmcp::model::{CallToolResponse, ContentBlock, ProtocolVersion, Resource};
+use rmcp::model::{CallToolResponse, ContentBlock, Implementation, ProtocolVersion, Resource};
 use serde_json::{Map, Value};
 
 /// The first protocol version with `structuredContent`, `outputSchema` and resource links.
 const STRUCTURED: ProtocolVersion = ProtocolVersion::V_2025_06_18;
 
+/// The clients (`clientInfo.name`, or its start) that hand the model `structuredContent`.
+pub const READS_STRUCTURED: &[&str] = &["claude-code", "codex"];
+
+/// Whether `client` is known to hand the model `structuredContent` rather than the text.
+fn reads_structured(client: Option<&Implementation>) -> bool {
+    client.is_some_and(|client| {
+        READS_STRUCTURED
+            .iter()
+            .any(|name| client.name.starts_with(name))
+    })
+}
+
 /// Reshapes a successful typed result for the protocol version of the request (unknown: the
-/// current one).
+/// current one) and for its client.
 pub fn send_once(
     tool: &str,
     version: Option<&ProtocolVersion>,
+    client: Option<&Implementation>,
     response: CallToolResponse,
 ) -> CallToolResponse {
     let CallToolResponse::Complete(mut result) = response else {
@@ -32,7 +52,12 @@ pub fn send_once(
         result.content = vec![ContentBlock::text(value.to_string())];
         return CallToolResponse::Complete(result);
     }
-    let mut content = vec![ContentBlock::text(summary(tool, &value))];
+    let text = if reads_structured(client) {
+        summary(tool, &value)
+    } else {
+        value.to_string()
+    };
+    let mut content = vec![ContentBlock::text(text)];
     if let Some(object) = value.as_object() {
         for (field, uri) in object {
             if let (Some(name), Some(uri)) = (field.strip_suffix("_uri"), uri.as_str())
@@ -116,10 +141,12 @@ mod tests {
         })
     }
 
-    fn shaped(version: Option<&ProtocolVersion>) -> CallToolResult {
+    fn shaped(version: Option<&ProtocolVersion>, client: &str) -> CallToolResult {
+        let client = Implementation::new(client, "1.0");
         let response = send_once(
             "find_callers",
             version,
+            Some(&client),
             CallToolResult::structured(answer()).into(),
         );
         let CallToolResponse::Complete(result) = response else {
@@ -129,8 +156,8 @@ mod tests {
     }
 
     #[test]
-    fn current_clients_get_the_payload_once_with_a_summary_and_links() {
-        let result = shaped(Some(&ProtocolVersion::V_2026_07_28));
+    fn clients_that_read_structured_content_get_the_payload_once_with_a_summary_and_links() {
+        let result = shaped(Some(&ProtocolVersion::V_2026_07_28), "claude-code");
         assert_eq!(result.structured_content, Some(answer()));
         assert_eq!(
             result.content[0].as_text().unwrap().text,
@@ -144,8 +171,21 @@ mod tests {
     }
 
     #[test]
+    fn other_clients_get_the_whole_answer_as_text_too() {
+        let result = shaped(Some(&ProtocolVersion::V_2025_06_18), "opencode");
+        assert_eq!(result.structured_content, Some(answer()));
+        let text = &result.content[0].as_text().unwrap().text;
+        assert_eq!(serde_json::from_str::<Value>(text).unwrap(), answer());
+        assert_eq!(
+            result.content[1].as_resource_link().unwrap().uri,
+            "codegraph://files/a.py#L1-L400"
+        );
+        assert_eq!(result.content.len(), 2);
+    }
+
+    #[test]
     fn clients_older_than_structured_content_get_the_json_text_alone() {
-        let result = shaped(Some(&ProtocolVersion::V_2025_03_26));
+        let result = shaped(Some(&ProtocolVersion::V_2025_03_26), "claude-code");
         assert_eq!(result.structured_content, None);
         assert_eq!(result.content.len(), 1);
         let text = &result.content[0].as_text().unwrap().text;
@@ -155,7 +195,7 @@ mod tests {
     #[test]
     fn errors_pass_untouched() {
         let error = CallToolResult::error(vec![ContentBlock::text("{\"error\": \"x\"}")]);
-        let response = send_once("t", None, error.clone().into());
+        let response = send_once("t", None, None, error.clone().into());
         let CallToolResponse::Complete(result) = response else {
             panic!("complete");
         };

@@ -21,6 +21,7 @@ pub mod serve;
 pub mod shell;
 pub mod subscriptions;
 pub mod tools;
+pub mod toolset;
 
 use std::sync::Arc;
 
@@ -39,31 +40,73 @@ use codegraph_graph::query::{self, Lookup};
 use codegraph_graph::{Entity, Graph};
 use codegraph_world::{World, work};
 
-/// What the server tells an AI client about itself when it connects.
-pub const INSTRUCTIONS: &str = "\
+/// What the server tells an AI client about itself when it connects: how ids work, which of
+/// its listed tools to use when, and what every answer says about itself.
+pub fn instructions(tools: &toolset::ToolSet) -> String {
+    let when: Vec<&str> = WHICH_TOOL_WHEN
+        .iter()
+        .filter(|(names, _)| names.iter().any(|name| tools.contains(name)))
+        .map(|(_, line)| *line)
+        .collect();
+    format!(
+        "{INSTRUCTIONS_IDS}\n\nWhich tool when:\n{}\n\n{INSTRUCTIONS_ANSWERS}",
+        when.join("\n")
+    )
+}
+
+const INSTRUCTIONS_IDS: &str = "\
 codegraph serves a live code graph of one repository (definitions, calls, imports, inheritance), \
 built with tree-sitter; it follows the editor's unsaved edits when attached to one.
 
 Ids: `path/to/file.py::Class.method` (a module's id is its file path). Every tool that takes an \
 entity accepts an id, a qualified name or a plain name; an ambiguous name fails and lists the \
-candidate ids (call again with one), an unknown one lists the closest names.
+candidate ids (call again with one), an unknown one lists the closest names.";
 
-Which tool when:
-- find an entity from words or a name: `query_codebase`; a file's outline and ids: \
-`get_file_structure`.
-- who calls it / what it calls: `find_callers` / `find_callees`; what implements or overrides \
-it: `find_implementations`; impact of a change over every relation: `find_dependencies`; \
-after editing, the tests to run: `find_affected_tests`.
-- how a file fits in (exports and their users, dependents, metrics): \
-`analyze_module_structure`.
-- big-picture question (\"how does authentication work?\"): `global_search` \
-(`community_level: 1` for a subsystem); a question around one entity: `local_search`.
-- read code: `get_code_snippet` for an entity, `read_file_content` for lines of a file.
-- metrics and suggestions: `suggest_refactoring`. After large changes on disk: \
-`reindex_repository`.
-- before proposing an import across modules: `check_architecture` with `proposed` contents \
-says whether it would break the repository's architecture rules (`codegraph://rules` lists them).
+/// One line of advice per group of tools, given when the session lists any of them.
+const WHICH_TOOL_WHEN: &[(&[&str], &str)] = &[
+    (
+        &["query_codebase", "get_file_structure"],
+        "- find an entity from words or a name: `query_codebase`; a file's outline and ids: \
+         `get_file_structure`.",
+    ),
+    (
+        &["find_callers", "find_callees", "find_implementations"],
+        "- who calls it / what it calls: `find_callers` / `find_callees`; what implements or \
+         overrides it: `find_implementations`.",
+    ),
+    (
+        &["find_dependencies", "find_affected_tests"],
+        "- impact of a change over every relation: `find_dependencies`; after editing, the tests \
+         to run: `find_affected_tests`.",
+    ),
+    (
+        &["analyze_module_structure"],
+        "- how a file fits in (exports and their users, dependents, metrics): \
+         `analyze_module_structure`.",
+    ),
+    (
+        &["global_search", "local_search"],
+        "- big-picture question (\"how does authentication work?\"): `global_search` \
+         (`community_level: 1` for a subsystem); a question around one entity: `local_search`.",
+    ),
+    (
+        &["get_code_snippet", "read_file_content"],
+        "- read code: `get_code_snippet` for an entity, `read_file_content` for lines of a file.",
+    ),
+    (
+        &["suggest_refactoring", "reindex_repository"],
+        "- metrics and suggestions: `suggest_refactoring`. After large changes on disk: \
+         `reindex_repository`.",
+    ),
+    (
+        &["check_architecture"],
+        "- before proposing an import across modules: `check_architecture` with `proposed` \
+         contents says whether it would break the repository's architecture rules \
+         (`codegraph://rules` lists them).",
+    ),
+];
 
+const INSTRUCTIONS_ANSWERS: &str = "\
 Every result carries `provenance`: the graph `revision`, `unsaved_files` (answer follows the \
 editor's unsaved text) and `stale_files` (changed on disk since indexing: reindex). Edges carry \
 their `resolution` (`unique_name` is a guess). Callers, callees and implementations add \
@@ -84,6 +127,8 @@ pub struct CodegraphMcp {
     /// Where tools do their work: deadlines, and the bounded pool of heavy work, shared by all
     /// sessions of this server.
     pool: Arc<work::Pool>,
+    /// The tools this session lists ([`toolset::ToolSet`]).
+    tools: toolset::ToolSet,
     tool_router: ToolRouter<CodegraphMcp>,
     prompt_router: PromptRouter<CodegraphMcp>,
 }
@@ -95,7 +140,8 @@ impl CodegraphMcp {
             subscriptions: Arc::default(),
             shell: None,
             pool: Arc::new(work::Pool::new(work::Limits::default())),
-            tool_router: tools::router(),
+            tools: toolset::ToolSet::default(),
+            tool_router: tools::router(&toolset::ToolSet::default(), false),
             prompt_router: CodegraphMcp::prompt_router() + CodegraphMcp::rules_prompt_router(),
         }
     }
@@ -103,7 +149,20 @@ impl CodegraphMcp {
     /// Enables `execute_shell_command` for these programs.
     pub fn with_shell(mut self, policy: shell::ShellPolicy) -> CodegraphMcp {
         self.shell = Some(Arc::new(policy));
+        let tools = self.tools.clone();
+        self.with_tools(tools)
+    }
+
+    /// Lists these tools (the shell tool besides, when enabled).
+    pub fn with_tools(mut self, tools: toolset::ToolSet) -> CodegraphMcp {
+        self.tool_router = tools::router(&tools, self.shell.is_some());
+        self.tools = tools;
         self
+    }
+
+    /// The tools this server lists.
+    pub fn tools(&self) -> &toolset::ToolSet {
+        &self.tools
     }
 
     /// Other bounds for the work of requests (how many heavy ones at once, the deadline).
@@ -259,12 +318,12 @@ impl ServerHandler for CodegraphMcp {
                 .build(),
         )
         .with_server_info(Implementation::new("codegraph", env!("CARGO_PKG_VERSION")))
-        .with_instructions(INSTRUCTIONS)
+        .with_instructions(instructions(&self.tools))
     }
 
     /// The tool router's dispatch, after one normalisation every tool shares (an argument
-    /// given under two of its names, [`tools::merge_spellings`]), and with the typed result sent
-    /// once ([`envelope::send_once`]).
+    /// given under two of its names, [`tools::merge_spellings`]), and with the typed result
+    /// shaped for the client ([`envelope::send_once`]).
     async fn call_tool(
         &self,
         mut request: rmcp::model::CallToolRequestParams,
@@ -282,9 +341,15 @@ impl ServerHandler for CodegraphMcp {
         }
         let tool = request.name.to_string();
         let version = context.protocol_version();
+        let client = context.client_info();
         let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
         let response = self.tool_router.call(call).await?;
-        Ok(envelope::send_once(&tool, version.as_ref(), response))
+        Ok(envelope::send_once(
+            &tool,
+            version.as_ref(),
+            client.as_ref(),
+            response,
+        ))
     }
 
     /// Entity ids, file paths and community ids for prompt arguments and resource templates.

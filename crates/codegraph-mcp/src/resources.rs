@@ -1,7 +1,5 @@
 //! The MCP resources: graph statistics, one entity, one file, and a guide for AI clients.
 
-use std::collections::BTreeMap;
-
 use rmcp::ErrorData;
 use rmcp::model::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 use serde_json::json;
@@ -9,7 +7,6 @@ use serde_json::json;
 use super::convert::{self, EntitySummary};
 use codegraph_graph::Graph;
 use codegraph_graph::query;
-use codegraph_model::{EntityKind, RelationKind};
 
 pub const STATS_URI: &str = "codegraph://stats";
 pub const GUIDE_URI: &str = "codegraph://guide";
@@ -218,41 +215,28 @@ pub(crate) fn json_contents(uri: &str, value: serde_json::Value) -> ReadResource
 }
 
 pub fn stats(graph: &Graph) -> serde_json::Value {
-    let mut entities_by_type: BTreeMap<String, usize> = EntityKind::ALL
-        .iter()
-        .map(|kind| (kind.to_string(), 0))
-        .collect();
-    let mut languages: BTreeMap<String, usize> = BTreeMap::new();
-    let mut classes: BTreeMap<String, usize> = BTreeMap::new();
-    for file in graph.files() {
-        *languages
-            .entry(file.language.name().to_string())
-            .or_default() += 1;
-        *classes.entry(file.class.to_string()).or_default() += 1;
-        for entity in graph.file_entities(&file.path) {
-            *entities_by_type.entry(entity.kind.to_string()).or_default() += 1;
-        }
-    }
-    let mut relations_by_type: BTreeMap<String, usize> = RelationKind::ALL
-        .iter()
-        .map(|kind| (kind.to_string(), 0))
-        .collect();
-    let mut relations = 0;
-    for edge in graph.all_edges() {
-        relations += 1;
-        *relations_by_type.entry(edge.kind.to_string()).or_default() += 1;
-    }
+    // The counts `codegraph index` reports, from the one function that makes them.
+    let mut report = codegraph_world::IndexReport::default();
+    codegraph_world::fill_counts(&mut report, graph);
     json!({
         "statistics": {
-            "entities": graph.entity_count(),
-            "relations": relations,
-            "files": graph.file_count(),
-            "languages": languages.keys().collect::<Vec<_>>(),
+            "entities": report.entities,
+            "relations": report.relations,
+            "files": report.files,
+            "lines": report.lines,
+            "languages": report.languages.keys().collect::<Vec<_>>(),
         },
-        "files_by_language": languages,
-        "files_by_class": classes,
-        "entities_by_type": entities_by_type,
-        "relations_by_type": relations_by_type,
+        "files_by_language": report.languages,
+        "files_by_class": report.files_by_class,
+        "entities_by_type": report.entities_by_type,
+        "relations_by_type": report.relations_by_type,
+        "unresolved": {
+            "ambiguous_references": report.ambiguous_references,
+            "external_references": report.external_references,
+            "bounded_references": report.bounded_references,
+            "files_with_syntax_errors": report.files_with_problems,
+            "failed_files": report.failed.len(),
+        },
     })
 }
 

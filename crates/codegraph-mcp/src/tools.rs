@@ -12,6 +12,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{CodegraphMcp, tool_error};
+use crate::toolset::{SHELL_TOOL, ToolSet, lean_definition};
 use codegraph_analysis::modules;
 use codegraph_graph::query::{LeftAside, PossibleCall};
 use codegraph_graph::{FilePath, Graph};
@@ -37,8 +38,25 @@ pub mod read_file_content;
 pub mod reindex_repository;
 pub mod suggest_refactoring;
 
-/// Every tool, registered in one table.
-pub(crate) fn router() -> ToolRouter<CodegraphMcp> {
+/// The tools of `set` (and the shell tool when `shell` is enabled), registered in one table,
+/// their definitions lean ([`crate::toolset::lean_definition`]).
+pub(crate) fn router(set: &ToolSet, shell: bool) -> ToolRouter<CodegraphMcp> {
+    let mut router = every_tool();
+    router.map.retain(|name, _| {
+        if name == SHELL_TOOL {
+            shell
+        } else {
+            set.contains(name)
+        }
+    });
+    for route in router.map.values_mut() {
+        lean_definition(&mut route.attr);
+    }
+    router
+}
+
+/// Every tool.
+fn every_tool() -> ToolRouter<CodegraphMcp> {
     CodegraphMcp::find_callers_router()
         + CodegraphMcp::find_callees_router()
         + CodegraphMcp::find_implementations_router()

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use codegraph::mcp::CodegraphMcp;
+use codegraph::mcp::toolset::ToolSet;
 use codegraph::world::{CacheLocation, World, WorldConfig};
 use codegraph_testkit::fixture::Fixture;
 use codegraph_testkit::mcp::McpClient;
@@ -107,7 +108,7 @@ impl McpSetup {
             std::fs::write(path, text).unwrap();
         }
         let world = Arc::new(indexed_world(&repo));
-        let server = (self.server)(CodegraphMcp::new(world.clone()));
+        let server = (self.server)(CodegraphMcp::new(world.clone()).with_tools(ToolSet::all()));
         let client = serve_in_memory(server, self.config).await;
         McpSession {
             client,

@@ -21,13 +21,10 @@ use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ModuleParams {
-    /// A path relative to the repository root, as in entity ids. Also accepted as
-    /// `module_path`; a module's id or dotted name works too.
+    /// A path relative to the repository root (a module's id or dotted name works too).
     #[serde(alias = "module_path", alias = "path")]
     pub file_path: String,
-    /// At most this many items in each list (definitions, imports, exported API and its users,
-    /// unused exports, dependencies, dependents). Default 50, at most 1000. Also accepted as
-    /// `max_results`.
+    /// Items per list. Default 50, at most 1000.
     #[serde(default = "super::default_list_limit", alias = "max_results")]
     pub limit: usize,
 }
@@ -221,7 +218,7 @@ impl From<modules::ModuleStructure> for ModuleStructureResult {
 #[tool_router(router = analyze_module_structure_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "How a module (file) fits in the codebase: what it defines (with lines), what it imports, its exported API (top-level definitions other files use, with reference counts and the using files; `unused_exports` lists public ones nobody outside uses), which files it depends on and which depend on it (resolved calls, imports, uses, inheritance), and metrics (lines, definitions by kind, total and maximum cyclomatic complexity, file fan-in and fan-out, whether it is in an import cycle). Use it before changing a module's interface. Each list holds at most `limit` (default 50) items; `totals` gives their full lengths.",
+        description = "How a file fits in: its definitions, imports, exported API (with its users; `unused_exports`), the files it depends on and that depend on it, and metrics (lines, complexity, fan-in/out, import cycles). Lists hold at most `limit` items; `totals` gives their lengths.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn analyze_module_structure(

@@ -20,25 +20,22 @@ use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ProposedFile {
-    /// The file, relative to the repository root (it may not exist yet). Also accepted as
-    /// `path`.
+    /// Relative to the repository root; it may not exist yet.
     #[serde(alias = "path")]
     pub file_path: String,
-    /// Its whole proposed text; `null` for a deletion.
+    /// Its whole new text; `null` to delete it.
     pub content: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CheckArchitectureParams {
-    /// Only the violations of these files (relative to the repository root). Default: every
-    /// file, or the proposed ones when `proposed` is given.
+    /// Only these files' violations. Default: all, or the proposed files.
     #[serde(default)]
     pub files: Vec<String>,
-    /// Proposed contents, checked as if written, but never written anywhere: "would this change
-    /// break a rule?".
+    /// Contents to check as if written.
     #[serde(default)]
     pub proposed: Vec<ProposedFile>,
-    /// At most this many violations in each list. Default 100.
+    /// Violations per list. Default 100.
     #[serde(default = "default_limit")]
     pub limit: usize,
 }
@@ -173,7 +170,7 @@ pub struct CheckArchitectureResult {
 #[tool_router(router = check_architecture_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Checks the architecture rules of `.codegraph/rules.toml` (layers, forbidden dependencies, independent modules, cycles) against the code graph, unsaved editor changes included: every violation (rule, severity, file:line, the import or reference, its target, a fix), or those of `files`. With `proposed` (file paths and their full new contents, written nowhere) it answers \"would this change break a rule?\": the violations the change adds (anywhere: a new import can close a cycle elsewhere) and removes. Call it before proposing an import across modules.",
+        description = "Checks the rules of `.codegraph/rules.toml` (layers, forbidden dependencies, independent modules, cycles), unsaved edits included: each violation with its rule, place, target and fix. With `proposed` contents (written nowhere): the violations that change would add and remove. Call it before proposing an import across modules.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn check_architecture(

@@ -18,13 +18,11 @@ use crate::{CodegraphMcp, tool_error};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ShellParams {
-    /// The command line: a program and its arguments, split like a shell would (quotes
-    /// respected) but run without one: no pipes, redirections, `;`, variables or globs.
+    /// A program and its arguments, split as a shell would (quotes respected), run without one.
     pub command: String,
-    /// Seconds before the command (and every process it started) is killed. Default 30, at
-    /// most 600.
+    /// Seconds. Default 30, at most 600.
     pub timeout: Option<u32>,
-    /// A directory inside the repository to run in (default: the repository root).
+    /// A directory inside the repository. Default: its root.
     #[serde(alias = "cwd")]
     pub working_directory: Option<String>,
 }
@@ -48,7 +46,7 @@ pub struct ShellResult {
 #[tool_router(router = execute_shell_command_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Run a program in the repository and return its exit code, stdout and stderr (e.g. `git status`, `cargo test -p foo`). DISABLED unless the server was started with --allow-shell and a list of programs; only those programs run, without a shell (no pipes, redirections or `;`), interpreters with inline code (`python -c`, `sh -c`, `node -e`, ...) are refused, the directory must be inside the repository, and the command is killed after `timeout` seconds. Prefer the graph tools and read_file_content for reading code.",
+        description = "Run an allowed program in the repository (e.g. `git status`, `cargo test -p foo`): its exit code, stdout and stderr. Only the programs the server was started with (`--allow-shell`) run, without a shell (no pipes, redirections or `;`); inline interpreter code (`python -c`, `sh -c`) is refused; killed after `timeout` seconds.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,

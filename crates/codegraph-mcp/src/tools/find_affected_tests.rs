@@ -14,15 +14,13 @@ use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AffectedParams {
-    /// The git revision to compare with: `HEAD` (default: uncommitted work, untracked files
-    /// and the editor's unsaved buffers), or a branch's base such as `origin/main`.
+    /// Default `HEAD` (uncommitted work); a branch's base such as `origin/main`.
     #[serde(default = "head")]
     pub base: String,
-    /// Also list the affected entities that are not tests (callers, users, subtypes). Default
-    /// false.
+    /// Also list the affected entities that are not tests. Default false.
     #[serde(default)]
     pub include_affected: bool,
-    /// At most this many tests (and affected entities). Default 200, at most 5000.
+    /// Default 200, at most 5000.
     #[serde(default = "default_limit")]
     pub limit: usize,
 }
@@ -87,7 +85,7 @@ pub struct AffectedResult {
 #[tool_router(router = find_affected_tests_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "After editing: which entities changed since a git revision (default HEAD; untracked files and the editor's unsaved buffers included), which tests reach them through the call graph (callers, overrides, subtypes, fixtures), and which test files to run. Each test says how it is reached (`via`) and whether every step is proven.",
+        description = "After editing: the entities changed since a git revision (untracked files and unsaved editor buffers included), the tests reaching them through calls, overrides, subtypes and fixtures (each with its path `via` and whether proven), and the test files to run.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn find_affected_tests(

@@ -26,7 +26,7 @@ pub struct CalleesResult {
 #[tool_router(router = find_callees_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "What a function or method calls (resolved calls only). Use it to understand what a function does or depends on before reading its callees' code. Same entity naming, paging (`limit`, default 25; `offset`) and `provenance` as find_callers (`possible`: calls made inside it that were left aside); `max_depth` > 1 follows callees of callees (default 1).",
+        description = "What a function or method calls (`max_depth` > 1: callees of callees). Same answer, paging and `provenance` as find_callers (`possible`: calls in it left aside).",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn find_callees(

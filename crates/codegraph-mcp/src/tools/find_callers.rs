@@ -30,19 +30,16 @@ fn default_calls_limit() -> usize {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CallsParams {
-    /// The function or method: an id (`path/to/file.py::Class.method`), a qualified name or a
-    /// plain name. Also accepted as `function_name` or `entity_name`.
+    /// An id (`path/file.py::Class.method`), a qualified name or a plain name.
     #[serde(alias = "function_name", alias = "entity_name", alias = "name")]
     pub entity_id: String,
-    /// How many hops to follow (1 = direct only). Default 1, at most 10. Also accepted as
-    /// `depth`.
+    /// Hops to follow. Default 1 (direct only), at most 10.
     #[serde(default = "default_one", alias = "depth")]
     pub max_depth: u32,
-    /// How many to return (nearest first). Default 25, at most 500. Also accepted as
-    /// `max_results`.
+    /// Nearest first. Default 25, at most 500.
     #[serde(default = "default_calls_limit", alias = "max_results")]
     pub limit: usize,
-    /// How many to skip: the `next_offset` of the previous page. Default 0.
+    /// The previous page's `next_offset`. Default 0.
     #[serde(default)]
     pub offset: usize,
 }
@@ -112,7 +109,7 @@ pub(super) fn call_page(
 #[tool_router(router = find_callers_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Who calls a function or method. Use it to see how something is used, or what a change to it would affect. Accepts an entity id (`path/file.py::Class.method`), a qualified name or a plain name; an ambiguous name fails and lists candidate ids. `max_depth` > 1 follows callers of callers (default 1: direct callers only). Each caller comes with the lines of its calls and how the call was resolved. Returns at most `limit` (default 25) with `total`; page with `offset`. `provenance` gives the graph revision, files with unsaved or on-disk changes, and the `possible` calls left aside (ambiguous or unresolved): no callers with possible ones means \"none proven\", not \"none\".",
+        description = "Who calls a function or method (`max_depth` > 1: callers of callers), each with the lines of its calls and how each call was resolved. An ambiguous name fails and lists candidate ids. `provenance.possible` lists calls left aside as ambiguous or unresolved: no callers but possible ones means \"none proven\", not \"none\". Paged: `limit`, `offset`, `total`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn find_callers(

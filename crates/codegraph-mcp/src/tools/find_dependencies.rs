@@ -29,26 +29,24 @@ pub enum Direction {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DependenciesParams {
-    /// The entity. Also accepted as `entity_name`.
+    /// An id (`path/file.py::Class.method`), a qualified name or a plain name.
     #[serde(alias = "entity_name", alias = "name")]
     pub entity_id: String,
-    /// upstream (dependents; also `incoming`), downstream (dependencies; also `outgoing`) or
-    /// both. Default both.
+    /// upstream, downstream or both (default).
     #[serde(default)]
     pub direction: Direction,
-    /// How many hops to follow. Default 2, at most 10.
+    /// Default 2, at most 10.
     #[serde(default = "super::default_depth", alias = "max_depth")]
     pub depth: u32,
-    /// Which code to list and walk through: `production_first` (default: everything, production
-    /// code first at each depth), `all`, or classes, comma-separated (`production` leaves the
-    /// tests out): production, test, fixture, example, generated, vendored.
+    /// `production_first` (default: production code ranked first), `all`, or classes,
+    /// comma-separated: production, test, fixture, example, generated, vendored. Applies to the
+    /// walk too.
     #[serde(default)]
     pub filter: Option<String>,
-    /// How many to return (downstream first, nearest first). Default 50, at most 1000. Also
-    /// accepted as `max_results`.
+    /// Downstream first, nearest first. Default 50, at most 1000.
     #[serde(default = "super::default_list_limit", alias = "max_results")]
     pub limit: usize,
-    /// How many to skip: the `next_offset` of the previous page. Default 0.
+    /// The previous page's `next_offset`. Default 0.
     #[serde(default)]
     pub offset: usize,
 }
@@ -81,7 +79,7 @@ pub struct DependenciesResult {
 #[tool_router(router = find_dependencies_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Entities an entity depends on (downstream: what it calls, imports, uses, extends, implements) and/or that depend on it (upstream), up to `depth` hops (default 2). Use it for impact analysis: what breaks if this changes, what must exist for this to work. At most `limit` (default 50) with `total`; page with `offset`. Each entry says how its edge was resolved.",
+        description = "What an entity depends on (downstream: calls, imports, uses, extends, implements) and what depends on it (upstream), up to `depth` hops, each with how its edge was resolved: impact analysis. Paged: `limit`, `offset`, `total`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn find_dependencies(

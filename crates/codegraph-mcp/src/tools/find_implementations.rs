@@ -15,14 +15,14 @@ use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ImplementationsParams {
-    /// The interface, abstract class, base class or trait (or a method of one, for its
-    /// overrides). Also accepted as `interface_name` or `entity_name`.
+    /// The interface, trait or base class (or one of its methods). An id
+    /// (`path/file.py::Class.method`), a qualified name or a plain name.
     #[serde(alias = "interface_name", alias = "entity_name", alias = "name")]
     pub entity_id: String,
-    /// How many to return. Default 50, at most 1000. Also accepted as `max_results`.
+    /// Default 50, at most 1000.
     #[serde(default = "super::default_list_limit", alias = "max_results")]
     pub limit: usize,
-    /// How many to skip: the `next_offset` of the previous page. Default 0.
+    /// The previous page's `next_offset`. Default 0.
     #[serde(default)]
     pub offset: usize,
 }
@@ -49,7 +49,7 @@ pub struct Implementation {
 #[tool_router(router = find_implementations_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Types that implement or extend an interface, trait, abstract or base class, transitively; for a method, the overriding methods in those types. Use it to find the concrete code behind an abstraction. At most `limit` (default 50) with `total`; page with `offset`. `provenance.possible` lists bases written with the same name that codegraph could not attribute to this entity (ambiguous or unresolved).",
+        description = "Types implementing or extending an interface, trait or base class, transitively; for a method, its overrides. `provenance.possible` lists bases of that name not attributed to it. Paged: `limit`, `offset`, `total`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn find_implementations(

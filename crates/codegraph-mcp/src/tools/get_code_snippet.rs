@@ -26,17 +26,16 @@ fn default_context_lines() -> u32 {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SnippetParams {
-    /// The entity whose source to return. Also accepted as `entity_name`.
+    /// An id (`path/file.py::Class.method`), a qualified name or a plain name.
     #[serde(alias = "entity_name", alias = "function_name", alias = "name")]
     pub entity_id: String,
-    /// Also return the lines around the entity (in `context`). Default true.
+    /// Also return the lines around it (`context`). Default true.
     #[serde(default = "super::default_true")]
     pub include_context: bool,
-    /// How many lines of context before and after. Default 5, at most 50.
+    /// Lines of context before and after. Default 5, at most 50.
     #[serde(default = "default_context_lines")]
     pub context_lines: u32,
-    /// Return the source even when it is large (over 300 lines or 24 KiB). Default false: a
-    /// large body comes back as `source_uri`, a link to its lines.
+    /// Return a large body inline. Default false.
     #[serde(default)]
     pub full: bool,
 }
@@ -78,7 +77,7 @@ pub struct SnippetResult {
 #[tool_router(router = get_code_snippet_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "The source code of one entity (function, method, class, module), exactly as in the file, with its location. With include_context (default true) also the `context_lines` lines around it. Prefer this to read_file_content when you know the entity. A body over 300 lines or 24 KiB comes back as `source_uri` (a resource link to its lines) unless `full: true`.",
+        description = "An entity's source, exactly as in the file, with its location and `context_lines` around it. A body over 300 lines or 24 KiB comes back as `source_uri`, a link to its lines, unless `full: true`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn get_code_snippet(

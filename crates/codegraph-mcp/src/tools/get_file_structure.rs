@@ -17,15 +17,13 @@ use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FileParams {
-    /// A path relative to the repository root, as in entity ids. Also accepted as
-    /// `module_path`; a module's id or dotted name works too.
+    /// A path relative to the repository root (a module's id or dotted name works too).
     #[serde(alias = "module_path", alias = "path")]
     pub file_path: String,
-    /// How many definitions to return, in file order. Default 200, at most 1000. Also accepted
-    /// as `max_results`.
+    /// In file order. Default 200, at most 1000.
     #[serde(default = "default_outline_limit", alias = "max_results")]
     pub limit: usize,
-    /// How many to skip: the `next_offset` of the previous page. Default 0.
+    /// The previous page's `next_offset`. Default 0.
     #[serde(default)]
     pub offset: usize,
 }
@@ -80,7 +78,7 @@ pub(super) fn structure_entries(outline: &[modules::OutlineEntry]) -> Vec<Struct
 #[tool_router(router = get_file_structure_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "An outline of one file: every class, function and method with its id, kind, line range, nesting depth and signature. Use it to get ids for the other tools and to see a file's shape without reading it. At most `limit` (default 200) definitions with `total`; page with `offset`.",
+        description = "A file's outline: every class, function and method with its id, kind, lines, depth and signature. Use it to get ids. Paged: `limit`, `offset`, `total`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn get_file_structure(

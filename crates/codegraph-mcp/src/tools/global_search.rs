@@ -16,18 +16,14 @@ use codegraph_analysis as analysis;
 pub struct GlobalSearchParams {
     /// The question, in plain words.
     pub query: String,
-    /// 0 = fine-grained communities (a narrow area, often one file), 1 = subsystems ("how does
-    /// authentication work"), 2 = coarsest. Default: chosen from the question.
+    /// 0 = a narrow area, 1 = subsystems, 2 = coarsest. Default: chosen from the question.
     #[serde(default, alias = "level")]
     pub community_level: Option<u8>,
-    /// Which code: `production_first` (default: everything, production code ranked above tests,
-    /// examples, fixtures, generated and vendored code of similar relevance), `all` (relevance
-    /// alone), or classes, comma-separated: production, test, fixture, example, generated,
-    /// vendored.
+    /// `production_first` (default: production code ranked first), `all`, or classes,
+    /// comma-separated: production, test, fixture, example, generated, vendored.
     #[serde(default)]
     pub filter: Option<String>,
-    /// At most this many supporting entities. Default 10, at most 100. Also accepted as
-    /// `max_results`.
+    /// Supporting entities. Default 10, at most 100.
     #[serde(default = "default_supporting", alias = "max_results")]
     pub limit: usize,
 }
@@ -122,7 +118,7 @@ impl From<analysis::rag::GlobalAnswer> for GlobalSearchResult {
 #[tool_router(router = global_search_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Answer a big-picture question about the codebase (\"how does authentication work?\", \"where are payments handled?\") from its communities: groups of closely connected code found by community detection (Leiden) over calls, imports, containment and inheritance. Ranks communities by how well their entities match the question and answers extractively: the best community's summary (main entities, what it depends on, what uses it, docstrings) and the matching entities with locations. Communities are found over production code, with tests and other code attached to what they exercise, and named after their directory and central entities. community_level 0 = fine-grained (a narrow area, often one file), 1 = subsystems, 2 = coarsest; by default the level is chosen from the question (the finest at which one community holds most of the best matches). `filter` as in query_codebase. Read `codegraph://communities/{id}` for a community's members. At most `limit` (default 10) supporting entities, with `total`.",
+        description = "Answer a big-picture question (\"how does authentication work?\") from communities of closely connected code (Leiden over calls, imports, containment, inheritance): the best matching community's summary (main entities, dependencies, users, docstrings) and the matching entities. Members: `codegraph://communities/{id}`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn global_search(

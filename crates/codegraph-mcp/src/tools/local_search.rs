@@ -18,23 +18,20 @@ use codegraph_world::work::Weight;
 pub struct LocalSearchParams {
     /// The question, in plain words.
     pub query: String,
-    /// The entity to start from: an id, a qualified name or a plain name. Also accepted as
-    /// `entity_name`.
+    /// Where to start. An id (`path/file.py::Class.method`), a qualified name or a plain name.
     #[serde(default, alias = "entity_name")]
     pub entity_id: Option<String>,
-    /// More start entities (or instead of entity_id).
+    /// More start entities (or instead of `entity_id`).
     #[serde(default)]
     pub context_entities: Vec<String>,
-    /// Hops to walk. Default 2, at most 4.
+    /// Default 2, at most 4.
     #[serde(default = "super::default_depth", alias = "max_depth")]
     pub depth: u32,
-    /// Maximum relevant entities. Default 20, at most 100.
+    /// Default 20, at most 100.
     #[serde(default = "super::default_limit", alias = "max_results")]
     pub limit: usize,
-    /// Which code: `production_first` (default: everything, production code ranked above tests,
-    /// examples, fixtures, generated and vendored code of similar relevance), `all` (relevance
-    /// alone), or classes, comma-separated: production, test, fixture, example, generated,
-    /// vendored.
+    /// `production_first` (default: production code ranked first), `all`, or classes,
+    /// comma-separated: production, test, fixture, example, generated, vendored.
     #[serde(default)]
     pub filter: Option<String>,
 }
@@ -131,7 +128,7 @@ impl From<analysis::rag::LocalAnswer> for LocalSearchResult {
 #[tool_router(router = local_search_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Answer a question about one entity's surroundings (\"how is this class used?\", \"what does this touch in the database?\"): follows what `entity_id` (or several `context_entities`) uses first — what its methods call, its fields' and parameters' types, bases and implementations — up to `depth` hops (default 2), then who uses it, and ranks what it reaches by relevance to the query and by how it was reached, production code first (`filter` as in query_codebase). Returns an extractive answer, the relevant entities with how each was reached, and the relationships among them. At most `limit` (default 20) relevant entities, with `total` reached.",
+        description = "Answer a question about an entity's surroundings (\"how is this class used?\"): walks what it uses (calls, field and parameter types, bases, implementations), then who uses it, and ranks what it reaches by relevance to the question. Returns an extractive answer, the relevant entities with how each was reached, and their relations.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn local_search(

@@ -25,23 +25,19 @@ pub enum Scope {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct QueryParams {
-    /// Plain words or a symbol name. Matched (BM25, stemmed) against the words of entity names,
-    /// qualified names, paths, signatures and docstrings; exact and prefix name matches rank
-    /// first.
+    /// Plain words or a symbol name.
     pub query: String,
-    /// all, functions (functions and methods), classes (types) or files (modules).
+    /// all, functions, classes or files.
     #[serde(default)]
     pub scope: Scope,
-    /// Maximum number of results. Default 20, at most 100. Also accepted as `max_results`.
+    /// Default 20, at most 100.
     #[serde(default = "super::default_limit", alias = "max_results")]
     pub limit: usize,
-    /// How many of the best matches to skip: the `next_offset` of the previous page. Default 0.
+    /// The previous page's `next_offset`. Default 0.
     #[serde(default)]
     pub offset: usize,
-    /// Which code: `production_first` (default: everything, production code ranked above tests,
-    /// examples, fixtures, generated and vendored code of similar relevance), `all` (relevance
-    /// alone), or classes, comma-separated: production, test, fixture, example, generated,
-    /// vendored.
+    /// `production_first` (default: production code ranked first), `all`, or classes,
+    /// comma-separated: production, test, fixture, example, generated, vendored.
     #[serde(default)]
     pub filter: Option<String>,
 }
@@ -81,7 +77,7 @@ fn search_scope(scope: Scope) -> analysis::search::SearchScope {
 #[tool_router(router = query_codebase_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Search entities by meaning of their words: plain words (\"authentication handler\", \"parse config file\") or a symbol name. Ranks classes, functions, methods and files by how well their names (split into words: camelCase, snake_case), qualified names, paths, signatures and docstrings match, stemmed (authenticate ~ authentication); exact and prefix name matches first, then names that say what the question says, adjacent words as a phrase, and code much depended on. Production code ranks above tests, examples, fixtures, generated and vendored code (each result has its `class`); `filter` changes that (`all`, or classes such as `test`). `scope` narrows to functions, classes or files. Relevance is 0..1. At most `limit` (default 20) with `total`; page with `offset`.",
+        description = "Find entities from plain words (\"parse config file\") or a name: BM25 over name words, paths, signatures and docstrings, stemmed; exact and prefix name matches first, production code before tests (`filter`). Relevance 0..1. Paged: `limit`, `offset`, `total`.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     pub async fn query_codebase(

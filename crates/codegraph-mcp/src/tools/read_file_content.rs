@@ -29,13 +29,12 @@ pub const MAX_DISK_BYTES: u64 = 16 * 1024 * 1024;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadFileParams {
-    /// A path relative to the repository root (or absolute, inside it).
+    /// Relative to the repository root (or absolute, inside it).
     #[serde(alias = "path")]
     pub file_path: String,
-    /// First line to return (one-based). Default 1.
+    /// Default 1.
     pub start_line: Option<u32>,
-    /// Last line to return (inclusive). Default: 1,000 lines from `start_line` (the rest is
-    /// linked in `rest_uri`); give it to read further in one call.
+    /// Inclusive. Default: 1,000 lines from `start_line`.
     pub end_line: Option<u32>,
 }
 
@@ -62,7 +61,7 @@ pub struct ReadFileResult {
 #[tool_router(router = read_file_content_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Read a file of the repository, optionally only lines start_line..=end_line (one-based). Only files inside the repository can be read. Without end_line at most 1,000 lines come back, and never more than 256 KiB (`truncated` is then true: continue with `next_start_line`, or read `rest_uri`); only the first 16 MiB of a file can be read.",
+        description = "Read a file inside the repository, or lines `start_line`..=`end_line` (one-based). At most 1,000 lines without `end_line` and 256 KiB (`truncated`: continue at `next_start_line` or read `rest_uri`).",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn read_file_content(

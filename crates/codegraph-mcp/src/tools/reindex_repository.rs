@@ -14,7 +14,7 @@ use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReindexParams {
-    /// Only re-parse files whose content changed (default true); false re-parses everything.
+    /// Default true.
     #[serde(default = "super::default_true")]
     pub incremental: bool,
 }
@@ -37,7 +37,7 @@ pub struct ReindexResult {
 #[tool_router(router = reindex_repository_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Re-read the repository from disk and update the graph: incremental (default) re-parses only changed files; incremental=false re-parses everything. Use it after files changed outside an editor connected to codegraph.",
+        description = "Re-read the repository from disk after files changed outside a connected editor: only changed files (default), or everything with `incremental: false`.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,

@@ -18,19 +18,17 @@ use codegraph_world::work::Weight;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RefactoringParams {
-    /// The entity: an id, a qualified name, a plain name, or a file path for a module. Also
-    /// accepted as `entity_name`.
+    /// An id (`path/file.py::Class.method`), a qualified name or a plain name. A file path for a
+    /// module.
     #[serde(alias = "entity_name", alias = "name")]
     pub entity_id: String,
-    /// Only suggestions of this type: extract, rename, move, simplify, inline, remove (or
-    /// general / omitted for all). Also accepted as `refactoring_type`.
+    /// Only this type: extract, rename, move, simplify, inline or remove.
     #[serde(default, rename = "type", alias = "refactoring_type")]
     pub kind: Option<String>,
-    /// At most this many suggestions, most confident first as the analysis orders them.
-    /// Default 20, at most 100. Also accepted as `max_results`.
+    /// Most confident first. Default 20, at most 100.
     #[serde(default = "super::default_limit", alias = "max_results")]
     pub limit: usize,
-    /// How many to skip: the `next_offset` of the previous page. Default 0.
+    /// The previous page's `next_offset`. Default 0.
     #[serde(default)]
     pub offset: usize,
 }
@@ -72,7 +70,7 @@ pub struct RefactoringResult {
 #[tool_router(router = suggest_refactoring_router, vis = "pub(super)")]
 impl CodegraphMcp {
     #[tool(
-        description = "Refactoring suggestions for one entity, each with a type (extract, rename, move, simplify, inline, remove), a reason quoting the figures, a location and a confidence. Figures: length, cyclomatic complexity and nesting depth (from the syntax tree), parameter count, fan-in and fan-out (from the graph); also duplicated bodies, dead code (nothing references it; confidence lower when exported, a method, or reachable by an ambiguous reference), god classes, and, for a module (file path), the import cycles it is part of. A `move` names the lowest common directory of the entity's users. `type` keeps only one kind.",
+        description = "Refactoring suggestions for an entity or a file: extract, rename, move, simplify, inline or remove, each with a reason quoting its figures (length, complexity, nesting, parameters, fan-in/out, duplicates, dead code, god classes, import cycles), a location and a confidence.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn suggest_refactoring(
