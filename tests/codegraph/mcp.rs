@@ -814,3 +814,84 @@ async fn the_default_set_is_six_tools_in_a_few_kilobytes() {
         .await;
     assert!(refused.is_err(), "{refused:?}");
 }
+
+/// A method calling through an interface-typed field: its callees are the interface's method
+/// and, as `dispatch`, the implementations that call may run; each implementation's callers
+/// include the method, through the interface.
+#[tokio::test]
+async fn callees_through_an_interface_typed_field_include_its_implementations() {
+    let files = [
+        (
+            "repo.ts",
+            "export interface Repository {\n  save(item: string): void;\n}\n\n\
+             export class SqlRepository implements Repository {\n  save(item: string): void {}\n}\n\n\
+             export class MemoryRepository implements Repository {\n  save(item: string): void {}\n}\n",
+        ),
+        (
+            "service.ts",
+            "import { Repository } from \"./repo\";\n\nexport class Service {\n  \
+             private repo: Repository;\n\n  constructor(repo: Repository) {\n    this.repo = repo;\n  }\n\n  \
+             store(item: string): void {\n    this.repo.save(item);\n  }\n}\n",
+        ),
+    ];
+    let session = McpSetup::copy_of("python")
+        .files(files.map(|(name, text)| (format!("web/{name}"), text.to_string())))
+        .start()
+        .await;
+    let callees = session
+        .ok(
+            "find_callees",
+            json!({"entity_id": "web/service.ts::Service.store"}),
+        )
+        .await;
+    let mut found: Vec<(String, String)> = callees["callees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|callee| {
+            let text = |field: &str| callee[field].as_str().unwrap().to_string();
+            (text("id"), text("resolution"))
+        })
+        .collect();
+    found.sort();
+    let dispatch = |id: &str| (id.to_string(), "dispatch".to_string());
+    assert_eq!(
+        found,
+        [
+            dispatch("web/repo.ts::MemoryRepository.save"),
+            dispatch("web/repo.ts::Repository.save"),
+            dispatch("web/repo.ts::SqlRepository.save"),
+        ]
+    );
+    let callers = session
+        .ok(
+            "find_callers",
+            json!({"entity_id": "web/repo.ts::SqlRepository.save"}),
+        )
+        .await;
+    assert_eq!(ids(&callers["callers"]), ["web/service.ts::Service.store"]);
+}
+
+/// `context_lines` lines before and after the entity, in `context`; `source` is the entity's.
+#[tokio::test]
+async fn a_snippet_has_the_context_lines_asked_for() {
+    let session = start().await;
+    let entity = "shop/auth/service.py::AuthService.authenticate";
+    for around in [0u64, 1, 3] {
+        let snippet = session
+            .ok(
+                "get_code_snippet",
+                json!({"entity_id": entity, "context_lines": around}),
+            )
+            .await;
+        let start = snippet["start_line"].as_u64().unwrap();
+        let end = snippet["end_line"].as_u64().unwrap();
+        let context = &snippet["context"];
+        assert_eq!(context["start_line"].as_u64(), Some(start - around));
+        assert_eq!(context["end_line"].as_u64(), Some(end + around));
+        let lines = context["text"].as_str().unwrap().lines().count() as u64;
+        assert_eq!(lines, end - start + 1 + 2 * around, "{context}");
+        let source = snippet["source"].as_str().unwrap().lines().count() as u64;
+        assert_eq!(source, end - start + 1);
+    }
+}

@@ -352,6 +352,33 @@ pub fn callees(graph: &Graph, id: &str) -> Vec<CallSite> {
     )
 }
 
+/// What `id` calls, and what those calls may run: for each method it calls, the methods that
+/// implement or override it, marked `dispatch` (the callers of an implementation already
+/// include the calls made through what it implements). This is the answer to "what can run
+/// from here" that the call walks give; the language servers' outgoing calls, which the LSP
+/// door matches, list the called member alone ([`callees`]).
+pub fn callees_and_dispatch(graph: &Graph, id: &str) -> Vec<CallSite> {
+    let direct = callees(graph, id);
+    let mut calls = direct.clone();
+    for call in &direct {
+        if call.entity.kind != EntityKind::Method {
+            continue;
+        }
+        for member in implementations(graph, &call.entity.id) {
+            if member.id == id || calls.iter().any(|known| known.entity.id == member.id) {
+                continue;
+            }
+            calls.push(CallSite {
+                entity: member,
+                sites: call.sites.clone(),
+                call_lines: call.call_lines.clone(),
+                resolution: Resolution::Dispatch,
+            });
+        }
+    }
+    calls
+}
+
 /// An entity reached through the call graph at some depth (1 = direct).
 #[derive(Debug, Clone, Serialize)]
 pub struct Reached {
@@ -405,7 +432,7 @@ pub fn call_closure(
             codegraph_model::cancel::checkpoint();
             let neighbours = match direction {
                 CallDirection::Callers => callers(graph, current),
-                CallDirection::Callees => callees(graph, current),
+                CallDirection::Callees => callees_and_dispatch(graph, current),
             };
             for call in neighbours {
                 if seen.insert(call.entity.id) {
