@@ -163,15 +163,18 @@
 //!   `tree-sitter-highlight`); text sync in arrival order in `lsp/ordered.rs`; state in
 //!   `lsp/state.rs`.
 //! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here; one file
-//!   per tool under `mcp/tools/`, registered in one table in `mcp/tools.rs`) and its
+//!   per tool under `mcp/tools/`, registered in one table in `mcp/tools.rs`; which tools a
+//!   session lists and their lean definitions in `mcp/toolset.rs`, chosen per session, a
+//!   relay's first line carrying its set to the server it attaches to) and its
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), both
 //!   through `mcp/lines.rs` (-32700 for a line that is not JSON, -32602 for bad params), HTTP
 //!   and legacy SSE (`mcp/http.rs`), the headless server (`mcp/serve.rs`), the shell tool's
 //!   guard (`mcp/shell.rs`; `shell/run.rs` runs a command, `shell/supervisor.rs` is the
 //!   `codegraph` process that contains one as a child subreaper), resource subscriptions
-//!   (`mcp/subscriptions.rs`, woken by `World::changes`), the typed result sent once per
-//!   protocol version (`mcp/envelope.rs`: `structuredContent` and a one-line summary, or JSON
-//!   text for pre-2025-06-18 clients), completions of prompt arguments and resource-template
+//!   (`mcp/subscriptions.rs`, woken by `World::changes`), the typed result shaped for what
+//!   the client hands its model (`mcp/envelope.rs`: `structuredContent` with a one-line summary
+//!   for clients known to read it, with the whole answer as text too for the others, JSON text
+//!   alone for pre-2025-06-18 clients), completions of prompt arguments and resource-template
 //!   variables (`mcp/completions.rs`), every request's work run through `world::work`, and the
 //!   architecture rules' resource and prompt (`mcp/rules.rs`).
 //!
