@@ -1,6 +1,7 @@
-//! What the walk follows beyond direct calls, each change's exact selection: an import whose
-//! path is not the package's name, a class's special methods reaching who constructs it, a class
-//! held as a value, a method run through a subclass's other bases.
+//! What the walk follows beyond direct calls, each change's exact selection: a Go import whose
+//! path is not the package's name, a special method reaching who constructs its class, a class
+//! held as a value, an override under a generic base, names used through a package that
+//! re-exports them, a static method bound at module level and exported under another name.
 
 use codegraph::analysis::affected::Format;
 

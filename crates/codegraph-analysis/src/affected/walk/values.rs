@@ -31,7 +31,7 @@ pub(super) fn value_steps(state: &mut State, node: &Node, steps: &mut Vec<Step>)
 /// `KINDS = (Plain, Fancy)`, `return Plain`): whoever holds the class may call the method
 /// through it (`self.default_serializer.dumps(...)`). Not where the class is a type (an
 /// annotation, a base), nor a name in a string (`__all__`), nor an access to one of its members
-/// (`Plain.create`, followed on its own). In the languages where a class is a value.
+/// (`Plain.create`, followed on its own). In Python.
 pub(super) fn held_class_steps(
     state: &mut State,
     method: &Node,
@@ -93,10 +93,9 @@ fn names_as_type(graph: &Graph, holder: &EntityId, class: &EntityId) -> bool {
     })
 }
 
-/// A class is a value that code holds and passes (`cls = Plain`), not only a type.
+/// A class is a value that code holds and passes (`cls = Plain`), and its name in a mention is
+/// that value: Python. (In TypeScript a class's name is mostly a type, `value: ZodString`, which
+/// the text cannot tell from a value; following every one selects whole suites.)
 fn classes_are_values(language: Language) -> bool {
-    matches!(
-        language,
-        Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx
-    )
+    language == Language::Python
 }
