@@ -10,6 +10,8 @@ use codegraph::world::World;
 
 use crate::support;
 
+mod reach;
+
 /// A git repository in a temporary directory, committed once.
 struct Repo {
     directory: tempfile::TempDir,

@@ -13,8 +13,10 @@
 //!   the bases and interfaces a method overrides included, as `dispatch`), users and subtypes of
 //!   a changed type, the users of a class whose constructor or special method changed, and the
 //!   references left aside as ambiguous or unresolved (`possible`). Names that reach no edge
-//!   are followed by where they are mentioned (a function passed as a value, an import whose
-//!   meaning changed, module code read by its file's definitions), as `possible` too. Every
+//!   are followed by where they are mentioned (a function passed as a value, a class held as
+//!   one, whose methods its holder may call, an import whose meaning changed, module code read
+//!   by its file's definitions), in its file and in those that import it or its module, directly
+//!   or through modules that re-export it whole, as `possible` too. Every
 //!   affected entity keeps the path it was reached by (`via`), and a `proven` path is preferred
 //!   to a `possible` one.
 //! - [`tests`]: which affected entities are tests, by each language's conventions (pytest and

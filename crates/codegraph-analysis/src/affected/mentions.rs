@@ -14,8 +14,12 @@ use codegraph_graph::{EntityId, FilePath, Graph};
 pub(crate) enum Mention {
     /// Every mention outside the file's imports.
     Any,
-    /// Only a name used as a value: not called (not followed by `(`), not in an import.
+    /// Only a name used as a value: not called (not followed by `(`), not bound (`name = ...`),
+    /// not in an import, not a string of its own (`__all__ = ("Cache",)`).
     Value,
+    /// A name used as a value that is not a member's access either (`Cache.create`): the
+    /// value itself is held or passed.
+    Held,
 }
 
 /// A file's text and where each identifier in it starts.
@@ -136,7 +140,15 @@ impl<'g> Mentions<'g> {
             if indexed.in_import(byte) {
                 continue;
             }
-            if which == Mention::Value && called(&indexed.text, byte as usize + name.len()) {
+            let end = byte as usize + name.len();
+            if which == Mention::Held && accessed(&indexed.text, end) {
+                continue;
+            }
+            if which != Mention::Any
+                && (called(&indexed.text, end)
+                    || bound(&indexed.text, end)
+                    || quoted(&indexed.text, byte as usize, end))
+            {
                 continue;
             }
             let innermost = file.summary.innermost_def_at(byte);
@@ -166,4 +178,32 @@ fn called(text: &str, end: usize) -> bool {
         .bytes()
         .find(|byte| *byte != b' ' && *byte != b'\t')
         .is_some_and(|byte| byte == b'(')
+}
+
+/// A member of the name ending at `end` is accessed: the next character but spaces is `.` or
+/// `::`.
+fn accessed(text: &str, end: usize) -> bool {
+    let rest = text
+        .get(end..)
+        .unwrap_or_default()
+        .trim_start_matches([' ', '\t']);
+    rest.starts_with('.') || rest.starts_with("::")
+}
+
+/// The name ending at `end` is bound, not read: an assignment's target or a keyword argument's
+/// name (`Cache = other.Cache`, `f(key=hashkey)`); the next character but spaces is `=`, not
+/// `==`.
+fn bound(text: &str, end: usize) -> bool {
+    let rest = text
+        .get(end..)
+        .unwrap_or_default()
+        .trim_start_matches([' ', '\t']);
+    rest.starts_with('=') && !rest.starts_with("==")
+}
+
+/// The name between `start` and `end` is a string of its own: a quote on each side.
+fn quoted(text: &str, start: usize, end: usize) -> bool {
+    let bytes = text.as_bytes();
+    let quote = |byte: Option<&u8>| byte.is_some_and(|byte| matches!(byte, b'"' | b'\'' | b'`'));
+    start > 0 && quote(bytes.get(start - 1)) && quote(bytes.get(end))
 }

@@ -3,6 +3,10 @@
 //! Two queues, `proven` first: an entity is reached through proven edges wherever it can be,
 //! and through a `possible` step (a reference left aside, a mention, a special method) only
 //! otherwise; it is expanded at most once per confidence, so the walk ends.
+//!
+//! The steps beyond an entity's callers, one module each: calls through the members a method
+//! overrides (`dispatch`), the methods a class's users run without naming them (`special`),
+//! names used as values (`values`), and a module's importers (`modules`).
 
 use std::collections::VecDeque;
 
@@ -17,6 +21,11 @@ use codegraph_model::{EntityKind, Name, RelationKind};
 use super::changes::{Change, Found};
 use super::mentions::{Mention, Mentions};
 use super::{MAX_AFFECTED, tests};
+
+mod dispatch;
+mod modules;
+mod special;
+mod values;
 
 /// How sure the path to an affected entity is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -332,7 +341,7 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
     };
     let mut steps: Vec<Step> = Vec::new();
     if node.kind == EntityKind::Module {
-        module_steps(state, &node, &mut steps);
+        modules::module_steps(state, &node, &mut steps);
         return steps;
     }
     for edge in graph
@@ -349,7 +358,7 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
     if node.kind == EntityKind::Method
         && let Some(owner) = owner
     {
-        for member in overridden(state, &owner, node.name) {
+        for member in dispatch::overridden(state, &owner, node.name) {
             for edge in graph
                 .incoming(&member)
                 .filter(|edge| edge.kind == RelationKind::Calls)
@@ -371,70 +380,12 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
         }
     }
     if let Some(owner) = owner {
-        special_method_steps(state, &node, &owner, &mut steps);
+        special::special_method_steps(state, &node, &owner, &mut steps);
+        values::held_class_steps(state, &node, &owner, &mut steps);
     }
-    value_steps(state, &node, &mut steps);
+    values::value_steps(state, &node, &mut steps);
     tests::fixture_steps(state, &node, &mut steps);
     steps
-}
-
-/// A changed module's code: its own definitions may read what it changed, and its importers
-/// run it; a module whose state holds an affected function as a value: its importers. (A
-/// module reached otherwise is not expanded further: following the importers of every module
-/// merely affected would select every file.)
-fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Step>) {
-    let graph = state.graph;
-    let (changed, how) = match state.reached.get(&module.id).copied() {
-        Some((_, None, "changed")) => (true, "import"),
-        // A function stored in the module's state (`HANDLERS = {"x": f}`): who imports the
-        // module may run it.
-        Some((_, _, "value")) => (false, "import"),
-        // A call made when the module is imported (`__version__ = get_versions()`): it runs in
-        // every module that imports this one, directly or not.
-        Some((_, _, "calls" | "dispatch" | "import_time")) => (false, "import_time"),
-        _ => return,
-    };
-    let Some(file) = graph.file(&module.file) else {
-        return;
-    };
-    if changed {
-        for (index, def) in file.summary.defs.iter().enumerate() {
-            if def.parent.is_none() {
-                steps.push((file.ids[index], Confidence::Possible, "module"));
-            }
-        }
-    }
-    let mut importers: FxHashSet<EntityId> = FxHashSet::default();
-    // Importing any module of a Python package runs the package's `__init__.py` first.
-    let package = (how == "import_time")
-        .then(|| file.path.strip_suffix("__init__.py"))
-        .flatten()
-        .filter(|directory| !directory.is_empty() || file.language == Language::Python);
-    let files: Vec<&std::sync::Arc<codegraph_graph::FileNode>> = match package {
-        Some(directory) => graph
-            .files()
-            .filter(|other| other.language == Language::Python && other.path.starts_with(directory))
-            .collect(),
-        None => vec![file],
-    };
-    for file in files {
-        for target in std::iter::once(&file.module_id).chain(file.ids.iter()) {
-            for edge in graph
-                .incoming(target)
-                .filter(|edge| edge.kind == RelationKind::Imports)
-            {
-                importers.insert(edge.from);
-            }
-        }
-    }
-    importers.remove(&file.module_id);
-    let mut importers: Vec<EntityId> = importers.into_iter().collect();
-    importers.sort();
-    steps.extend(
-        importers
-            .into_iter()
-            .map(|id| (id, Confidence::Possible, how)),
-    );
 }
 
 /// A changed type: the code that names it and its subtypes.
@@ -457,154 +408,4 @@ fn members(graph: &Graph, id: &EntityId) -> Vec<EntityId> {
         .filter(|edge| matches!(edge.kind, RelationKind::Contains | RelationKind::Defines))
         .map(|edge| edge.to)
         .collect()
-}
-
-/// The members named `name` of the bases and interfaces of `owner`, in every language (the
-/// walk follows the calls through them whatever the language's server lists).
-fn overridden(state: &mut State, owner: &EntityId, name: Name) -> Vec<EntityId> {
-    let graph = state.graph;
-    let bases = state
-        .bases
-        .entry(*owner)
-        .or_insert_with(|| supertypes(graph, owner))
-        .clone();
-    let mut found = Vec::new();
-    for base in bases {
-        let named = state.members.entry(base).or_insert_with(|| {
-            let mut named: FxHashMap<Name, Vec<EntityId>> = FxHashMap::default();
-            for member in members(graph, &base) {
-                if let Some(node) = Node::of(graph, &member) {
-                    named.entry(node.name).or_default().push(member);
-                }
-            }
-            named
-        });
-        found.extend(named.get(&name).into_iter().flatten().copied());
-    }
-    found
-}
-
-/// Every supertype of `id`, transitively, nearest first; bounded.
-fn supertypes(graph: &Graph, id: &EntityId) -> Vec<EntityId> {
-    let mut seen: FxHashSet<EntityId> = FxHashSet::default();
-    let mut order = Vec::new();
-    let mut frontier = vec![*id];
-    for _depth in 0..32 {
-        let mut next = Vec::new();
-        for current in frontier {
-            for (base, _) in query::supertypes(graph, &current) {
-                if seen.insert(base.id) {
-                    order.push(base.id);
-                    next.push(base.id);
-                }
-            }
-        }
-        if next.is_empty() {
-            break;
-        }
-        frontier = next;
-    }
-    order
-}
-
-/// A method its class's users run without naming it: a constructor runs for every
-/// construction of the class (`proven`); an operator, a protocol method or a property may run
-/// wherever the class is used (`possible`).
-fn special_method_steps(state: &mut State, method: &Node, owner: &EntityId, steps: &mut Vec<Step>) {
-    let graph = state.graph;
-    let Some(class) = Node::of(graph, owner) else {
-        return;
-    };
-    let name = method.name.as_str();
-    let constructor = matches!(
-        name,
-        "__init__" | "__new__" | "__post_init__" | "constructor"
-    ) || name == class.name.as_str();
-    if constructor {
-        for edge in graph
-            .incoming(owner)
-            .filter(|edge| edge.kind == RelationKind::Calls)
-        {
-            steps.push((edge.from, Confidence::Proven, "constructs"));
-        }
-        steps.push((*owner, Confidence::Proven, "member"));
-        return;
-    }
-    let dunder = name.len() > 4 && name.starts_with("__") && name.ends_with("__");
-    if dunder || is_property(state, method) || is_implicit(state.graph, method) {
-        steps.push((*owner, Confidence::Possible, "special_method"));
-    }
-}
-
-/// A method the language calls without its name being written: a JavaScript or TypeScript
-/// getter or setter (`get size()`), a Rust method of a trait implementation (an operator,
-/// `Display::fmt`, `Deref::deref`, `Iterator::next`).
-fn is_implicit(graph: &Graph, method: &Node) -> bool {
-    let Some(def) = graph
-        .file(&method.file)
-        .zip(method.index)
-        .and_then(|(file, index)| file.summary.defs.get(index as usize))
-    else {
-        return false;
-    };
-    match method.language {
-        Language::Rust => def.implements.is_some(),
-        Language::JavaScript | Language::TypeScript | Language::Tsx => {
-            let signature = def.signature().trim_start();
-            let signature = signature.strip_prefix("static ").unwrap_or(signature);
-            signature.starts_with("get ") || signature.starts_with("set ")
-        }
-        _ => false,
-    }
-}
-
-/// A Python method read as an attribute (`@property`, `@cached_property`, a setter).
-fn is_property(state: &mut State, method: &Node) -> bool {
-    if method.language != Language::Python {
-        return false;
-    }
-    let Some(start) = method.start_byte(state.graph) else {
-        return false;
-    };
-    let Some(text) = state.mentions.text(method.file) else {
-        return false;
-    };
-    tests::decorators(&text, start).iter().any(|line| {
-        line.contains("property") || line.ends_with(".setter") || line.ends_with(".deleter")
-    })
-}
-
-/// Where a function, method or class is named as a value (passed, stored, registered): in its
-/// own file, and for a function or class in the files that import it.
-fn value_steps(state: &mut State, node: &Node, steps: &mut Vec<Step>) {
-    if !matches!(
-        node.kind,
-        EntityKind::Function | EntityKind::Method | EntityKind::Class
-    ) {
-        return;
-    }
-    let graph = state.graph;
-    let mut files: Vec<FilePath> = vec![node.file];
-    // A function or class named as a value where it is imported (`Cache = TTLCache` in a
-    // test class, `register(handler)`).
-    if node.kind != EntityKind::Method {
-        for edge in graph
-            .incoming(&node.id)
-            .filter(|edge| edge.kind == RelationKind::Imports)
-        {
-            if let Some(location) = graph.location(&edge.from)
-                && !files.contains(&location.file)
-            {
-                files.push(location.file);
-            }
-        }
-    }
-    for file in files {
-        for holder in state
-            .mentions
-            .holders(file, &node.name, Mention::Value, Some(&node.id))
-        {
-            steps.push((holder, Confidence::Possible, "value"));
-        }
-    }
 }

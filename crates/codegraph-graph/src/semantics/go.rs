@@ -40,13 +40,21 @@ impl Semantics for Go {
         _summary: &FileSummary,
         import: &Import,
     ) -> Vec<Name> {
-        component_suffixes(import.path.as_str())
-            .map(Name::new)
-            .collect()
+        let path = import.path.as_str();
+        let mut keys: Vec<Name> = component_suffixes(path).map(Name::new).collect();
+        // The package at a repository's root answers to its package name, which the import
+        // path's last element often decorates (`github.com/dustin/go-humanize` is `humanize`).
+        let assumed = assumed_name(path);
+        if path.rsplit('/').next() != Some(assumed) && !assumed.is_empty() {
+            keys.push(Name::new(assumed));
+        }
+        keys
     }
 
     fn import_binding(&self, path: &str) -> Option<Name> {
-        path.rsplit('/').next().map(Name::new)
+        Some(assumed_name(path))
+            .filter(|name| !name.is_empty())
+            .map(Name::new)
     }
 
     fn package_key(&self, path: &str, _summary: &FileSummary) -> Option<Name> {
@@ -285,4 +293,24 @@ fn interfaces_of(graph: &Graph, id: &str) -> Vec<EntityId> {
         .collect();
     found.sort();
     found
+}
+
+/// The package name an import path is assumed to bind when the import has no alias, as
+/// goimports assumes it: the last element, or the one before a major version (`.../v2`), without
+/// a `go-` prefix and cut at its first character that cannot be in an identifier (`go-humanize`
+/// is `humanize`, `yaml.v3` is `yaml`).
+fn assumed_name(path: &str) -> &str {
+    let mut elements = path.rsplit('/');
+    let mut base = elements.next().unwrap_or(path);
+    let version = base.strip_prefix('v').is_some_and(|digits| {
+        !digits.is_empty() && digits.bytes().all(|byte| byte.is_ascii_digit())
+    });
+    if version && let Some(parent) = elements.next() {
+        base = parent;
+    }
+    let base = base.strip_prefix("go-").unwrap_or(base);
+    let end = base
+        .find(|character: char| !(character.is_alphanumeric() || character == '_'))
+        .unwrap_or(base.len());
+    &base[..end]
 }

@@ -1,0 +1,109 @@
+//! A module reached by the walk: its definitions read its changed code, and the modules that
+//! import it run it, also where they import it through modules that re-export it.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
+
+use codegraph_graph::{Edge, EntityId, FileNode, Graph, Site};
+use codegraph_lang::Language;
+use codegraph_model::RelationKind;
+
+use super::{Confidence, Node, State, Step};
+
+/// A changed module's code: its own definitions may read what it changed, and its importers
+/// run it; a module whose state holds an affected function as a value: its importers. (A
+/// module reached otherwise is not expanded further: following the importers of every module
+/// merely affected would select every file.)
+pub(super) fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Step>) {
+    let graph = state.graph;
+    let (changed, how) = match state.reached.get(&module.id).copied() {
+        Some((_, None, "changed")) => (true, "import"),
+        // A function stored in the module's state (`HANDLERS = {"x": f}`): who imports the
+        // module may run it.
+        Some((_, _, "value")) => (false, "import"),
+        // A call made when the module is imported (`__version__ = get_versions()`): it runs in
+        // every module that imports this one, directly or not.
+        Some((_, _, "calls" | "dispatch" | "import_time")) => (false, "import_time"),
+        _ => return,
+    };
+    let Some(file) = graph.file(&module.file) else {
+        return;
+    };
+    if changed {
+        for (index, def) in file.summary.defs.iter().enumerate() {
+            if def.parent.is_none() {
+                steps.push((file.ids[index], Confidence::Possible, "module"));
+            }
+        }
+    }
+    // Importing any module of a Python package runs the package's `__init__.py` first.
+    let package = (how == "import_time")
+        .then(|| file.path.strip_suffix("__init__.py"))
+        .flatten()
+        .filter(|directory| !directory.is_empty() || file.language == Language::Python);
+    let files: Vec<&Arc<FileNode>> = match package {
+        Some(directory) => graph
+            .files()
+            .filter(|other| other.language == Language::Python && other.path.starts_with(directory))
+            .collect(),
+        None => vec![file],
+    };
+    let targets = files
+        .iter()
+        .flat_map(|file| std::iter::once(file.module_id).chain(file.ids.iter().copied()))
+        .collect();
+    let mut importers = importers(graph, targets);
+    importers.remove(&file.module_id);
+    let mut importers: Vec<EntityId> = importers.into_iter().collect();
+    importers.sort();
+    steps.extend(
+        importers
+            .into_iter()
+            .map(|id| (id, Confidence::Possible, how)),
+    );
+}
+
+/// The modules that import one of `targets` (modules, or definitions), and those that import a
+/// module re-exporting one of them whole (`from .more import *` in a package's `__init__.py`,
+/// `export * from "./types"`), transitively; bounded.
+pub(super) fn importers(graph: &Graph, targets: Vec<EntityId>) -> FxHashSet<EntityId> {
+    let mut importers: FxHashSet<EntityId> = FxHashSet::default();
+    let mut seen: FxHashSet<EntityId> = FxHashSet::default();
+    let mut frontier = targets;
+    for _depth in 0..8 {
+        let mut next = Vec::new();
+        for target in frontier {
+            for edge in graph
+                .incoming(&target)
+                .filter(|edge| edge.kind == RelationKind::Imports)
+            {
+                importers.insert(edge.from);
+                if let Some(importer) = reexporter(graph, edge)
+                    && seen.insert(importer.module_id)
+                {
+                    next.push(importer.module_id);
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
+    }
+    importers
+}
+
+/// The module that makes `edge`, when that import re-exports its target whole.
+fn reexporter<'g>(graph: &'g Graph, edge: &Edge) -> Option<&'g Arc<FileNode>> {
+    let file = graph.file(&graph.location(&edge.from)?.file)?;
+    let whole = file
+        .summary
+        .imports
+        .iter()
+        .enumerate()
+        .any(|(index, import)| {
+            import.wildcard && import.scope.is_none() && Site::import(index) == edge.site
+        });
+    whole.then_some(file)
+}

@@ -1,0 +1,215 @@
+//! What the walk follows beyond direct calls, each change's exact selection: a Go import whose
+//! path is not the package's name, a special method reaching who constructs its class, a class
+//! held as a value, an override under a generic base, names used through a package that
+//! re-exports them, a static method bound at module level and exported under another name.
+
+use codegraph::analysis::affected::Format;
+
+use super::Repo;
+
+#[test]
+fn a_go_package_imported_under_its_name_not_its_path_reaches_its_importers_tests() {
+    let repo = Repo::new(&[
+        ("go.mod", "module example.com/go-calc\n\ngo 1.21\n"),
+        (
+            "calc.go",
+            "package calc\n\nfunc Comma(v int) string { return string(rune(v)) }\n\nfunc Other() int { return 1 }\n",
+        ),
+        (
+            "words/words.go",
+            "package words\n\nimport (\n\tcalc \"example.com/go-calc\"\n)\n\nfunc Plural(n int) string { return calc.Comma(n) + \"s\" }\n",
+        ),
+        (
+            "words/words_test.go",
+            "package words\n\nimport \"testing\"\n\nfunc TestPlural(t *testing.T) {\n\tif Plural(1) == \"\" {\n\t\tt.Fatal()\n\t}\n}\n\nfunc TestNothing(t *testing.T) {}\n",
+        ),
+        (
+            "units/units.go",
+            "package units\n\nimport \"example.com/go-calc\"\n\nfunc Count(n int) string { return calc.Comma(n) }\n",
+        ),
+        (
+            "units/units_test.go",
+            "package units\n\nimport \"testing\"\n\nfunc TestCount(t *testing.T) {\n\tif Count(1) == \"\" {\n\t\tt.Fatal()\n\t}\n}\n",
+        ),
+    ]);
+    repo.replace("calc.go", "string(rune(v))", "string(rune(v + 1))");
+    assert_eq!(
+        repo.affected(Format::Go).1,
+        ["./units ^(TestCount)$", "./words ^(TestPlural)$"]
+    );
+}
+
+/// The tests of `repo` selected for its change since HEAD, as pytest node ids.
+fn pytest(repo: &Repo) -> Vec<String> {
+    repo.affected(Format::Pytest).1
+}
+
+#[test]
+fn a_special_method_reaches_who_constructs_its_class_and_a_function_named_through_its_module() {
+    let repo = Repo::new(&[
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/keys.py",
+            "class _Key(tuple):\n    def __hash__(self):\n        return tuple.__hash__(self)\n\n\ndef hashkey(*args):\n    return _Key(args)\n",
+        ),
+        (
+            "pkg/cache.py",
+            "from pkg import keys\n\n\ndef cached(func, key=keys.hashkey):\n    def wrapper(*args):\n        return func(*args), hash(key(*args))\n\n    return wrapper\n",
+        ),
+        (
+            "tests/test_cache.py",
+            "from pkg.cache import cached\n\n\ndef test_cached():\n    assert cached(len)(\"ab\")[0] == 2\n",
+        ),
+        (
+            "tests/test_other.py",
+            "def test_other():\n    assert True\n",
+        ),
+    ]);
+    repo.replace("pkg/keys.py", "return tuple.__hash__(self)", "return 0");
+    assert_eq!(pytest(&repo), ["tests/test_cache.py::test_cached"]);
+}
+
+#[test]
+fn a_class_held_in_a_test_class_through_its_module_runs_that_test_classs_tests() {
+    let repo = Repo::new(&[
+        (
+            "pkg/__init__.py",
+            "class Cache:\n    def __setitem__(self, key, value):\n        self.data = {key: value}\n\n\nclass Other:\n    pass\n",
+        ),
+        (
+            "tests/__init__.py",
+            "class CacheMixin:\n    Cache = None\n\n    def test_subclass(self):\n        class Sub(self.Cache):\n            pass\n\n        Sub()[1] = 2\n",
+        ),
+        (
+            "tests/test_cache.py",
+            "import unittest\n\nimport pkg\n\nfrom tests import CacheMixin\n\n\nclass CacheTest(unittest.TestCase, CacheMixin):\n    Cache = pkg.Cache\n",
+        ),
+        (
+            "tests/test_other.py",
+            "import unittest\n\nimport pkg\n\nfrom tests import CacheMixin\n\n\nclass OtherTest(unittest.TestCase, CacheMixin):\n    Cache = pkg.Other\n",
+        ),
+    ]);
+    repo.replace("pkg/__init__.py", "{key: value}", "{value: key}");
+    assert_eq!(
+        pytest(&repo),
+        ["tests/test_cache.py::CacheTest::test_subclass"]
+    );
+}
+
+#[test]
+fn a_method_of_a_class_held_in_a_class_attribute_reaches_the_holders_users() {
+    let repo = Repo::new(&[
+        (
+            "pkg/codec.py",
+            "class _Compact:\n    @staticmethod\n    def dumps(obj):\n        return str(obj)\n",
+        ),
+        (
+            "pkg/serializer.py",
+            "import json\nfrom typing import Protocol\n\nfrom pkg.codec import _Compact\n\n\nclass Codec(Protocol):\n    def dumps(self, obj): ...\n\n\nclass Serializer:\n    default = json\n\n    def __init__(self):\n        self.codec: Codec = self.default\n\n    def dumps(self, obj):\n        return self.codec.dumps(obj)\n\n\nclass CompactSerializer(Serializer):\n    default = _Compact\n",
+        ),
+        (
+            "tests/test_serializer.py",
+            "from pkg.serializer import CompactSerializer, Serializer\n\n\ndef test_plain():\n    assert Serializer().dumps(1) == \"1\"\n\n\ndef test_compact():\n    assert CompactSerializer().dumps(1) == \"1\"\n",
+        ),
+    ]);
+    repo.replace("pkg/codec.py", "return str(obj)", "return repr(obj)");
+    assert_eq!(pytest(&repo), ["tests/test_serializer.py::test_compact"]);
+}
+
+#[test]
+fn an_override_in_a_mixin_of_a_generic_base_reaches_the_calls_through_that_base() {
+    let repo = Repo::new(&[
+        (
+            "pkg/base.py",
+            "from typing import Generic, TypeVar\n\nT = TypeVar(\"T\")\n\n\nclass Serializer(Generic[T]):\n    def dumps(self, obj):\n        return self.dump_payload(obj)\n\n    def dump_payload(self, obj):\n        return str(obj)\n",
+        ),
+        (
+            "pkg/url.py",
+            "from pkg.base import Serializer\n\n\nclass URLSafeMixin(Serializer[str]):\n    def dump_payload(self, obj):\n        return super().dump_payload(obj).replace(\"+\", \"-\")\n\n\nclass URLSafeSerializer(URLSafeMixin, Serializer[str]):\n    pass\n",
+        ),
+        (
+            "tests/test_url.py",
+            "from pkg.url import URLSafeSerializer\n\n\ndef test_url():\n    assert URLSafeSerializer().dumps(1) == \"1\"\n",
+        ),
+        (
+            "tests/test_base.py",
+            "from pkg.base import Serializer\n\n\ndef test_base():\n    assert Serializer().dumps(1) == \"1\"\n\n\ndef test_none():\n    assert True\n",
+        ),
+    ]);
+    repo.replace(
+        "pkg/url.py",
+        "replace(\"+\", \"-\")",
+        "replace(\"/\", \"_\")",
+    );
+    assert_eq!(
+        pytest(&repo),
+        [
+            "tests/test_base.py::test_base",
+            "tests/test_url.py::test_url"
+        ]
+    );
+}
+
+#[test]
+fn a_class_or_function_named_through_a_package_that_re_exports_it_reaches_its_holders() {
+    let repo = Repo::new(&[
+        ("pkg/__init__.py", "from .more import *\n"),
+        (
+            "pkg/more.py",
+            "class peekable:\n    def __init__(self, iterable):\n        self._it = iter(iterable)\n\n    def __bool__(self):\n        try:\n            self.peek()\n        except StopIteration:\n            return False\n        return True\n\n    def peek(self):\n        return next(self._it)\n\n\ndef windowed(seq, n):\n    return seq[:n]\n",
+        ),
+        (
+            "tests/test_more.py",
+            "from functools import partial\nfrom unittest import TestCase\n\nimport pkg as mi\n\n\nclass PeekableMixin:\n    cls = None\n\n    def test_truthiness(self):\n        self.assertTrue(self.cls([1]))\n\n\nclass PeekableTests(PeekableMixin, TestCase):\n    cls = mi.peekable\n\n\nclass WindowedTests(TestCase):\n    def test_partial(self):\n        self.assertEqual(list(map(partial(mi.windowed, [1, 2]), [1])), [[1]])\n\n    def test_other(self):\n        self.assertTrue(True)\n",
+        ),
+    ]);
+    // `bool(p)` runs `__bool__`, which calls the changed method.
+    repo.replace(
+        "pkg/more.py",
+        "return next(self._it)",
+        "return next(self._it, None)",
+    );
+    assert_eq!(
+        pytest(&repo),
+        ["tests/test_more.py::PeekableTests::test_truthiness"]
+    );
+    repo.reset();
+    repo.replace("pkg/more.py", "return seq[:n]", "return seq[: n + 1]");
+    assert_eq!(
+        pytest(&repo),
+        ["tests/test_more.py::WindowedTests::test_partial"]
+    );
+}
+
+#[test]
+fn a_static_method_bound_and_exported_under_another_name_reaches_the_files_that_import_it() {
+    let repo = Repo::new(&[
+        (
+            "package.json",
+            "{\"name\": \"m\", \"version\": \"1.0.0\"}\n",
+        ),
+        (
+            "src/types.ts",
+            "export class Effects {\n  static createWithPreprocess = (value: number) => {\n    return value + 1;\n  };\n}\n\nconst preprocessType = Effects.createWithPreprocess;\n\nexport { preprocessType as preprocess };\n",
+        ),
+        ("src/external.ts", "export * from \"./types\";\n"),
+        (
+            "src/index.ts",
+            "import * as z from \"./external\";\nexport * from \"./external\";\nexport { z };\n",
+        ),
+        (
+            "src/helper.ts",
+            "export function helper() {\n  return 1;\n}\n",
+        ),
+        (
+            "test/preprocess.test.ts",
+            "import * as z from \"../src/index\";\n\ntest(\"preprocess\", () => {\n  expect(z.preprocess(1)).toBe(2);\n});\n",
+        ),
+        (
+            "test/helper.test.ts",
+            "import { helper } from \"../src/helper\";\n\ntest(\"helper\", () => {\n  expect(helper()).toBe(1);\n});\n",
+        ),
+    ]);
+    repo.replace("src/types.ts", "return value + 1;", "return value + 2;");
+    assert_eq!(repo.affected(Format::Jest).1, ["test/preprocess.test.ts"]);
+}
