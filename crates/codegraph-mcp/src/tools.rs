@@ -340,3 +340,19 @@ pub(crate) fn merge_spellings(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn the_sets_name_exactly_the_tools_there_are() {
+        let routed: BTreeSet<String> = super::every_tool()
+            .map
+            .keys()
+            .map(ToString::to_string)
+            .collect();
+        let named: BTreeSet<String> = crate::toolset::all_tools().map(String::from).collect();
+        assert_eq!(routed, named);
+    }
+}

@@ -25,14 +25,8 @@ pub const DEFAULT_TOOLS: &[&str] = &[
     "find_affected_tests",
 ];
 
-/// Every tool codegraph has.
-pub const ALL_TOOLS: &[&str] = &[
-    "find_callers",
-    "find_callees",
-    "find_implementations",
-    "query_codebase",
-    "get_code_snippet",
-    "find_affected_tests",
+/// The tools outside the default set, listed when asked for.
+pub const OPT_IN_TOOLS: &[&str] = &[
     "get_file_structure",
     "read_file_content",
     "find_dependencies",
@@ -44,6 +38,11 @@ pub const ALL_TOOLS: &[&str] = &[
     "reindex_repository",
     "execute_shell_command",
 ];
+
+/// Every tool codegraph has: the default set, then the others.
+pub fn all_tools() -> impl Iterator<Item = &'static str> {
+    DEFAULT_TOOLS.iter().chain(OPT_IN_TOOLS).copied()
+}
 
 /// The shell tool, listed only when enabled.
 pub const SHELL_TOOL: &str = "execute_shell_command";
@@ -63,7 +62,9 @@ impl Default for ToolSet {
 impl ToolSet {
     /// Every tool.
     pub fn all() -> ToolSet {
-        ToolSet::of(ALL_TOOLS)
+        ToolSet {
+            names: all_tools().collect(),
+        }
     }
 
     fn of(names: &[&'static str]) -> ToolSet {
@@ -82,16 +83,16 @@ impl ToolSet {
             .filter(|item| !item.is_empty())
         {
             match item {
-                "all" => names.extend(ALL_TOOLS.iter().copied()),
+                "all" => names.extend(all_tools()),
                 "default" => names.extend(DEFAULT_TOOLS.iter().copied()),
-                name => match ALL_TOOLS.iter().find(|known| **known == name) {
+                name => match all_tools().find(|known| *known == name) {
                     Some(known) => {
-                        names.insert(*known);
+                        names.insert(known);
                     }
                     None => {
                         return Err(format!(
                             "unknown tool `{name}`: give `all`, `default` or tool names among {}",
-                            ALL_TOOLS.join(", ")
+                            all_tools().collect::<Vec<_>>().join(", ")
                         ));
                     }
                 },
@@ -108,12 +109,9 @@ impl ToolSet {
         self.names.contains(name)
     }
 
-    /// The names, in [`ALL_TOOLS`] order.
+    /// The names, in [`all_tools`] order.
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        ALL_TOOLS
-            .iter()
-            .copied()
-            .filter(|name| self.names.contains(name))
+        all_tools().filter(|name| self.names.contains(name))
     }
 
     /// How the set is written back on a command line (`default`, `all`, or names).
