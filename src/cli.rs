@@ -21,6 +21,7 @@ pub mod refactor;
 pub mod scip;
 pub mod search;
 pub mod serve;
+pub mod servers;
 pub mod show;
 pub mod symbols;
 
@@ -169,6 +170,13 @@ pub enum Command {
     /// repository (this binary's absolute path, the repository's canonical path). With
     /// `--client`, stdout is exactly the file's content and the hint goes to stderr.
     McpConfig(mcp_config::McpConfigArgs),
+    /// The codegraph servers running for this user: each one's root, process, kind (an
+    /// editor's `lsp`, a `serve` started by hand, or the `shared` server `codegraph mcp`
+    /// starts), clients, uptime and memory.
+    Status(servers::StatusArgs),
+    /// Stop the servers of a repository (`--repo`, default the current directory) or `--all`;
+    /// an editor's language server is left to its editor.
+    Stop(servers::StopArgs),
     /// Print what extraction finds in one file, as JSON (for writing language queries).
     #[command(hide = true)]
     DebugExtract { file: PathBuf },
@@ -212,6 +220,8 @@ pub fn init_logging() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(std::io::stderr)
+        // Colours on a terminal only: a shared server's stderr is its log file.
+        .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)
         .try_init();
 }
@@ -351,6 +361,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Scip(arguments) => scip::run(&arguments)?,
         Command::Mcp(arguments) => mcp::run(arguments)?,
         Command::McpConfig(arguments) => mcp_config::run(arguments)?,
+        Command::Status(arguments) => servers::status(&arguments)?,
+        Command::Stop(arguments) => servers::stop(&arguments)?,
         Command::DebugExtract { file } => debug::extract(&file)?,
         Command::DebugTree { file } => debug::tree(&file)?,
     }

@@ -1,18 +1,29 @@
-//! `codegraph mcp`: the MCP door on stdin/stdout, attached to a running server when there is
-//! one.
+//! `codegraph mcp`: the MCP door on stdin/stdout, attached to the repository's running server;
+//! when none runs, it starts the shared one (`mcp::daemon`) and attaches to it.
 
+use std::ffi::OsString;
 use std::sync::Arc;
 
 use clap::Args;
 
 use super::{ShellArgs, ToolsArgs, WorkspaceArgs, open_world};
+use crate::mcp::attach;
 
 #[derive(Args, Debug)]
 pub struct McpArgs {
     /// Never attach to a running server; always index and serve in-process.
     #[arg(long)]
     pub no_attach: bool,
-    /// (In-process only: an attached server keeps its own setting.)
+    /// Attach to a running server, but when there is none, index and serve in-process instead
+    /// of starting the repository's shared server.
+    #[arg(long, env = "CODEGRAPH_NO_DAEMON")]
+    pub no_daemon: bool,
+    /// A shared server this command starts exits after this many seconds with no client.
+    #[arg(long, value_name = "SECONDS", env = "CODEGRAPH_IDLE_EXIT", default_value_t = crate::mcp::daemon::DEFAULT_IDLE_SECONDS)]
+    pub idle_exit: u64,
+    /// (In-process only: an attached server keeps its own setting, and a shared server never
+    /// runs commands, so with this flag and no server running, `codegraph mcp` serves
+    /// in-process.)
     #[command(flatten)]
     pub shell: ShellArgs,
     #[command(flatten)]
@@ -22,22 +33,108 @@ pub struct McpArgs {
 }
 
 pub fn run(arguments: McpArgs) -> anyhow::Result<()> {
-    let McpArgs {
-        no_attach,
-        shell,
-        tools: ToolsArgs { tools },
-        workspace,
-    } = arguments;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_stack_size(crate::walk::STACK_SIZE)
         .build()?;
-    if !no_attach
-        && runtime.block_on(crate::mcp::attach::relay_if_served(&workspace.repo, &tools))?
-    {
-        return Ok(());
+    let tools = &arguments.tools.tools;
+    if !arguments.no_attach {
+        let repo = &arguments.workspace.repo;
+        let mut served = runtime.block_on(attach::connect_served(repo));
+        if served.is_none() && may_start(&arguments) {
+            served = start_shared(&arguments)
+                .and_then(|()| runtime.block_on(attach::connect_served(repo)));
+        }
+        if let Some((entry, stream)) = served {
+            eprintln!(
+                "codegraph mcp: attached to the {} server of {} (process {})",
+                entry.kind.name(),
+                entry.root.display(),
+                entry.pid
+            );
+            runtime.block_on(attach::relay_session(stream, tools))?;
+            return Ok(());
+        }
     }
-    let world = open_world(&workspace)?;
+    serve_in_process(&runtime, &arguments)
+}
+
+/// Whether this client may start the shared server when none runs.
+fn may_start(arguments: &McpArgs) -> bool {
+    if arguments.no_daemon {
+        return false;
+    }
+    if arguments.shell.policy().is_some() {
+        eprintln!(
+            "codegraph mcp: --allow-shell: serving in-process (a shared server never runs commands)"
+        );
+        return false;
+    }
+    true
+}
+
+/// Starts the repository's shared server (or waits for the one another client is starting);
+/// `None` when that failed, said on stderr.
+fn start_shared(arguments: &McpArgs) -> Option<()> {
+    let program = match std::env::current_exe() {
+        Ok(program) => program,
+        Err(error) => {
+            eprintln!(
+                "codegraph mcp: this program's path is unknown ({error}); serving in-process"
+            );
+            return None;
+        }
+    };
+    match crate::mcp::daemon::ensure(
+        &arguments.workspace.repo,
+        &program,
+        &shared_arguments(arguments),
+    ) {
+        Ok(served) => {
+            if let Some(log) = &served.started {
+                eprintln!(
+                    "codegraph mcp: started the shared server of {} (process {}, log {}); it exits {} s after its last client",
+                    served.entry.root.display(),
+                    served.entry.pid,
+                    log.display(),
+                    arguments.idle_exit
+                );
+            }
+            Some(())
+        }
+        Err(error) => {
+            eprintln!("codegraph mcp: no shared server ({error:#}); serving in-process");
+            None
+        }
+    }
+}
+
+/// The shared server's settings from this command's: the cache, the file size limit and the
+/// idle time.
+fn shared_arguments(arguments: &McpArgs) -> Vec<OsString> {
+    let workspace = &arguments.workspace;
+    let mut shared: Vec<OsString> = vec![
+        "--idle-exit".into(),
+        arguments.idle_exit.to_string().into(),
+        "--max-file-size".into(),
+        workspace.max_file_size.to_string().into(),
+    ];
+    if workspace.no_cache {
+        shared.push("--no-cache".into());
+    } else if let Some(directory) = &workspace.cache_dir {
+        shared.push("--cache-dir".into());
+        shared.push(
+            std::path::absolute(directory)
+                .unwrap_or(directory.clone())
+                .into(),
+        );
+    }
+    shared
+}
+
+/// Indexes the repository and serves MCP on stdin/stdout from this process.
+fn serve_in_process(runtime: &tokio::runtime::Runtime, arguments: &McpArgs) -> anyhow::Result<()> {
+    let world = open_world(&arguments.workspace)?;
     // stdout is the protocol: index quietly.
     let report = world.index(false, &|_, _| {});
     tracing::info!(
@@ -51,7 +148,9 @@ pub fn run(arguments: McpArgs) -> anyhow::Result<()> {
         let world = world.clone();
         std::thread::spawn(move || world.prepare_changes());
     }
-    let server = shell.apply(crate::mcp::CodegraphMcp::new(world).with_tools(tools));
+    let server = arguments
+        .shell
+        .apply(crate::mcp::CodegraphMcp::new(world).with_tools(arguments.tools.tools.clone()));
     runtime.block_on(crate::mcp::serve_stdio(server))?;
     Ok(())
 }

@@ -27,6 +27,14 @@ pub struct ServeArgs {
     /// Also accept this name in the HTTP `Host` header (with the port); repeatable.
     #[arg(long, value_name = "NAME")]
     pub allow_host: Vec<String>,
+    /// Serve only the unix socket `codegraph mcp` attaches to, as the repository's shared
+    /// server (what `codegraph mcp` starts when no server runs): no stdio, exits after
+    /// `--idle-exit` seconds with no client.
+    #[arg(long, conflicts_with_all = ["http", "port"])]
+    pub shared: bool,
+    /// With `--shared`: exit after this many seconds with no client.
+    #[arg(long, value_name = "SECONDS", env = "CODEGRAPH_IDLE_EXIT", default_value_t = crate::mcp::daemon::DEFAULT_IDLE_SECONDS)]
+    pub idle_exit: u64,
     #[command(flatten)]
     pub shell: ShellArgs,
     #[command(flatten)]
@@ -38,6 +46,9 @@ pub struct ServeArgs {
 pub fn run(arguments: ServeArgs) -> anyhow::Result<()> {
     let world = open_world(&arguments.workspace)?;
     let front = match arguments.http.or(arguments.port) {
+        None if arguments.shared => crate::mcp::serve::Front::Shared {
+            idle: std::time::Duration::from_secs(arguments.idle_exit),
+        },
         None => crate::mcp::serve::Front::Stdio,
         Some(port) => {
             let beyond_loopback = !arguments.host.is_loopback();

@@ -28,8 +28,21 @@ where
         .expect("MCP handshake")
 }
 
-/// `codegraph mcp --repo <repo>` as a child process, driven by rmcp's client.
+/// `codegraph mcp --repo <repo> --no-daemon` as a child process, driven by rmcp's client: it
+/// attaches to a running server, else serves in-process (the shared server is `shared.rs`'s).
 pub(crate) async fn mcp_child(repo: &Path, runtime_dir: &Path, extra: &[&str]) -> Client {
+    let mut command = mcp_command(repo, runtime_dir, extra);
+    command.arg("--no-daemon");
+    let transport = TokioChildProcess::new(command).expect("codegraph mcp starts");
+    connect(transport).await
+}
+
+/// The command line of `codegraph mcp --repo <repo> --no-cache` with this runtime directory.
+pub(crate) fn mcp_command(
+    repo: &Path,
+    runtime_dir: &Path,
+    extra: &[&str],
+) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_codegraph"));
     command
         .arg("mcp")
@@ -37,9 +50,10 @@ pub(crate) async fn mcp_child(repo: &Path, runtime_dir: &Path, extra: &[&str]) -
         .arg(repo)
         .arg("--no-cache")
         .args(extra)
-        .env("XDG_RUNTIME_DIR", runtime_dir);
-    let transport = TokioChildProcess::new(command).expect("codegraph mcp starts");
-    connect(transport).await
+        .env("XDG_RUNTIME_DIR", runtime_dir)
+        .env_remove("CODEGRAPH_NO_DAEMON")
+        .env_remove("CODEGRAPH_IDLE_EXIT");
+    command
 }
 
 /// The ids of `entity`'s callers, sorted.
@@ -62,7 +76,7 @@ fn mode(path: &Path) -> u32 {
 }
 
 /// The files of the runtime directory with this extension.
-fn files_with(directory: &Path, extension: &str) -> Vec<PathBuf> {
+pub(crate) fn files_with(directory: &Path, extension: &str) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(directory)
         .map(|listing| {
             listing
@@ -76,7 +90,7 @@ fn files_with(directory: &Path, extension: &str) -> Vec<PathBuf> {
     found
 }
 
-const FACTORIAL: &str = "shop/util/math.py::factorial";
+pub(crate) const FACTORIAL: &str = "shop/util/math.py::factorial";
 
 #[test]
 fn mcp_attaches_to_the_running_language_server_and_sees_unsaved_edits() {
@@ -331,6 +345,9 @@ fn forged_discovery_entries_delete_and_overwrite_nothing() {
         pid: 1,
         http: None,
         tokens: None,
+        kind: codegraph::mcp::attach::Kind::Serve,
+        started: 0,
+        clients: 0,
     };
     codegraph::mcp::attach::write_entry(&target, &entry).unwrap();
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
@@ -347,6 +364,9 @@ fn forged_discovery_entries_delete_and_overwrite_nothing() {
         pid: std::process::id(),
         http: None,
         tokens: None,
+        kind: codegraph::mcp::attach::Kind::Serve,
+        started: 0,
+        clients: 0,
     };
     codegraph::mcp::attach::write_entry(&live, &entry).unwrap();
     let found = codegraph::mcp::attach::find(&sockets, &repo).map(|(path, _)| path);

@@ -32,6 +32,7 @@ mod rules_mcp;
 mod scip;
 mod semantic_tokens;
 mod serve;
+mod shared;
 mod shell;
 mod subscribe;
 mod support;

@@ -210,11 +210,15 @@ impl State {
             if let Some(policy) = &self.shell {
                 server = server.with_shell(policy.clone());
             }
-            codegraph_mcp::attach::serve_world(world.clone(), server)
-                .inspect_err(|error| {
-                    tracing::warn!("no MCP socket for {}: {error:#}", client_root.display())
-                })
-                .ok()
+            codegraph_mcp::attach::serve_world(
+                world.clone(),
+                server,
+                codegraph_mcp::attach::Kind::Lsp,
+            )
+            .inspect_err(|error| {
+                tracing::warn!("no MCP socket for {}: {error:#}", client_root.display())
+            })
+            .ok()
         } else {
             None
         };

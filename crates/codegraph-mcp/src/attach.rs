@@ -52,6 +52,39 @@ pub struct Entry {
     /// The bearer tokens the HTTP endpoint accepts, when it requires one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<Tokens>,
+    /// What kind of process serves the root.
+    #[serde(default)]
+    pub kind: Kind,
+    /// When the process started serving, in seconds since the Unix epoch.
+    #[serde(default)]
+    pub started: u64,
+    /// The MCP sessions connected to the socket now.
+    #[serde(default)]
+    pub clients: usize,
+}
+
+/// The kinds of process that serve a root on a socket.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// An editor's `codegraph lsp`: it has the editor's unsaved edits.
+    Lsp,
+    /// A `codegraph serve` started by hand.
+    #[default]
+    Serve,
+    /// A `codegraph serve --shared` that `codegraph mcp` started: detached, it exits once it
+    /// has had no client for its idle time (`mcp::daemon`).
+    Shared,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Lsp => "lsp",
+            Kind::Serve => "serve",
+            Kind::Shared => "shared",
+        }
+    }
 }
 
 /// The per-user directory of sockets and discovery files, created with mode 0700.
@@ -131,8 +164,8 @@ fn read_entry(path: &Path) -> Option<Result<Entry, ()>> {
     Some(serde_json::from_slice(&bytes).map_err(|_| ()))
 }
 
-/// A short, stable name for a root.
-fn root_key(root: &Path) -> String {
+/// A short, stable name for a root: the stem of its discovery, socket, lock and log files.
+pub fn root_key(root: &Path) -> String {
     let hash = blake3::hash(root.as_os_str().as_encoded_bytes());
     hash.to_hex()[..16].to_string()
 }
@@ -206,16 +239,28 @@ pub fn entries(directory: &Path) -> Vec<(PathBuf, Entry)> {
 }
 
 /// The live entry serving `repo`: the root equal to it, else the innermost root containing it
-/// (compared by path components, on canonical paths), the most recent process first.
+/// (compared by path components, on canonical paths); among those, an editor's language server
+/// first (it has the unsaved edits), then the most recent process.
 pub fn find(directory: &Path, repo: &Path) -> Option<(PathBuf, Entry)> {
     let repo = repo.canonicalize().ok()?;
     entries(directory)
         .into_iter()
         .filter(|(_, entry)| repo.starts_with(&entry.root))
-        .max_by_key(|(path, entry)| {
-            let modified = std::fs::metadata(path).and_then(|metadata| metadata.modified());
-            (entry.root.components().count(), modified.ok())
+        .max_by_key(|(_, entry)| {
+            (
+                entry.root.components().count(),
+                entry.kind == Kind::Lsp,
+                entry.started,
+                entry.pid,
+            )
         })
+}
+
+/// Seconds since the Unix epoch.
+pub fn now_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
 }
 
 /// Writes `entry` atomically: a fresh private temporary (`create_new`, so never through a file
@@ -248,22 +293,113 @@ pub fn write_entry(path: &Path, entry: &Entry) -> anyhow::Result<()> {
 pub struct Attachment {
     pub socket: PathBuf,
     pub discovery: PathBuf,
-    entry: Mutex<Entry>,
+    published: Arc<Published>,
     accept: Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+/// The discovery file's content, kept current as sessions come and go.
+struct Published {
+    discovery: PathBuf,
+    entry: Mutex<Entry>,
+    sessions: Sessions,
+    closed: std::sync::atomic::AtomicBool,
+}
+
+impl Published {
+    /// Rewrites the discovery file with `change` applied, unless the root is no longer served.
+    fn update(&self, change: impl FnOnce(&mut Entry)) -> anyhow::Result<()> {
+        let mut entry = self.entry.lock();
+        change(&mut entry);
+        if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+            return Ok(());
+        }
+        write_entry(&self.discovery, &entry)
+    }
+}
+
+/// The MCP sessions connected to a socket, and since when there has been none.
+pub struct Sessions {
+    state: Mutex<(usize, std::time::Instant)>,
+    changed: tokio::sync::Notify,
+}
+
+impl Sessions {
+    fn new() -> Sessions {
+        Sessions {
+            state: Mutex::new((0, std::time::Instant::now())),
+            changed: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// Counts a session in (`1`) or out (`-1`); the new count.
+    fn add(&self, step: isize) -> usize {
+        let mut state = self.state.lock();
+        state.0 = state.0.saturating_add_signed(step);
+        if state.0 == 0 {
+            state.1 = std::time::Instant::now();
+        }
+        self.changed.notify_waiters();
+        state.0
+    }
+
+    /// Returns once no session has been connected for `limit`.
+    pub async fn idle(&self, limit: std::time::Duration) {
+        loop {
+            let changed = self.changed.notified();
+            let (count, since) = *self.state.lock();
+            if count == 0 {
+                let left = limit.saturating_sub(since.elapsed());
+                if left.is_zero() {
+                    return;
+                }
+                let _ = tokio::time::timeout(left, changed).await;
+            } else {
+                changed.await;
+            }
+        }
+    }
+}
+
+/// Counts one connection as a session while it lives, in the discovery file too.
+struct SessionGuard(Arc<Published>);
+
+impl SessionGuard {
+    fn enter(published: Arc<Published>) -> SessionGuard {
+        let count = published.sessions.add(1);
+        let _ = published.update(|entry| entry.clients = count);
+        SessionGuard(published)
+    }
+}
+
+impl Drop for SessionGuard {
+    fn drop(&mut self) {
+        let count = self.0.sessions.add(-1);
+        let _ = self.0.update(|entry| entry.clients = count);
+    }
 }
 
 impl Attachment {
     /// Adds the HTTP endpoint and its tokens to the discovery file.
     pub fn publish_http(&self, url: String, tokens: Option<Tokens>) -> anyhow::Result<()> {
-        let mut entry = self.entry.lock();
-        entry.http = Some(url);
-        entry.tokens = tokens;
-        write_entry(&self.discovery, &entry)
+        self.published.update(|entry| {
+            entry.http = Some(url);
+            entry.tokens = tokens;
+        })
+    }
+
+    /// The sessions connected to the socket.
+    pub fn sessions(&self) -> &Sessions {
+        &self.published.sessions
     }
 
     pub fn close(&self) {
         if let Some(accept) = self.accept.lock().take() {
+            self.published
+                .closed
+                .store(true, std::sync::atomic::Ordering::Release);
             accept.abort();
+            // Hold the entry's lock so that no session rewrites the file after its removal.
+            let _entry = self.published.entry.lock();
             let _ = std::fs::remove_file(&self.discovery);
             let _ = std::fs::remove_file(&self.socket);
         }
@@ -276,9 +412,14 @@ impl Drop for Attachment {
     }
 }
 
-/// Serves MCP sessions on `world` over a new unix socket and publishes the discovery file.
-/// Must run inside a tokio runtime. Every connection is its own MCP session on the same world.
-pub fn serve_world(world: Arc<World>, server: CodegraphMcp) -> anyhow::Result<Attachment> {
+/// Serves MCP sessions on `world` over a new unix socket and publishes the discovery file,
+/// saying it is served by a process of `kind`. Must run inside a tokio runtime. Every
+/// connection is its own MCP session on the same world.
+pub fn serve_world(
+    world: Arc<World>,
+    server: CodegraphMcp,
+    kind: Kind,
+) -> anyhow::Result<Attachment> {
     let directory = runtime_dir()?;
     // Reading the directory clears what dead processes left behind.
     entries(&directory);
@@ -296,8 +437,18 @@ pub fn serve_world(world: Arc<World>, server: CodegraphMcp) -> anyhow::Result<At
         pid: std::process::id(),
         http: None,
         tokens: None,
+        kind,
+        started: now_seconds(),
+        clients: 0,
     };
     write_entry(&discovery, &entry)?;
+    let published = Arc::new(Published {
+        discovery: discovery.clone(),
+        entry: Mutex::new(entry),
+        sessions: Sessions::new(),
+        closed: Default::default(),
+    });
+    let accepting = published.clone();
     let accept = tokio::spawn(async move {
         loop {
             let stream = match listener.accept().await {
@@ -308,7 +459,9 @@ pub fn serve_world(world: Arc<World>, server: CodegraphMcp) -> anyhow::Result<At
                 }
             };
             let server = server.session();
+            let guard = SessionGuard::enter(accepting.clone());
             tokio::spawn(async move {
+                let _guard = guard;
                 let (read, write) = stream.into_split();
                 let (server, read) = greeted(server, read).await;
                 match server
@@ -331,7 +484,7 @@ pub fn serve_world(world: Arc<World>, server: CodegraphMcp) -> anyhow::Result<At
     Ok(Attachment {
         socket,
         discovery,
-        entry: Mutex::new(entry),
+        published,
         accept: Mutex::new(Some(accept.abort_handle())),
     })
 }
@@ -375,32 +528,32 @@ async fn greeted<R: AsyncRead + Unpin>(
     }
 }
 
-/// Relays stdin/stdout to a live server of `repo`, if there is one, for a session that lists
-/// `tools`. `Ok(false)` when none could be reached (the caller then serves in-process);
-/// `Ok(true)` once the session is over.
-pub async fn relay_if_served(repo: &Path, tools: &ToolSet) -> anyhow::Result<bool> {
-    let Ok(directory) = runtime_dir() else {
-        return Ok(false);
-    };
-    let Some((discovery, entry)) = find(&directory, repo) else {
-        return Ok(false);
-    };
-    let Some(stream) = connect(&discovery, &entry).await else {
-        return Ok(false);
-    };
-    tracing::info!(
-        "attached to process {} serving {} on {}",
-        entry.pid,
-        entry.root.display(),
-        entry.socket.display()
-    );
+/// A live server of `repo` this user can attach to: its entry and a connection to its socket.
+/// Entries that do not answer are removed on the way.
+pub async fn connect_served(repo: &Path) -> Option<(Entry, tokio::net::UnixStream)> {
+    let directory = runtime_dir().ok()?;
+    // Each failed entry is removed, so the next look finds another or none.
+    for _ in 0..8 {
+        let (discovery, entry) = find(&directory, repo)?;
+        if let Some(stream) = connect(&discovery, &entry).await {
+            return Some((entry, stream));
+        }
+        if entry.pid == std::process::id() {
+            return None;
+        }
+    }
+    None
+}
+
+/// Relays stdin/stdout over `stream`, a connection to a server's socket, for a session that
+/// lists `tools`; returns once the session is over.
+pub async fn relay_session(stream: tokio::net::UnixStream, tools: &ToolSet) -> std::io::Result<()> {
     let hello = Hello {
         attach: HelloSettings {
             tools: tools.to_arg(),
         },
     };
-    relay(stream, &hello).await?;
-    Ok(true)
+    relay(stream, &hello).await
 }
 
 /// The socket of `entry`, if it answers and is served by this user; an entry that does not
@@ -411,14 +564,14 @@ async fn connect(discovery: &Path, entry: &Entry) -> Option<tokio::net::UnixStre
         Ok(stream) if stream.peer_cred().is_ok_and(|peer| peer.uid() == user()) => Some(stream),
         Ok(_) => {
             tracing::warn!(
-                "{} is served by another user; not attaching, serving in-process",
+                "{} is served by another user; not attaching",
                 entry.socket.display()
             );
             None
         }
         Err(error) => {
             tracing::info!(
-                "{} does not answer ({error}); serving in-process",
+                "{} does not answer ({error}); its entry is removed",
                 entry.socket.display()
             );
             if entry.pid != std::process::id() {

@@ -10,6 +10,7 @@
 pub mod attach;
 pub mod completions;
 pub mod convert;
+pub mod daemon;
 pub mod envelope;
 pub mod http;
 pub mod lines;

@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use anyhow::Context;
+
 use tokio_util::sync::CancellationToken;
 
 use super::CodegraphMcp;
@@ -17,6 +19,9 @@ pub enum Front {
     Stdio,
     /// MCP over HTTP until interrupted.
     Http(HttpOptions),
+    /// The unix socket alone, as the shared server of `mcp::daemon`: until it has had no
+    /// session for this long, or is interrupted.
+    Shared { idle: std::time::Duration },
 }
 
 /// Indexes `world`, watches its root and serves it until the front ends.
@@ -47,15 +52,44 @@ pub fn run(
         let _watcher = codegraph_world::watch::watch(world.clone(), |_| {})
             .inspect_err(|error| tracing::warn!("not watching the file system: {error}"))
             .ok();
-        let attachment = attach::serve_world(world.clone(), server.clone())
-            .inspect_err(|error| tracing::warn!("no MCP socket: {error:#}"))
-            .ok();
+        let kind = match front {
+            Front::Shared { .. } => attach::Kind::Shared,
+            Front::Stdio | Front::Http(_) => attach::Kind::Serve,
+        };
+        let attachment = attach::serve_world(world.clone(), server.clone(), kind);
+        let attachment = match front {
+            // The socket is all a shared server serves.
+            Front::Shared { .. } => Some(attachment.context("serving the MCP socket")?),
+            Front::Stdio | Front::Http(_) => attachment
+                .inspect_err(|error| tracing::warn!("no MCP socket: {error:#}"))
+                .ok(),
+        };
         serve_front(server, front, attachment.as_ref()).await?;
         drop(attachment);
         anyhow::Ok(())
     });
     runtime.shutdown_background();
     result
+}
+
+/// Serves the socket until it has had no session for `idle`, or until interrupted.
+async fn serve_shared(attachment: &attach::Attachment, idle: std::time::Duration) {
+    tracing::warn!(
+        "shared server (process {}) ready on {}; exits after {} s with no client",
+        std::process::id(),
+        attachment.socket.display(),
+        idle.as_secs()
+    );
+    let interrupted = CancellationToken::new();
+    tokio::spawn(cancel_when_interrupted(interrupted.clone()));
+    tokio::select! {
+        _ = attachment.sessions().idle(idle) => {
+            tracing::warn!("no client for {} s: exiting", idle.as_secs());
+        }
+        _ = interrupted.cancelled() => tracing::warn!("interrupted: exiting"),
+    }
+    // No new session from here; the discovery entry and socket go.
+    attachment.close();
 }
 
 /// Serves MCP on `front` until it ends; an HTTP address is published on the attachment.
@@ -72,6 +106,11 @@ async fn serve_front(
             )
             .await?;
             running.waiting().await?;
+        }
+        Front::Shared { idle } => {
+            if let Some(attachment) = attachment {
+                serve_shared(attachment, idle).await;
+            }
         }
         Front::Http(options) => {
             let listener = http::bind(&options).await?;

@@ -1,0 +1,154 @@
+//! The shared server: when `codegraph mcp` finds no live server for its repository, it starts
+//! one, `codegraph serve --shared`, detached from it, and attaches; every later `codegraph mcp`
+//! of the repository attaches to the same process, so the repository is indexed once and every
+//! session sees one graph. The shared server serves MCP on its unix socket only (`mcp::attach`)
+//! and exits once it has had no session for its idle time.
+//!
+//! Invariants:
+//! - One start at a time per root: the client that starts a server holds an exclusive lock on
+//!   `<runtime dir>/<root key>.lock` from its second look for a live server until the new one is
+//!   published or has failed. A client racing it waits on the lock, then finds the server and
+//!   attaches. The lock is the kernel's (`flock`), so a client that dies holding it frees it.
+//! - A server publishes its discovery entry only once its graph is indexed: a client never
+//!   attaches to a half-built graph.
+//! - The server runs in its own process group with no terminal, stdin or stdout; its stderr (the
+//!   log) is `<runtime dir>/<root key>.log`, rewritten at each start. It outlives the client that
+//!   started it, and exits after its idle time with no session, on SIGTERM (`codegraph stop`)
+//!   or on SIGINT, removing its entry. A crashed server's entry is removed by the next reader of
+//!   the directory, and the next client starts a new server.
+
+use std::ffi::OsString;
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+use super::attach::{self, Entry};
+
+/// How long a shared server stays with no session, by default.
+pub const DEFAULT_IDLE_SECONDS: u64 = 300;
+
+/// How long a client waits for the server it started to index and publish.
+const READY_LIMIT: Duration = Duration::from_secs(30 * 60);
+
+/// A live server for a root, found or started.
+pub struct Served {
+    pub entry: Entry,
+    /// Started by this call, with its log here.
+    pub started: Option<PathBuf>,
+}
+
+/// The live server of `repo`, starting `program serve --shared ARGUMENTS --repo ROOT` when there
+/// is none. Blocks while another client starts one, and while the started one indexes.
+pub fn ensure(repo: &Path, program: &Path, arguments: &[OsString]) -> anyhow::Result<Served> {
+    let directory = attach::runtime_dir()?;
+    let root = repo
+        .canonicalize()
+        .with_context(|| format!("the repository {}", repo.display()))?;
+    let key = attach::root_key(&root);
+    let lock = private_file(&directory.join(format!("{key}.lock")), false)?;
+    lock.lock().context("locking the shared server's start")?;
+    if let Some((_, entry)) = attach::find(&directory, &root) {
+        return Ok(Served {
+            entry,
+            started: None,
+        });
+    }
+    let log = directory.join(format!("{key}.log"));
+    let mut child = std::process::Command::new(program)
+        .arg("serve")
+        .arg("--shared")
+        .args(arguments)
+        .arg("--repo")
+        .arg(&root)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(private_file(&log, true)?)
+        .process_group(0)
+        .spawn()
+        .with_context(|| format!("starting {} serve --shared", program.display()))?;
+    let entry = wait_ready(&directory, &root, &mut child, &log);
+    // Reap the server when it exits while this client still runs.
+    std::thread::spawn(move || child.wait());
+    Ok(Served {
+        entry: entry?,
+        started: Some(log),
+    })
+}
+
+/// Waits until `child` publishes its entry for `root`.
+fn wait_ready(
+    directory: &Path,
+    root: &Path,
+    child: &mut std::process::Child,
+    log: &Path,
+) -> anyhow::Result<Entry> {
+    let began = Instant::now();
+    loop {
+        if let Some((_, entry)) = attach::find(directory, root) {
+            return Ok(entry);
+        }
+        if let Some(status) = child.try_wait()? {
+            anyhow::bail!(
+                "the shared server exited ({status}) before serving; its log {}:\n{}",
+                log.display(),
+                tail(log)
+            );
+        }
+        if began.elapsed() > READY_LIMIT {
+            anyhow::bail!(
+                "the shared server (process {}) did not serve within {} s; its log is {}",
+                child.id(),
+                READY_LIMIT.as_secs(),
+                log.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// A file of the runtime directory, mode 0600, never opened through a symlink; emptied first
+/// when `truncate`.
+fn private_file(path: &Path, truncate: bool) -> anyhow::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(truncate)
+        .mode(0o600)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))
+}
+
+/// The last lines of a log.
+fn tail(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(20)..].join("\n")
+}
+
+/// Stops the server of `entry`: SIGTERM to the process serving its socket, checked (by the
+/// socket's peer credentials) to be the entry's own process, then waits for it to exit.
+pub fn stop(entry: &Entry) -> anyhow::Result<()> {
+    use nix::sys::signal::{Signal, kill};
+    let stream = std::os::unix::net::UnixStream::connect(&entry.socket)
+        .with_context(|| format!("connecting to {}", entry.socket.display()))?;
+    let peer = nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials)?;
+    if u32::try_from(peer.pid()).ok() != Some(entry.pid) {
+        anyhow::bail!("its socket is served by process {}", peer.pid());
+    }
+    drop(stream);
+    let pid = nix::unistd::Pid::from_raw(peer.pid());
+    kill(pid, Signal::SIGTERM)?;
+    let began = Instant::now();
+    while began.elapsed() < Duration::from_secs(10) {
+        if kill(pid, None).is_err() || !Path::new(&format!("/proc/{pid}")).exists() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    anyhow::bail!("still running 10 s after SIGTERM")
+}

@@ -1,0 +1,249 @@
+//! The shared server: `codegraph mcp` with no server running starts one (`codegraph serve
+//! --shared`) and attaches; every later client attaches to the same process; clients racing to
+//! start end on one server; a client that dies frees its session; a killed server is replaced
+//! by the next client; the server exits after its idle time, or on `codegraph stop`.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+use crate::attach::{Client, FACTORIAL, callers, connect, files_with, mcp_command};
+use crate::cache::copy_tree;
+use crate::support;
+
+/// The callers of `factorial` in the fixture as it is on disk.
+const CALLERS: [&str; 2] = ["shop/app/main.py::main", FACTORIAL];
+
+struct Setup {
+    _directory: tempfile::TempDir,
+    repo: PathBuf,
+    runtime_dir: PathBuf,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let directory = tempfile::tempdir().unwrap();
+        let repo = directory.path().join("repo");
+        std::fs::create_dir(&repo).unwrap();
+        copy_tree(&support::fixture("python"), &repo);
+        let runtime_dir = directory.path().join("run");
+        std::fs::create_dir(&runtime_dir).unwrap();
+        Setup {
+            repo: repo.canonicalize().unwrap(),
+            runtime_dir,
+            _directory: directory,
+        }
+    }
+
+    /// `codegraph mcp` with the shared server's idle time set to `idle` seconds.
+    async fn client(&self, idle: u64) -> Client {
+        let idle = idle.to_string();
+        let command = mcp_command(&self.repo, &self.runtime_dir, &["--idle-exit", &idle]);
+        connect(TokioChildProcess::new(command).expect("codegraph mcp starts")).await
+    }
+
+    fn sockets_dir(&self) -> PathBuf {
+        self.runtime_dir.join("codegraph")
+    }
+
+    /// The discovery entries published now.
+    fn entries(&self) -> Vec<Value> {
+        files_with(&self.sockets_dir(), "json")
+            .iter()
+            .filter_map(|path| serde_json::from_slice(&std::fs::read(path).ok()?).ok())
+            .collect()
+    }
+
+    /// `codegraph ARGUMENTS` with this runtime directory; its stdout.
+    fn codegraph(&self, arguments: &[&str]) -> String {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_codegraph"))
+            .args(arguments)
+            .current_dir(&self.repo)
+            .env("XDG_RUNTIME_DIR", &self.runtime_dir)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// `codegraph status --json`.
+    fn status(&self) -> Vec<Value> {
+        serde_json::from_str(&self.codegraph(&["status", "--json"])).unwrap()
+    }
+}
+
+/// Waits up to `limit` for `condition`.
+fn eventually(limit: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let began = Instant::now();
+    while began.elapsed() < limit {
+        if condition() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    condition()
+}
+
+fn alive(pid: u64) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| stat.contains(") Z "))
+}
+
+/// The one published entry: the shared server's.
+fn only_entry(setup: &Setup) -> Value {
+    let entries = setup.entries();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let entry = entries.into_iter().next().unwrap();
+    assert_eq!(entry["kind"], "shared", "{entry}");
+    assert_eq!(entry["root"], json!(setup.repo));
+    entry
+}
+
+#[test]
+fn clients_share_the_server_the_first_one_started_which_exits_when_idle() {
+    let setup = Setup::new();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let pid = runtime.block_on(async {
+        let first = setup.client(2).await;
+        let entry = only_entry(&setup);
+        let second = setup.client(2).await;
+        let (seen_first, seen_second) =
+            tokio::join!(callers(&first, FACTORIAL), callers(&second, FACTORIAL));
+        assert_eq!(seen_first, CALLERS);
+        assert_eq!(seen_second, CALLERS);
+        // Still the one server, now with two sessions.
+        assert_eq!(only_entry(&setup)["pid"], entry["pid"]);
+        assert!(eventually(
+            Duration::from_secs(5),
+            || only_entry(&setup)["clients"] == 2
+        ));
+        let status = setup.status();
+        assert_eq!(status.len(), 1, "{status:?}");
+        assert_eq!(status[0]["pid"], entry["pid"]);
+        assert_eq!(status[0]["kind"], "shared");
+        assert_eq!(status[0]["clients"], 2);
+        assert_eq!(status[0]["root"], json!(setup.repo));
+        first.cancel().await.unwrap();
+        second.cancel().await.unwrap();
+        entry["pid"].as_u64().unwrap()
+    });
+    // No client: gone after its idle time, its entry and socket with it.
+    assert!(
+        eventually(Duration::from_secs(20), || !alive(pid)),
+        "the shared server {pid} still runs"
+    );
+    assert!(setup.entries().is_empty());
+    assert!(files_with(&setup.sockets_dir(), "sock").is_empty());
+    assert_eq!(setup.status(), Vec::<Value>::new());
+}
+
+#[test]
+fn clients_racing_to_start_end_on_one_server() {
+    let setup = Setup::new();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let (a, b, c, d) = tokio::join!(
+            setup.client(2),
+            setup.client(2),
+            setup.client(2),
+            setup.client(2)
+        );
+        for client in [&a, &b, &c, &d] {
+            assert_eq!(callers(client, FACTORIAL).await, CALLERS);
+        }
+        only_entry(&setup);
+        assert_eq!(files_with(&setup.sockets_dir(), "sock").len(), 1);
+        assert!(eventually(
+            Duration::from_secs(5),
+            || only_entry(&setup)["clients"] == 4
+        ));
+        for client in [a, b, c, d] {
+            client.cancel().await.unwrap();
+        }
+    });
+}
+
+#[test]
+fn a_killed_client_frees_its_session_and_a_killed_server_is_replaced() {
+    let setup = Setup::new();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let first = setup.client(30).await;
+        let server = only_entry(&setup)["pid"].as_u64().unwrap();
+
+        // A client killed with a request in flight.
+        let mut doomed = mcp_command(&setup.repo, &setup.runtime_dir, &["--idle-exit", "30"]);
+        doomed
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        let mut doomed = doomed.spawn().unwrap();
+        let mut input = doomed.stdin.take().unwrap();
+        let lines = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "doomed", "version": "0"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "find_callers", "arguments": {"entity_id": FACTORIAL}}}),
+        ];
+        for line in lines {
+            tokio::io::AsyncWriteExt::write_all(&mut input, format!("{line}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        assert!(eventually(
+            Duration::from_secs(10),
+            || only_entry(&setup)["clients"] == 2
+        ));
+        doomed.kill().await.unwrap();
+        assert!(
+            eventually(Duration::from_secs(10), || only_entry(&setup)["clients"]
+                == 1),
+            "{:?}",
+            setup.entries()
+        );
+        // The other session is untouched.
+        assert_eq!(callers(&first, FACTORIAL).await, CALLERS);
+
+        // The server killed: the next client starts another.
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(server as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        )
+        .unwrap();
+        assert!(eventually(Duration::from_secs(10), || !alive(server)));
+        let _ = first.cancel().await;
+        let next = setup.client(2).await;
+        assert_eq!(callers(&next, FACTORIAL).await, CALLERS);
+        let replacement = only_entry(&setup)["pid"].as_u64().unwrap();
+        assert_ne!(replacement, server);
+        next.cancel().await.unwrap();
+    });
+}
+
+#[test]
+fn stop_stops_the_shared_server_of_the_repository() {
+    let setup = Setup::new();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let pid = runtime.block_on(async {
+        let client = setup.client(300).await;
+        assert_eq!(callers(&client, FACTORIAL).await, CALLERS);
+        let pid = only_entry(&setup)["pid"].as_u64().unwrap();
+        let stopped = setup.codegraph(&["stop"]);
+        assert_eq!(
+            stopped.trim(),
+            format!("{}: stopped process {pid}", setup.repo.display())
+        );
+        let _ = client.cancel().await;
+        pid
+    });
+    assert!(!alive(pid));
+    assert!(setup.entries().is_empty());
+    assert_eq!(
+        setup.codegraph(&["stop"]).trim(),
+        format!("no codegraph server of {} is running", setup.repo.display())
+    );
+}
