@@ -16,7 +16,7 @@ pub struct McpArgs {
     pub no_attach: bool,
     /// Attach to a running server, but when there is none, index and serve in-process instead
     /// of starting the repository's shared server.
-    #[arg(long, env = "CODEGRAPH_NO_DAEMON")]
+    #[arg(long, env = "CODEGRAPH_NO_DAEMON", value_parser = clap::builder::FalseyValueParser::new())]
     pub no_daemon: bool,
     /// A shared server this command starts exits after this many seconds with no client.
     #[arg(long, value_name = "SECONDS", env = "CODEGRAPH_IDLE_EXIT", default_value_t = crate::mcp::daemon::DEFAULT_IDLE_SECONDS)]

@@ -46,6 +46,9 @@ fn sdk_client(venv: &Path, mode: &str, target: &str, repo: &Path, runtime_dir: &
         .args([mode, target])
         .arg(repo)
         .env("XDG_RUNTIME_DIR", runtime_dir)
+        // `stdio` is the in-process server; `shared` starts the shared one, gone soon after.
+        .env("CODEGRAPH_NO_DAEMON", if mode == "stdio" { "1" } else { "0" })
+        .env("CODEGRAPH_IDLE_EXIT", "2")
         // No `__pycache__` in the source tree.
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .output()
@@ -279,4 +282,26 @@ fn the_python_sdk_drives_codegraph_over_stdio_and_streamable_http() {
         "codegraph://files/shop/extra.py"
     );
     drop(server);
+}
+
+#[test]
+fn python_sdk_clients_at_once_share_the_server_the_first_one_starts() {
+    let venv = sdk_venv();
+    let directory = tempfile::tempdir().unwrap();
+    let repo = directory.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    copy_tree(&support::fixture("python"), &repo);
+    let repo = repo.canonicalize().unwrap();
+    let runtime_dir = directory.path().join("run");
+    std::fs::create_dir(&runtime_dir).unwrap();
+    let report = sdk_client(
+        &venv,
+        "shared",
+        env!("CARGO_BIN_EXE_codegraph"),
+        &repo,
+        &runtime_dir,
+    );
+    let main = ["shop/app/main.py::main"];
+    assert_eq!(report["callers"], json!([main, main, main]));
+    assert_eq!(report["entries"], json!([{"kind": "shared", "clients": 3}]));
 }

@@ -3,7 +3,9 @@
 Run by tests/codegraph/e2e_mcp.rs inside a venv it creates; not meant to be run by hand, but it
 can be: `python client.py stdio CODEGRAPH REPO`, `python client.py attached CODEGRAPH REPO`
 (a `codegraph lsp` of REPO holds an unsaved edit of shop/left/run.py) or
-`python client.py http URL REPO`.
+`python client.py http URL REPO`, or `python client.py shared CODEGRAPH REPO` (three clients at once
+through `codegraph mcp` with no server running: one shared server is started and serves them
+all).
 
 Checks content, not counts: the tool names, the exact callers of a fixture method, a path
 escape refused, a prompt that carries the source; the trust stamp on callers and callees (the
@@ -260,8 +262,52 @@ def malformed_line_gets_parse_error(codegraph: str, repo: Path) -> dict:
         process.wait()
 
 
+async def shared(codegraph: str, repo: Path, count: int) -> dict:
+    """`count` SDK clients of `codegraph mcp` at once: each one's callers of AUTHENTICATE, and the
+    discovery entries published while all of them are attached."""
+    server = StdioServerParameters(
+        command=codegraph,
+        args=["mcp", "--no-cache", "--repo", str(repo)],
+        env=dict(os.environ),
+    )
+    seen: list[list[str]] = []
+    entries: list[dict] = []
+    attached = anyio.Event()
+    done = anyio.Event()
+
+    async def one() -> None:
+        async with Client(server) as client:
+            callers = await client.call_tool("find_callers", {"entity_id": AUTHENTICATE})
+            assert not callers.is_error, text_of(callers.content)
+            seen.append([caller["id"] for caller in callers.structured_content["callers"]])
+            if len(seen) == count:
+                attached.set()
+            await done.wait()
+
+    async def read_entries() -> None:
+        await attached.wait()
+        sockets = Path(os.environ["XDG_RUNTIME_DIR"]) / "codegraph"
+        with anyio.fail_after(10):
+            while True:
+                found = [json.loads(path.read_text()) for path in sorted(sockets.glob("*.json"))]
+                if [entry.get("clients") for entry in found] == [count]:
+                    break
+                await anyio.sleep(0.05)
+        entries.extend({"kind": entry["kind"], "clients": entry["clients"]} for entry in found)
+        done.set()
+
+    async with anyio.create_task_group() as group:
+        for _ in range(count):
+            group.start_soon(one)
+        group.start_soon(read_entries)
+    return {"callers": seen, "entries": entries}
+
+
 async def main() -> None:
     mode, target, repo = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    if mode == "shared":
+        print(json.dumps(await shared(target, repo, 3)))
+        return
     if mode in ("stdio", "attached"):
         server = StdioServerParameters(
             command=target,
