@@ -31,6 +31,16 @@ pub struct LspArgs {
     /// programs (off by default; see `codegraph serve --help`).
     #[command(flatten)]
     pub shell: ShellArgs,
+    /// Serve the editor from the repository's shared server (the one `codegraph mcp` starts and
+    /// attaches to), starting it when none runs: one process and one graph for the editor and
+    /// every AI session of the folder. Only for a single workspace folder; otherwise, or when
+    /// the server cannot start, this process serves the editor itself.
+    #[arg(long, conflicts_with_all = ["no_mcp_socket", "allow_shell", "cache_dir"])]
+    pub shared: bool,
+    /// With `--shared`: a shared server this command starts exits after this many seconds with
+    /// no client.
+    #[arg(long, value_name = "SECONDS", env = "CODEGRAPH_IDLE_EXIT", default_value_t = crate::mcp::daemon::DEFAULT_IDLE_SECONDS)]
+    pub idle_exit: u64,
 }
 
 /// The exit code: 1 when the client said `exit` (or went away) without `shutdown` first.
@@ -42,6 +52,8 @@ pub fn run(arguments: LspArgs) -> anyhow::Result<i32> {
         cache_dir,
         no_mcp_socket,
         shell,
+        shared,
+        idle_exit,
     } = arguments;
     let cache = match (no_cache, cache_dir) {
         (true, _) => CacheLocation::Disabled,
@@ -52,12 +64,22 @@ pub fn run(arguments: LspArgs) -> anyhow::Result<i32> {
         ),
         (false, None) => CacheLocation::InWorkspace,
     };
-    crate::lsp::run_stdio(
-        WorldConfig {
-            max_file_size,
-            cache,
-        },
-        !no_mcp_socket,
-        shell.policy(),
-    )
+    let config = WorldConfig {
+        max_file_size,
+        cache,
+    };
+    if shared {
+        let mut arguments: Vec<std::ffi::OsString> = vec![
+            "--idle-exit".into(),
+            idle_exit.to_string().into(),
+            "--max-file-size".into(),
+            max_file_size.to_string().into(),
+        ];
+        if no_cache {
+            arguments.push("--no-cache".into());
+        }
+        let program = std::env::current_exe().context("this program's path")?;
+        return crate::lsp::shared::run_relay(config, &program, &arguments);
+    }
+    crate::lsp::run_stdio(config, !no_mcp_socket, shell.policy())
 }

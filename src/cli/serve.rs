@@ -74,9 +74,13 @@ pub fn run(arguments: ServeArgs) -> anyhow::Result<()> {
     };
     let shell = arguments.shell.clone();
     let tools = arguments.tools.tools.clone();
+    // Editors' sessions of `codegraph lsp --shared` are served on the socket too.
+    let lsp: crate::mcp::attach::LspSessions =
+        std::sync::Arc::new(crate::lsp::shared::spawn_session);
     crate::mcp::serve::run(
         world,
         move |server| shell.apply(server.with_tools(tools)),
         front,
+        Some(lsp),
     )
 }

@@ -47,7 +47,10 @@ fn sdk_client(venv: &Path, mode: &str, target: &str, repo: &Path, runtime_dir: &
         .arg(repo)
         .env("XDG_RUNTIME_DIR", runtime_dir)
         // `stdio` is the in-process server; `shared` starts the shared one, gone soon after.
-        .env("CODEGRAPH_NO_DAEMON", if mode == "stdio" { "1" } else { "0" })
+        .env(
+            "CODEGRAPH_NO_DAEMON",
+            if mode == "stdio" { "1" } else { "0" },
+        )
         .env("CODEGRAPH_IDLE_EXIT", "2")
         // No `__pycache__` in the source tree.
         .env("PYTHONDONTWRITEBYTECODE", "1")

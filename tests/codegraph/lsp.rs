@@ -24,7 +24,9 @@ pub(crate) const AUTHENTICATE_METHOD: &str =
 pub(crate) struct LspClient {
     connection: LspConnection,
     /// The server's `XDG_RUNTIME_DIR`, where it publishes its MCP socket.
-    runtime_dir: tempfile::TempDir,
+    runtime_dir: PathBuf,
+    /// The runtime directory, when this client made it.
+    _made: Option<tempfile::TempDir>,
 }
 
 pub(crate) fn uri(path: &Path) -> String {
@@ -118,11 +120,44 @@ impl LspClient {
         roots: &[&Path],
         capabilities: Value,
     ) -> (LspClient, Value) {
-        let runtime_dir = tempfile::tempdir().unwrap();
+        LspClient::start_command_in(program, arguments, roots, capabilities, None)
+    }
+
+    /// `codegraph lsp ARGUMENTS` (with `--no-cache`) on these folders, with this runtime
+    /// directory (where it finds the servers to attach to).
+    pub(crate) fn start_in(
+        roots: &[&Path],
+        arguments: &[&str],
+        runtime_dir: &Path,
+    ) -> (LspClient, Value) {
+        let command: Vec<&str> = ["lsp", "--no-cache"]
+            .iter()
+            .chain(arguments)
+            .copied()
+            .collect();
+        let capabilities = announced_capabilities(false, json!({}));
+        let program = env!("CARGO_BIN_EXE_codegraph");
+        LspClient::start_command_in(program, &command, roots, capabilities, Some(runtime_dir))
+    }
+
+    fn start_command_in(
+        program: &str,
+        arguments: &[&str],
+        roots: &[&Path],
+        capabilities: Value,
+        runtime_dir: Option<&Path>,
+    ) -> (LspClient, Value) {
+        let (runtime_dir, made) = match runtime_dir {
+            Some(given) => (given.to_path_buf(), None),
+            None => {
+                let made = tempfile::tempdir().unwrap();
+                (made.path().to_path_buf(), Some(made))
+            }
+        };
         let mut command = Command::new(program);
         command
             .args(arguments)
-            .env("XDG_RUNTIME_DIR", runtime_dir.path())
+            .env("XDG_RUNTIME_DIR", &runtime_dir)
             .env(codegraph::contain::INJECT_PANIC, support::INJECTED_PANIC)
             .env(codegraph::world::work::SLOW_WORK, support::SLOW_QUERY)
             .stderr(Stdio::inherit());
@@ -131,6 +166,7 @@ impl LspClient {
         let mut client = LspClient {
             connection,
             runtime_dir,
+            _made: made,
         };
         let folders: Vec<Value> = roots
             .iter()
@@ -151,7 +187,7 @@ impl LspClient {
     }
 
     pub(crate) fn runtime_dir(&self) -> &Path {
-        self.runtime_dir.path()
+        &self.runtime_dir
     }
 
     /// Writes bytes as they are, framing or not.

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::attach::{Client, FACTORIAL, callers, connect, files_with, mcp_command};
 use crate::cache::copy_tree;
+use crate::lsp::{LspClient, uri};
 use crate::support;
 
 /// The callers of `factorial` in the fixture as it is on disk.
@@ -245,5 +246,83 @@ fn stop_stops_the_shared_server_of_the_repository() {
     assert_eq!(
         setup.codegraph(&["stop"]).trim(),
         format!("no codegraph server of {} is running", setup.repo.display())
+    );
+}
+
+/// The editor's unsaved text of `shop/app/main.py`: one more caller of `factorial`.
+fn edit_main(lsp: &mut LspClient, repo: &Path) {
+    let main = repo.join("shop/app/main.py");
+    let text = std::fs::read_to_string(&main).unwrap();
+    lsp.open(&main, &text);
+    let edited = format!("{text}\n\ndef again() -> int:\n    return math.factorial(3)\n");
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&main), "version": 2},
+               "contentChanges": [{"text": edited}]}),
+    );
+    // Text changes are applied before the next message is read: once a later request is
+    // answered, the change is in the graph.
+    lsp.request("codegraph/status", Value::Null);
+}
+
+const EDITED_CALLERS: [&str; 3] = [
+    "shop/app/main.py::again",
+    "shop/app/main.py::main",
+    FACTORIAL,
+];
+
+#[test]
+fn an_editor_joins_the_shared_server_an_ai_session_started_and_its_unsaved_edits_are_shared() {
+    let setup = Setup::new();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let ai = runtime.block_on(setup.client(30));
+    let pid = only_entry(&setup)["pid"].clone();
+
+    let (mut lsp, _) = LspClient::start_in(
+        &[&setup.repo],
+        &["--shared", "--idle-exit", "30"],
+        &setup.runtime_dir,
+    );
+    // One server: the editor's session is its second.
+    assert_eq!(only_entry(&setup)["pid"], pid);
+    assert!(eventually(
+        Duration::from_secs(5),
+        || only_entry(&setup)["clients"] == 2
+    ));
+    edit_main(&mut lsp, &setup.repo);
+    assert_eq!(runtime.block_on(callers(&ai, FACTORIAL)), EDITED_CALLERS);
+
+    // The editor goes: its unsaved text leaves the graph; the server stays for the AI session.
+    assert!(lsp.shutdown().success());
+    assert!(eventually(
+        Duration::from_secs(10),
+        || only_entry(&setup)["clients"] == 1
+    ));
+    assert_eq!(runtime.block_on(callers(&ai, FACTORIAL)), CALLERS);
+    assert_eq!(only_entry(&setup)["pid"], pid);
+    runtime.block_on(ai.cancel()).unwrap();
+}
+
+#[test]
+fn an_ai_session_joins_the_shared_server_an_editor_started() {
+    let setup = Setup::new();
+    let (mut lsp, _) = LspClient::start_in(
+        &[&setup.repo],
+        &["--shared", "--idle-exit", "2"],
+        &setup.runtime_dir,
+    );
+    let pid = only_entry(&setup)["pid"].as_u64().unwrap();
+    edit_main(&mut lsp, &setup.repo);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let ai = setup.client(2).await;
+        assert_eq!(callers(&ai, FACTORIAL).await, EDITED_CALLERS);
+        assert_eq!(only_entry(&setup)["pid"], pid);
+        ai.cancel().await.unwrap();
+    });
+    assert!(lsp.shutdown().success());
+    assert!(
+        eventually(Duration::from_secs(20), || !alive(pid)),
+        "the shared server {pid} still runs"
     );
 }

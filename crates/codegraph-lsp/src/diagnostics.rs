@@ -86,6 +86,14 @@ impl Diagnostics {
         self.open.lock().contains_key(uri)
     }
 
+    /// Forgets every open document; their folders and paths.
+    pub(super) fn take_open(&self) -> Vec<(std::path::PathBuf, FilePath)> {
+        self.rules_open.lock().clear();
+        std::mem::take(&mut *self.open.lock())
+            .into_values()
+            .collect()
+    }
+
     pub(super) fn closed(&self, uri: &Uri) {
         self.open.lock().remove(uri);
         self.rules_open.lock().remove(uri);

@@ -68,6 +68,7 @@ mod ordered;
 mod proto;
 mod requests;
 mod semantic_tokens;
+pub mod shared;
 mod state;
 mod workspace;
 
@@ -369,7 +370,19 @@ pub fn service(
     serve_mcp: bool,
     shell: Option<codegraph_mcp::shell::ShellPolicy>,
 ) -> (Ordered<LspService<Backend>>, tower_lsp_server::ClientSocket) {
-    let state = Arc::new(State::new(config, serve_mcp, shell));
+    service_with(config, serve_mcp, shell, None)
+}
+
+/// [`service`], for a session of the shared server when `shared` is its world.
+fn service_with(
+    config: WorldConfig,
+    serve_mcp: bool,
+    shell: Option<codegraph_mcp::shell::ShellPolicy>,
+    shared: Option<Arc<codegraph_world::World>>,
+) -> (Ordered<LspService<Backend>>, tower_lsp_server::ClientSocket) {
+    let mut state = State::new(config, serve_mcp, shell);
+    state.shared = shared;
+    let state = Arc::new(state);
     let backend_state = state.clone();
     let (service, socket) = LspService::build(move |client| Backend {
         client,
@@ -400,11 +413,22 @@ pub fn run_stdio(
         .enable_all()
         .thread_stack_size(codegraph_model::walk::STACK_SIZE)
         .build()?;
+    serve_in_process(runtime, config, serve_mcp, shell, tokio::io::stdin())
+}
+
+/// Serves LSP on `input` and stdout from this process (see [`run_stdio`]).
+fn serve_in_process(
+    runtime: tokio::runtime::Runtime,
+    config: WorldConfig,
+    serve_mcp: bool,
+    shell: Option<codegraph_mcp::shell::ShellPolicy>,
+    input: impl tokio::io::AsyncRead + Unpin,
+) -> anyhow::Result<i32> {
     let shut_down = runtime.block_on(async {
         let (service, socket) = service(config, serve_mcp, shell);
         let state = service.state.clone();
         // Malformed input is answered, and the session goes on (see `lsp/framing.rs`).
-        framing::serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
+        framing::serve(input, tokio::io::stdout(), service, socket).await;
         state.close_attachments();
         state
             .shutdown_requested

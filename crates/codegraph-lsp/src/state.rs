@@ -48,6 +48,10 @@ pub struct State {
     pub(crate) semantic_tokens: semantic_tokens::SentTokens,
     /// Where requests' queries run (`world::work`), shared with the folders' MCP sessions.
     pub(crate) pool: Arc<work::Pool>,
+    /// In a session of the shared server (`lsp/shared.rs`): the server's world, the only
+    /// folder the session serves. The process already serves it over MCP, and the session's
+    /// unsaved buffers are closed when it ends.
+    pub(crate) shared: Option<Arc<World>>,
 }
 
 /// A file of a workspace folder, in a snapshot.
@@ -77,6 +81,7 @@ impl State {
             diagnostics: Default::default(),
             semantic_tokens: Default::default(),
             pool: Arc::new(work::Pool::new(work::Limits::default())),
+            shared: None,
         }
     }
 
@@ -188,12 +193,26 @@ impl State {
     }
 
     pub(crate) fn add_root(&self, client_root: PathBuf) -> Option<Arc<Root>> {
-        let world = match World::open(&client_root, self.config.clone()) {
-            Ok(world) => world,
-            Err(error) => {
-                tracing::warn!("workspace folder {}: {error:#}", client_root.display());
-                return None;
+        let world = match &self.shared {
+            // A session of the shared server: its world is the one folder it serves.
+            Some(world) => {
+                if client_root.canonicalize().ok().as_deref() != Some(world.root()) {
+                    tracing::warn!(
+                        "workspace folder {}: this session serves {} only",
+                        client_root.display(),
+                        world.root().display()
+                    );
+                    return None;
+                }
+                world.clone()
             }
+            None => match World::open(&client_root, self.config.clone()) {
+                Ok(world) => Arc::new(world),
+                Err(error) => {
+                    tracing::warn!("workspace folder {}: {error:#}", client_root.display());
+                    return None;
+                }
+            },
         };
         if self
             .roots
@@ -203,7 +222,6 @@ impl State {
         {
             return None;
         }
-        let world = Arc::new(world);
         let attachment = if self.serve_mcp {
             let mut server =
                 codegraph_mcp::CodegraphMcp::new(world.clone()).with_pool(self.pool.clone());
@@ -214,6 +232,7 @@ impl State {
                 world.clone(),
                 server,
                 codegraph_mcp::attach::Kind::Lsp,
+                None,
             )
             .inspect_err(|error| {
                 tracing::warn!("no MCP socket for {}: {error:#}", client_root.display())
@@ -246,6 +265,18 @@ impl State {
             }
             keep
         });
+    }
+
+    /// Closes every buffer the client left open: the editor's unsaved text leaves the graph,
+    /// which reads the files from disk again (the session of a shared server ended).
+    pub(crate) fn close_buffers(&self) {
+        let open = self.diagnostics.take_open();
+        let roots = self.roots.read().clone();
+        for (client_root, path) in open {
+            if let Some(root) = roots.iter().find(|root| root.client_root == client_root) {
+                root.world.close_buffer(path.as_str());
+            }
+        }
     }
 
     /// Stops serving MCP for every folder (the process is about to exit).

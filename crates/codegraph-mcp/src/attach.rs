@@ -32,6 +32,7 @@ use rmcp::ServiceExt;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader, Chain};
 use tokio::net::UnixListener;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
 use super::CodegraphMcp;
 use super::http::Tokens;
@@ -419,6 +420,7 @@ pub fn serve_world(
     world: Arc<World>,
     server: CodegraphMcp,
     kind: Kind,
+    lsp: Option<LspSessions>,
 ) -> anyhow::Result<Attachment> {
     let directory = runtime_dir()?;
     // Reading the directory clears what dead processes left behind.
@@ -449,7 +451,9 @@ pub fn serve_world(
         closed: Default::default(),
     });
     let accepting = published.clone();
+    let served = world.clone();
     let accept = tokio::spawn(async move {
+        let world = served;
         loop {
             let stream = match listener.accept().await {
                 Ok((stream, _)) => stream,
@@ -460,10 +464,22 @@ pub fn serve_world(
             };
             let server = server.session();
             let guard = SessionGuard::enter(accepting.clone());
+            let (world, lsp) = (world.clone(), lsp.clone());
             tokio::spawn(async move {
                 let _guard = guard;
                 let (read, write) = stream.into_split();
                 let (server, read) = greeted(server, read).await;
+                let Ok(server) = server else {
+                    match lsp {
+                        Some(lsp) => {
+                            let _ = lsp(world, read, write).await;
+                        }
+                        None => tracing::info!(
+                            "an LSP session asked for on a socket that serves MCP only"
+                        ),
+                    }
+                    return;
+                };
                 match server
                     .serve(super::lines::answer_parse_errors(read, write))
                     .await
@@ -496,35 +512,57 @@ struct Hello {
     attach: HelloSettings,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 struct HelloSettings {
     /// The tools the session lists, as `--tools` takes them.
-    tools: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tools: Option<String>,
+    /// The connection is an editor's LSP session (`codegraph lsp --shared`), not MCP.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    lsp: bool,
 }
 
+/// A connection's input after its hello line.
+pub type SessionRead = Chain<std::io::Cursor<Vec<u8>>, BufReader<OwnedReadHalf>>;
+
+/// Serves an editor's LSP session over a connection, on the socket's world, as a task (the LSP
+/// door provides it: `lsp::shared`).
+pub type LspSessions = Arc<
+    dyn Fn(Arc<World>, SessionRead, OwnedWriteHalf) -> tokio::task::JoinHandle<()> + Send + Sync,
+>;
 /// The longest first line read as a possible [`Hello`].
 const MAX_HELLO_BYTES: u64 = 64 * 1024;
 
-/// The session `server` with the settings of a relay's [`Hello`], and the rest of the input. A
-/// connection that does not start with one keeps the server's settings and its first line.
+/// What a connection asks for: an MCP session of `server` with the settings of a relay's
+/// [`Hello`], or an LSP session; and the rest of the input. A connection that does not start
+/// with a hello is an MCP session with the server's settings, its first line kept.
 async fn greeted<R: AsyncRead + Unpin>(
     server: CodegraphMcp,
     read: R,
-) -> (CodegraphMcp, Chain<std::io::Cursor<Vec<u8>>, BufReader<R>>) {
+) -> (
+    Result<CodegraphMcp, ()>,
+    Chain<std::io::Cursor<Vec<u8>>, BufReader<R>>,
+) {
     let mut read = BufReader::new(read);
     let mut first = Vec::new();
     let _ = (&mut read)
         .take(MAX_HELLO_BYTES)
         .read_until(b'\n', &mut first)
         .await;
-    let hello = serde_json::from_slice::<Hello>(&first).ok();
-    let tools = hello.and_then(|hello| ToolSet::parse(&hello.attach.tools).ok());
+    let Ok(hello) = serde_json::from_slice::<Hello>(&first) else {
+        return (Ok(server), std::io::Cursor::new(first).chain(read));
+    };
+    let rest = std::io::Cursor::new(Vec::new()).chain(read);
+    if hello.attach.lsp {
+        return (Err(()), rest);
+    }
+    let tools = hello
+        .attach
+        .tools
+        .and_then(|tools| ToolSet::parse(&tools).ok());
     match tools {
-        Some(tools) => (
-            server.with_tools(tools),
-            std::io::Cursor::new(Vec::new()).chain(read),
-        ),
-        None => (server, std::io::Cursor::new(first).chain(read)),
+        Some(tools) => (Ok(server.with_tools(tools)), rest),
+        None => (Ok(server), rest),
     }
 }
 
@@ -550,10 +588,43 @@ pub async fn connect_served(repo: &Path) -> Option<(Entry, tokio::net::UnixStrea
 pub async fn relay_session(stream: tokio::net::UnixStream, tools: &ToolSet) -> std::io::Result<()> {
     let hello = Hello {
         attach: HelloSettings {
-            tools: tools.to_arg(),
+            tools: Some(tools.to_arg()),
+            lsp: false,
         },
     };
-    relay(stream, &hello).await
+    relay(stream, &hello, tokio::io::stdin()).await
+}
+
+/// Relays an editor's LSP session over `stream`, its client's messages read from `input` (stdin
+/// after what the caller already read of it); returns once the session is over.
+pub async fn relay_lsp_session(
+    stream: tokio::net::UnixStream,
+    input: impl AsyncRead + Unpin,
+) -> std::io::Result<()> {
+    let hello = Hello {
+        attach: HelloSettings {
+            tools: None,
+            lsp: true,
+        },
+    };
+    relay(stream, &hello, input).await
+}
+
+/// A server of exactly `root` that outlives its clients (a shared or hand-started `serve`, not
+/// an editor's language server), the most recent first, and a connection to it.
+pub async fn connect_shared(root: &Path) -> Option<(Entry, tokio::net::UnixStream)> {
+    let directory = runtime_dir().ok()?;
+    let root = root.canonicalize().ok()?;
+    for _ in 0..8 {
+        let (discovery, entry) = entries(&directory)
+            .into_iter()
+            .filter(|(_, entry)| entry.root == root && entry.kind != Kind::Lsp)
+            .max_by_key(|(_, entry)| (entry.started, entry.pid))?;
+        if let Some(stream) = connect(&discovery, &entry).await {
+            return Some((entry, stream));
+        }
+    }
+    None
 }
 
 /// The socket of `entry`, if it answers and is served by this user; an entry that does not
@@ -582,15 +653,18 @@ async fn connect(discovery: &Path, entry: &Entry) -> Option<tokio::net::UnixStre
     }
 }
 
-/// Sends `hello`, then copies stdin to the server and its answers to stdout until the server
+/// Sends `hello`, then copies `input` to the server and its answers to stdout until the server
 /// closes its side.
-async fn relay(stream: tokio::net::UnixStream, hello: &Hello) -> std::io::Result<()> {
+async fn relay(
+    stream: tokio::net::UnixStream,
+    hello: &Hello,
+    mut input: impl AsyncRead + Unpin,
+) -> std::io::Result<()> {
     let (mut from_server, mut to_server) = stream.into_split();
     let hello = serde_json::to_string(hello)? + "\n";
     tokio::io::AsyncWriteExt::write_all(&mut to_server, hello.as_bytes()).await?;
     let upstream = async {
-        let mut stdin = tokio::io::stdin();
-        let copied = tokio::io::copy(&mut stdin, &mut to_server).await;
+        let copied = tokio::io::copy(&mut input, &mut to_server).await;
         // The client is done: tell the server, then let the answers drain.
         let _ = tokio::io::AsyncWriteExt::shutdown(&mut to_server).await;
         copied

@@ -25,10 +25,12 @@ pub enum Front {
 }
 
 /// Indexes `world`, watches its root and serves it until the front ends.
+/// A shared server also serves editors' LSP sessions on its socket with `lsp`.
 pub fn run(
     world: World,
     server_setup: impl FnOnce(CodegraphMcp) -> CodegraphMcp,
     front: Front,
+    lsp: Option<attach::LspSessions>,
 ) -> anyhow::Result<()> {
     let report = world.index(false, &|_, _| {});
     tracing::info!(
@@ -56,7 +58,7 @@ pub fn run(
             Front::Shared { .. } => attach::Kind::Shared,
             Front::Stdio | Front::Http(_) => attach::Kind::Serve,
         };
-        let attachment = attach::serve_world(world.clone(), server.clone(), kind);
+        let attachment = attach::serve_world(world.clone(), server.clone(), kind, lsp);
         let attachment = match front {
             // The socket is all a shared server serves.
             Front::Shared { .. } => Some(attachment.context("serving the MCP socket")?),
