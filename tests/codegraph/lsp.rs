@@ -102,18 +102,6 @@ impl LspClient {
         )
     }
 
-    /// [`LspClient::start`] with the server's whole command line given (as an editor's or a
-    /// plugin's configuration names it).
-    pub(crate) fn start_command(
-        program: &str,
-        arguments: &[&str],
-        roots: &[&Path],
-        offer_utf8: bool,
-    ) -> (LspClient, Value) {
-        let capabilities = announced_capabilities(offer_utf8, json!({}));
-        LspClient::start_command_announcing(program, arguments, roots, capabilities)
-    }
-
     fn start_command_announcing(
         program: &str,
         arguments: &[&str],
@@ -138,6 +126,18 @@ impl LspClient {
         let capabilities = announced_capabilities(false, json!({}));
         let program = env!("CARGO_BIN_EXE_codegraph");
         LspClient::start_command_in(program, &command, roots, capabilities, Some(runtime_dir))
+    }
+
+    /// [`LspClient::start`] with the server's whole command line given (as an editor's or a
+    /// plugin's configuration names it), and this runtime directory.
+    pub(crate) fn start_command_with_runtime(
+        program: &str,
+        arguments: &[&str],
+        roots: &[&Path],
+        runtime_dir: &Path,
+    ) -> (LspClient, Value) {
+        let capabilities = announced_capabilities(false, json!({}));
+        LspClient::start_command_in(program, arguments, roots, capabilities, Some(runtime_dir))
     }
 
     fn start_command_in(

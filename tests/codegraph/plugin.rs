@@ -121,7 +121,7 @@ fn the_manifest_names_codegraph_lsp_for_every_language_and_codegraph_mcp() {
         "lspServers.codegraph",
     );
     assert_eq!(lsp["command"], "codegraph");
-    assert_eq!(lsp["args"], json!(["lsp"]));
+    assert_eq!(lsp["args"], json!(["lsp", "--shared"]));
     assert_eq!(lsp["transport"], "stdio");
     let mapped = lsp["extensionToLanguage"].as_object().unwrap();
     let mut expected = serde_json::Map::new();
@@ -175,11 +175,15 @@ fn the_manifest_commands_start_and_answer() {
     std::fs::create_dir(&repo).unwrap();
     copy_tree(&support::fixture("python"), &repo);
     let repo = repo.canonicalize().unwrap();
+    let runtime_dir = directory.path().join("run");
+    std::fs::create_dir(&runtime_dir).unwrap();
 
-    // The language server, as Claude Code starts it: the workspace comes from `initialize`.
+    // The language server, as Claude Code starts it: the workspace comes from `initialize`; it
+    // starts the repository's shared server and is served by it.
     let (program, arguments) = command_of(&plugin["lspServers"]["codegraph"]);
     let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
-    let (mut lsp, initialize) = LspClient::start_command(&program, &arguments, &[&repo], false);
+    let (mut lsp, initialize) =
+        LspClient::start_command_with_runtime(&program, &arguments, &[&repo], &runtime_dir);
     let capabilities = &initialize["capabilities"];
     assert_eq!(
         capabilities["callHierarchyProvider"], true,
@@ -200,9 +204,9 @@ fn the_manifest_commands_start_and_answer() {
         .collect();
     callers.sort();
     assert_eq!(callers, ["factorial", "main"], "{}", uri(&math));
-    assert!(lsp.shutdown().success());
 
-    // The MCP server, started in the project directory with the manifest's arguments alone.
+    // The MCP server, started in the project directory with the manifest's arguments alone: it
+    // attaches to the same shared server.
     let (program, arguments) = command_of(&plugin["mcpServers"]["codegraph"]);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
@@ -210,8 +214,13 @@ fn the_manifest_commands_start_and_answer() {
         command
             .args(arguments)
             .current_dir(&repo)
-            .env("XDG_RUNTIME_DIR", directory.path());
+            .env("XDG_RUNTIME_DIR", &runtime_dir);
         let client = connect(TokioChildProcess::new(command).unwrap()).await;
+        let entries = crate::attach::files_with(&runtime_dir.join("codegraph"), "json");
+        assert_eq!(entries.len(), 1, "one server: {entries:?}");
+        let entry = read_json(&entries[0]);
+        assert_eq!(entry["kind"], "shared");
+        assert_eq!(entry["clients"], 2);
         // The default set (`--tools`, or CODEGRAPH_TOOLS in Claude Code's environment).
         let mut tools: Vec<String> = client
             .list_all_tools()
@@ -251,6 +260,17 @@ fn the_manifest_commands_start_and_answer() {
         );
         client.cancel().await.unwrap();
     });
-    // `.codegraph/` is the cache of the in-process server: it was started in the repository.
+    assert!(lsp.shutdown().success());
+    // `.codegraph/` is the shared server's cache: it serves the folder Claude Code opened.
     assert!(repo.join(".codegraph").is_dir());
+    let stopped = std::process::Command::new(env!("CARGO_BIN_EXE_codegraph"))
+        .args(["stop", "--repo"])
+        .arg(&repo)
+        .env("XDG_RUNTIME_DIR", &runtime_dir)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&stopped.stdout).contains(": stopped process "),
+        "{stopped:?}"
+    );
 }
