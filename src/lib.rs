@@ -147,7 +147,8 @@
 //!   symbols; package names from the manifests, `export/scip/packages.rs`).
 //! - `cli`      the command-line door (`codegraph index`, `callers`, `deps`, `module`, ...): flags
 //!   in, the same `graph::query` and `analysis` functions as the other doors, text or JSON out;
-//!   one file per command under `cli/`, the shared flags and the dispatch in `cli.rs`.
+//!   one file per command under `cli/` (`cli/servers.rs`: `status` and `stop`), the shared
+//!   flags and the dispatch in `cli.rs`.
 //! - `lsp`      the editor door (`codegraph lsp`): thin handlers over `graph::query`, each query
 //!   run through `world::work` (`Backend::query`: a blocking thread, the deadline, heavy work in
 //!   the pool it shares with the folders' MCP sessions, stopped when tower-lsp-server drops a
@@ -161,12 +162,17 @@
 //!   `lsp/navigation.rs`, `lsp/call_hierarchy.rs`, `lsp/semantic_tokens.rs` (semantic tokens
 //!   over `lang::highlight`, which runs each grammar's highlight queries with
 //!   `tree-sitter-highlight`); text sync in arrival order in `lsp/ordered.rs`; state in
-//!   `lsp/state.rs`.
+//!   `lsp/state.rs`; `lsp/shared.rs` is `codegraph lsp --shared`: a relay of the editor's
+//!   session to the folder's shared server, and that session served there on the server's
+//!   world.
 //! - `mcp`      the MCP door (tools, resources, prompts; `rmcp` is imported only here; one file
 //!   per tool under `mcp/tools/`, registered in one table in `mcp/tools.rs`; which tools a
 //!   session lists and their lean definitions in `mcp/toolset.rs`, chosen per session, a
 //!   relay's first line carrying its set to the server it attaches to) and its
-//!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`), both
+//!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`: the
+//!   discovery entries, the relay, the sessions each socket counts), the shared server
+//!   `codegraph mcp` starts when none runs (`mcp/daemon.rs`: the start lock, the detached
+//!   `codegraph serve --shared`, `codegraph stop`'s signal), both
 //!   through `mcp/lines.rs` (-32700 for a line that is not JSON, -32602 for bad params), HTTP
 //!   and legacy SSE (`mcp/http.rs`), the headless server (`mcp/serve.rs`), the shell tool's
 //!   guard (`mcp/shell.rs`; `shell/run.rs` runs a command, `shell/supervisor.rs` is the
@@ -177,6 +183,16 @@
 //!   alone for pre-2025-06-18 clients), completions of prompt arguments and resource-template
 //!   variables (`mcp/completions.rs`), every request's work run through `world::work`, and the
 //!   architecture rules' resource and prompt (`mcp/rules.rs`).
+//!
+//! Process model: one serving process per repository root, every session of the root attached
+//! to it over its unix socket (`mcp::attach`): an editor's `codegraph lsp`, a `codegraph serve`,
+//! or the shared server (`codegraph serve --shared`) that the first `codegraph mcp` or
+//! `codegraph lsp --shared` starts when none runs (`mcp::daemon`). Invariants: at most one
+//! shared server is started per root at a time (an exclusive `flock` held from the second look
+//! until the new server is published); a server publishes its entry only once its graph is
+//! indexed; each connection is a session the server counts in its entry, freed when the
+//! connection closes; a shared server exits after its idle time with no session, removing its
+//! entry; an editor session's unsaved buffers are closed when it ends.
 //!
 //! Architecture invariants:
 //! - The layers are crates: a lower one cannot name a higher one (the `Cargo.toml` edges above).

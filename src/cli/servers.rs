@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde::Serialize;
 
+use super::{print, print_json};
 use crate::mcp::attach::{self, Entry, Kind};
 
 #[derive(Args, Debug)]
@@ -79,17 +80,16 @@ pub fn status(arguments: &StatusArgs) -> anyhow::Result<()> {
         .map(|entry| running(&directory, entry))
         .collect();
     if arguments.json {
-        println!("{}", serde_json::to_string_pretty(&running)?);
-        return Ok(());
+        return print_json(&running);
     }
     if running.is_empty() {
-        println!("no codegraph server is running");
+        print("no codegraph server is running")?;
     }
     for server in &running {
         let memory = server.rss_bytes.map_or(String::new(), |bytes| {
             format!(", {} MB resident", bytes >> 20)
         });
-        println!(
+        print(&format!(
             "{}\n  process {} ({}), up {}, {} client{}{memory}\n  socket {}",
             server.root.display(),
             server.pid,
@@ -98,12 +98,12 @@ pub fn status(arguments: &StatusArgs) -> anyhow::Result<()> {
             server.clients,
             if server.clients == 1 { "" } else { "s" },
             server.socket.display()
-        );
+        ))?;
         if let Some(http) = &server.http {
-            println!("  http {http}");
+            print(&format!("  http {http}"))?;
         }
         if let Some(log) = &server.log {
-            println!("  log {}", log.display());
+            print(&format!("  log {}", log.display()))?;
         }
     }
     Ok(())
@@ -118,27 +118,30 @@ pub fn stop(arguments: &StopArgs) -> anyhow::Result<()> {
         .collect();
     if chosen.is_empty() {
         match (&repo, arguments.all) {
-            (Some(repo), false) => println!("no codegraph server of {} is running", repo.display()),
-            _ => println!("no codegraph server is running"),
+            (Some(repo), false) => print(&format!(
+                "no codegraph server of {} is running",
+                repo.display()
+            ))?,
+            _ => print("no codegraph server is running")?,
         }
     }
     for entry in chosen {
         if entry.kind == Kind::Lsp {
-            println!(
+            print(&format!(
                 "{}: process {} is an editor's language server; not stopped (close the folder in the editor)",
                 entry.root.display(),
                 entry.pid
-            );
+            ))?;
             continue;
         }
-        match crate::mcp::daemon::stop(&entry) {
-            Ok(()) => println!("{}: stopped process {}", entry.root.display(), entry.pid),
-            Err(error) => println!(
+        print(&match crate::mcp::daemon::stop(&entry) {
+            Ok(()) => format!("{}: stopped process {}", entry.root.display(), entry.pid),
+            Err(error) => format!(
                 "{}: process {} not stopped: {error:#}",
                 entry.root.display(),
                 entry.pid
             ),
-        }
+        })?;
     }
     Ok(())
 }
