@@ -35,6 +35,8 @@ struct Running {
     kind: &'static str,
     /// MCP sessions attached to its socket.
     clients: usize,
+    /// The serving codegraph's version.
+    version: String,
     uptime_seconds: u64,
     /// Resident memory, from `/proc`; absent where that cannot be read.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -53,6 +55,7 @@ fn running(directory: &Path, entry: Entry) -> Running {
         pid: entry.pid,
         kind: entry.kind.name(),
         clients: entry.clients,
+        version: entry.version,
         uptime_seconds: attach::now_seconds().saturating_sub(entry.started),
         rss_bytes: resident_bytes(entry.pid),
         socket: entry.socket,
@@ -90,10 +93,11 @@ pub fn status(arguments: &StatusArgs) -> anyhow::Result<()> {
             format!(", {} MB resident", bytes >> 20)
         });
         print(&format!(
-            "{}\n  process {} ({}), up {}, {} client{}{memory}\n  socket {}",
+            "{}\n  process {} ({}, version {}), up {}, {} client{}{memory}\n  socket {}",
             server.root.display(),
             server.pid,
             server.kind,
+            server.version,
             duration(server.uptime_seconds),
             server.clients,
             if server.clients == 1 { "" } else { "s" },

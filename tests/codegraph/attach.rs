@@ -348,6 +348,7 @@ fn forged_discovery_entries_delete_and_overwrite_nothing() {
         kind: codegraph::mcp::attach::Kind::Serve,
         started: 0,
         clients: 0,
+        version: String::new(),
     };
     codegraph::mcp::attach::write_entry(&target, &entry).unwrap();
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
@@ -367,6 +368,7 @@ fn forged_discovery_entries_delete_and_overwrite_nothing() {
         kind: codegraph::mcp::attach::Kind::Serve,
         started: 0,
         clients: 0,
+        version: String::new(),
     };
     codegraph::mcp::attach::write_entry(&live, &entry).unwrap();
     let found = codegraph::mcp::attach::find(&sockets, &repo).map(|(path, _)| path);

@@ -326,3 +326,31 @@ fn an_ai_session_joins_the_shared_server_an_editor_started() {
         "the shared server {pid} still runs"
     );
 }
+
+#[test]
+fn a_shared_server_of_another_version_is_left_to_its_clients() {
+    let setup = Setup::new();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let first = setup.client(30).await;
+        let old = only_entry(&setup);
+        // The server, as a codegraph of another version would have published it.
+        let path = files_with(&setup.sockets_dir(), "json").remove(0);
+        let mut entry = old.clone();
+        entry["version"] = json!("0.0.0-older");
+        std::fs::write(&path, entry.to_string()).unwrap();
+
+        let second = setup.client(2).await;
+        assert_eq!(callers(&second, FACTORIAL).await, CALLERS);
+        let entries = setup.entries();
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        let new = entries
+            .iter()
+            .find(|entry| entry["version"] == env!("CARGO_PKG_VERSION"))
+            .expect("a server of this version");
+        assert_ne!(new["pid"], old["pid"]);
+        assert_eq!(new["clients"], 1);
+        first.cancel().await.unwrap();
+        second.cancel().await.unwrap();
+    });
+}

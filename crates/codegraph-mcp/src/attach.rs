@@ -62,6 +62,21 @@ pub struct Entry {
     /// The MCP sessions connected to the socket now.
     #[serde(default)]
     pub clients: usize,
+    /// The serving codegraph's version.
+    #[serde(default)]
+    pub version: String,
+}
+
+/// This codegraph's version, as entries say it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+impl Entry {
+    /// Whether a client of this version may attach to the entry's server: any editor's or
+    /// hand-started server, a shared server only of the same version (after an upgrade the next
+    /// client starts a new shared server, and the old one exits once idle).
+    pub fn attachable(&self) -> bool {
+        self.kind != Kind::Shared || self.version == VERSION
+    }
 }
 
 /// The kinds of process that serve a root on a socket.
@@ -246,7 +261,7 @@ pub fn find(directory: &Path, repo: &Path) -> Option<(PathBuf, Entry)> {
     let repo = repo.canonicalize().ok()?;
     entries(directory)
         .into_iter()
-        .filter(|(_, entry)| repo.starts_with(&entry.root))
+        .filter(|(_, entry)| repo.starts_with(&entry.root) && entry.attachable())
         .max_by_key(|(_, entry)| {
             (
                 entry.root.components().count(),
@@ -442,6 +457,7 @@ pub fn serve_world(
         kind,
         started: now_seconds(),
         clients: 0,
+        version: VERSION.to_string(),
     };
     write_entry(&discovery, &entry)?;
     let published = Arc::new(Published {
@@ -618,7 +634,9 @@ pub async fn connect_shared(root: &Path) -> Option<(Entry, tokio::net::UnixStrea
     for _ in 0..8 {
         let (discovery, entry) = entries(&directory)
             .into_iter()
-            .filter(|(_, entry)| entry.root == root && entry.kind != Kind::Lsp)
+            .filter(|(_, entry)| {
+                entry.root == root && entry.kind != Kind::Lsp && entry.attachable()
+            })
             .max_by_key(|(_, entry)| (entry.started, entry.pid))?;
         if let Some(stream) = connect(&discovery, &entry).await {
             return Some((entry, stream));
