@@ -35,7 +35,10 @@ pub struct LspArgs {
     /// attaches to), starting it when none runs: one process and one graph for the editor and
     /// every AI session of the folder. Only for a single workspace folder; otherwise, or when
     /// the server cannot start, this process serves the editor itself.
-    #[arg(long, conflicts_with_all = ["no_mcp_socket", "allow_shell", "cache_dir"])]
+    /// With `--no-mcp-socket`, `--allow-shell` or `--cache-dir`, the editor is served
+    /// in-process (a shared server has its socket, never runs commands, and keeps its cache in
+    /// the folder).
+    #[arg(long)]
     pub shared: bool,
     /// With `--shared`: a shared server this command starts exits after this many seconds with
     /// no client.
@@ -55,6 +58,7 @@ pub fn run(arguments: LspArgs) -> anyhow::Result<i32> {
         shared,
         idle_exit,
     } = arguments;
+    let cache_dir_given = cache_dir.is_some();
     let cache = match (no_cache, cache_dir) {
         (true, _) => CacheLocation::Disabled,
         // Made absolute here: the editor chose the server's working directory.
@@ -68,6 +72,16 @@ pub fn run(arguments: LspArgs) -> anyhow::Result<i32> {
         max_file_size,
         cache,
     };
+    let shared = shared
+        && {
+            let alone = no_mcp_socket || shell.policy().is_some() || cache_dir_given;
+            if alone {
+                eprintln!(
+                    "codegraph lsp: --shared with --no-mcp-socket, --allow-shell or --cache-dir: serving in-process"
+                );
+            }
+            !alone
+        };
     if shared {
         let mut arguments: Vec<std::ffi::OsString> = vec![
             "--idle-exit".into(),

@@ -354,3 +354,18 @@ fn a_shared_server_of_another_version_is_left_to_its_clients() {
         second.cancel().await.unwrap();
     });
 }
+
+#[test]
+fn an_editor_with_the_shell_tool_is_served_in_process_even_with_shared() {
+    let setup = Setup::new();
+    let (mut lsp, _) = LspClient::start_in(
+        &[&setup.repo],
+        &["--shared", "--allow-shell", "git"],
+        &setup.runtime_dir,
+    );
+    let entries = setup.entries();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["kind"], "lsp");
+    assert!(lsp.shutdown().success());
+    assert!(setup.entries().is_empty());
+}
