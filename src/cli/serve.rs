@@ -79,7 +79,7 @@ pub fn run(arguments: ServeArgs) -> anyhow::Result<()> {
         std::sync::Arc::new(crate::lsp::shared::spawn_session);
     crate::mcp::serve::run(
         world,
-        move |server| shell.apply(server.with_tools(tools)),
+        move |server| shell.apply(server.with_tools(tools.clone())),
         front,
         Some(lsp),
     )

@@ -349,6 +349,7 @@ fn forged_discovery_entries_delete_and_overwrite_nothing() {
         started: 0,
         clients: 0,
         version: String::new(),
+        repository: None,
     };
     codegraph::mcp::attach::write_entry(&target, &entry).unwrap();
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
@@ -369,6 +370,7 @@ fn forged_discovery_entries_delete_and_overwrite_nothing() {
         started: 0,
         clients: 0,
         version: String::new(),
+        repository: None,
     };
     codegraph::mcp::attach::write_entry(&live, &entry).unwrap();
     let found = codegraph::mcp::attach::find(&sockets, &repo).map(|(path, _)| path);

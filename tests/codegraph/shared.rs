@@ -40,8 +40,13 @@ impl Setup {
 
     /// `codegraph mcp` with the shared server's idle time set to `idle` seconds.
     async fn client(&self, idle: u64) -> Client {
+        self.client_of(&self.repo, idle).await
+    }
+
+    /// [`Setup::client`] of another root.
+    async fn client_of(&self, root: &Path, idle: u64) -> Client {
         let idle = idle.to_string();
-        let command = mcp_command(&self.repo, &self.runtime_dir, &["--idle-exit", &idle]);
+        let command = mcp_command(root, &self.runtime_dir, &["--idle-exit", &idle]);
         connect(TokioChildProcess::new(command).expect("codegraph mcp starts")).await
     }
 
@@ -367,5 +372,55 @@ fn an_editor_with_the_shell_tool_is_served_in_process_even_with_shared() {
     assert_eq!(entries.len(), 1, "{entries:?}");
     assert_eq!(entries[0]["kind"], "lsp");
     assert!(lsp.shutdown().success());
+    assert!(setup.entries().is_empty());
+}
+
+#[test]
+fn a_worktree_is_served_by_the_shared_server_of_its_repository() {
+    let setup = Setup::new();
+    support::commit_all(&setup.repo);
+    let worktree = setup.repo.parent().unwrap().join("feature");
+    let added = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&setup.repo)
+        .args(["worktree", "add", "-q", "-b", "feature"])
+        .arg(&worktree)
+        .status()
+        .unwrap();
+    assert!(added.success());
+    let worktree = worktree.canonicalize().unwrap();
+    // The feature branch's working tree: one more caller of factorial.
+    let main = worktree.join("shop/app/main.py");
+    let text = std::fs::read_to_string(&main).unwrap();
+    std::fs::write(
+        &main,
+        format!("{text}\n\ndef again() -> int:\n    return math.factorial(3)\n"),
+    )
+    .unwrap();
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let pid = runtime.block_on(async {
+        let on_main = setup.client(2).await;
+        let on_feature = setup.client_of(&worktree, 2).await;
+        // Each worktree its own graph...
+        assert_eq!(callers(&on_main, FACTORIAL).await, CALLERS);
+        assert_eq!(callers(&on_feature, FACTORIAL).await, EDITED_CALLERS);
+        // ...in one process, an entry per worktree.
+        let mut entries = setup.entries();
+        entries.sort_by_key(|entry| entry["root"].as_str().unwrap().to_string());
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        assert_eq!(entries[0]["pid"], entries[1]["pid"]);
+        let roots: Vec<&Value> = entries.iter().map(|entry| &entry["root"]).collect();
+        assert_eq!(roots, [&json!(worktree), &json!(setup.repo)]);
+        assert_eq!(entries[0]["repository"], entries[1]["repository"]);
+        assert_eq!(setup.status().len(), 2);
+        on_main.cancel().await.unwrap();
+        on_feature.cancel().await.unwrap();
+        entries[0]["pid"].as_u64().unwrap()
+    });
+    assert!(
+        eventually(Duration::from_secs(20), || !alive(pid)),
+        "the shared server {pid} still runs"
+    );
     assert!(setup.entries().is_empty());
 }

@@ -232,7 +232,7 @@ impl State {
                 world.clone(),
                 server,
                 codegraph_mcp::attach::Kind::Lsp,
-                None,
+                Default::default(),
             )
             .inspect_err(|error| {
                 tracing::warn!("no MCP socket for {}: {error:#}", client_root.display())

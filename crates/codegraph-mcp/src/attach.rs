@@ -65,6 +65,9 @@ pub struct Entry {
     /// The serving codegraph's version.
     #[serde(default)]
     pub version: String,
+    /// Git's common directory of the repository whose worktree the root is, when it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<PathBuf>,
 }
 
 /// This codegraph's version, as entries say it.
@@ -333,17 +336,15 @@ impl Published {
     }
 }
 
-/// The MCP sessions connected to a socket, and since when there has been none.
+/// The sessions connected to a socket, and since when there has been none.
 pub struct Sessions {
     state: Mutex<(usize, std::time::Instant)>,
-    changed: tokio::sync::Notify,
 }
 
 impl Sessions {
     fn new() -> Sessions {
         Sessions {
             state: Mutex::new((0, std::time::Instant::now())),
-            changed: tokio::sync::Notify::new(),
         }
     }
 
@@ -354,24 +355,16 @@ impl Sessions {
         if state.0 == 0 {
             state.1 = std::time::Instant::now();
         }
-        self.changed.notify_waiters();
         state.0
     }
 
-    /// Returns once no session has been connected for `limit`.
-    pub async fn idle(&self, limit: std::time::Duration) {
-        loop {
-            let changed = self.changed.notified();
-            let (count, since) = *self.state.lock();
-            if count == 0 {
-                let left = limit.saturating_sub(since.elapsed());
-                if left.is_zero() {
-                    return;
-                }
-                let _ = tokio::time::timeout(left, changed).await;
-            } else {
-                changed.await;
-            }
+    /// How long the socket has had no session (zero while it has one).
+    pub fn quiet_for(&self) -> std::time::Duration {
+        let (count, since) = *self.state.lock();
+        if count == 0 {
+            since.elapsed()
+        } else {
+            std::time::Duration::ZERO
         }
     }
 }
@@ -435,7 +428,7 @@ pub fn serve_world(
     world: Arc<World>,
     server: CodegraphMcp,
     kind: Kind,
-    lsp: Option<LspSessions>,
+    handlers: Handlers,
 ) -> anyhow::Result<Attachment> {
     let directory = runtime_dir()?;
     // Reading the directory clears what dead processes left behind.
@@ -458,6 +451,7 @@ pub fn serve_world(
         started: now_seconds(),
         clients: 0,
         version: VERSION.to_string(),
+        repository: super::daemon::repository_of(&root),
     };
     write_entry(&discovery, &entry)?;
     let published = Arc::new(Published {
@@ -480,31 +474,10 @@ pub fn serve_world(
             };
             let server = server.session();
             let guard = SessionGuard::enter(accepting.clone());
-            let (world, lsp) = (world.clone(), lsp.clone());
+            let (world, handlers) = (world.clone(), handlers.clone());
             tokio::spawn(async move {
                 let _guard = guard;
-                let (read, write) = stream.into_split();
-                let (server, read) = greeted(server, read).await;
-                let Ok(server) = server else {
-                    match lsp {
-                        Some(lsp) => {
-                            let _ = lsp(world, read, write).await;
-                        }
-                        None => tracing::info!(
-                            "an LSP session asked for on a socket that serves MCP only"
-                        ),
-                    }
-                    return;
-                };
-                match server
-                    .serve(super::lines::answer_parse_errors(read, write))
-                    .await
-                {
-                    Ok(running) => {
-                        let _ = running.waiting().await;
-                    }
-                    Err(error) => tracing::debug!("MCP socket session ended early: {error}"),
-                }
+                serve_connection(stream, server, world, handlers).await;
             });
         }
     });
@@ -536,6 +509,31 @@ struct HelloSettings {
     /// The connection is an editor's LSP session (`codegraph lsp --shared`), not MCP.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     lsp: bool,
+    /// The connection asks the server to serve this worktree of its repository too, and is
+    /// answered with one line, `{"ok": true}` or `{"error": ...}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    worktree: Option<PathBuf>,
+}
+
+/// What a connection asks for.
+enum Asked {
+    Mcp(CodegraphMcp),
+    Lsp,
+    Worktree(PathBuf),
+}
+
+/// Adds a worktree of the server's repository to what it serves, as a task: `Ok` once its
+/// entry is published (the serve layer provides it: `mcp::serve`).
+pub type WorktreeRequests =
+    Arc<dyn Fn(PathBuf) -> tokio::task::JoinHandle<Result<(), String>> + Send + Sync>;
+
+/// What a socket serves besides MCP sessions.
+#[derive(Clone, Default)]
+pub struct Handlers {
+    /// Editors' LSP sessions (`codegraph lsp --shared`).
+    pub lsp: Option<LspSessions>,
+    /// Requests to serve another worktree of the repository (a shared server's).
+    pub worktrees: Option<WorktreeRequests>,
 }
 
 /// A connection's input after its hello line.
@@ -549,16 +547,14 @@ pub type LspSessions = Arc<
 /// The longest first line read as a possible [`Hello`].
 const MAX_HELLO_BYTES: u64 = 64 * 1024;
 
-/// What a connection asks for: an MCP session of `server` with the settings of a relay's
-/// [`Hello`], or an LSP session; and the rest of the input. A connection that does not start
-/// with a hello is an MCP session with the server's settings, its first line kept.
+/// What a connection asks for (an MCP session of `server` with the settings of a relay's
+/// [`Hello`], an LSP session, a worktree served), and the rest of the input. A connection that
+/// does not start with a hello is an MCP session with the server's settings, its first line
+/// kept.
 async fn greeted<R: AsyncRead + Unpin>(
     server: CodegraphMcp,
     read: R,
-) -> (
-    Result<CodegraphMcp, ()>,
-    Chain<std::io::Cursor<Vec<u8>>, BufReader<R>>,
-) {
+) -> (Asked, Chain<std::io::Cursor<Vec<u8>>, BufReader<R>>) {
     let mut read = BufReader::new(read);
     let mut first = Vec::new();
     let _ = (&mut read)
@@ -566,19 +562,64 @@ async fn greeted<R: AsyncRead + Unpin>(
         .read_until(b'\n', &mut first)
         .await;
     let Ok(hello) = serde_json::from_slice::<Hello>(&first) else {
-        return (Ok(server), std::io::Cursor::new(first).chain(read));
+        return (Asked::Mcp(server), std::io::Cursor::new(first).chain(read));
     };
     let rest = std::io::Cursor::new(Vec::new()).chain(read);
     if hello.attach.lsp {
-        return (Err(()), rest);
+        return (Asked::Lsp, rest);
+    }
+    if let Some(root) = hello.attach.worktree {
+        return (Asked::Worktree(root), rest);
     }
     let tools = hello
         .attach
         .tools
         .and_then(|tools| ToolSet::parse(&tools).ok());
     match tools {
-        Some(tools) => (Ok(server.with_tools(tools)), rest),
-        None => (Ok(server), rest),
+        Some(tools) => (Asked::Mcp(server.with_tools(tools)), rest),
+        None => (Asked::Mcp(server), rest),
+    }
+}
+
+/// Serves one connection as it asked.
+async fn serve_connection(
+    stream: tokio::net::UnixStream,
+    server: CodegraphMcp,
+    world: Arc<World>,
+    handlers: Handlers,
+) {
+    let (read, mut write) = stream.into_split();
+    let (asked, read) = greeted(server, read).await;
+    match asked {
+        Asked::Mcp(server) => match server
+            .serve(super::lines::answer_parse_errors(read, write))
+            .await
+        {
+            Ok(running) => {
+                let _ = running.waiting().await;
+            }
+            Err(error) => tracing::debug!("MCP socket session ended early: {error}"),
+        },
+        Asked::Lsp => match handlers.lsp {
+            Some(lsp) => {
+                let _ = lsp(world, read, write).await;
+            }
+            None => tracing::info!("an LSP session asked of a socket that serves MCP only"),
+        },
+        Asked::Worktree(root) => {
+            let outcome = match handlers.worktrees {
+                Some(add) => add(root)
+                    .await
+                    .unwrap_or_else(|error| Err(error.to_string())),
+                None => Err("this server serves no other worktree".to_string()),
+            };
+            let answer = match outcome {
+                Ok(()) => serde_json::json!({"ok": true}),
+                Err(error) => serde_json::json!({"error": error}),
+            };
+            let line = answer.to_string() + "\n";
+            let _ = tokio::io::AsyncWriteExt::write_all(&mut write, line.as_bytes()).await;
+        }
     }
 }
 
@@ -605,7 +646,7 @@ pub async fn relay_session(stream: tokio::net::UnixStream, tools: &ToolSet) -> s
     let hello = Hello {
         attach: HelloSettings {
             tools: Some(tools.to_arg()),
-            lsp: false,
+            ..HelloSettings::default()
         },
     };
     relay(stream, &hello, tokio::io::stdin()).await
@@ -619,8 +660,8 @@ pub async fn relay_lsp_session(
 ) -> std::io::Result<()> {
     let hello = Hello {
         attach: HelloSettings {
-            tools: None,
             lsp: true,
+            ..HelloSettings::default()
         },
     };
     relay(stream, &hello, input).await

@@ -11,6 +11,9 @@
 //!   attaches. The lock is the kernel's (`flock`), so a client that dies holding it frees it.
 //! - A server publishes its discovery entry only once its graph is indexed: a client never
 //!   attaches to a half-built graph.
+//! - One server per repository: a root that is a `git worktree` of a repository whose shared
+//!   server runs is served by that server (asked over its socket, `mcp::shared`), not by a new
+//!   one.
 //! - The server runs in its own process group with no terminal, stdin or stdout; its stderr (the
 //!   log) is `<runtime dir>/<root key>.log`, rewritten at each start. It outlives the client that
 //!   started it, and exits after its idle time with no session, on SIGTERM (`codegraph stop`)
@@ -55,6 +58,26 @@ pub fn ensure(repo: &Path, program: &Path, arguments: &[OsString]) -> anyhow::Re
             entry,
             started: None,
         });
+    }
+    // Another worktree of the repository has a shared server: it serves this one too.
+    if let Some(repository) = repository_of(&root)
+        && let Some(sibling) = sibling(&directory, &repository)
+    {
+        match ask_to_serve(&sibling, &root) {
+            Ok(()) => {
+                if let Some((_, entry)) = attach::find(&directory, &root) {
+                    return Ok(Served {
+                        entry,
+                        started: None,
+                    });
+                }
+            }
+            Err(error) => tracing::warn!(
+                "the shared server of {} does not serve {}: {error:#}",
+                sibling.root.display(),
+                root.display()
+            ),
+        }
     }
     let log = directory.join(format!("{key}.log"));
     let mut child = std::process::Command::new(program)
@@ -151,4 +174,65 @@ pub fn stop(entry: &Entry) -> anyhow::Result<()> {
         std::thread::sleep(Duration::from_millis(25));
     }
     anyhow::bail!("still running 10 s after SIGTERM")
+}
+
+/// The repository a worktree's root belongs to: git's common directory (the main worktree's
+/// `.git`), canonical. `None` when `root` holds no `.git` (not a worktree's root).
+pub fn repository_of(root: &Path) -> Option<PathBuf> {
+    use std::io::Read;
+    let dotgit = root.join(".git");
+    let metadata = dotgit.symlink_metadata().ok()?;
+    if metadata.is_dir() {
+        return dotgit.canonicalize().ok();
+    }
+    // A linked worktree's `.git` is a file: `gitdir: <its directory under the common one>`,
+    // which names the common directory in `commondir`.
+    let mut text = String::new();
+    std::fs::File::open(&dotgit)
+        .ok()?
+        .take(4096)
+        .read_to_string(&mut text)
+        .ok()?;
+    let gitdir = root.join(text.strip_prefix("gitdir:")?.trim());
+    let common = match std::fs::read_to_string(gitdir.join("commondir")) {
+        Ok(common) => gitdir.join(common.trim()),
+        Err(_) => gitdir,
+    };
+    common.canonicalize().ok()
+}
+
+/// Asks `sibling`'s server, a shared server of the same repository, to serve `root` too; returns
+/// once it does (it has indexed the worktree's difference and published its entry).
+fn ask_to_serve(sibling: &Entry, root: &Path) -> anyhow::Result<()> {
+    use std::io::{BufRead, Write};
+    let stream = std::os::unix::net::UnixStream::connect(&sibling.socket)?;
+    let peer = nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials)?;
+    if peer.uid() != nix::unistd::geteuid().as_raw() {
+        anyhow::bail!("{} is served by another user", sibling.socket.display());
+    }
+    stream.set_read_timeout(Some(READY_LIMIT))?;
+    let hello = serde_json::json!({"codegraph/attach": {"worktree": root}});
+    (&stream).write_all(format!("{hello}\n").as_bytes())?;
+    let mut answer = String::new();
+    std::io::BufReader::new(&stream).read_line(&mut answer)?;
+    let answer: serde_json::Value = serde_json::from_str(&answer)
+        .with_context(|| format!("the answer of process {}", sibling.pid))?;
+    match answer["error"].as_str() {
+        None if answer["ok"] == true => Ok(()),
+        Some(error) => anyhow::bail!("{error}"),
+        None => anyhow::bail!("process {} answered {answer}", sibling.pid),
+    }
+}
+
+/// A shared server of this version serving another worktree of `repository`.
+fn sibling(directory: &Path, repository: &Path) -> Option<Entry> {
+    attach::entries(directory)
+        .into_iter()
+        .map(|(_, entry)| entry)
+        .filter(|entry| {
+            entry.kind == attach::Kind::Shared
+                && entry.attachable()
+                && entry.repository.as_deref() == Some(repository)
+        })
+        .max_by_key(|entry| entry.started)
 }

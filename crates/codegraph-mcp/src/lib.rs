@@ -19,6 +19,7 @@ pub mod prompts;
 pub mod resources;
 pub mod rules;
 pub mod serve;
+pub mod shared;
 pub mod shell;
 pub mod subscriptions;
 pub mod tools;

@@ -24,11 +24,12 @@ pub enum Front {
     Shared { idle: std::time::Duration },
 }
 
-/// Indexes `world`, watches its root and serves it until the front ends.
-/// A shared server also serves editors' LSP sessions on its socket with `lsp`.
+/// Indexes `world`, watches its root and serves it until the front ends. The socket also serves
+/// editors' LSP sessions with `lsp`; a shared server, the other worktrees of its repository
+/// (`mcp::shared`).
 pub fn run(
     world: World,
-    server_setup: impl FnOnce(CodegraphMcp) -> CodegraphMcp,
+    server_setup: impl Fn(CodegraphMcp) -> CodegraphMcp + Send + Sync + 'static,
     front: Front,
     lsp: Option<attach::LspSessions>,
 ) -> anyhow::Result<()> {
@@ -45,53 +46,39 @@ pub fn run(
         let world = world.clone();
         std::thread::spawn(move || world.prepare_changes());
     }
-    let server = server_setup(CodegraphMcp::new(world.clone()));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_stack_size(codegraph_model::walk::STACK_SIZE)
         .build()?;
+    if let Front::Shared { idle } = front {
+        let result = runtime.block_on(async {
+            let worktrees = super::shared::Worktrees::start(world, Arc::new(server_setup), lsp)
+                .context("serving the MCP socket")?;
+            worktrees.run(idle).await;
+            anyhow::Ok(())
+        });
+        runtime.shutdown_background();
+        return result;
+    }
+    let server = server_setup(CodegraphMcp::new(world.clone()));
     let result = runtime.block_on(async {
         let _watcher = codegraph_world::watch::watch(world.clone(), |_| {})
             .inspect_err(|error| tracing::warn!("not watching the file system: {error}"))
             .ok();
-        let kind = match front {
-            Front::Shared { .. } => attach::Kind::Shared,
-            Front::Stdio | Front::Http(_) => attach::Kind::Serve,
+        let handlers = attach::Handlers {
+            lsp,
+            worktrees: None,
         };
-        let attachment = attach::serve_world(world.clone(), server.clone(), kind, lsp);
-        let attachment = match front {
-            // The socket is all a shared server serves.
-            Front::Shared { .. } => Some(attachment.context("serving the MCP socket")?),
-            Front::Stdio | Front::Http(_) => attachment
+        let attachment =
+            attach::serve_world(world.clone(), server.clone(), attach::Kind::Serve, handlers)
                 .inspect_err(|error| tracing::warn!("no MCP socket: {error:#}"))
-                .ok(),
-        };
+                .ok();
         serve_front(server, front, attachment.as_ref()).await?;
         drop(attachment);
         anyhow::Ok(())
     });
     runtime.shutdown_background();
     result
-}
-
-/// Serves the socket until it has had no session for `idle`, or until interrupted.
-async fn serve_shared(attachment: &attach::Attachment, idle: std::time::Duration) {
-    tracing::warn!(
-        "shared server (process {}) ready on {}; exits after {} s with no client",
-        std::process::id(),
-        attachment.socket.display(),
-        idle.as_secs()
-    );
-    let interrupted = CancellationToken::new();
-    tokio::spawn(cancel_when_interrupted(interrupted.clone()));
-    tokio::select! {
-        _ = attachment.sessions().idle(idle) => {
-            tracing::warn!("no client for {} s: exiting", idle.as_secs());
-        }
-        _ = interrupted.cancelled() => tracing::warn!("interrupted: exiting"),
-    }
-    // No new session from here; the discovery entry and socket go.
-    attachment.close();
 }
 
 /// Serves MCP on `front` until it ends; an HTTP address is published on the attachment.
@@ -109,11 +96,8 @@ async fn serve_front(
             .await?;
             running.waiting().await?;
         }
-        Front::Shared { idle } => {
-            if let Some(attachment) = attachment {
-                serve_shared(attachment, idle).await;
-            }
-        }
+        // Served by `run` before any front.
+        Front::Shared { .. } => {}
         Front::Http(options) => {
             let listener = http::bind(&options).await?;
             let address = listener.local_addr()?;
@@ -131,7 +115,7 @@ async fn serve_front(
 }
 
 /// Cancels `stop` on Ctrl-C or SIGTERM.
-async fn cancel_when_interrupted(stop: CancellationToken) {
+pub(crate) async fn cancel_when_interrupted(stop: CancellationToken) {
     let mut terminate =
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let terminated = async {

@@ -162,6 +162,35 @@ impl World {
         })
     }
 
+    /// Opens `root`, a worktree of the same repository as `base`'s root, starting from `base`'s
+    /// graph: the next [`World::index`] reads every file and parses only those whose content
+    /// differs from `base`'s, and the graph shares with `base`'s every summary and every index
+    /// shard that the difference leaves untouched. A derived world writes no cache (its base
+    /// has one; the difference is computed again at each start).
+    pub fn derive(root: &Path, config: WorldConfig, base: &World) -> anyhow::Result<World> {
+        let world = World::open(
+            root,
+            WorldConfig {
+                cache: CacheLocation::Disabled,
+                ..config
+            },
+        )?;
+        let graph = {
+            let from = base.state.lock();
+            let mut state = world.state.lock();
+            // The base's open buffers come along as content; the index replaces every file
+            // whose text on this worktree's disk differs, theirs included.
+            state.writer = from.writer.clone();
+            state.manifests = from.manifests.clone();
+            Arc::new(state.writer.graph().clone())
+        };
+        world
+            .cpp_headers
+            .store(base.cpp_headers(), std::sync::atomic::Ordering::Relaxed);
+        world.store(graph);
+        Ok(world)
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }
