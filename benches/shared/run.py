@@ -1,6 +1,8 @@
 """N MCP clients of one repository: one shared server against N in-process servers.
 
-    python3 benches/shared/run.py REPO        (CODEGRAPH=path to the binary; SHARED_CLIENTS=1,3,10)
+    python3 benches/shared/run.py REPO        (CODEGRAPH=path to the binary; SHARED_CLIENTS=1,3,10;
+                                               SHARED_TOOL, SHARED_ARGUMENTS: the question asked,
+                                               default query_codebase {"query": "parse"})
 
 For each N, in each mode, N `codegraph mcp --repo REPO` clients are started one after another,
 each once the one before has answered; each sends initialize and one tools/call
@@ -43,11 +45,15 @@ INITIALIZE = {
     },
 }
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+# The first question each client asks: `SHARED_TOOL` with `SHARED_ARGUMENTS` (JSON).
 QUERY = {
     "jsonrpc": "2.0",
     "id": 2,
     "method": "tools/call",
-    "params": {"name": "query_codebase", "arguments": {"query": "parse"}},
+    "params": {
+        "name": os.environ.get("SHARED_TOOL", "query_codebase"),
+        "arguments": json.loads(os.environ.get("SHARED_ARGUMENTS", '{"query": "parse"}')),
+    },
 }
 
 

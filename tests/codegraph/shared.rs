@@ -254,6 +254,23 @@ fn stop_stops_the_shared_server_of_the_repository() {
     );
 }
 
+/// The ids `query_codebase` finds for `query` among functions.
+async fn search(client: &Client, query: &str) -> Vec<String> {
+    let found = client
+        .ok(
+            "query_codebase",
+            json!({ "query": query, "scope": "functions" }),
+        )
+        .await;
+    found["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entity| entity["id"].as_str().unwrap().to_string())
+        .filter(|id| id.ends_with(query))
+        .collect()
+}
+
 /// The editor's unsaved text of `shop/app/main.py`: one more caller of `factorial`.
 fn edit_main(lsp: &mut LspClient, repo: &Path) {
     let main = repo.join("shop/app/main.py");
@@ -401,7 +418,14 @@ fn a_worktree_is_served_by_the_shared_server_of_its_repository() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let pid = runtime.block_on(async {
         let on_main = setup.client(2).await;
+        // Searched first on main: the feature worktree's index starts from main's.
+        assert_eq!(search(&on_main, "again").await, Vec::<String>::new());
         let on_feature = setup.client_of(&worktree, 2).await;
+        assert_eq!(
+            search(&on_feature, "again").await,
+            ["shop/app/main.py::again"]
+        );
+        assert_eq!(search(&on_main, "again").await, Vec::<String>::new());
         // Each worktree its own graph...
         assert_eq!(callers(&on_main, FACTORIAL).await, CALLERS);
         assert_eq!(callers(&on_feature, FACTORIAL).await, EDITED_CALLERS);

@@ -127,6 +127,20 @@ impl Cache {
         )
     }
 
+    /// Starts this cache's search index from `base`'s, when `base` has one: the first search of
+    /// a world derived from `base`'s (a worktree of the same repository) re-tokenises only the
+    /// files whose text differs, and shares every other file's postings with `base`.
+    pub fn seed_search(&self, base: &Cache) {
+        let Some(index) = base.search.value.lock().clone() else {
+            return;
+        };
+        let mut slot = self.search.value.lock();
+        if slot.is_none() {
+            // As of no revision: the first search updates it to its graph's.
+            *slot = Some(Arc::new(index.rebased()));
+        }
+    }
+
     /// The communities of `graph`.
     pub fn communities(&self, graph: &Graph) -> Arc<communities::Communities> {
         self.communities.get(

@@ -165,8 +165,9 @@ impl World {
     /// Opens `root`, a worktree of the same repository as `base`'s root, starting from `base`'s
     /// graph: the next [`World::index`] reads every file and parses only those whose content
     /// differs from `base`'s, and the graph shares with `base`'s every summary and every index
-    /// shard that the difference leaves untouched. A derived world writes no cache (its base
-    /// has one; the difference is computed again at each start).
+    /// shard that the difference leaves untouched, and its search index, when built, starts
+    /// from `base`'s. A derived world writes no cache (its base has one; the difference is
+    /// computed again at each start).
     pub fn derive(root: &Path, config: WorldConfig, base: &World) -> anyhow::Result<World> {
         let world = World::open(
             root,
@@ -187,6 +188,7 @@ impl World {
         world
             .cpp_headers
             .store(base.cpp_headers(), std::sync::atomic::Ordering::Relaxed);
+        world.analysis.seed_search(&base.analysis);
         world.store(graph);
         Ok(world)
     }

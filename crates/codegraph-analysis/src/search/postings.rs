@@ -27,6 +27,14 @@ impl SearchIndex {
         .update(graph)
     }
 
+    /// This index as of no revision, to be updated to another graph's (`Cache::seed_search`).
+    pub(crate) fn rebased(&self) -> SearchIndex {
+        SearchIndex {
+            revision: 0,
+            ..self.clone()
+        }
+    }
+
     /// The index of `graph`, reusing this index's postings for every file whose text is the
     /// same; only new and changed files are re-tokenised.
     pub fn update(&self, graph: &Graph) -> SearchIndex {
