@@ -172,7 +172,8 @@
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`: the
 //!   discovery entries, the relay, the sessions each socket counts), the shared server
 //!   `codegraph mcp` starts when none runs (`mcp/daemon.rs`: the start lock, the detached
-//!   `codegraph serve --shared`, `codegraph stop`'s signal), both
+//!   `codegraph serve --shared`, a sibling worktree's server asked to serve another,
+//!   `codegraph stop`'s signal) and the worktrees it serves (`mcp/shared.rs`), both
 //!   through `mcp/lines.rs` (-32700 for a line that is not JSON, -32602 for bad params), HTTP
 //!   and legacy SSE (`mcp/http.rs`), the headless server (`mcp/serve.rs`), the shell tool's
 //!   guard (`mcp/shell.rs`; `shell/run.rs` runs a command, `shell/supervisor.rs` is the
@@ -192,7 +193,10 @@
 //! until the new server is published); a server publishes its entry only once its graph is
 //! indexed; each connection is a session the server counts in its entry, freed when the
 //! connection closes; a shared server exits after its idle time with no session, removing its
-//! entry; an editor session's unsaved buffers are closed when it ends.
+//! entry; an editor session's unsaved buffers are closed when it ends. The worktrees of one
+//! repository share one shared server: each worktree after the first is a world derived from
+//! the first (`World::derive`: the first's graph plus the worktree's difference, as one
+//! transaction, sharing summaries and untouched index shards; no cache of its own).
 //!
 //! Architecture invariants:
 //! - The layers are crates: a lower one cannot name a higher one (the `Cargo.toml` edges above).
