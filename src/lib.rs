@@ -170,7 +170,8 @@
 //!   session lists and their lean definitions in `mcp/toolset.rs`, chosen per session, a
 //!   relay's first line carrying its set to the server it attaches to) and its
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`: the
-//!   discovery entries, the relay, the sessions each socket counts), the shared server
+//!   discovery entries; `attach/socket.rs` the sessions each socket counts and serves,
+//!   `attach/relay.rs` the client's relay), the shared server
 //!   `codegraph mcp` starts when none runs (`mcp/daemon.rs`: the start lock, the detached
 //!   `codegraph serve --shared`, a sibling worktree's server asked to serve another,
 //!   `codegraph stop`'s signal) and the worktrees it serves (`mcp/shared.rs`), both
