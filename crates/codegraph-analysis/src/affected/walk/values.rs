@@ -1,6 +1,8 @@
 //! Where a function, method or class is named as a value rather than called: passed, stored,
 //! registered, held in a class attribute.
 
+use rustc_hash::FxHashSet;
+
 use codegraph_graph::{EntityId, FilePath, Graph};
 use codegraph_lang::Language;
 use codegraph_model::{EntityKind, RelationKind};
@@ -17,7 +19,7 @@ pub(super) fn value_steps(state: &mut State, node: &Node, steps: &mut Vec<Step>)
     ) {
         return;
     }
-    for file in mention_files(state.graph, node) {
+    for file in mention_files(state, node) {
         for holder in state
             .mentions
             .holders(file, &node.name, Mention::Value, Some(&node.id))
@@ -45,10 +47,11 @@ pub(super) fn held_class_steps(
     if method.kind != EntityKind::Method
         || !class.kind.is_type()
         || !classes_are_values(class.language)
+        || !state.held.insert(*owner)
     {
         return;
     }
-    for file in mention_files(graph, &class) {
+    for file in mention_files(state, &class) {
         for holder in state
             .mentions
             .holders(file, &class.name, Mention::Held, Some(owner))
@@ -63,23 +66,58 @@ pub(super) fn held_class_steps(
 /// The files where `node` can be named: its own; for a function or class, those that import
 /// it or its module (`keys.hashkey`, `cachetools.Cache`), directly or through a module that
 /// re-exports it (`mi.peekable`).
-fn mention_files(graph: &Graph, node: &Node) -> Vec<FilePath> {
+fn mention_files(state: &mut State, node: &Node) -> Vec<FilePath> {
+    let graph = state.graph;
     let mut files: Vec<FilePath> = vec![node.file];
     if node.kind == EntityKind::Method {
         return files;
     }
-    let module = graph.file(&node.file).map(|file| file.module_id);
-    let targets = std::iter::once(node.id).chain(module).collect();
-    let mut importers: Vec<EntityId> = modules::importers(graph, targets).into_iter().collect();
-    importers.sort();
-    for importer in importers {
-        if let Some(location) = graph.location(&importer)
-            && !files.contains(&location.file)
-        {
-            files.push(location.file);
+    let mut seen: FxHashSet<FilePath> = FxHashSet::default();
+    seen.insert(node.file);
+    let module = importing_files(state, node.file);
+    files.extend(module.files.iter().filter(|file| **file != node.file));
+    seen.extend(module.files.iter().copied());
+    // Who imports the definition itself, and who imports a module that re-exports it.
+    let mut own: Vec<FilePath> = Vec::new();
+    for edge in graph
+        .incoming(&node.id)
+        .filter(|edge| edge.kind == RelationKind::Imports)
+    {
+        if let Some(location) = graph.location(&edge.from) {
+            own.push(location.file);
+        }
+        if let Some(reexporter) = modules::reexporter(graph, edge) {
+            own.extend(
+                importing_files(state, reexporter.path)
+                    .files
+                    .iter()
+                    .copied(),
+            );
         }
     }
+    own.sort_unstable();
+    own.dedup();
+    files.extend(own.into_iter().filter(|file| seen.insert(*file)));
     files
+}
+
+/// The files that import `path`'s module (directly, or through modules that re-export it),
+/// computed once per answer.
+fn importing_files(state: &mut State, path: FilePath) -> std::rc::Rc<modules::Importing> {
+    if let Some(known) = state.importing.get(&path) {
+        return known.clone();
+    }
+    let graph = state.graph;
+    let module = graph.file(&path).map(|file| file.module_id);
+    let mut files: Vec<FilePath> = modules::importers(graph, module.into_iter().collect())
+        .iter()
+        .filter_map(|importer| Some(graph.location(importer)?.file))
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    let importing = std::rc::Rc::new(modules::Importing { files });
+    state.importing.insert(path, importing.clone());
+    importing
 }
 
 /// `holder` names `class` as a type: an annotation, a base it extends or implements.
