@@ -276,3 +276,31 @@ fn a_decorator_named_through_the_package_that_imports_it_reaches_the_tests_that_
     repo.replace("src/click/decorators.py", "\"context\"", "\"ctx\"");
     assert_eq!(pytest(&repo), ["tests/test_context.py::test_context"]);
 }
+
+#[test]
+fn an_import_hook_reaches_the_tests_that_import_the_package_it_is_registered_by() {
+    // `find_spec` is called by Python's import system for the finder `tlz` puts on
+    // `sys.meta_path` when it is imported.
+    let repo = Repo::new(&[
+        ("tlz/__init__.py", "from . import _build_tlz\n"),
+        (
+            "tlz/_build_tlz.py",
+            "import sys\n\n\nclass TlzLoader:\n    def find_spec(self, fullname, path, target=None):\n        if fullname.startswith(\"tlz.\"):\n            return None\n        return None\n\n\ntlz_loader = TlzLoader()\nsys.meta_path.append(tlz_loader)\n",
+        ),
+        ("toolz/__init__.py", "def curry(f):\n    return f\n"),
+        (
+            "toolz/tests/test_tlz.py",
+            "def test_tlz():\n    import tlz\n\n    assert tlz.__name__ == \"tlz\"\n",
+        ),
+        (
+            "toolz/tests/test_curry.py",
+            "from toolz import curry\n\n\ndef test_curry():\n    assert curry(len)(\"a\") == 1\n",
+        ),
+    ]);
+    repo.replace(
+        "tlz/_build_tlz.py",
+        "return None\n        return",
+        "return 1\n        return",
+    );
+    assert_eq!(pytest(&repo), ["toolz/tests/test_tlz.py::test_tlz"]);
+}
