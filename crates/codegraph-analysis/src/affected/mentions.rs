@@ -6,7 +6,7 @@
 use std::hash::Hasher;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use codegraph_graph::{EntityId, FileNode, FilePath, Graph};
 
@@ -95,7 +95,14 @@ pub(crate) struct Mentions<'g> {
     graph: &'g Graph,
     texts: FxHashMap<FilePath, Option<Arc<str>>>,
     indexed: FxHashMap<FilePath, Option<Arc<Indexed>>>,
+    /// Per word hash, the files of `inverted_files` whose text has a word of that hash: which
+    /// of many files mention a name, without asking each.
+    inverted: FxHashMap<u64, Vec<FilePath>>,
+    inverted_files: FxHashSet<FilePath>,
 }
+
+/// From this many files on, [`Mentions::mentioning`] asks the inverted index.
+const MANY_FILES: usize = 32;
 
 impl<'g> Mentions<'g> {
     pub fn new(graph: &'g Graph) -> Mentions<'g> {
@@ -103,7 +110,42 @@ impl<'g> Mentions<'g> {
             graph,
             texts: FxHashMap::default(),
             indexed: FxHashMap::default(),
+            inverted: FxHashMap::default(),
+            inverted_files: FxHashSet::default(),
         }
+    }
+
+    /// Those of `files` whose text may mention `name` (has a word of its hash), in their order:
+    /// what is left to ask [`Mentions::holders`] about. Each file's words join the inverted
+    /// index once, when it is first among many files asked about.
+    pub fn mentioning(&mut self, files: &[FilePath], name: &str) -> Vec<FilePath> {
+        if files.len() < MANY_FILES {
+            return files.to_vec();
+        }
+        for file in files {
+            if !self.inverted_files.insert(*file) {
+                continue;
+            }
+            let Some(indexed) = self.indexed(*file) else {
+                continue;
+            };
+            let mut last = None;
+            for (hash, _) in &indexed.identifiers {
+                if last != Some(*hash) {
+                    self.inverted.entry(*hash).or_default().push(*file);
+                    last = Some(*hash);
+                }
+            }
+        }
+        let Some(having) = self.inverted.get(&word_hash(name.as_bytes())) else {
+            return Vec::new();
+        };
+        let having: FxHashSet<FilePath> = having.iter().copied().collect();
+        files
+            .iter()
+            .copied()
+            .filter(|file| having.contains(file))
+            .collect()
     }
 
     /// The graph's text of `path`, read once.

@@ -19,7 +19,8 @@ pub(super) fn value_steps(state: &mut State, node: &Node, steps: &mut Vec<Step>)
     ) {
         return;
     }
-    for file in mention_files(state, node) {
+    let files = mention_files(state, node);
+    for file in state.mentions.mentioning(&files, &node.name) {
         for holder in state
             .mentions
             .holders(file, &node.name, Mention::Value, Some(&node.id))
@@ -51,7 +52,8 @@ pub(super) fn held_class_steps(
     {
         return;
     }
-    for file in mention_files(state, &class) {
+    let files = mention_files(state, &class);
+    for file in state.mentions.mentioning(&files, &class.name) {
         for holder in state
             .mentions
             .holders(file, &class.name, Mention::Held, Some(owner))
