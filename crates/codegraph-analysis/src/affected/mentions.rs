@@ -101,9 +101,6 @@ pub(crate) struct Mentions<'g> {
     inverted_files: FxHashSet<FilePath>,
 }
 
-/// From this many files on, [`Mentions::mentioning`] asks the inverted index.
-const MANY_FILES: usize = 32;
-
 impl<'g> Mentions<'g> {
     pub fn new(graph: &'g Graph) -> Mentions<'g> {
         Mentions {
@@ -115,13 +112,8 @@ impl<'g> Mentions<'g> {
         }
     }
 
-    /// Those of `files` whose text may mention `name` (has a word of its hash), in their order:
-    /// what is left to ask [`Mentions::holders`] about. Each file's words join the inverted
-    /// index once, when it is first among many files asked about.
-    pub fn mentioning(&mut self, files: &[FilePath], name: &str) -> Vec<FilePath> {
-        if files.len() < MANY_FILES {
-            return files.to_vec();
-        }
+    /// Puts the words of `files` in the inverted index, each file's once.
+    pub fn index_words(&mut self, files: &[FilePath]) {
         for file in files {
             if !self.inverted_files.insert(*file) {
                 continue;
@@ -137,15 +129,13 @@ impl<'g> Mentions<'g> {
                 }
             }
         }
-        let Some(having) = self.inverted.get(&word_hash(name.as_bytes())) else {
-            return Vec::new();
-        };
-        let having: FxHashSet<FilePath> = having.iter().copied().collect();
-        files
-            .iter()
-            .copied()
-            .filter(|file| having.contains(file))
-            .collect()
+    }
+
+    /// The files of the inverted index that have a word of `name`'s hash, each once.
+    pub fn having(&self, name: &str) -> &[FilePath] {
+        self.inverted
+            .get(&word_hash(name.as_bytes()))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The graph's text of `path`, read once.

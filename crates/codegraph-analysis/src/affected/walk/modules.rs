@@ -67,6 +67,9 @@ pub(super) fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Ste
 /// The files that import a module, in path order.
 pub(crate) struct Importing {
     pub files: Vec<FilePath>,
+    pub set: FxHashSet<FilePath>,
+    /// Their words are in the answer's inverted index.
+    pub indexed: std::cell::Cell<bool>,
 }
 
 /// The modules that import one of `targets` (modules, or definitions), and those that import a

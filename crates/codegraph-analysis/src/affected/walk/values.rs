@@ -1,7 +1,7 @@
 //! Where a function, method or class is named as a value rather than called: passed, stored,
 //! registered, held in a class attribute.
 
-use rustc_hash::FxHashSet;
+use std::rc::Rc;
 
 use codegraph_graph::{EntityId, FilePath, Graph};
 use codegraph_lang::Language;
@@ -20,7 +20,7 @@ pub(super) fn value_steps(state: &mut State, node: &Node, steps: &mut Vec<Step>)
         return;
     }
     let files = mention_files(state, node);
-    for file in state.mentions.mentioning(&files, &node.name) {
+    for file in mentioning(state, &files, &node.name) {
         for holder in state
             .mentions
             .holders(file, &node.name, Mention::Value, Some(&node.id))
@@ -53,7 +53,7 @@ pub(super) fn held_class_steps(
         return;
     }
     let files = mention_files(state, &class);
-    for file in state.mentions.mentioning(&files, &class.name) {
+    for file in mentioning(state, &files, &class.name) {
         for holder in state
             .mentions
             .holders(file, &class.name, Mention::Held, Some(owner))
@@ -65,31 +65,92 @@ pub(super) fn held_class_steps(
     }
 }
 
+/// The files where a node can be named: its own, those that import its module, and the others
+/// that import it.
+struct MentionFiles {
+    own: FilePath,
+    module: Option<Rc<modules::Importing>>,
+    /// In path order; neither the node's own file nor one of `module`'s.
+    others: Vec<FilePath>,
+}
+
+impl MentionFiles {
+    fn len(&self) -> usize {
+        1 + self.module.as_ref().map_or(0, |module| module.files.len()) + self.others.len()
+    }
+
+    fn contains(&self, file: &FilePath) -> bool {
+        *file == self.own
+            || self
+                .module
+                .as_ref()
+                .is_some_and(|module| module.set.contains(file))
+            || self.others.binary_search(file).is_ok()
+    }
+
+    /// The node's own file first, then the others in path order.
+    fn to_vec(&self) -> Vec<FilePath> {
+        let module = self.module.iter().flat_map(|module| module.files.iter());
+        std::iter::once(self.own)
+            .chain(module.copied().filter(|file| *file != self.own))
+            .chain(self.others.iter().copied())
+            .collect()
+    }
+}
+
+/// From this many files on, which of them mention a name is read from the inverted index of
+/// their words rather than asked of each.
+const MANY_FILES: usize = 32;
+
+/// Those of `files` whose text may mention `name` (has a word of its hash): the node's own
+/// file first, then the others in path order.
+fn mentioning(state: &mut State, files: &MentionFiles, name: &str) -> Vec<FilePath> {
+    if files.len() < MANY_FILES {
+        return files.to_vec();
+    }
+    if let Some(module) = &files.module
+        && !module.indexed.replace(true)
+    {
+        state.mentions.index_words(&module.files);
+    }
+    state.mentions.index_words(&[files.own]);
+    state.mentions.index_words(&files.others);
+    let mut found: Vec<FilePath> = state
+        .mentions
+        .having(name)
+        .iter()
+        .filter(|file| files.contains(file))
+        .copied()
+        .collect();
+    found.sort_unstable_by_key(|file| (*file != files.own, *file));
+    found
+}
+
 /// The files where `node` can be named: its own; for a function or class, those that import
 /// it or its module (`keys.hashkey`, `cachetools.Cache`), directly or through a module that
 /// re-exports it (`mi.peekable`).
-fn mention_files(state: &mut State, node: &Node) -> Vec<FilePath> {
+fn mention_files(state: &mut State, node: &Node) -> MentionFiles {
     let graph = state.graph;
-    let mut files: Vec<FilePath> = vec![node.file];
+    let mut files = MentionFiles {
+        own: node.file,
+        module: None,
+        others: Vec::new(),
+    };
     if node.kind == EntityKind::Method {
         return files;
     }
-    let mut seen: FxHashSet<FilePath> = FxHashSet::default();
-    seen.insert(node.file);
-    let module = importing_files(state, node.file);
-    files.extend(module.files.iter().filter(|file| **file != node.file));
-    seen.extend(module.files.iter().copied());
+    files.module = Some(importing_files(state, node.file));
     // Who imports the definition itself, and who imports a module that re-exports it.
-    let mut own: Vec<FilePath> = Vec::new();
+    let mut others: Vec<FilePath> = Vec::new();
     for edge in graph
         .incoming(&node.id)
         .filter(|edge| edge.kind == RelationKind::Imports)
     {
         if let Some(location) = graph.location(&edge.from) {
-            own.push(location.file);
+            others.push(location.file);
         }
         if let Some(reexporter) = modules::reexporter(graph, edge) {
-            own.extend(
+            others.extend(
                 importing_files(state, reexporter.path)
                     .files
                     .iter()
@@ -97,15 +158,22 @@ fn mention_files(state: &mut State, node: &Node) -> Vec<FilePath> {
             );
         }
     }
-    own.sort_unstable();
-    own.dedup();
-    files.extend(own.into_iter().filter(|file| seen.insert(*file)));
+    others.sort_unstable();
+    others.dedup();
+    others.retain(|file| {
+        *file != node.file
+            && !files
+                .module
+                .as_ref()
+                .is_some_and(|module| module.set.contains(file))
+    });
+    files.others = others;
     files
 }
 
 /// The files that import `path`'s module (directly, or through modules that re-export it),
 /// computed once per answer.
-fn importing_files(state: &mut State, path: FilePath) -> std::rc::Rc<modules::Importing> {
+fn importing_files(state: &mut State, path: FilePath) -> Rc<modules::Importing> {
     if let Some(known) = state.importing.get(&path) {
         return known.clone();
     }
@@ -117,7 +185,11 @@ fn importing_files(state: &mut State, path: FilePath) -> std::rc::Rc<modules::Im
         .collect();
     files.sort_unstable();
     files.dedup();
-    let importing = std::rc::Rc::new(modules::Importing { files });
+    let importing = Rc::new(modules::Importing {
+        set: files.iter().copied().collect(),
+        files,
+        indexed: std::cell::Cell::new(false),
+    });
     state.importing.insert(path, importing.clone());
     importing
 }
