@@ -16,7 +16,10 @@
 //!   are followed by where they are mentioned (a function passed as a value, a class held as
 //!   one, whose methods its holder may call, an import whose meaning changed, module code read
 //!   by its file's definitions), in its file and in those that import it or its module, directly
-//!   or through modules that re-export it whole, as `possible` too. Every
+//!   or through modules that re-export it (whole, or by name from a Python package's
+//!   `__init__.py`), as `possible` too. A call that names the class whose method it runs
+//!   (`super().m()`, `Base.m(self)`) reaches an override only where a class inherits from
+//!   both. Every
 //!   affected entity keeps the path it was reached by (`via`), and a `proven` path is preferred
 //!   to a `possible` one.
 //! - [`tests`]: which affected entities are tests, by each language's conventions (pytest and

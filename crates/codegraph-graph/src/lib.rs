@@ -292,6 +292,12 @@ impl Site {
         Site::new(Site::DEFINITION, index)
     }
 
+    /// The index in `summary.refs` of a reference's site; `None` for a site of another record.
+    pub fn reference_index(self) -> Option<usize> {
+        (self != Site::NONE && self.0 >> Site::INDEX_BITS == Site::REFERENCE)
+            .then_some((self.0 & Site::INDEX) as usize)
+    }
+
     /// Where the site is in `summary` (the summary of the file that holds the edge); `None` for
     /// [`Site::NONE`].
     pub fn span(self, summary: &FileSummary) -> Option<Span> {

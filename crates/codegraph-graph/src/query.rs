@@ -11,8 +11,8 @@ use codegraph_model::{EntityKind, LineSpan, RelationKind, Resolution};
 
 mod possible;
 pub use possible::{
-    LeftAside, LeftAsideIndex, PossibleCall, possible_callees, possible_caller_counts,
-    possible_caller_ids, possible_callers, possible_implementations,
+    LeftAside, LeftAsideIndex, PossibleCall, ambiguous_caller_ids, possible_callees,
+    possible_caller_counts, possible_callers, possible_implementations, unresolved_caller_ids,
 };
 
 /// The outcome of looking an entity up by id, qualified name or plain name.

@@ -213,3 +213,94 @@ fn a_static_method_bound_and_exported_under_another_name_reaches_the_files_that_
     repo.replace("src/types.ts", "return value + 1;", "return value + 2;");
     assert_eq!(repo.affected(Format::Jest).1, ["test/preprocess.test.ts"]);
 }
+
+const HIERARCHY: &str = "class Base:\n    def make(self):\n        return \"base\"\n\n\nclass Left(Base):\n    def make(self):\n        return super().make() + \"left\"\n\n\nclass Right(Base):\n    def make(self):\n        return Base.make(self) + \"right\"\n\n\nclass Other(Base):\n    def make(self):\n        return \"other\"\n\n\ndef use(value: Base):\n    return value.make()\n";
+
+const HIERARCHY_TESTS: &str = "from pkg.shapes import Left, Other, Right, use\n\n\ndef test_left():\n    assert Left().make() == \"baseleft\"\n\n\ndef test_right():\n    assert Right().make() == \"baseright\"\n\n\ndef test_use():\n    assert use(Other()) == \"other\"\n";
+
+#[test]
+fn an_override_is_not_reached_through_calls_that_name_the_class_whose_method_runs() {
+    // `super().make()` in `Left` and `Base.make(self)` in `Right` run `Base.make`, never
+    // `Other.make`; `value.make()` on a `Base` may run it.
+    let repo = Repo::new(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/shapes.py", HIERARCHY),
+        ("tests/test_shapes.py", HIERARCHY_TESTS),
+    ]);
+    repo.replace("pkg/shapes.py", "return \"other\"", "return \"others\"");
+    assert_eq!(pytest(&repo), ["tests/test_shapes.py::test_use"]);
+}
+
+#[test]
+fn a_super_call_reaches_an_override_that_a_class_mixing_both_in_puts_after_it() {
+    // In `Mixed(Left, Other)`, `super().make()` in `Left` runs `Other.make`.
+    let hierarchy = format!("{HIERARCHY}\n\nclass Mixed(Left, Other):\n    pass\n");
+    let tests = format!(
+        "{HIERARCHY_TESTS}\n\ndef test_mixed():\n    from pkg.shapes import Mixed\n\n    assert Mixed().make() == \"otherleft\"\n"
+    );
+    let repo = Repo::new(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/shapes.py", &hierarchy),
+        ("tests/test_shapes.py", &tests),
+    ]);
+    repo.replace("pkg/shapes.py", "return \"other\"", "return \"others\"");
+    assert_eq!(
+        pytest(&repo),
+        [
+            "tests/test_shapes.py::test_left",
+            "tests/test_shapes.py::test_use",
+            "tests/test_shapes.py::test_mixed"
+        ]
+    );
+}
+
+#[test]
+fn a_decorator_named_through_the_package_that_imports_it_reaches_the_tests_that_apply_it() {
+    // `click.pass_context`: the package's `__init__.py` imports the name, the tests use it
+    // as an attribute of the package, uncalled, as a decorator.
+    let repo = Repo::new(&[
+        (
+            "src/click/__init__.py",
+            "from .decorators import pass_context as pass_context\nfrom .core import run as run\n",
+        ),
+        (
+            "src/click/decorators.py",
+            "def pass_context(f):\n    def new_func(*args):\n        return f(\"context\", *args)\n\n    return new_func\n",
+        ),
+        ("src/click/core.py", "def run(f):\n    return f()\n"),
+        (
+            "tests/test_context.py",
+            "import click\n\n\ndef test_context():\n    @click.pass_context\n    def cli(ctx):\n        return ctx\n\n    assert click.run(cli) == \"context\"\n\n\ndef test_run():\n    assert click.run(lambda: 1) == 1\n",
+        ),
+    ]);
+    repo.replace("src/click/decorators.py", "\"context\"", "\"ctx\"");
+    assert_eq!(pytest(&repo), ["tests/test_context.py::test_context"]);
+}
+
+#[test]
+fn an_import_hook_reaches_the_tests_that_import_the_package_it_is_registered_by() {
+    // `find_spec` is called by Python's import system for the finder `tlz` puts on
+    // `sys.meta_path` when it is imported.
+    let repo = Repo::new(&[
+        ("tlz/__init__.py", "from . import _build_tlz\n"),
+        (
+            "tlz/_build_tlz.py",
+            "import sys\n\n\nclass TlzLoader:\n    def find_spec(self, fullname, path, target=None):\n        if fullname.startswith(\"tlz.\"):\n            return None\n        return None\n\n\ntlz_loader = TlzLoader()\nsys.meta_path.append(tlz_loader)\n",
+        ),
+        ("toolz/__init__.py", "def curry(f):\n    return f\n"),
+        (
+            "toolz/tests/test_tlz.py",
+            "def test_tlz():\n    import tlz\n\n    assert tlz.__name__ == \"tlz\"\n",
+        ),
+        (
+            "toolz/tests/test_curry.py",
+            "from toolz import curry\n\n\ndef test_curry():\n    assert curry(len)(\"a\") == 1\n",
+        ),
+    ]);
+    repo.replace(
+        "tlz/_build_tlz.py",
+        "return None\n        return",
+        "return 1\n        return",
+    );
+    assert_eq!(pytest(&repo), ["toolz/tests/test_tlz.py::test_tlz"]);
+}

@@ -3,11 +3,12 @@
 //! `register(self.on_close)`, a name whose import changed). Each file's text is read once per
 //! answer and its identifiers indexed once, on first use.
 
+use std::hash::Hasher;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use codegraph_graph::{EntityId, FilePath, Graph};
+use codegraph_graph::{EntityId, FileNode, FilePath, Graph};
 
 /// Which mentions count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,16 +25,25 @@ pub(crate) enum Mention {
 
 /// A file's text and where each identifier in it starts.
 struct Indexed {
+    file: Arc<FileNode>,
     text: Arc<str>,
-    identifiers: FxHashMap<Box<str>, Vec<u32>>,
+    /// Each identifier's hash and start, sorted: one allocation a file, however many distinct
+    /// words it has.
+    identifiers: Vec<(u64, u32)>,
     /// The file's imports, (start, end) in order.
     imports: Vec<(u32, u32)>,
 }
 
 impl Indexed {
-    fn new(text: Arc<str>, mut imports: Vec<(u32, u32)>) -> Indexed {
+    fn new(file: Arc<FileNode>, text: Arc<str>) -> Indexed {
+        let mut imports: Vec<(u32, u32)> = file
+            .summary
+            .imports
+            .iter()
+            .map(|import| (import.span.start_byte, import.span.end_byte))
+            .collect();
         imports.sort_unstable();
-        let mut identifiers: FxHashMap<Box<str>, Vec<u32>> = FxHashMap::default();
+        let mut identifiers: Vec<(u64, u32)> = Vec::new();
         let bytes = text.as_bytes();
         let mut at = 0;
         while at < bytes.len() {
@@ -45,20 +55,32 @@ impl Indexed {
             while at < bytes.len() && identifier_byte(bytes[at]) {
                 at += 1;
             }
-            if let Some(word) = text.get(start..at) {
-                match identifiers.get_mut(word) {
-                    Some(starts) => starts.push(start as u32),
-                    None => {
-                        identifiers.insert(word.into(), vec![start as u32]);
-                    }
-                }
-            }
+            identifiers.push((word_hash(&bytes[start..at]), start as u32));
         }
+        identifiers.sort_unstable();
         Indexed {
+            file,
             text,
             identifiers,
             imports,
         }
+    }
+
+    /// Where the identifier `name` starts, in document order.
+    fn starts<'a>(&'a self, name: &'a str) -> impl Iterator<Item = u32> + 'a {
+        let hash = word_hash(name.as_bytes());
+        let from = self.identifiers.partition_point(|(known, _)| *known < hash);
+        let bytes = self.text.as_bytes();
+        self.identifiers[from..]
+            .iter()
+            .take_while(move |(known, _)| *known == hash)
+            .map(|(_, start)| *start)
+            // Another word of the same hash: its text differs, or it goes on.
+            .filter(move |start| {
+                let (start, end) = (*start as usize, *start as usize + name.len());
+                bytes.get(start..end) == Some(name.as_bytes())
+                    && !bytes.get(end).is_some_and(|byte| identifier_byte(*byte))
+            })
     }
 
     /// Whether `byte` is inside an import.
@@ -73,6 +95,10 @@ pub(crate) struct Mentions<'g> {
     graph: &'g Graph,
     texts: FxHashMap<FilePath, Option<Arc<str>>>,
     indexed: FxHashMap<FilePath, Option<Arc<Indexed>>>,
+    /// Per word hash, the files of `inverted_files` whose text has a word of that hash: which
+    /// of many files mention a name, without asking each.
+    inverted: FxHashMap<u64, Vec<FilePath>>,
+    inverted_files: FxHashSet<FilePath>,
 }
 
 impl<'g> Mentions<'g> {
@@ -81,7 +107,35 @@ impl<'g> Mentions<'g> {
             graph,
             texts: FxHashMap::default(),
             indexed: FxHashMap::default(),
+            inverted: FxHashMap::default(),
+            inverted_files: FxHashSet::default(),
         }
+    }
+
+    /// Puts the words of `files` in the inverted index, each file's once.
+    pub fn index_words(&mut self, files: &[FilePath]) {
+        for file in files {
+            if !self.inverted_files.insert(*file) {
+                continue;
+            }
+            let Some(indexed) = self.indexed(*file) else {
+                continue;
+            };
+            let mut last = None;
+            for (hash, _) in &indexed.identifiers {
+                if last != Some(*hash) {
+                    self.inverted.entry(*hash).or_default().push(*file);
+                    last = Some(*hash);
+                }
+            }
+        }
+    }
+
+    /// The files of the inverted index that have a word of `name`'s hash, each once.
+    pub fn having(&self, name: &str) -> &[FilePath] {
+        self.inverted
+            .get(&word_hash(name.as_bytes()))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The graph's text of `path`, read once.
@@ -97,19 +151,11 @@ impl<'g> Mentions<'g> {
         if let Some(known) = self.indexed.get(&path) {
             return known.clone();
         }
-        let imports: Vec<(u32, u32)> = self
-            .graph
-            .file(&path)
-            .map(|file| {
-                let spans = file.summary.imports.iter();
-                spans
-                    .map(|import| (import.span.start_byte, import.span.end_byte))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let indexed = self
-            .text(path)
-            .map(|text| Arc::new(Indexed::new(text, imports)));
+        let file = self.graph.file(&path).cloned();
+        let text = self.text(path);
+        let indexed = file
+            .zip(text)
+            .map(|(file, text)| Arc::new(Indexed::new(file, text)));
         self.indexed.insert(path, indexed.clone());
         indexed
     }
@@ -125,18 +171,12 @@ impl<'g> Mentions<'g> {
         which: Mention,
         except: Option<&EntityId>,
     ) -> Vec<EntityId> {
-        let graph = self.graph;
-        let Some(file) = graph.file(&path) else {
-            return Vec::new();
-        };
         let Some(indexed) = self.indexed(path) else {
             return Vec::new();
         };
-        let Some(starts) = indexed.identifiers.get(name) else {
-            return Vec::new();
-        };
+        let file = &indexed.file;
         let mut holders: Vec<EntityId> = Vec::new();
-        for &byte in starts {
+        for byte in indexed.starts(name) {
             if indexed.in_import(byte) {
                 continue;
             }
@@ -165,6 +205,12 @@ impl<'g> Mentions<'g> {
         }
         holders
     }
+}
+
+fn word_hash(word: &[u8]) -> u64 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(word);
+    hasher.finish()
 }
 
 fn identifier_byte(byte: u8) -> bool {

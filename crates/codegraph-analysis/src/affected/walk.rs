@@ -80,9 +80,20 @@ pub(crate) struct State<'g> {
     proven: VecDeque<EntityId>,
     possible: VecDeque<EntityId>,
     pub(crate) mentions: Mentions<'g>,
-    /// Per type, its supertypes (transitively); per type, its members by name.
+    /// Per type, its supertypes and its subtypes (transitively); per type, its members by name.
     bases: FxHashMap<EntityId, Vec<EntityId>>,
+    subtypes: FxHashMap<EntityId, Vec<EntityId>>,
     members: FxHashMap<EntityId, FxHashMap<Name, Vec<EntityId>>>,
+    /// Per member of a base, its calls and how each names what it runs.
+    calls: FxHashMap<EntityId, std::rc::Rc<[(EntityId, dispatch::Form)]>>,
+    /// The names whose unresolved calls were followed.
+    unresolved: FxHashSet<Name>,
+    /// The classes whose holders were followed (from the first of their methods reached: every
+    /// method leads to the same holders, `possible`).
+    held: FxHashSet<EntityId>,
+    /// Per file, the files that import its module (directly, or through modules that
+    /// re-export it).
+    importing: FxHashMap<FilePath, std::rc::Rc<modules::Importing>>,
     truncated: bool,
 }
 
@@ -155,7 +166,12 @@ pub(crate) fn walk(graph: &Graph, found: &Found) -> Walked {
         possible: VecDeque::new(),
         mentions: Mentions::new(graph),
         bases: FxHashMap::default(),
+        subtypes: FxHashMap::default(),
         members: FxHashMap::default(),
+        calls: FxHashMap::default(),
+        unresolved: FxHashSet::default(),
+        held: FxHashSet::default(),
+        importing: FxHashMap::default(),
         truncated: false,
     };
     let changed: FxHashSet<EntityId> = found.changed.iter().map(|changed| changed.id).collect();
@@ -359,16 +375,22 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
         && let Some(owner) = owner
     {
         for member in dispatch::overridden(state, &owner, node.name) {
-            for edge in graph
-                .incoming(&member)
-                .filter(|edge| edge.kind == RelationKind::Calls)
-            {
-                steps.push((edge.from, Confidence::Proven, "dispatch"));
+            for (from, form) in dispatch::calls(state, &member).iter() {
+                if dispatch::may_run(state, form, &owner) {
+                    steps.push((*from, Confidence::Proven, "dispatch"));
+                }
             }
         }
     }
-    for from in query::possible_caller_ids(graph, id, &node.name) {
+    for from in query::ambiguous_caller_ids(graph, id) {
         steps.push((from, Confidence::Possible, "left_aside"));
+    }
+    // The unresolved calls of a name are the same for every entity so named, and lead
+    // nowhere but `possible`: followed from the first one expanded.
+    if state.unresolved.insert(node.name) {
+        for from in query::unresolved_caller_ids(graph, &node.name) {
+            steps.push((from, Confidence::Possible, "left_aside"));
+        }
     }
     if node.kind.is_type() {
         type_steps(graph, id, &mut steps);

@@ -213,25 +213,29 @@ pub fn possible_callers(graph: &Graph, id: &str) -> Vec<PossibleCall> {
     found
 }
 
-/// The entities that hold the references [`possible_callers`] lists for `id`, named `name`,
+/// The entities that hold the ambiguous references [`possible_callers`] lists for `id`,
 /// without describing each reference: for walks that visit many entities.
-pub fn possible_caller_ids(graph: &Graph, id: &str, name: &str) -> Vec<EntityId> {
+pub fn ambiguous_caller_ids(graph: &Graph, id: &str) -> Vec<EntityId> {
     let index = LeftAsideIndex::of(graph);
-    let mut found: Vec<EntityId> = ambiguous_naming(graph, index, id)
+    ambiguous_naming(graph, index, id)
         .map(|(_, ambiguous)| ambiguous.from)
-        .collect();
+        .collect()
+}
+
+/// The entities that hold the unresolved calls of `name` [`possible_callers`] lists for every
+/// entity so named (the same for all of them): for walks that visit many entities.
+pub fn unresolved_caller_ids(graph: &Graph, name: &str) -> Vec<EntityId> {
+    let index = LeftAsideIndex::of(graph);
     let Some(name) = Name::existing(name) else {
-        return found;
+        return Vec::new();
     };
-    for (file, external) in unresolved_named(graph, index, &name) {
-        if external.module.is_some() {
-            continue;
-        }
-        if let Some(reference) = file.external_reference(external) {
-            found.push(*file.scope_entity(reference.scope()));
-        }
-    }
-    found
+    unresolved_named(graph, index, &name)
+        .filter(|(_, external)| external.module.is_none())
+        .filter_map(|(file, external)| {
+            let reference = file.external_reference(external)?;
+            Some(*file.scope_entity(reference.scope()))
+        })
+        .collect()
 }
 
 /// The references made inside `id` that may be calls it makes, not proven: ambiguous ones,

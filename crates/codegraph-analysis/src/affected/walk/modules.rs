@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
-use codegraph_graph::{Edge, EntityId, FileNode, Graph, Site};
+use codegraph_graph::{Edge, EntityId, FileNode, FilePath, Graph, Site};
 use codegraph_lang::Language;
-use codegraph_model::RelationKind;
+use codegraph_model::{EntityKind, RelationKind};
 
 use super::{Confidence, Node, State, Step};
 
@@ -64,9 +64,20 @@ pub(super) fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Ste
     );
 }
 
+/// The files that import a module, in path order.
+pub(crate) struct Importing {
+    pub files: Vec<FilePath>,
+    pub set: FxHashSet<FilePath>,
+    /// Their words are in the answer's inverted index.
+    pub indexed: std::cell::Cell<bool>,
+}
+
 /// The modules that import one of `targets` (modules, or definitions), and those that import a
-/// module re-exporting one of them whole (`from .more import *` in a package's `__init__.py`,
-/// `export * from "./types"`), transitively; bounded.
+/// module re-exporting one of them, transitively; bounded. A module re-exports what it imports
+/// whole (`from .more import *` in a package's `__init__.py`, `export * from "./types"`), and in
+/// Python a name its package's `__init__.py` imports (`from .decorators import pass_context`,
+/// then used as `click.pass_context`) or any module imports under its own name
+/// (`from .x import f as f`, the convention for a re-export).
 pub(super) fn importers(graph: &Graph, targets: Vec<EntityId>) -> FxHashSet<EntityId> {
     let mut importers: FxHashSet<EntityId> = FxHashSet::default();
     let mut seen: FxHashSet<EntityId> = FxHashSet::default();
@@ -94,16 +105,30 @@ pub(super) fn importers(graph: &Graph, targets: Vec<EntityId>) -> FxHashSet<Enti
     importers
 }
 
-/// The module that makes `edge`, when that import re-exports its target whole.
-fn reexporter<'g>(graph: &'g Graph, edge: &Edge) -> Option<&'g Arc<FileNode>> {
+/// The module that makes `edge`, when that import re-exports its target.
+pub(super) fn reexporter<'g>(graph: &'g Graph, edge: &Edge) -> Option<&'g Arc<FileNode>> {
     let file = graph.file(&graph.location(&edge.from)?.file)?;
-    let whole = file
+    let package = file.language == Language::Python
+        && (file.path.ends_with("/__init__.py") || &*file.path == "__init__.py");
+    // A name imported (not a module): what `from m import name` binds.
+    let name = || {
+        graph
+            .kind_of(&edge.to)
+            .is_some_and(|kind| kind != EntityKind::Module)
+    };
+    let reexported = file
         .summary
         .imports
         .iter()
         .enumerate()
         .any(|(index, import)| {
-            import.wildcard && import.scope.is_none() && Site::import(index) == edge.site
+            Site::import(index) == edge.site
+                && import.scope.is_none()
+                && (import.wildcard
+                    || file.language == Language::Python
+                        && import.name.is_some()
+                        && (package || import.alias.is_some() && import.alias == import.name)
+                        && name())
         });
-    whole.then_some(file)
+    reexported.then_some(file)
 }

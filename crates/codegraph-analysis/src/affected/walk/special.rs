@@ -1,5 +1,5 @@
 //! The methods a class's users run without naming them: constructors, operators and protocol
-//! methods, properties, getters and setters, Rust's trait methods.
+//! methods, properties, getters and setters, Python's import hooks, Rust's trait methods.
 
 use codegraph_graph::{EntityId, Graph};
 use codegraph_lang::Language;
@@ -37,7 +37,11 @@ pub(super) fn special_method_steps(
         return;
     }
     let dunder = name.len() > 4 && name.starts_with("__") && name.ends_with("__");
-    if dunder || is_property(state, method) || is_implicit(state.graph, method) {
+    if dunder
+        || is_import_hook(method)
+        || is_property(state, method)
+        || is_implicit(state.graph, method)
+    {
         steps.push((*owner, Confidence::Possible, "special_method"));
     }
 }
@@ -62,6 +66,22 @@ fn is_implicit(graph: &Graph, method: &Node) -> bool {
         }
         _ => false,
     }
+}
+
+/// A method of Python's import protocol (`find_spec`, `exec_module`, ...): the import system
+/// calls it on the finders and loaders registered in `sys.meta_path` or `sys.path_hooks`, on
+/// imports, where its name is never written.
+fn is_import_hook(method: &Node) -> bool {
+    method.language == Language::Python
+        && matches!(
+            method.name.as_str(),
+            "find_spec"
+                | "find_module"
+                | "create_module"
+                | "exec_module"
+                | "load_module"
+                | "invalidate_caches"
+        )
 }
 
 /// A Python method read as an attribute (`@property`, `@cached_property`, a setter).

@@ -1,6 +1,8 @@
 //! Where a function, method or class is named as a value rather than called: passed, stored,
 //! registered, held in a class attribute.
 
+use std::rc::Rc;
+
 use codegraph_graph::{EntityId, FilePath, Graph};
 use codegraph_lang::Language;
 use codegraph_model::{EntityKind, RelationKind};
@@ -17,7 +19,8 @@ pub(super) fn value_steps(state: &mut State, node: &Node, steps: &mut Vec<Step>)
     ) {
         return;
     }
-    for file in mention_files(state.graph, node) {
+    let files = mention_files(state, node);
+    for file in mentioning(state, &files, &node.name) {
         for holder in state
             .mentions
             .holders(file, &node.name, Mention::Value, Some(&node.id))
@@ -45,10 +48,12 @@ pub(super) fn held_class_steps(
     if method.kind != EntityKind::Method
         || !class.kind.is_type()
         || !classes_are_values(class.language)
+        || !state.held.insert(*owner)
     {
         return;
     }
-    for file in mention_files(graph, &class) {
+    let files = mention_files(state, &class);
+    for file in mentioning(state, &files, &class.name) {
         for holder in state
             .mentions
             .holders(file, &class.name, Mention::Held, Some(owner))
@@ -60,26 +65,133 @@ pub(super) fn held_class_steps(
     }
 }
 
+/// The files where a node can be named: its own, those that import its module, and the others
+/// that import it.
+struct MentionFiles {
+    own: FilePath,
+    module: Option<Rc<modules::Importing>>,
+    /// In path order; neither the node's own file nor one of `module`'s.
+    others: Vec<FilePath>,
+}
+
+impl MentionFiles {
+    fn len(&self) -> usize {
+        1 + self.module.as_ref().map_or(0, |module| module.files.len()) + self.others.len()
+    }
+
+    fn contains(&self, file: &FilePath) -> bool {
+        *file == self.own
+            || self
+                .module
+                .as_ref()
+                .is_some_and(|module| module.set.contains(file))
+            || self.others.binary_search(file).is_ok()
+    }
+
+    /// The node's own file first, then the others in path order.
+    fn to_vec(&self) -> Vec<FilePath> {
+        let module = self.module.iter().flat_map(|module| module.files.iter());
+        std::iter::once(self.own)
+            .chain(module.copied().filter(|file| *file != self.own))
+            .chain(self.others.iter().copied())
+            .collect()
+    }
+}
+
+/// From this many files on, which of them mention a name is read from the inverted index of
+/// their words rather than asked of each.
+const MANY_FILES: usize = 32;
+
+/// Those of `files` whose text may mention `name` (has a word of its hash): the node's own
+/// file first, then the others in path order.
+fn mentioning(state: &mut State, files: &MentionFiles, name: &str) -> Vec<FilePath> {
+    if files.len() < MANY_FILES {
+        return files.to_vec();
+    }
+    if let Some(module) = &files.module
+        && !module.indexed.replace(true)
+    {
+        state.mentions.index_words(&module.files);
+    }
+    state.mentions.index_words(&[files.own]);
+    state.mentions.index_words(&files.others);
+    let mut found: Vec<FilePath> = state
+        .mentions
+        .having(name)
+        .iter()
+        .filter(|file| files.contains(file))
+        .copied()
+        .collect();
+    found.sort_unstable_by_key(|file| (*file != files.own, *file));
+    found
+}
+
 /// The files where `node` can be named: its own; for a function or class, those that import
 /// it or its module (`keys.hashkey`, `cachetools.Cache`), directly or through a module that
 /// re-exports it (`mi.peekable`).
-fn mention_files(graph: &Graph, node: &Node) -> Vec<FilePath> {
-    let mut files: Vec<FilePath> = vec![node.file];
+fn mention_files(state: &mut State, node: &Node) -> MentionFiles {
+    let graph = state.graph;
+    let mut files = MentionFiles {
+        own: node.file,
+        module: None,
+        others: Vec::new(),
+    };
     if node.kind == EntityKind::Method {
         return files;
     }
-    let module = graph.file(&node.file).map(|file| file.module_id);
-    let targets = std::iter::once(node.id).chain(module).collect();
-    let mut importers: Vec<EntityId> = modules::importers(graph, targets).into_iter().collect();
-    importers.sort();
-    for importer in importers {
-        if let Some(location) = graph.location(&importer)
-            && !files.contains(&location.file)
-        {
-            files.push(location.file);
+    files.module = Some(importing_files(state, node.file));
+    // Who imports the definition itself, and who imports a module that re-exports it.
+    let mut others: Vec<FilePath> = Vec::new();
+    for edge in graph
+        .incoming(&node.id)
+        .filter(|edge| edge.kind == RelationKind::Imports)
+    {
+        if let Some(location) = graph.location(&edge.from) {
+            others.push(location.file);
+        }
+        if let Some(reexporter) = modules::reexporter(graph, edge) {
+            others.extend(
+                importing_files(state, reexporter.path)
+                    .files
+                    .iter()
+                    .copied(),
+            );
         }
     }
+    others.sort_unstable();
+    others.dedup();
+    others.retain(|file| {
+        *file != node.file
+            && !files
+                .module
+                .as_ref()
+                .is_some_and(|module| module.set.contains(file))
+    });
+    files.others = others;
     files
+}
+
+/// The files that import `path`'s module (directly, or through modules that re-export it),
+/// computed once per answer.
+fn importing_files(state: &mut State, path: FilePath) -> Rc<modules::Importing> {
+    if let Some(known) = state.importing.get(&path) {
+        return known.clone();
+    }
+    let graph = state.graph;
+    let module = graph.file(&path).map(|file| file.module_id);
+    let mut files: Vec<FilePath> = modules::importers(graph, module.into_iter().collect())
+        .iter()
+        .filter_map(|importer| Some(graph.location(importer)?.file))
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    let importing = Rc::new(modules::Importing {
+        set: files.iter().copied().collect(),
+        files,
+        indexed: std::cell::Cell::new(false),
+    });
+    state.importing.insert(path, importing.clone());
+    importing
 }
 
 /// `holder` names `class` as a type: an annotation, a base it extends or implements.
