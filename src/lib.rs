@@ -116,7 +116,10 @@
 //!   readers on demand (the rules checker lives there too, `analysis::Cache::rules`);
 //!   change impact (`analysis/affected.rs`: the changed entities from a file's text at a base
 //!   and now, `affected/changes.rs`; the reverse walk to a fixed point, proven before possible,
-//!   `affected/walk.rs`, names used as values found by `affected/mentions.rs`; each language's
+//!   `affected/walk.rs`, calls that name their class (`super().m()`, `Base.m(self)`) told from
+//!   calls on a value in `affected/walk/dispatch.rs`, names used as values found by
+//!   `affected/mentions.rs`, which indexes each file's words once an answer, with an inverted
+//!   index for names asked of many files; each language's
 //!   tests and the runners' selections, `affected/tests.rs`).
 //! - `walk`     bounded recursion: the one gate (`walk::enter`, `walk::enter_keyed`) every
 //!   recursive walk over code takes a step through, with a depth limit, a cycle check and a
