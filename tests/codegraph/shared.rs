@@ -448,3 +448,48 @@ fn a_worktree_is_served_by_the_shared_server_of_its_repository() {
     );
     assert!(setup.entries().is_empty());
 }
+
+#[test]
+fn a_server_whose_starter_died_before_it_was_ready_is_waited_for_not_doubled() {
+    let setup = Setup::new();
+    // Enough files that the server is still indexing when its starter is killed.
+    let many = setup.repo.join("many");
+    std::fs::create_dir(&many).unwrap();
+    for file in 0..4000 {
+        let body: String = (0..10)
+            .map(|function| format!("def f{function}(x):\n    return x + {function}\n\n"))
+            .collect();
+        std::fs::write(many.join(format!("m{file}.py")), body).unwrap();
+    }
+    let mut starter = std::process::Command::new(env!("CARGO_BIN_EXE_codegraph"))
+        .args(["mcp", "--no-cache", "--idle-exit", "5", "--repo"])
+        .arg(&setup.repo)
+        .env("XDG_RUNTIME_DIR", &setup.runtime_dir)
+        .env_remove("CODEGRAPH_NO_DAEMON")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let marker = || {
+        files_with(&setup.sockets_dir(), "starting")
+            .first()
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .and_then(|pid| pid.trim().parse::<u64>().ok())
+    };
+    assert!(eventually(Duration::from_secs(20), || marker().is_some()));
+    let server = marker().unwrap();
+    starter.kill().unwrap();
+    starter.wait().unwrap();
+    // The race this is about: the server is not ready when its starter goes.
+    assert!(setup.entries().is_empty(), "{:?}", setup.entries());
+    assert!(alive(server));
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let client = setup.client(5).await;
+        assert_eq!(callers(&client, FACTORIAL).await, CALLERS);
+        assert_eq!(only_entry(&setup)["pid"], server);
+        client.cancel().await.unwrap();
+    });
+}

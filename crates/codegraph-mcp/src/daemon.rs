@@ -11,6 +11,9 @@
 //!   attaches. The lock is the kernel's (`flock`), so a client that dies holding it frees it.
 //! - A server publishes its discovery entry only once its graph is indexed: a client never
 //!   attaches to a half-built graph.
+//! - A server outlives the client that started it, even before it is ready: the client marks
+//!   the start (`<root key>.starting`, the server's pid) while it waits, and a client that takes
+//!   the lock after it died waits for that server instead of starting another.
 //! - One server per repository: a root that is a `git worktree` of a repository whose shared
 //!   server runs is served by that server (asked over its socket, `mcp::shared`), not by a new
 //!   one.
@@ -21,6 +24,7 @@
 //!   the directory, and the next client starts a new server.
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -53,31 +57,11 @@ pub fn ensure(repo: &Path, program: &Path, arguments: &[OsString]) -> anyhow::Re
     let key = attach::root_key(&root);
     let lock = private_file(&directory.join(format!("{key}.lock")), false)?;
     lock.lock().context("locking the shared server's start")?;
-    if let Some((_, entry)) = attach::find(&directory, &root) {
+    if let Some(entry) = served_without_start(&directory, &root, &key) {
         return Ok(Served {
             entry,
             started: None,
         });
-    }
-    // Another worktree of the repository has a shared server: it serves this one too.
-    if let Some(repository) = repository_of(&root)
-        && let Some(sibling) = sibling(&directory, &repository)
-    {
-        match ask_to_serve(&sibling, &root) {
-            Ok(()) => {
-                if let Some((_, entry)) = attach::find(&directory, &root) {
-                    return Ok(Served {
-                        entry,
-                        started: None,
-                    });
-                }
-            }
-            Err(error) => tracing::warn!(
-                "the shared server of {} does not serve {}: {error:#}",
-                sibling.root.display(),
-                root.display()
-            ),
-        }
     }
     let log = directory.join(format!("{key}.log"));
     let mut child = std::process::Command::new(program)
@@ -92,13 +76,76 @@ pub fn ensure(repo: &Path, program: &Path, arguments: &[OsString]) -> anyhow::Re
         .process_group(0)
         .spawn()
         .with_context(|| format!("starting {} serve --shared", program.display()))?;
+    // Should this client die before the server is ready, the next one waits for that server.
+    let marker = directory.join(format!("{key}.starting"));
+    let marked = private_file(&marker, true)
+        .and_then(|mut file| Ok(file.write_all(child.id().to_string().as_bytes())?));
     let entry = wait_ready(&directory, &root, &mut child, &log);
+    if marked.is_ok() {
+        let _ = std::fs::remove_file(&marker);
+    }
     // Reap the server when it exits while this client still runs.
     std::thread::spawn(move || child.wait());
     Ok(Served {
         entry: entry?,
         started: Some(log),
     })
+}
+
+/// A server of `root` without starting one: a live entry; the server a client started and died
+/// before it was ready, once it is (its `<key>.starting` marker); or a sibling worktree's shared
+/// server, asked to serve `root` too.
+fn served_without_start(directory: &Path, root: &Path, key: &str) -> Option<Entry> {
+    if let Some((_, entry)) = attach::find(directory, root) {
+        return Some(entry);
+    }
+    if let Some(entry) = starting(directory, root, key) {
+        return Some(entry);
+    }
+    let repository = repository_of(root)?;
+    let sibling = sibling(directory, &repository)?;
+    match ask_to_serve(&sibling, root) {
+        Ok(()) => attach::find(directory, root).map(|(_, entry)| entry),
+        Err(error) => {
+            tracing::warn!(
+                "the shared server of {} does not serve {}: {error:#}",
+                sibling.root.display(),
+                root.display()
+            );
+            None
+        }
+    }
+}
+
+/// Waits for the server a `<key>.starting` marker names, while it is alive and is the shared
+/// server of `root` (a pid reused by another process is not waited for).
+fn starting(directory: &Path, root: &Path, key: &str) -> Option<Entry> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+        .open(directory.join(format!("{key}.starting")))
+        .ok()?
+        .take(64)
+        .read_to_string(&mut text)
+        .ok()?;
+    let pid: u32 = text.trim().parse().ok()?;
+    let serves_root = || {
+        std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|line| {
+            let words: Vec<&[u8]> = line.split(|byte| *byte == 0).collect();
+            words.contains(&&b"--shared"[..])
+                && words.contains(&root.as_os_str().as_encoded_bytes())
+        })
+    };
+    let began = Instant::now();
+    while serves_root() && began.elapsed() < READY_LIMIT {
+        if let Some((_, entry)) = attach::find(directory, root) {
+            return Some(entry);
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    attach::find(directory, root).map(|(_, entry)| entry)
 }
 
 /// Waits until `child` publishes its entry for `root`.
