@@ -194,8 +194,8 @@
 //! or the shared server (`codegraph serve --shared`) that the first `codegraph mcp` or
 //! `codegraph lsp --shared` starts when none runs (`mcp::daemon`). Invariants: at most one
 //! shared server is started per root at a time (an exclusive `flock` held from the second look
-//! until the new server is published); a server publishes its entry only once its graph is
-//! indexed; each connection is a session the server counts in its entry, freed when the
+//! until the new server is published, and a marker of the start that outlives a starter that
+//! dies); a server publishes its entry only once its graph is indexed; each connection is a session the server counts in its entry, freed when the
 //! connection closes; a shared server exits after its idle time with no session, removing its
 //! entry; an editor session's unsaved buffers are closed when it ends. The worktrees of one
 //! repository share one shared server: each worktree after the first is a world derived from
