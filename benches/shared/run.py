@@ -102,17 +102,20 @@ def shared_server_pids(runtime_dir: Path) -> list[int]:
     ]
 
 
-def run(repo: Path, count: int, in_process: bool) -> dict:
+def measure(roots: list[Path], shared: bool) -> dict:
+    """One client per root, started one after another, in a private runtime directory: each
+    one's time to its first answer, and the memory of every process of the run (the clients and
+    the shared servers) once all have answered. The clients are closed and the servers stopped."""
     with tempfile.TemporaryDirectory() as runtime_dir:
         environment = dict(os.environ, XDG_RUNTIME_DIR=runtime_dir, CODEGRAPH_IDLE_EXIT="30")
         environment.pop("CODEGRAPH_NO_DAEMON", None)
         clients, times = [], []
         try:
-            for _ in range(count):
-                process, seconds = start_client(repo, environment, in_process)
+            for root in roots:
+                process, seconds = start_client(root, environment, not shared)
                 clients.append(process)
                 times.append(seconds)
-            servers = [] if in_process else shared_server_pids(Path(runtime_dir))
+            servers = sorted(set(shared_server_pids(Path(runtime_dir)))) if shared else []
             measured = [memory(pid) for pid in [client.pid for client in clients] + servers]
         finally:
             for client in clients:
@@ -120,25 +123,28 @@ def run(repo: Path, count: int, in_process: bool) -> dict:
                     client.stdin.close()
             for client in clients:
                 try:
-                    client.wait(timeout=30)
+                    client.wait(timeout=60)
                 except subprocess.TimeoutExpired:
                     client.kill()
-            if not in_process:
+            if shared:
                 subprocess.run(
-                    [BINARY, "stop", "--repo", str(repo)],
-                    env=environment,
-                    stdout=subprocess.DEVNULL,
-                    check=False,
+                    [BINARY, "stop", "--all"], env=environment, stdout=subprocess.DEVNULL, check=False
                 )
         return {
-            "clients": count,
-            "mode": "in-process" if in_process else "shared",
             "first": times[0],
             "later": times[1:],
             "rss": sum(rss for rss, _ in measured),
             "pss": sum(pss for _, pss in measured),
             "processes": len(measured),
         }
+
+
+def run(repo: Path, count: int, in_process: bool) -> dict:
+    return {
+        "clients": count,
+        "mode": "in-process" if in_process else "shared",
+        **measure([repo] * count, shared=not in_process),
+    }
 
 
 def megabytes(size: int) -> str:

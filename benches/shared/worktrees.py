@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from run import BINARY, megabytes, memory, shared_server_pids, start_client
+from run import BINARY, measure, megabytes
 
 WORKTREES = [int(count) for count in os.environ.get("SHARED_WORKTREES", "1,5,20").split(",")]
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false"]
@@ -78,39 +78,13 @@ def cache_bytes(worktrees: list[Path]) -> int:
 def run(worktrees: list[Path], shared: bool) -> dict:
     for worktree in worktrees:
         shutil.rmtree(worktree / ".codegraph", ignore_errors=True)
-    with tempfile.TemporaryDirectory() as runtime_dir:
-        environment = dict(os.environ, XDG_RUNTIME_DIR=runtime_dir, CODEGRAPH_IDLE_EXIT="30")
-        environment.pop("CODEGRAPH_NO_DAEMON", None)
-        clients, times = [], []
-        try:
-            for worktree in worktrees:
-                process, seconds = start_client(worktree, environment, not shared)
-                clients.append(process)
-                times.append(seconds)
-            servers = sorted(set(shared_server_pids(Path(runtime_dir)))) if shared else []
-            measured = [memory(pid) for pid in [client.pid for client in clients] + servers]
-        finally:
-            for client in clients:
-                if client.stdin:
-                    client.stdin.close()
-            for client in clients:
-                try:
-                    client.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    client.kill()
-            if shared:
-                subprocess.run(
-                    [BINARY, "stop", "--all"], env=environment, stdout=subprocess.DEVNULL, check=False
-                )
-        return {
-            "worktrees": len(worktrees),
-            "mode": "shared" if shared else "separate",
-            "first": times[0],
-            "later": times[1:],
-            "rss": sum(rss for rss, _ in measured),
-            "pss": sum(pss for _, pss in measured),
-            "cache": cache_bytes(worktrees),
-        }
+    measured = measure(worktrees, shared)
+    return {
+        "worktrees": len(worktrees),
+        "mode": "shared" if shared else "separate",
+        **measured,
+        "cache": cache_bytes(worktrees),
+    }
 
 
 def main() -> None:

@@ -83,17 +83,13 @@ pub fn run(arguments: LspArgs) -> anyhow::Result<i32> {
             !alone
         };
     if shared {
-        let mut arguments: Vec<std::ffi::OsString> = vec![
-            "--idle-exit".into(),
-            idle_exit.to_string().into(),
-            "--max-file-size".into(),
-            max_file_size.to_string().into(),
-        ];
-        if no_cache {
-            arguments.push("--no-cache".into());
-        }
-        let program = std::env::current_exe().context("this program's path")?;
-        return crate::lsp::shared::run_relay(config, &program, &arguments);
+        let settings = crate::mcp::daemon::Settings {
+            idle_exit,
+            max_file_size,
+            no_cache,
+            cache_dir: None,
+        };
+        return crate::lsp::shared::run_relay(config, &settings);
     }
     crate::lsp::run_stdio(config, !no_mcp_socket, shell.policy())
 }

@@ -1,13 +1,15 @@
 //! `codegraph mcp`: the MCP door on stdin/stdout, attached to the repository's running server;
 //! when none runs, it starts the shared one (`mcp::daemon`) and attaches to it.
 
-use std::ffi::OsString;
 use std::sync::Arc;
 
 use clap::Args;
 
 use super::{ShellArgs, ToolsArgs, WorkspaceArgs, open_world};
-use crate::mcp::attach;
+use crate::mcp::{attach, daemon};
+
+/// This door, as its messages name it.
+const DOOR: &str = "codegraph mcp";
 
 #[derive(Args, Debug)]
 pub struct McpArgs {
@@ -41,17 +43,11 @@ pub fn run(arguments: McpArgs) -> anyhow::Result<()> {
     if !arguments.no_attach {
         let repo = &arguments.workspace.repo;
         let mut served = runtime.block_on(attach::connect_served(repo));
-        if served.is_none() && may_start(&arguments) {
-            served = start_shared(&arguments)
-                .and_then(|()| runtime.block_on(attach::connect_served(repo)));
+        if served.is_none() && may_start(&arguments) && start_shared(&arguments) {
+            served = runtime.block_on(attach::connect_served(repo));
         }
         if let Some((entry, stream)) = served {
-            eprintln!(
-                "codegraph mcp: attached to the {} server of {} (process {})",
-                entry.kind.name(),
-                entry.root.display(),
-                entry.pid
-            );
+            daemon::say_attached(DOOR, &entry);
             runtime.block_on(attach::relay_session(stream, tools))?;
             return Ok(());
         }
@@ -74,62 +70,16 @@ fn may_start(arguments: &McpArgs) -> bool {
 }
 
 /// Starts the repository's shared server (or waits for the one another client is starting);
-/// `None` when that failed, said on stderr.
-fn start_shared(arguments: &McpArgs) -> Option<()> {
-    let program = match std::env::current_exe() {
-        Ok(program) => program,
-        Err(error) => {
-            eprintln!(
-                "codegraph mcp: this program's path is unknown ({error}); serving in-process"
-            );
-            return None;
-        }
-    };
-    match crate::mcp::daemon::ensure(
-        &arguments.workspace.repo,
-        &program,
-        &shared_arguments(arguments),
-    ) {
-        Ok(served) => {
-            if let Some(log) = &served.started {
-                eprintln!(
-                    "codegraph mcp: started the shared server of {} (process {}, log {}); it exits {} s after its last client",
-                    served.entry.root.display(),
-                    served.entry.pid,
-                    log.display(),
-                    arguments.idle_exit
-                );
-            }
-            Some(())
-        }
-        Err(error) => {
-            eprintln!("codegraph mcp: no shared server ({error:#}); serving in-process");
-            None
-        }
-    }
-}
-
-/// The shared server's settings from this command's: the cache, the file size limit and the
-/// idle time.
-fn shared_arguments(arguments: &McpArgs) -> Vec<OsString> {
+/// whether one runs now (else said on stderr).
+fn start_shared(arguments: &McpArgs) -> bool {
     let workspace = &arguments.workspace;
-    let mut shared: Vec<OsString> = vec![
-        "--idle-exit".into(),
-        arguments.idle_exit.to_string().into(),
-        "--max-file-size".into(),
-        workspace.max_file_size.to_string().into(),
-    ];
-    if workspace.no_cache {
-        shared.push("--no-cache".into());
-    } else if let Some(directory) = &workspace.cache_dir {
-        shared.push("--cache-dir".into());
-        shared.push(
-            std::path::absolute(directory)
-                .unwrap_or(directory.clone())
-                .into(),
-        );
-    }
-    shared
+    let settings = daemon::Settings {
+        idle_exit: arguments.idle_exit,
+        max_file_size: workspace.max_file_size,
+        no_cache: workspace.no_cache,
+        cache_dir: workspace.cache_dir.clone(),
+    };
+    daemon::ensure_said(DOOR, &workspace.repo, &settings)
 }
 
 /// Indexes the repository and serves MCP on stdin/stdout from this process.

@@ -12,14 +12,16 @@
 //! handlers, with the world given rather than opened. When the session ends, the buffers the
 //! editor left open are closed, so the graph goes back to the files on disk.
 
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, BufReader};
 use tower_lsp_server::ls_types::InitializeParams;
 
-use codegraph_mcp::attach;
+use codegraph_mcp::{attach, daemon};
+
+/// This door, as its messages name it.
+const DOOR: &str = "codegraph lsp";
 use codegraph_world::{World, WorldConfig};
 
 use crate::framing::{self, MAX_MESSAGE_BYTES};
@@ -50,13 +52,9 @@ where
 }
 
 /// `codegraph lsp --shared`: relays the editor's session to the shared server of its one
-/// workspace folder (started by `program serve --shared SHARED_ARGUMENTS` when none runs), or
-/// serves it in-process with `config`. The exit status, as `run_stdio`'s.
-pub fn run_relay(
-    config: WorldConfig,
-    program: &Path,
-    shared_arguments: &[OsString],
-) -> anyhow::Result<i32> {
+/// workspace folder (started with `settings` when none runs), or serves it in-process with
+/// `config`. The exit status, as `run_stdio`'s.
+pub fn run_relay(config: WorldConfig, settings: &daemon::Settings) -> anyhow::Result<i32> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_stack_size(codegraph_model::walk::STACK_SIZE)
@@ -67,48 +65,20 @@ pub fn run_relay(
     let attached = folder.and_then(|folder| {
         runtime
             .block_on(attach::connect_shared(&folder))
-            .or_else(|| start(&runtime, &folder, program, shared_arguments))
+            .or_else(|| {
+                daemon::ensure_said(DOOR, &folder, settings)
+                    .then(|| runtime.block_on(attach::connect_shared(&folder)))
+                    .flatten()
+            })
     });
     let input = std::io::Cursor::new(read).chain(stdin);
     let Some((entry, stream)) = attached else {
         return crate::serve_in_process(runtime, config, true, None, input);
     };
-    eprintln!(
-        "codegraph lsp: attached to the {} server of {} (process {})",
-        entry.kind.name(),
-        entry.root.display(),
-        entry.pid
-    );
+    daemon::say_attached(DOOR, &entry);
     runtime.block_on(attach::relay_lsp_session(stream, input))?;
     runtime.shutdown_background();
     Ok(0)
-}
-
-/// Starts the shared server of `folder` and connects to it; `None` when that failed, said on
-/// stderr.
-fn start(
-    runtime: &tokio::runtime::Runtime,
-    folder: &Path,
-    program: &Path,
-    shared_arguments: &[OsString],
-) -> Option<(attach::Entry, tokio::net::UnixStream)> {
-    match codegraph_mcp::daemon::ensure(folder, program, shared_arguments) {
-        Ok(served) => {
-            if let Some(log) = &served.started {
-                eprintln!(
-                    "codegraph lsp: started the shared server of {} (process {}, log {})",
-                    served.entry.root.display(),
-                    served.entry.pid,
-                    log.display()
-                );
-            }
-            runtime.block_on(attach::connect_shared(folder))
-        }
-        Err(error) => {
-            eprintln!("codegraph lsp: no shared server ({error:#}); serving in-process");
-            None
-        }
-    }
 }
 
 /// The first message of the input: the bytes read, and the message's body when they are one

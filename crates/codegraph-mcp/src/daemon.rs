@@ -47,9 +47,78 @@ pub struct Served {
     pub started: Option<PathBuf>,
 }
 
-/// The live server of `repo`, starting `program serve --shared ARGUMENTS --repo ROOT` when there
-/// is none. Blocks while another client starts one, and while the started one indexes.
-pub fn ensure(repo: &Path, program: &Path, arguments: &[OsString]) -> anyhow::Result<Served> {
+/// What a shared server is started with: the starting client's own settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Seconds with no client before it exits.
+    pub idle_exit: u64,
+    pub max_file_size: u64,
+    pub no_cache: bool,
+    /// Its cache directory instead of `<root>/.codegraph` (made absolute here).
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Settings {
+    /// `codegraph serve --shared`'s arguments for these settings, `--repo` aside.
+    fn arguments(&self) -> Vec<OsString> {
+        let mut arguments: Vec<OsString> = vec![
+            "--idle-exit".into(),
+            self.idle_exit.to_string().into(),
+            "--max-file-size".into(),
+            self.max_file_size.to_string().into(),
+        ];
+        if self.no_cache {
+            arguments.push("--no-cache".into());
+        } else if let Some(directory) = &self.cache_dir {
+            arguments.push("--cache-dir".into());
+            arguments.push(
+                std::path::absolute(directory)
+                    .unwrap_or(directory.clone())
+                    .into(),
+            );
+        }
+        arguments
+    }
+}
+
+/// [`ensure`] for a door (`door` is its command, `codegraph mcp`), saying on stderr that it
+/// started a server (and its log), or that none could be had and the door serves in-process.
+/// Whether a server of `repo` runs now.
+pub fn ensure_said(door: &str, repo: &Path, settings: &Settings) -> bool {
+    match ensure(repo, settings) {
+        Ok(served) => {
+            if let Some(log) = &served.started {
+                eprintln!(
+                    "{door}: started the shared server of {} (process {}, log {}); it exits {} s after its last client",
+                    served.entry.root.display(),
+                    served.entry.pid,
+                    log.display(),
+                    settings.idle_exit
+                );
+            }
+            true
+        }
+        Err(error) => {
+            eprintln!("{door}: no shared server ({error:#}); serving in-process");
+            false
+        }
+    }
+}
+
+/// Says on stderr which server a door attached to.
+pub fn say_attached(door: &str, entry: &Entry) {
+    eprintln!(
+        "{door}: attached to the {} server of {} (process {})",
+        entry.kind.name(),
+        entry.root.display(),
+        entry.pid
+    );
+}
+
+/// The live server of `repo`, starting this program's `serve --shared` with `settings` when
+/// there is none. Blocks while another client starts one, and while the started one indexes.
+pub fn ensure(repo: &Path, settings: &Settings) -> anyhow::Result<Served> {
+    let program = std::env::current_exe().context("this program's path")?;
     let directory = attach::runtime_dir()?;
     let root = repo
         .canonicalize()
@@ -64,10 +133,10 @@ pub fn ensure(repo: &Path, program: &Path, arguments: &[OsString]) -> anyhow::Re
         });
     }
     let log = directory.join(format!("{key}.log"));
-    let mut child = std::process::Command::new(program)
+    let mut child = std::process::Command::new(&program)
         .arg("serve")
         .arg("--shared")
-        .args(arguments)
+        .args(settings.arguments())
         .arg("--repo")
         .arg(&root)
         .stdin(std::process::Stdio::null())
@@ -200,18 +269,27 @@ fn tail(log: &Path) -> String {
     lines[lines.len().saturating_sub(20)..].join("\n")
 }
 
+/// A connection to `entry`'s socket, checked by its peer credentials to be served by the
+/// entry's own process (a pid reused by another process is not it) of this user.
+fn connect_checked(entry: &Entry) -> anyhow::Result<std::os::unix::net::UnixStream> {
+    let stream = std::os::unix::net::UnixStream::connect(&entry.socket)
+        .with_context(|| format!("connecting to {}", entry.socket.display()))?;
+    let peer = nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials)?;
+    if peer.uid() != nix::unistd::geteuid().as_raw() {
+        anyhow::bail!("{} is served by another user", entry.socket.display());
+    }
+    if u32::try_from(peer.pid()).ok() != Some(entry.pid) {
+        anyhow::bail!("its socket is served by process {}", peer.pid());
+    }
+    Ok(stream)
+}
+
 /// Stops the server of `entry`: SIGTERM to the process serving its socket, checked (by the
 /// socket's peer credentials) to be the entry's own process, then waits for it to exit.
 pub fn stop(entry: &Entry) -> anyhow::Result<()> {
     use nix::sys::signal::{Signal, kill};
-    let stream = std::os::unix::net::UnixStream::connect(&entry.socket)
-        .with_context(|| format!("connecting to {}", entry.socket.display()))?;
-    let peer = nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials)?;
-    if u32::try_from(peer.pid()).ok() != Some(entry.pid) {
-        anyhow::bail!("its socket is served by process {}", peer.pid());
-    }
-    drop(stream);
-    let pid = nix::unistd::Pid::from_raw(peer.pid());
+    drop(connect_checked(entry)?);
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(entry.pid)?);
     kill(pid, Signal::SIGTERM)?;
     let began = Instant::now();
     while began.elapsed() < Duration::from_secs(10) {
@@ -251,15 +329,16 @@ pub fn repository_of(root: &Path) -> Option<PathBuf> {
 /// Asks `sibling`'s server, a shared server of the same repository, to serve `root` too; returns
 /// once it does (it has indexed the worktree's difference and published its entry).
 fn ask_to_serve(sibling: &Entry, root: &Path) -> anyhow::Result<()> {
-    use std::io::{BufRead, Write};
-    let stream = std::os::unix::net::UnixStream::connect(&sibling.socket)?;
-    let peer = nix::sys::socket::getsockopt(&stream, nix::sys::socket::sockopt::PeerCredentials)?;
-    if peer.uid() != nix::unistd::geteuid().as_raw() {
-        anyhow::bail!("{} is served by another user", sibling.socket.display());
-    }
+    use std::io::BufRead;
+    let stream = connect_checked(sibling)?;
     stream.set_read_timeout(Some(READY_LIMIT))?;
-    let hello = serde_json::json!({"codegraph/attach": {"worktree": root}});
-    (&stream).write_all(format!("{hello}\n").as_bytes())?;
+    let hello = attach::Hello {
+        attach: attach::HelloSettings {
+            worktree: Some(root.to_path_buf()),
+            ..attach::HelloSettings::default()
+        },
+    };
+    (&stream).write_all(format!("{}\n", serde_json::to_string(&hello)?).as_bytes())?;
     let mut answer = String::new();
     std::io::BufReader::new(&stream).read_line(&mut answer)?;
     let answer: serde_json::Value = serde_json::from_str(&answer)

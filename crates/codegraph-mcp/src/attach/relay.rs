@@ -1,7 +1,7 @@
 //! The client's side: finding a live server of a root, connecting to its socket, and relaying
 //! stdin/stdout to it after the hello line.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tokio::io::AsyncRead;
 
@@ -11,13 +11,21 @@ use crate::toolset::ToolSet;
 /// A live server of `repo` this user can attach to: its entry and a connection to its socket.
 /// Entries that do not answer are removed on the way.
 pub async fn connect_served(repo: &Path) -> Option<(Entry, tokio::net::UnixStream)> {
+    connect_first(|directory| find(directory, repo)).await
+}
+
+/// The entry `look` picks in the runtime directory, and a connection to its socket; an entry
+/// that does not answer is removed and `look` asked again.
+async fn connect_first(
+    look: impl Fn(&Path) -> Option<(PathBuf, Entry)>,
+) -> Option<(Entry, tokio::net::UnixStream)> {
     let directory = runtime_dir().ok()?;
-    // Each failed entry is removed, so the next look finds another or none.
     for _ in 0..8 {
-        let (discovery, entry) = find(&directory, repo)?;
+        let (discovery, entry) = look(&directory)?;
         if let Some(stream) = connect(&discovery, &entry).await {
             return Some((entry, stream));
         }
+        // This process's own entry is never removed: looking again would find it again.
         if entry.pid == std::process::id() {
             return None;
         }
@@ -55,20 +63,16 @@ pub async fn relay_lsp_session(
 /// A server of exactly `root` that outlives its clients (a shared or hand-started `serve`, not
 /// an editor's language server), the most recent first, and a connection to it.
 pub async fn connect_shared(root: &Path) -> Option<(Entry, tokio::net::UnixStream)> {
-    let directory = runtime_dir().ok()?;
     let root = root.canonicalize().ok()?;
-    for _ in 0..8 {
-        let (discovery, entry) = entries(&directory)
+    connect_first(|directory| {
+        entries(directory)
             .into_iter()
             .filter(|(_, entry)| {
                 entry.root == root && entry.kind != Kind::Lsp && entry.attachable()
             })
-            .max_by_key(|(_, entry)| (entry.started, entry.pid))?;
-        if let Some(stream) = connect(&discovery, &entry).await {
-            return Some((entry, stream));
-        }
-    }
-    None
+            .max_by_key(|(_, entry)| (entry.started, entry.pid))
+    })
+    .await
 }
 
 /// The socket of `entry`, if it answers and is served by this user; an entry that does not
