@@ -65,7 +65,8 @@
 //!   `index/rust_path.rs` the modules declared with `#[path]`, whose files
 //!   `graph/modules.rs` places in the declaring crate's module tree.
 //! - `graph`    the immutable graph snapshot (its indices are `graph/sharded.rs` maps: an `Arc`
-//!   of shards, each an `Arc`'d hash map, a write copying the shards it touches; the edge
+//!   of shards, each an `Arc`'d hash map, a write copying the shards it touches; the files
+//!   are kept twice, `graph/files.rs`, in path order for listing and hashed for look-ups; the edge
 //!   indices list, for each entity, the files whose edges reach it or leave it, so an edit
 //!   writes them only where a file starts or stops reaching an entity, and a file finds its
 //!   edges of an entity by an order of its own computed on first use, `Resolved::edges_to`;
@@ -118,8 +119,8 @@
 //!   and now, `affected/changes.rs`; the reverse walk to a fixed point, proven before possible,
 //!   `affected/walk.rs`, calls that name their class (`super().m()`, `Base.m(self)`) told from
 //!   calls on a value in `affected/walk/dispatch.rs`, names used as values found by
-//!   `affected/mentions.rs`, which indexes each file's words once an answer, with an inverted
-//!   index for names asked of many files; each language's
+//!   `affected/mentions.rs` on what `affected/lexicon.rs` keeps of each file across answers (a
+//!   filter of its words, the holders of each name asked; valid while the file is unchanged); each language's
 //!   tests and the runners' selections, `affected/tests.rs`).
 //! - `walk`     bounded recursion: the one gate (`walk::enter`, `walk::enter_keyed`) every
 //!   recursive walk over code takes a step through, with a depth limit, a cycle check and a

@@ -217,15 +217,7 @@ fn an_unsaved_edit_is_part_of_the_change() {
     assert!(world.open_buffer("pkg/api.py", 1, text.clone()));
     assert_eq!(selection(&world, Format::Pytest), (vec![], vec![]));
     let edited = text.replace("return parse(path)", "return parse(path.strip())");
-    assert!(world.edit_buffer(
-        "pkg/api.py",
-        2,
-        &[codegraph::world::buffer::TextEdit {
-            range: None,
-            text: edited,
-            encoding: Default::default(),
-        }]
-    ));
+    set_buffer(&world, "pkg/api.py", 2, &edited);
     let (graph, answer) = world.affected("HEAD").unwrap();
     assert_eq!(answer.provenance.unsaved, ["pkg/api.py"]);
     let selected = render(
@@ -237,6 +229,44 @@ fn an_unsaved_edit_is_part_of_the_change() {
     assert_eq!(selected, "tests/test_api.py::test_load");
     // The disk did not change: the same question without the editor selects nothing.
     assert_eq!(repo.affected(Format::Pytest), (vec![], vec![]));
+}
+
+/// Replaces the whole text of the open buffer `path` with `text`, as version `version`.
+fn set_buffer(world: &World, path: &str, version: i32, text: &str) {
+    assert!(world.edit_buffer(
+        path,
+        version,
+        &[codegraph::world::buffer::TextEdit {
+            range: None,
+            text: text.to_string(),
+            encoding: Default::default(),
+        }]
+    ));
+}
+
+#[test]
+fn a_live_server_answers_each_edit_from_the_text_as_it_is_now() {
+    // The server keeps what it learnt of each file's words from one answer to the next; each
+    // answer reads the buffers as they are now: changed, undone, changed again.
+    let repo = Repo::new(PYTHON);
+    let (world, _) = support::index(repo.root());
+    world.prepare_changes();
+    let text = std::fs::read_to_string(repo.root().join("pkg/core.py")).unwrap();
+    assert!(world.open_buffer("pkg/core.py", 1, text.clone()));
+    let changed = text.replace("return value * 2", "return value * 3");
+    let held = (
+        vec!["pkg/core.py::on_event body".to_string()],
+        vec![
+            "tests/test_events.py::TestCallbacks::test_event".to_string(),
+            "tests/test_events.py::test_alone".to_string(),
+        ],
+    );
+    set_buffer(&world, "pkg/core.py", 2, &changed);
+    assert_eq!(selection(&world, Format::Pytest), held);
+    set_buffer(&world, "pkg/core.py", 3, &text);
+    assert_eq!(selection(&world, Format::Pytest), (vec![], vec![]));
+    set_buffer(&world, "pkg/core.py", 4, &changed);
+    assert_eq!(selection(&world, Format::Pytest), held);
 }
 
 #[test]

@@ -564,9 +564,13 @@ async fn malformed_bodies_are_answered_and_sigterm_ends_open_streams() {
         .header("Content-Type", "application/json")
         .body(format!("\"{}\"", "x".repeat(5 * 1024 * 1024)))
         .send()
-        .await
-        .unwrap();
-    assert_eq!(huge.status(), 413);
+        .await;
+    // The server answers 413 and closes the connection without reading the rest of the body;
+    // a client still sending when it closes sees the connection end instead of the answer.
+    match huge {
+        Ok(huge) => assert_eq!(huge.status(), 413),
+        Err(error) => assert!(error.is_request() || error.is_body(), "{error}"),
+    }
     assert_eq!(
         post(initialize_body(1, "2025-06-18").to_string())
             .await

@@ -26,12 +26,17 @@
 //!   unittest, `#[test]`, Go's `TestXxx`, JUnit's `@Test`, ...), the test files that hold
 //!   them, and the runners' selection syntaxes ([`tests::Format`]).
 //!
+//! A live server keeps what the walk learns of each file's words ([`Lexicon`]: which names it
+//! may mention, the holders of each name asked) across answers and revisions, each file's for
+//! as long as the file is unchanged.
+//!
 //! Invariants: the walk visits an entity at most twice (once `possible`, once `proven`) and stops
 //! at [`MAX_AFFECTED`] entities, saying so (`truncated`); it reads the snapshot only. What it
 //! cannot see: calls through reflection or strings, code generated at build time, data files a
 //! test reads. Files the graph does not model are listed as `unmodelled`, never dropped.
 
 pub mod changes;
+mod lexicon;
 mod mentions;
 pub mod tests;
 pub mod walk;
@@ -41,6 +46,7 @@ use serde::Serialize;
 use codegraph_graph::{FilePath, Graph};
 
 pub use changes::{Change, Changed, FileChange};
+pub use lexicon::Lexicon;
 pub use tests::{Format, Test};
 pub use walk::{Affected, Confidence};
 
@@ -63,10 +69,16 @@ pub struct Impact {
     pub truncated: bool,
 }
 
-/// The impact of `files` on the graph; `unmodelled` is passed through.
-pub fn impact(graph: &Graph, files: &[FileChange], unmodelled: Vec<String>) -> Impact {
+/// The impact of `files` on the graph; `unmodelled` is passed through. `lexicon` keeps the words
+/// of the files read from one answer to the next (a live server's: [`crate::Cache::lexicon`]).
+pub fn impact(
+    graph: &Graph,
+    lexicon: &Lexicon,
+    files: &[FileChange],
+    unmodelled: Vec<String>,
+) -> Impact {
     let found = changes::changed(graph, files);
-    let walked = walk::walk(graph, &found);
+    let walked = walk::walk(graph, lexicon, &found);
     let (tests, test_files) = tests::select(graph, &found.changed, &walked.affected);
     let mut unmodelled = unmodelled;
     unmodelled.sort();

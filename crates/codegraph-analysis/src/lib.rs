@@ -40,6 +40,8 @@ pub struct Cache {
     facts: Slot<refactor::RepoFacts>,
     /// The architecture rules of the workspace and their incremental checker.
     rules: rules::Live,
+    /// What change impact learnt of each file's words, kept while the file is unchanged.
+    lexicon: affected::Lexicon,
 }
 
 /// One derived structure: the latest value computed, and (readable without the lock, so that
@@ -98,6 +100,11 @@ impl Cache {
     /// The architecture rules (`.codegraph/rules.toml`) and their checker, kept current.
     pub fn rules(&self) -> &rules::Live {
         &self.rules
+    }
+
+    /// The words of the files change impact has read ([`affected::Lexicon`]).
+    pub fn lexicon(&self) -> &affected::Lexicon {
+        &self.lexicon
     }
 
     /// Whether the search index of `graph`'s revision is built, so a search costs milliseconds.

@@ -328,7 +328,7 @@ impl GraphWriter {
                                 nodes
                                     .iter()
                                     .map(|node| (node.path, node.clone()))
-                                    .collect::<imbl::OrdMap<_, _>>()
+                                    .collect::<super::files::Files>()
                             },
                         )
                     },

@@ -18,6 +18,7 @@
 
 pub mod aliases;
 pub mod build;
+mod files;
 pub mod modules;
 pub mod query;
 mod resolve;
@@ -420,7 +421,7 @@ pub(crate) type PersistentMap<K, V> = sharded::ShardedMap<K, V>;
 #[derive(Clone, Default)]
 pub struct Graph {
     pub(crate) revision: u64,
-    pub(crate) files: imbl::OrdMap<FilePath, Arc<FileNode>>,
+    pub(crate) files: files::Files,
     /// The path of each file number (the writer numbers files; a removed file's number is
     /// `None` until reused): what the `incoming` and `outgoing` lists name.
     pub(crate) file_paths: imbl::Vector<Option<FilePath>>,

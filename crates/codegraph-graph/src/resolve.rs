@@ -1085,7 +1085,7 @@ impl<'a> Resolver<'a> {
             for (path, _) in self
                 .graph
                 .files
-                .range::<_, str>((std::ops::Bound::Included(stem), std::ops::Bound::Unbounded))
+                .range((std::ops::Bound::Included(stem), std::ops::Bound::Unbounded))
             {
                 if !path.starts_with(stem) {
                     break;
@@ -2158,7 +2158,7 @@ pub(crate) fn names_in_packages(
     let under = prefixes.iter().flat_map(|prefix| {
         graph
             .files
-            .range::<_, str>((
+            .range((
                 std::ops::Bound::Included(*prefix),
                 std::ops::Bound::Unbounded,
             ))

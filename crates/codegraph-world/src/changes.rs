@@ -238,7 +238,12 @@ impl World {
         let started = std::time::Instant::now();
         let graph = self.snapshot();
         let set = self.change_set(&graph, base)?;
-        let impact = codegraph_analysis::affected::impact(&graph, &set.files, set.unmodelled);
+        let impact = codegraph_analysis::affected::impact(
+            &graph,
+            self.analysis().lexicon(),
+            &set.files,
+            set.unmodelled,
+        );
         let provenance = Provenance {
             base: set.base,
             commit: set.commit,

@@ -1,141 +1,65 @@
 //! Where a name is mentioned in a file, and which entity holds each mention: how the walk
 //! follows what no edge records (a function passed as a value, `handlers = {"x": f}`,
-//! `register(self.on_close)`, a name whose import changed). Each file's text is read once per
-//! answer and its identifiers indexed once, on first use.
+//! `register(self.on_close)`, a name whose import changed). Which files may mention a name and
+//! the holders of each name asked are kept across answers ([`Lexicon`]); a file's text is read
+//! at most once an answer, and only where the lexicon does not know the holders yet.
 
-use std::hash::Hasher;
 use std::sync::Arc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
-use codegraph_graph::{EntityId, FileNode, FilePath, Graph};
+use codegraph_graph::{EntityId, FilePath, Graph};
+use codegraph_model::Name;
 
-/// Which mentions count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mention {
-    /// Every mention outside the file's imports.
-    Any,
-    /// Only a name used as a value: not called (not followed by `(`), not bound (`name = ...`),
-    /// not in an import, not a string of its own (`__all__ = ("Cache",)`).
-    Value,
-    /// A name used as a value that is not a member's access either (`Cache.create`): the
-    /// value itself is held or passed.
-    Held,
-}
+pub(crate) use super::lexicon::Mention;
+use super::lexicon::{Lexicon, Words, identifier_byte};
 
-/// A file's text and where each identifier in it starts.
-struct Indexed {
-    file: Arc<FileNode>,
-    text: Arc<str>,
-    /// Each identifier's hash and start, sorted: one allocation a file, however many distinct
-    /// words it has.
-    identifiers: Vec<(u64, u32)>,
-    /// The file's imports, (start, end) in order.
-    imports: Vec<(u32, u32)>,
-}
-
-impl Indexed {
-    fn new(file: Arc<FileNode>, text: Arc<str>) -> Indexed {
-        let mut imports: Vec<(u32, u32)> = file
-            .summary
-            .imports
-            .iter()
-            .map(|import| (import.span.start_byte, import.span.end_byte))
-            .collect();
-        imports.sort_unstable();
-        let mut identifiers: Vec<(u64, u32)> = Vec::new();
-        let bytes = text.as_bytes();
-        let mut at = 0;
-        while at < bytes.len() {
-            if !identifier_byte(bytes[at]) || bytes[at].is_ascii_digit() {
-                at += 1;
-                continue;
-            }
-            let start = at;
-            while at < bytes.len() && identifier_byte(bytes[at]) {
-                at += 1;
-            }
-            identifiers.push((word_hash(&bytes[start..at]), start as u32));
-        }
-        identifiers.sort_unstable();
-        Indexed {
-            file,
-            text,
-            identifiers,
-            imports,
-        }
-    }
-
-    /// Where the identifier `name` starts, in document order.
-    fn starts<'a>(&'a self, name: &'a str) -> impl Iterator<Item = u32> + 'a {
-        let hash = word_hash(name.as_bytes());
-        let from = self.identifiers.partition_point(|(known, _)| *known < hash);
-        let bytes = self.text.as_bytes();
-        self.identifiers[from..]
-            .iter()
-            .take_while(move |(known, _)| *known == hash)
-            .map(|(_, start)| *start)
-            // Another word of the same hash: its text differs, or it goes on.
-            .filter(move |start| {
-                let (start, end) = (*start as usize, *start as usize + name.len());
-                bytes.get(start..end) == Some(name.as_bytes())
-                    && !bytes.get(end).is_some_and(|byte| identifier_byte(*byte))
-            })
-    }
-
-    /// Whether `byte` is inside an import.
-    fn in_import(&self, byte: u32) -> bool {
-        let after = self.imports.partition_point(|(start, _)| *start <= byte);
-        after > 0 && byte < self.imports[after - 1].1
-    }
-}
-
-/// The texts read for one answer, and their identifiers.
+/// The texts and words one answer reads.
 pub(crate) struct Mentions<'g> {
     graph: &'g Graph,
+    lexicon: &'g Lexicon,
     texts: FxHashMap<FilePath, Option<Arc<str>>>,
-    indexed: FxHashMap<FilePath, Option<Arc<Indexed>>>,
-    /// Per word hash, the files of `inverted_files` whose text has a word of that hash: which
-    /// of many files mention a name, without asking each.
-    inverted: FxHashMap<u64, Vec<FilePath>>,
-    inverted_files: FxHashSet<FilePath>,
+    words: FxHashMap<FilePath, Option<Arc<Words>>>,
 }
 
 impl<'g> Mentions<'g> {
-    pub fn new(graph: &'g Graph) -> Mentions<'g> {
+    pub fn new(graph: &'g Graph, lexicon: &'g Lexicon) -> Mentions<'g> {
         Mentions {
             graph,
+            lexicon,
             texts: FxHashMap::default(),
-            indexed: FxHashMap::default(),
-            inverted: FxHashMap::default(),
-            inverted_files: FxHashSet::default(),
+            words: FxHashMap::default(),
         }
     }
 
-    /// Puts the words of `files` in the inverted index, each file's once.
-    pub fn index_words(&mut self, files: &[FilePath]) {
-        for file in files {
-            if !self.inverted_files.insert(*file) {
-                continue;
-            }
-            let Some(indexed) = self.indexed(*file) else {
-                continue;
-            };
-            let mut last = None;
-            for (hash, _) in &indexed.identifiers {
-                if last != Some(*hash) {
-                    self.inverted.entry(*hash).or_default().push(*file);
-                    last = Some(*hash);
-                }
-            }
+    /// Makes sure the words of `files` are at hand, those the lexicon lacks made in parallel.
+    pub fn prepare(&mut self, files: &[FilePath]) {
+        let missing: Vec<FilePath> = files
+            .iter()
+            .filter(|file| !self.words.contains_key(*file))
+            .copied()
+            .collect();
+        if missing.is_empty() {
+            return;
         }
+        let found = self.lexicon.words(self.graph, &missing);
+        self.words.extend(missing.into_iter().zip(found));
     }
 
-    /// The files of the inverted index that have a word of `name`'s hash, each once.
-    pub fn having(&self, name: &str) -> &[FilePath] {
-        self.inverted
-            .get(&word_hash(name.as_bytes()))
-            .map_or(&[], Vec::as_slice)
+    /// The words of each of `files` (`None` where the file is gone or unreadable).
+    pub fn words(&mut self, files: &[FilePath]) -> Vec<Option<Arc<Words>>> {
+        self.prepare(files);
+        files
+            .iter()
+            .map(|file| self.words.get(file).cloned().flatten())
+            .collect()
+    }
+
+    fn words_of(&mut self, path: FilePath) -> Option<Arc<Words>> {
+        if !self.words.contains_key(&path) {
+            self.prepare(&[path]);
+        }
+        self.words.get(&path).cloned().flatten()
     }
 
     /// The graph's text of `path`, read once.
@@ -147,19 +71,6 @@ impl<'g> Mentions<'g> {
             .clone()
     }
 
-    fn indexed(&mut self, path: FilePath) -> Option<Arc<Indexed>> {
-        if let Some(known) = self.indexed.get(&path) {
-            return known.clone();
-        }
-        let file = self.graph.file(&path).cloned();
-        let text = self.text(path);
-        let indexed = file
-            .zip(text)
-            .map(|(file, text)| Arc::new(Indexed::new(file, text)));
-        self.indexed.insert(path, indexed.clone());
-        indexed
-    }
-
     /// The entities of `path` that mention `name` as a whole identifier, each once, in
     /// document order (the module for a mention outside every definition); a mention inside
     /// `except` (the entity's own definition) or that is a definition's own name is not
@@ -167,27 +78,67 @@ impl<'g> Mentions<'g> {
     pub fn holders(
         &mut self,
         path: FilePath,
-        name: &str,
+        name: Name,
         which: Mention,
         except: Option<&EntityId>,
     ) -> Vec<EntityId> {
-        let Some(indexed) = self.indexed(path) else {
+        let Some(words) = self.words_of(path) else {
             return Vec::new();
         };
-        let file = &indexed.file;
+        if !words.may_have(name.as_str()) {
+            return Vec::new();
+        }
+        let holders = match words.known_holders(name, which) {
+            Some(holders) => holders,
+            None => {
+                let Some(holders) = self.find_holders(path, &name, which) else {
+                    return Vec::new();
+                };
+                let holders: Arc<[EntityId]> = holders.into();
+                words.remember_holders(name, which, holders.clone());
+                holders
+            }
+        };
+        holders
+            .iter()
+            .filter(|holder| Some(*holder) != except)
+            .copied()
+            .collect()
+    }
+
+    /// Every holder of `name`'s mentions of kind `which` in `path`, from its text (`None` when
+    /// the text cannot be read as it was indexed).
+    fn find_holders(
+        &mut self,
+        path: FilePath,
+        name: &str,
+        which: Mention,
+    ) -> Option<Vec<EntityId>> {
+        let file = self.graph.file(&path)?.clone();
+        let text = self.text(path)?;
+        let mut imports: Vec<(u32, u32)> = file
+            .summary
+            .imports
+            .iter()
+            .map(|import| (import.span.start_byte, import.span.end_byte))
+            .collect();
+        imports.sort_unstable();
+        let in_import = |byte: u32| {
+            let after = imports.partition_point(|(start, _)| *start <= byte);
+            after > 0 && byte < imports[after - 1].1
+        };
         let mut holders: Vec<EntityId> = Vec::new();
-        for byte in indexed.starts(name) {
-            if indexed.in_import(byte) {
+        for byte in starts(&text, name) {
+            let byte = byte as u32;
+            if in_import(byte) {
                 continue;
             }
             let end = byte as usize + name.len();
-            if which == Mention::Held && accessed(&indexed.text, end) {
+            if which == Mention::Held && accessed(&text, end) {
                 continue;
             }
             if which != Mention::Any
-                && (called(&indexed.text, end)
-                    || bound(&indexed.text, end)
-                    || quoted(&indexed.text, byte as usize, end))
+                && (called(&text, end) || bound(&text, end) || quoted(&text, byte as usize, end))
             {
                 continue;
             }
@@ -198,23 +149,35 @@ impl<'g> Mentions<'g> {
                 continue;
             }
             let holder = *file.scope_entity(innermost);
-            if Some(&holder) == except || holders.contains(&holder) {
-                continue;
+            if !holders.contains(&holder) {
+                holders.push(holder);
             }
-            holders.push(holder);
         }
-        holders
+        Some(holders)
     }
 }
 
-fn word_hash(word: &[u8]) -> u64 {
-    let mut hasher = rustc_hash::FxHasher::default();
-    hasher.write(word);
-    hasher.finish()
+/// Where the identifier `name` starts in `text`, in order: an occurrence that is a whole
+/// identifier, as [`super::lexicon::identifiers`] splits the text.
+fn starts<'a>(text: &'a str, name: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let bytes = text.as_bytes();
+    memchr::memmem::find_iter(bytes, name.as_bytes()).filter(move |start| {
+        let end = start + name.len();
+        !bytes.get(end).is_some_and(|byte| identifier_byte(*byte)) && token_starts(bytes, *start)
+    })
 }
 
-fn identifier_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$' || byte >= 0x80
+/// Whether an identifier starts at `at`: what precedes it is no identifier byte, or only digits
+/// (which no identifier starts with) since the last byte that is none.
+fn token_starts(bytes: &[u8], at: usize) -> bool {
+    if bytes.get(at).is_none_or(|byte| byte.is_ascii_digit()) {
+        return false;
+    }
+    bytes[..at]
+        .iter()
+        .rev()
+        .take_while(|byte| identifier_byte(**byte))
+        .all(u8::is_ascii_digit)
 }
 
 /// The name ending at `end` is called: the next character but spaces is `(`.
@@ -252,4 +215,20 @@ fn quoted(text: &str, start: usize, end: usize) -> bool {
     let bytes = text.as_bytes();
     let quote = |byte: Option<&u8>| byte.is_some_and(|byte| matches!(byte, b'"' | b'\'' | b'`'));
     start > 0 && quote(bytes.get(start - 1)) && quote(bytes.get(end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::starts;
+
+    #[test]
+    fn a_name_starts_where_the_text_has_it_as_a_whole_identifier() {
+        let text = "parse(x); reparse(x); parse_all; 9parse; a.parse; $parse";
+        // `9parse` splits into a number and `parse`, as identifiers never start with a digit;
+        // `$parse` is one identifier (`$` is an identifier byte in JavaScript).
+        assert_eq!(starts(text, "parse").collect::<Vec<_>>(), [0, 34, 43]);
+        assert_eq!(starts("xparse", "parse").count(), 0);
+        assert_eq!(starts("x1parse", "parse").count(), 0);
+        assert_eq!(starts("parse", "parse").collect::<Vec<_>>(), [0]);
+    }
 }

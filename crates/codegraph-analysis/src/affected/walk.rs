@@ -19,6 +19,7 @@ use codegraph_lang::Language;
 use codegraph_model::{EntityKind, Name, RelationKind};
 
 use super::changes::{Change, Found};
+use super::lexicon::Lexicon;
 use super::mentions::{Mention, Mentions};
 use super::{MAX_AFFECTED, tests};
 
@@ -158,13 +159,13 @@ impl<'g> State<'g> {
     }
 }
 
-pub(crate) fn walk(graph: &Graph, found: &Found) -> Walked {
+pub(crate) fn walk(graph: &Graph, lexicon: &Lexicon, found: &Found) -> Walked {
     let mut state = State {
         graph,
         reached: FxHashMap::default(),
         proven: VecDeque::new(),
         possible: VecDeque::new(),
-        mentions: Mentions::new(graph),
+        mentions: Mentions::new(graph, lexicon),
         bases: FxHashMap::default(),
         subtypes: FxHashMap::default(),
         members: FxHashMap::default(),
@@ -237,7 +238,7 @@ fn seed(state: &mut State, found: &Found) {
     }
     for (path, names) in &found.renamed_in {
         for name in names {
-            for holder in state.mentions.holders(*path, name, Mention::Any, None) {
+            for holder in state.mentions.holders(*path, *name, Mention::Any, None) {
                 state.reach(holder, Confidence::Possible, None, "import");
             }
         }

@@ -9,6 +9,7 @@ use codegraph_graph::{Edge, EntityId, FileNode, FilePath, Graph, Site};
 use codegraph_lang::Language;
 use codegraph_model::{EntityKind, RelationKind};
 
+use super::super::lexicon::Words;
 use super::{Confidence, Node, State, Step};
 
 /// A changed module's code: its own definitions may read what it changed, and its importers
@@ -68,8 +69,8 @@ pub(super) fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Ste
 pub(crate) struct Importing {
     pub files: Vec<FilePath>,
     pub set: FxHashSet<FilePath>,
-    /// Their words are in the answer's inverted index.
-    pub indexed: std::cell::Cell<bool>,
+    /// Their words, index for index with `files`, once asked.
+    pub words: std::cell::OnceCell<Vec<Option<Arc<Words>>>>,
 }
 
 /// The modules that import one of `targets` (modules, or definitions), and those that import a

@@ -23,7 +23,7 @@ pub(super) fn value_steps(state: &mut State, node: &Node, steps: &mut Vec<Step>)
     for file in mentioning(state, &files, &node.name) {
         for holder in state
             .mentions
-            .holders(file, &node.name, Mention::Value, Some(&node.id))
+            .holders(file, node.name, Mention::Value, Some(&node.id))
         {
             steps.push((holder, Confidence::Possible, "value"));
         }
@@ -56,7 +56,7 @@ pub(super) fn held_class_steps(
     for file in mentioning(state, &files, &class.name) {
         for holder in state
             .mentions
-            .holders(file, &class.name, Mention::Held, Some(owner))
+            .holders(file, class.name, Mention::Held, Some(owner))
         {
             if !names_as_type(graph, &holder, owner) {
                 steps.push((holder, Confidence::Possible, "value"));
@@ -74,54 +74,35 @@ struct MentionFiles {
     others: Vec<FilePath>,
 }
 
-impl MentionFiles {
-    fn len(&self) -> usize {
-        1 + self.module.as_ref().map_or(0, |module| module.files.len()) + self.others.len()
-    }
-
-    fn contains(&self, file: &FilePath) -> bool {
-        *file == self.own
-            || self
-                .module
-                .as_ref()
-                .is_some_and(|module| module.set.contains(file))
-            || self.others.binary_search(file).is_ok()
-    }
-
-    /// The node's own file first, then the others in path order.
-    fn to_vec(&self) -> Vec<FilePath> {
-        let module = self.module.iter().flat_map(|module| module.files.iter());
-        std::iter::once(self.own)
-            .chain(module.copied().filter(|file| *file != self.own))
-            .chain(self.others.iter().copied())
-            .collect()
-    }
-}
-
-/// From this many files on, which of them mention a name is read from the inverted index of
-/// their words rather than asked of each.
-const MANY_FILES: usize = 32;
-
 /// Those of `files` whose text may mention `name` (has a word of its hash): the node's own
 /// file first, then the others in path order.
 fn mentioning(state: &mut State, files: &MentionFiles, name: &str) -> Vec<FilePath> {
-    if files.len() < MANY_FILES {
-        return files.to_vec();
+    let mut found: Vec<FilePath> = Vec::new();
+    if let Some(module) = &files.module {
+        let words = module
+            .words
+            .get_or_init(|| state.mentions.words(&module.files));
+        found.extend(
+            module
+                .files
+                .iter()
+                .zip(words)
+                .filter(|(file, words)| {
+                    **file != files.own && words.as_ref().is_some_and(|words| words.may_have(name))
+                })
+                .map(|(file, _)| *file),
+        );
     }
-    if let Some(module) = &files.module
-        && !module.indexed.replace(true)
-    {
-        state.mentions.index_words(&module.files);
-    }
-    state.mentions.index_words(&[files.own]);
-    state.mentions.index_words(&files.others);
-    let mut found: Vec<FilePath> = state
-        .mentions
-        .having(name)
-        .iter()
-        .filter(|file| files.contains(file))
-        .copied()
-        .collect();
+    let mut own_and_others = vec![files.own];
+    own_and_others.extend(&files.others);
+    let words = state.mentions.words(&own_and_others);
+    found.extend(
+        own_and_others
+            .iter()
+            .zip(&words)
+            .filter(|(_, words)| words.as_ref().is_some_and(|words| words.may_have(name)))
+            .map(|(file, _)| *file),
+    );
     found.sort_unstable_by_key(|file| (*file != files.own, *file));
     found
 }
@@ -188,7 +169,7 @@ fn importing_files(state: &mut State, path: FilePath) -> Rc<modules::Importing> 
     let importing = Rc::new(modules::Importing {
         set: files.iter().copied().collect(),
         files,
-        indexed: std::cell::Cell::new(false),
+        words: std::cell::OnceCell::new(),
     });
     state.importing.insert(path, importing.clone());
     importing
