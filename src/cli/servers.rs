@@ -116,10 +116,11 @@ pub fn status(arguments: &StatusArgs) -> anyhow::Result<()> {
 pub fn stop(arguments: &StopArgs) -> anyhow::Result<()> {
     let (_, entries) = live()?;
     let repo = arguments.repo.canonicalize().ok();
-    let chosen: Vec<Entry> = entries
+    let mut chosen: Vec<Entry> = entries
         .into_iter()
         .filter(|entry| arguments.all || repo.as_deref() == Some(entry.root.as_path()))
         .collect();
+    chosen.sort_by(|left, right| left.root.cmp(&right.root));
     if chosen.is_empty() {
         match (&repo, arguments.all) {
             (Some(repo), false) => print(&format!(
@@ -129,7 +130,17 @@ pub fn stop(arguments: &StopArgs) -> anyhow::Result<()> {
             _ => print("no codegraph server is running")?,
         }
     }
+    // A shared server serving several worktrees has an entry for each: stopped once.
+    let mut stopped: Vec<u32> = Vec::new();
     for entry in chosen {
+        if stopped.contains(&entry.pid) {
+            print(&format!(
+                "{}: stopped with process {}, which served it too",
+                entry.root.display(),
+                entry.pid
+            ))?;
+            continue;
+        }
         if entry.kind == Kind::Lsp {
             print(&format!(
                 "{}: process {} is an editor's language server; not stopped (close the folder in the editor)",
@@ -139,7 +150,10 @@ pub fn stop(arguments: &StopArgs) -> anyhow::Result<()> {
             continue;
         }
         print(&match crate::mcp::daemon::stop(&entry) {
-            Ok(()) => format!("{}: stopped process {}", entry.root.display(), entry.pid),
+            Ok(()) => {
+                stopped.push(entry.pid);
+                format!("{}: stopped process {}", entry.root.display(), entry.pid)
+            }
             Err(error) => format!(
                 "{}: process {} not stopped: {error:#}",
                 entry.root.display(),

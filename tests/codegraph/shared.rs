@@ -392,20 +392,54 @@ fn an_editor_with_the_shell_tool_is_served_in_process_even_with_shared() {
     assert!(setup.entries().is_empty());
 }
 
-#[test]
-fn a_worktree_is_served_by_the_shared_server_of_its_repository() {
-    let setup = Setup::new();
+/// The repository committed, and a worktree of it on a new branch `name`, beside it.
+fn add_worktree(setup: &Setup, name: &str) -> PathBuf {
     support::commit_all(&setup.repo);
-    let worktree = setup.repo.parent().unwrap().join("feature");
+    let worktree = setup.repo.parent().unwrap().join(name);
     let added = std::process::Command::new("git")
         .arg("-C")
         .arg(&setup.repo)
-        .args(["worktree", "add", "-q", "-b", "feature"])
+        .args(["worktree", "add", "-q", "-b", name])
         .arg(&worktree)
         .status()
         .unwrap();
     assert!(added.success());
-    let worktree = worktree.canonicalize().unwrap();
+    worktree.canonicalize().unwrap()
+}
+
+#[test]
+fn stop_all_stops_a_server_of_several_worktrees_once() {
+    let setup = Setup::new();
+    let worktree = add_worktree(&setup, "feature");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let pid = runtime.block_on(async {
+        let on_main = setup.client(60).await;
+        let on_feature = setup.client_of(&worktree, 60).await;
+        assert_eq!(callers(&on_feature, FACTORIAL).await, CALLERS);
+        let pid = setup.entries()[0]["pid"].as_u64().unwrap();
+        // In path order: `feature` before `repo`, stopped once.
+        assert_eq!(
+            setup.codegraph(&["stop", "--all"]),
+            format!(
+                "{}: stopped process {pid}\n{}: stopped with process {pid}, which served it too\n",
+                worktree.display(),
+                setup.repo.display()
+            )
+        );
+        drop((on_main, on_feature));
+        pid
+    });
+    assert!(
+        eventually(Duration::from_secs(20), || !alive(pid)),
+        "the shared server {pid} still runs"
+    );
+    assert!(setup.entries().is_empty());
+}
+
+#[test]
+fn a_worktree_is_served_by_the_shared_server_of_its_repository() {
+    let setup = Setup::new();
+    let worktree = add_worktree(&setup, "feature");
     // The feature branch's working tree: one more caller of factorial.
     let main = worktree.join("shop/app/main.py");
     let text = std::fs::read_to_string(&main).unwrap();

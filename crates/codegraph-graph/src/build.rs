@@ -472,9 +472,9 @@ impl GraphWriter {
         modules: &FxHashSet<Name>,
         affected: &mut FxHashSet<FilePath>,
     ) {
-        let mut add = |numbers: &[u32]| {
+        let mut add = |numbers: Vec<u32>| {
             for number in numbers {
-                if let Some(Some(path)) = self.file_paths.get(*number as usize)
+                if let Some(Some(path)) = self.file_paths.get(number as usize)
                     && graph.files.contains_key(path)
                 {
                     affected.insert(*path);
