@@ -31,13 +31,14 @@ pub struct LspArgs {
     /// programs (off by default; see `codegraph serve --help`).
     #[command(flatten)]
     pub shell: ShellArgs,
-    /// Serve the editor from the repository's shared server (the one `codegraph mcp` starts and
-    /// attaches to), starting it when none runs: one process and one graph for the editor and
-    /// every AI session of the folder. Only for a single workspace folder; otherwise, or when
-    /// the server cannot start, this process serves the editor itself.
-    /// With `--no-mcp-socket`, `--allow-shell` or `--cache-dir`, the editor is served
-    /// in-process (a shared server has its socket, never runs commands, and keeps its cache in
-    /// the folder).
+    /// Start the repository's shared server (the one `codegraph mcp` starts and attaches to)
+    /// when none runs, and serve the editor from it: one process and one graph for the editor
+    /// and every AI session of the folder, which outlives the editor for its idle time. Without
+    /// it, an editor of a single workspace folder joins that folder's shared server only when
+    /// one already runs, and otherwise this process serves the editor (and the agents that
+    /// attach to it). With `--no-mcp-socket`, `--allow-shell` or `--cache-dir`, the editor is
+    /// always served in-process (a shared server has its socket, never runs commands, and
+    /// keeps its cache in the folder).
     #[arg(long)]
     pub shared: bool,
     /// With `--shared`: a shared server this command starts exits after this many seconds with
@@ -72,24 +73,22 @@ pub fn run(arguments: LspArgs) -> anyhow::Result<i32> {
         max_file_size,
         cache,
     };
-    let shared = shared
-        && {
-            let alone = no_mcp_socket || shell.policy().is_some() || cache_dir_given;
-            if alone {
-                eprintln!(
-                    "codegraph lsp: --shared with --no-mcp-socket, --allow-shell or --cache-dir: serving in-process"
-                );
-            }
-            !alone
-        };
-    if shared {
-        let settings = crate::mcp::daemon::Settings {
-            idle_exit,
-            max_file_size,
-            no_cache,
-            cache_dir: None,
-        };
-        return crate::lsp::shared::run_relay(config, &settings);
+    // A shared server has its socket, never runs commands and keeps its cache in the folder:
+    // an editor that asks otherwise is served in-process.
+    let alone = no_mcp_socket || shell.policy().is_some() || cache_dir_given;
+    if alone {
+        if shared {
+            eprintln!(
+                "codegraph lsp: --shared with --no-mcp-socket, --allow-shell or --cache-dir: serving in-process"
+            );
+        }
+        return crate::lsp::run_stdio(config, !no_mcp_socket, shell.policy());
     }
-    crate::lsp::run_stdio(config, !no_mcp_socket, shell.policy())
+    let settings = crate::mcp::daemon::Settings {
+        idle_exit,
+        max_file_size,
+        no_cache,
+        cache_dir: None,
+    };
+    crate::lsp::shared::run_relay(config, shared.then_some(&settings))
 }

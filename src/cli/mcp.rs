@@ -35,23 +35,28 @@ pub struct McpArgs {
 }
 
 pub fn run(arguments: McpArgs) -> anyhow::Result<()> {
+    if !arguments.no_attach {
+        // A relay only copies bytes: one thread, no worker pool (a client per agent session
+        // and worktree adds up).
+        let relay = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let repo = &arguments.workspace.repo;
+        let mut served = relay.block_on(attach::connect_served(repo));
+        if served.is_none() && may_start(&arguments) && start_shared(&arguments) {
+            served = relay.block_on(attach::connect_served(repo));
+        }
+        if let Some((entry, stream)) = served {
+            daemon::say_attached(DOOR, &entry);
+            relay.block_on(attach::relay_session(stream, &arguments.tools.tools))?;
+            relay.shutdown_background();
+            return Ok(());
+        }
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_stack_size(crate::walk::STACK_SIZE)
         .build()?;
-    let tools = &arguments.tools.tools;
-    if !arguments.no_attach {
-        let repo = &arguments.workspace.repo;
-        let mut served = runtime.block_on(attach::connect_served(repo));
-        if served.is_none() && may_start(&arguments) && start_shared(&arguments) {
-            served = runtime.block_on(attach::connect_served(repo));
-        }
-        if let Some((entry, stream)) = served {
-            daemon::say_attached(DOOR, &entry);
-            runtime.block_on(attach::relay_session(stream, tools))?;
-            return Ok(());
-        }
-    }
     serve_in_process(&runtime, &arguments)
 }
 

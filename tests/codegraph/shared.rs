@@ -326,6 +326,33 @@ fn an_editor_joins_the_shared_server_an_ai_session_started_and_its_unsaved_edits
 }
 
 #[test]
+fn an_editor_without_shared_joins_a_running_shared_server_and_starts_none() {
+    let setup = Setup::new();
+    // No shared server runs: the editor's process serves the folder itself.
+    let (mut alone, _) = LspClient::start_in(&[&setup.repo], &[], &setup.runtime_dir);
+    let entries = setup.entries();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["kind"], "lsp");
+    assert!(alone.shutdown().success());
+    assert!(setup.entries().is_empty());
+
+    // One runs (an AI session started it): the editor joins it, its unsaved text shared.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let ai = runtime.block_on(setup.client(30));
+    let pid = only_entry(&setup)["pid"].clone();
+    let (mut lsp, _) = LspClient::start_in(&[&setup.repo], &[], &setup.runtime_dir);
+    assert_eq!(only_entry(&setup)["pid"], pid);
+    assert!(eventually(
+        Duration::from_secs(5),
+        || only_entry(&setup)["clients"] == 2
+    ));
+    edit_main(&mut lsp, &setup.repo);
+    assert_eq!(runtime.block_on(callers(&ai, FACTORIAL)), EDITED_CALLERS);
+    assert!(lsp.shutdown().success());
+    runtime.block_on(ai.cancel()).unwrap();
+}
+
+#[test]
 fn an_ai_session_joins_the_shared_server_an_editor_started() {
     let setup = Setup::new();
     let (mut lsp, _) = LspClient::start_in(

@@ -3,10 +3,11 @@
 //! one graph, whichever of them started first.
 //!
 //! The client side ([`run_relay`]) reads the editor's `initialize` request; when it names one
-//! workspace folder, it attaches to the folder's shared server (starting it when none runs, as
-//! `codegraph mcp` does: `mcp::daemon`) and relays the session to it over the server's socket,
-//! `initialize` included. Anything else (several folders, none, a server that cannot start) is
-//! served in-process, as `codegraph lsp` without `--shared`.
+//! workspace folder whose shared server runs, it attaches to it and relays the session over the
+//! server's socket, `initialize` included; with `--shared`, it starts that server when none
+//! runs, as `codegraph mcp` does (`mcp::daemon`). Anything else (several folders, none, no
+//! server running without `--shared`, a server that cannot start) is served in-process, and
+//! that process is the server agents attach to.
 //!
 //! The server side ([`session`]) serves the LSP session on the server's world: the same
 //! handlers, with the world given rather than opened. When the session ends, the buffers the
@@ -51,10 +52,10 @@ where
     state.close_buffers();
 }
 
-/// `codegraph lsp --shared`: relays the editor's session to the shared server of its one
-/// workspace folder (started with `settings` when none runs), or serves it in-process with
-/// `config`. The exit status, as `run_stdio`'s.
-pub fn run_relay(config: WorldConfig, settings: &daemon::Settings) -> anyhow::Result<i32> {
+/// `codegraph lsp`: relays the editor's session to the shared server of its one workspace
+/// folder when one runs (with `settings`, `--shared`: started when none runs), or serves it
+/// in-process with `config`. The exit status, as `run_stdio`'s.
+pub fn run_relay(config: WorldConfig, settings: Option<&daemon::Settings>) -> anyhow::Result<i32> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_stack_size(codegraph_model::walk::STACK_SIZE)
@@ -66,7 +67,7 @@ pub fn run_relay(config: WorldConfig, settings: &daemon::Settings) -> anyhow::Re
         runtime
             .block_on(attach::connect_shared(&folder))
             .or_else(|| {
-                daemon::ensure_said(DOOR, &folder, settings)
+                daemon::ensure_said(DOOR, &folder, settings?)
                     .then(|| runtime.block_on(attach::connect_shared(&folder)))
                     .flatten()
             })
