@@ -295,34 +295,7 @@ const EDITED_CALLERS: [&str; 3] = [
 
 #[test]
 fn an_editor_joins_the_shared_server_an_ai_session_started_and_its_unsaved_edits_are_shared() {
-    let setup = Setup::new();
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let ai = runtime.block_on(setup.client(30));
-    let pid = only_entry(&setup)["pid"].clone();
-
-    let (mut lsp, _) = LspClient::start_in(
-        &[&setup.repo],
-        &["--shared", "--idle-exit", "30"],
-        &setup.runtime_dir,
-    );
-    // One server: the editor's session is its second.
-    assert_eq!(only_entry(&setup)["pid"], pid);
-    assert!(eventually(
-        Duration::from_secs(5),
-        || only_entry(&setup)["clients"] == 2
-    ));
-    edit_main(&mut lsp, &setup.repo);
-    assert_eq!(runtime.block_on(callers(&ai, FACTORIAL)), EDITED_CALLERS);
-
-    // The editor goes: its unsaved text leaves the graph; the server stays for the AI session.
-    assert!(lsp.shutdown().success());
-    assert!(eventually(
-        Duration::from_secs(10),
-        || only_entry(&setup)["clients"] == 1
-    ));
-    assert_eq!(runtime.block_on(callers(&ai, FACTORIAL)), CALLERS);
-    assert_eq!(only_entry(&setup)["pid"], pid);
-    runtime.block_on(ai.cancel()).unwrap();
+    editor_joins_the_server_of_an_ai_session(&Setup::new(), &["--shared", "--idle-exit", "30"]);
 }
 
 #[test]
@@ -335,20 +308,35 @@ fn an_editor_without_shared_joins_a_running_shared_server_and_starts_none() {
     assert_eq!(entries[0]["kind"], "lsp");
     assert!(alone.shutdown().success());
     assert!(setup.entries().is_empty());
+    // One runs (an AI session started it): the editor joins it.
+    editor_joins_the_server_of_an_ai_session(&setup, &[]);
+}
 
-    // One runs (an AI session started it): the editor joins it, its unsaved text shared.
+/// An AI session starts the shared server; an editor started with `arguments` joins it, and
+/// its unsaved text is in the graph the AI session reads until the editor goes.
+fn editor_joins_the_server_of_an_ai_session(setup: &Setup, arguments: &[&str]) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let ai = runtime.block_on(setup.client(30));
-    let pid = only_entry(&setup)["pid"].clone();
-    let (mut lsp, _) = LspClient::start_in(&[&setup.repo], &[], &setup.runtime_dir);
-    assert_eq!(only_entry(&setup)["pid"], pid);
+    let pid = only_entry(setup)["pid"].clone();
+
+    let (mut lsp, _) = LspClient::start_in(&[&setup.repo], arguments, &setup.runtime_dir);
+    // One server: the editor's session is its second.
+    assert_eq!(only_entry(setup)["pid"], pid);
     assert!(eventually(
         Duration::from_secs(5),
-        || only_entry(&setup)["clients"] == 2
+        || only_entry(setup)["clients"] == 2
     ));
     edit_main(&mut lsp, &setup.repo);
     assert_eq!(runtime.block_on(callers(&ai, FACTORIAL)), EDITED_CALLERS);
+
+    // The editor goes: its unsaved text leaves the graph; the server stays for the AI session.
     assert!(lsp.shutdown().success());
+    assert!(eventually(
+        Duration::from_secs(10),
+        || only_entry(setup)["clients"] == 1
+    ));
+    assert_eq!(runtime.block_on(callers(&ai, FACTORIAL)), CALLERS);
+    assert_eq!(only_entry(setup)["pid"], pid);
     runtime.block_on(ai.cancel()).unwrap();
 }
 
