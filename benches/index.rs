@@ -29,6 +29,7 @@ mod growth;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use codegraph::lang::Language;
@@ -413,13 +414,15 @@ fn warm_start(corpus: &Path) -> Option<(Duration, usize, usize, usize)> {
     Some((median(times.into_iter()), parsed, cached, unread))
 }
 
-/// Re-indexing one large file after an edit, through the editor path (text edit, incremental
-/// reparse, extraction, graph transaction), on the fully indexed corpus. Three kinds of edit,
-/// each typed and deleted again 100 times: a character at the start of the file's middle line
-/// (in clap's `arg.rs`, a doc comment: positions move, nothing else), a character appended to
-/// the name of the call nearest the middle (the file's references change), and one appended to
-/// the name of the function nearest the middle (a definition renamed: every file that mentions
-/// either name is resolved again). Each: (kind, file, lines, p50, p99).
+/// Re-indexing a large file after an edit, through the editor path (text edit, incremental
+/// reparse, extraction, graph transaction), on the fully indexed corpus: for each language of
+/// the corpus, its file closest to 5,000 lines (or the files `CODEGRAPH_BENCH_EDIT`, paths
+/// relative to the corpus separated by commas, names). Three kinds of edit, each typed and
+/// deleted again 100 times: a character at the start of the file's middle line (positions
+/// move, nothing else), a character appended to the name of the call nearest the middle (the
+/// file's references change), and one appended to the name of the function nearest the middle
+/// (a definition renamed: every file that mentions either name is resolved again). Each:
+/// (kind, file, lines, p50, p99, CPU).
 fn edit_latency(corpus: &Path) -> Vec<EditFigures> {
     let Ok(world) = World::open(
         corpus,
@@ -432,14 +435,40 @@ fn edit_latency(corpus: &Path) -> Vec<EditFigures> {
     };
     world.index(true, &|_, _| {});
     let graph = world.snapshot();
-    // The file closest to 5,000 lines.
-    let Some(file) = graph
-        .files()
-        .min_by_key(|file| (i64::from(file.summary.line_count) - 5000).abs())
-        .cloned()
-    else {
-        return Vec::new();
+    let named = std::env::var("CODEGRAPH_BENCH_EDIT").ok();
+    let files: Vec<Arc<codegraph::graph::FileNode>> = match named {
+        Some(named) => named
+            .split(',')
+            .filter_map(|path| graph.file(path.trim()).cloned())
+            .collect(),
+        None => {
+            // Per language, the file closest to 5,000 lines.
+            let mut closest: BTreeMap<&str, Arc<codegraph::graph::FileNode>> = BTreeMap::new();
+            let distance = |file: &codegraph::graph::FileNode| {
+                (i64::from(file.summary.line_count) - 5000).abs()
+            };
+            for file in graph.files() {
+                let known = closest
+                    .entry(file.language.name())
+                    .or_insert_with(|| file.clone());
+                if distance(file) < distance(known) {
+                    *known = file.clone();
+                }
+            }
+            closest
+                .into_values()
+                .filter(|file| file.summary.line_count >= 1000)
+                .collect()
+        }
     };
+    files
+        .iter()
+        .flat_map(|file| edit_file(&world, file))
+        .collect()
+}
+
+/// The three kinds of edit of `edit_latency`, in `file`, opened in `world`.
+fn edit_file(world: &World, file: &codegraph::graph::FileNode) -> Vec<EditFigures> {
     let lines = file.summary.line_count as usize;
     let Some(text) = file.text().map(|text| text.to_string()) else {
         return Vec::new();

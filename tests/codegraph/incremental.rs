@@ -1111,3 +1111,39 @@ fn a_walk_that_gains_a_guessed_method_resolves_again_the_references_that_used_th
     }
     assert_eq!(calls(&writer.graph().dump()), before);
 }
+
+/// A method renamed in a Java file re-resolves the Java files that mention its old or new name,
+/// not the Python and JavaScript files that happen to mention the same words (references never
+/// cross language families), and the graph equals a full rebuild after each edit.
+#[test]
+fn a_rename_re_resolves_only_the_files_of_its_language_family_that_mention_the_name() {
+    let formatter = "package fmt;\n\npublic class Formatter {\n    public void emit() {}\n}\n";
+    let renamed = "package fmt;\n\npublic class Formatter {\n    public void emitx() {}\n}\n";
+    let mut texts: BTreeMap<String, String> = BTreeMap::from([
+        ("fmt/Formatter.java".to_string(), formatter.to_string()),
+        (
+            "app/User.java".to_string(),
+            "package app;\n\nimport fmt.Formatter;\n\npublic class User {\n    void go(Formatter f) {\n        f.emit();\n    }\n}\n"
+                .to_string(),
+        ),
+        (
+            "py/logs.py".to_string(),
+            "def emit(record):\n    return record\n\n\ndef emitx(record):\n    return emit(record)\n"
+                .to_string(),
+        ),
+        (
+            "js/log.js".to_string(),
+            "export function emit(x) {\n  return x;\n}\nexport const emitx = (x) => emit(x);\n"
+                .to_string(),
+        ),
+    ]);
+    let mut writer = indexed(&texts);
+    writer.prepare_changes();
+    for text in [renamed, formatter] {
+        texts.insert("fmt/Formatter.java".to_string(), text.to_string());
+        let report = writer.apply(vec![update("fmt/Formatter.java", Some(text))]);
+        assert_eq!(writer.graph().dump(), full_build(&texts));
+        // Formatter.java itself and User.java: neither logs.py nor log.js.
+        assert_eq!(report.resolved_files, 2, "{text}");
+    }
+}

@@ -465,17 +465,21 @@ impl GraphWriter {
         }
     }
 
+    /// Adds to `affected` the files that mention one of `names` or of `modules`, of one of
+    /// `families` when given (references never cross families: a name changed in Java files
+    /// changes no Python file's resolution).
     fn add_mentioning(
         &self,
         graph: &Graph,
-        names: &FxHashSet<Name>,
-        modules: &FxHashSet<Name>,
+        (names, modules): (&FxHashSet<Name>, &FxHashSet<Name>),
+        families: Option<&FxHashSet<codegraph_lang::Family>>,
         affected: &mut FxHashSet<FilePath>,
     ) {
         let mut add = |numbers: Vec<u32>| {
             for number in numbers {
                 if let Some(Some(path)) = self.file_paths.get(number as usize)
-                    && graph.files.contains_key(path)
+                    && let Some(file) = graph.files.get(path)
+                    && families.is_none_or(|families| families.contains(&file.language.family()))
                 {
                     affected.insert(*path);
                 }

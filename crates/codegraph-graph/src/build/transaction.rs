@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use codegraph_lang::Family;
 use codegraph_model::Name;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -37,6 +38,9 @@ pub(super) struct Transaction<'w> {
     /// Names and module keys that now mean something else.
     changed_names: FxHashSet<Name>,
     changed_modules: FxHashSet<Name>,
+    /// The language families of the files whose names or module keys changed: references never
+    /// cross families, so only files of these can resolve otherwise.
+    changed_families: FxHashSet<Family>,
     /// Name-index entries leaving and joining, grouped by name when applied (`build::by_key`).
     name_changes: Vec<ListChange<NameEntry>>,
     /// Module-map entries removed and added, per key.
@@ -86,6 +90,7 @@ impl<'w> Transaction<'w> {
             },
             changed_names: FxHashSet::default(),
             changed_modules: FxHashSet::default(),
+            changed_families: FxHashSet::default(),
             name_changes: Vec::new(),
             module_changes: FxHashMap::default(),
             affected: FxHashSet::default(),
@@ -213,8 +218,8 @@ impl<'w> Transaction<'w> {
     pub(super) fn widen_by_mentions(&mut self) {
         self.writer.add_mentioning(
             &self.next,
-            &self.changed_names,
-            &self.changed_modules,
+            (&self.changed_names, &self.changed_modules),
+            Some(&self.changed_families),
             &mut self.affected,
         );
         self.indexed = self.started.elapsed();

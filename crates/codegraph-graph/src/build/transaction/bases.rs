@@ -8,6 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::Transaction;
 use crate::resolve::{BaseEdge, Resolver};
 use crate::{BaseOf, EntityId, FilePath};
+use codegraph_lang::Family;
 use codegraph_model::RelationKind;
 
 impl Transaction<'_> {
@@ -129,9 +130,19 @@ impl Transaction<'_> {
             self.writer
                 .collect_descendant_names(&self.next, child, &mut names);
             let no_modules = FxHashSet::default();
+            // Only files of the type's own family can resolve to its members.
+            let family: Option<FxHashSet<Family>> = self
+                .next
+                .location(child)
+                .and_then(|location| self.next.files.get(&location.file))
+                .map(|file| std::iter::once(file.language.family()).collect());
             let affected = &mut self.affected;
-            self.writer
-                .add_mentioning(&self.next, &names, &no_modules, affected);
+            self.writer.add_mentioning(
+                &self.next,
+                (&names, &no_modules),
+                family.as_ref(),
+                affected,
+            );
         }
         if next.is_empty() {
             self.next.bases.remove(child);

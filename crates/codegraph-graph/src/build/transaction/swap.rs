@@ -143,6 +143,8 @@ impl Transaction<'_> {
             self.changed_names.insert(old.summary.defs[index].name);
             self.changed_names.insert(node.summary.defs[index].name);
         }
+        self.changed_families.insert(old.language.family());
+        self.changed_families.insert(node.language.family());
         self.join_partial(path, old, node);
     }
 
@@ -200,6 +202,10 @@ impl Transaction<'_> {
             }
         }
         let (old, new) = (old.as_deref(), new_node.as_deref());
+        // What changed in this file can change the resolution of its families' files only.
+        for node in old.into_iter().chain(new) {
+            self.changed_families.insert(node.language.family());
+        }
         self.note_changed_modules(old, new, &old_keys, &new_keys);
     }
 

@@ -92,8 +92,8 @@ impl Transaction<'_> {
         }
         self.writer.add_mentioning(
             &self.next,
-            &FxHashSet::default(),
-            &walked_through,
+            (&FxHashSet::default(), &walked_through),
+            None,
             &mut self.walkers,
         );
     }
