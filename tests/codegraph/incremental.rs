@@ -597,6 +597,45 @@ proptest! {
     }
 }
 
+/// Edits inside a Python class: in a method, at a line's start (an indentation error that
+/// ends the class there), in a nested class, in the docstring, a method copied in, the
+/// docstring removed; after each batch the summary equals a fresh extraction.
+#[test]
+fn edits_inside_a_python_class_equal_a_fresh_extraction() {
+    let original = "import os\n\n\n@decorate\nclass Tests(Base):\n    \"\"\"The tests.\"\"\"\n\n    limit = 3\n\n    def a(self):\n        return os.path.join(self.limit)\n\n    def b(self, other):\n        value = g(other)\n        return value\n\n    class Inner:\n        \"\"\"Nested.\"\"\"\n\n        def c(self):\n            return h()\n\n    def d(self):\n        return self.b(4)\n\n\ndef after():\n    return Tests().d()\n";
+    let at = |needle: &str| original.find(needle).expect("in the text");
+    let edit = |start: usize, length: usize, copy_from: usize, copy_length: usize| ByteEdit {
+        start,
+        length,
+        copy_from,
+        copy_length,
+    };
+    let cases: Vec<Vec<Vec<ByteEdit>>> = vec![
+        // `g(other)` becomes `self(other)`.
+        vec![vec![edit(at("g(other)"), 1, at("self"), 4)]],
+        // A character at the start of a line in a method: the class ends there.
+        vec![
+            vec![edit(at("        value"), 0, at("os"), 1)],
+            vec![edit(at("        value"), 1, 0, 0)],
+        ],
+        // In the nested class's method, then in the docstring.
+        vec![
+            vec![edit(at("h()"), 1, at("os"), 2)],
+            vec![edit(at("The tests"), 3, at("limit"), 5)],
+        ],
+        // Method `d` copied in after `a`, then the class's first statement removed.
+        vec![
+            vec![edit(at("    def b"), 0, at("    def d"), 42)],
+            vec![edit(at("    \"\"\"The"), 20, 0, 0)],
+        ],
+    ];
+    for edits in cases {
+        if let Err(error) = check_byte_edits("tests/test_class.py", original, &edits) {
+            panic!("{error}");
+        }
+    }
+}
+
 /// Inputs the property test once shrank a failure to, kept so that they run on every build.
 #[test]
 fn extraction_regressions() {
