@@ -229,7 +229,7 @@ pub(crate) struct RawRef {
 }
 
 /// A base as captured, before the inheriting type is known.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub(crate) struct RawInherit {
     pub(crate) base: Name,
     pub(crate) kind: InheritKind,

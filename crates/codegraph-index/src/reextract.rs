@@ -10,7 +10,7 @@ use codegraph_model::Span;
 use tree_sitter::{Node, Tree};
 
 use crate::FileSummary;
-use crate::captures::{RawCaptures, run_query};
+use crate::captures::{RawCaptures, RawInherit, run_query};
 use crate::extract::{contained, extract_keeping, summarise};
 
 /// What extraction found before building the summary, kept by an editor buffer so that the next
@@ -201,8 +201,19 @@ impl Region {
             && self.usable(&fresh.refs, &old.refs, |item| item.span)
             && self.usable(&fresh.bindings, &old.bindings, |item| item.span)
             && self.usable(&fresh.imports, &old.imports, |item| item.span)
-            && self.usable(&fresh.inherits, &old.inherits, |item| item.span)
+            && self.usable_bases(&fresh.inherits, &old.inherits)
             && self.usable(&fresh.package, &old.package, |item| item.1)
+    }
+
+    /// As [`Region::usable`], and a base outside the region that the query found again because
+    /// its class reaches into the region (a Python class whose method is re-read: its
+    /// `(Base)` list is before the region) is usable when the old captures hold it as it is.
+    fn usable_bases(&self, fresh: &[RawInherit], old: &[RawInherit]) -> bool {
+        fresh.iter().all(|item| {
+            self.inside(&item.span)
+                || ((self.around(&item.span) || self.before(&item.span) || self.after(&item.span))
+                    && old.contains(item))
+        })
     }
 
     /// Old captures before the region and around it, then the region's, then those after: the
@@ -266,6 +277,7 @@ fn reread_region(root: Node<'_>, dirty: Range<usize>, text_len: usize) -> Range<
             .max(first);
         if first == last
             && let Some(body) = container_body(children[first])
+                .or_else(|| python_class_members(children[first], &dirty))
             && body.start_byte() < dirty.start
             && dirty.end < body.end_byte()
         {
@@ -302,9 +314,28 @@ fn reread_region(root: Node<'_>, dirty: Range<usize>, text_len: usize) -> Range<
     }
 }
 
+/// A Python class's body, as a member list for an edit after its first statement: typing in
+/// one method of a 5,000-line test class re-reads that method and its neighbours, not the
+/// class. An edit that reaches the first statement (the class's docstring, which its capture
+/// reads) re-reads the whole class, as does one in its header or decorators: `None`.
+fn python_class_members<'t>(node: Node<'t>, dirty: &Range<usize>) -> Option<Node<'t>> {
+    // A decorated class: its decorators come before its body.
+    let node = match node.kind() {
+        "decorated_definition" => node.child_by_field_name("definition")?,
+        _ => node,
+    };
+    if node.kind() != "class_definition" {
+        return None;
+    }
+    let body = node.child_by_field_name("body")?;
+    let first = body.named_child(0)?;
+    (body.kind() == "block" && first.end_byte() < dirty.start).then_some(body)
+}
+
 /// The member list of a container whose captures do not depend on its members: an `impl`,
 /// trait or inline module, a class, a namespace (`body` fields that are declaration lists; a
-/// Python class body is a block whose first statement is the class's docstring, so it is not one).
+/// Python class body is a block whose first statement is the class's docstring: one only for
+/// an edit past that statement, [`python_class_members`]).
 fn container_body(node: Node<'_>) -> Option<Node<'_>> {
     let body = node.child_by_field_name("body")?;
     matches!(body.kind(), "declaration_list" | "class_body").then_some(body)
@@ -330,5 +361,24 @@ mod tests {
         let g = before.find("g()").expect("in the text");
         let region = super::reread_region(tree.root_node(), g..g + 1, before.len());
         assert_eq!(&before[region], before);
+    }
+
+    /// An edit in a method of a Python class, past the class's first statement (its
+    /// docstring), re-reads that method and its neighbours, not the class; an edit of the first
+    /// statement re-reads the whole class, whose docstring it may change, and the node before.
+    #[test]
+    fn an_edit_in_a_python_class_re_reads_its_method_unless_it_reaches_the_docstring() {
+        let text = "import os\n\n\n@dataclass\nclass Tests(Base):\n    \"\"\"Doc.\"\"\"\n\n    def a(self):\n        return 1\n\n    def b(self):\n        return g()\n\n    def c(self):\n        return 3\n\n    def d(self):\n        return 4\n";
+        let tree =
+            codegraph_lang::syntax::parse(codegraph_lang::Language::Python, text).expect("parses");
+        let at = |needle: &str| text.find(needle).expect("in the text");
+        let region = super::reread_region(tree.root_node(), at("g()")..at("g()") + 1, text.len());
+        assert_eq!(
+            &text[region],
+            "\n\n    def a(self):\n        return 1\n\n    def b(self):\n        return g()\n\n    def c(self):\n        return 3\n\n    "
+        );
+        // The class, and the import before it.
+        let region = super::reread_region(tree.root_node(), at("Doc")..at("Doc") + 1, text.len());
+        assert_eq!(&text[region], text);
     }
 }
