@@ -20,12 +20,12 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, BufReader}
 use tower_lsp_server::ls_types::InitializeParams;
 
 use codegraph_mcp::{attach, daemon};
-
-/// This door, as its messages name it.
-const DOOR: &str = "codegraph lsp";
 use codegraph_world::{World, WorldConfig};
 
 use crate::framing::{self, MAX_MESSAGE_BYTES};
+
+/// This door, as its messages name it.
+const DOOR: &str = "codegraph lsp";
 
 /// [`session`] as a task of the current runtime (on a blocking thread: the transport's future
 /// is not `Send`).

@@ -93,15 +93,10 @@ impl MentionIndex {
             self.overlaid -= 1;
             return;
         }
-        let held = self
-            .table
-            .files(key)
-            .iter()
-            .filter(|file| **file == number)
-            .count();
-        let forgotten = self.forgotten.entry(key).or_default();
-        if forgotten.iter().filter(|file| **file == number).count() < held {
-            forgotten.push(number);
+        let count = |files: &[u32]| files.iter().filter(|file| **file == number).count();
+        let forgotten = self.forgotten.get(&key).map_or(0, |files| count(files));
+        if forgotten < count(self.table.files(key)) {
+            self.forgotten.entry(key).or_default().push(number);
             self.overlay_grew();
         }
     }

@@ -2,11 +2,13 @@
 //! registered, held in a class attribute.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use codegraph_graph::{EntityId, FilePath, Graph};
 use codegraph_lang::Language;
 use codegraph_model::{EntityKind, RelationKind};
 
+use super::super::lexicon::Words;
 use super::super::mentions::Mention;
 use super::{Confidence, Node, State, Step, modules};
 
@@ -77,32 +79,28 @@ struct MentionFiles {
 /// Those of `files` whose text may mention `name` (has a word of its hash): the node's own
 /// file first, then the others in path order.
 fn mentioning(state: &mut State, files: &MentionFiles, name: &str) -> Vec<FilePath> {
-    let mut found: Vec<FilePath> = Vec::new();
+    // Of `paths`, those whose words may have `name`, `words` index for index with them.
+    let having = |paths: &[FilePath], words: &[Option<Arc<Words>>]| -> Vec<FilePath> {
+        paths
+            .iter()
+            .zip(words)
+            .filter(|(_, words)| words.as_ref().is_some_and(|words| words.may_have(name)))
+            .map(|(path, _)| *path)
+            .collect()
+    };
+    let mut own_and_others = vec![files.own];
+    own_and_others.extend(&files.others);
+    let mut found = having(&own_and_others, &state.mentions.words(&own_and_others));
     if let Some(module) = &files.module {
         let words = module
             .words
             .get_or_init(|| state.mentions.words(&module.files));
         found.extend(
-            module
-                .files
-                .iter()
-                .zip(words)
-                .filter(|(file, words)| {
-                    **file != files.own && words.as_ref().is_some_and(|words| words.may_have(name))
-                })
-                .map(|(file, _)| *file),
+            having(&module.files, words)
+                .into_iter()
+                .filter(|file| *file != files.own),
         );
     }
-    let mut own_and_others = vec![files.own];
-    own_and_others.extend(&files.others);
-    let words = state.mentions.words(&own_and_others);
-    found.extend(
-        own_and_others
-            .iter()
-            .zip(&words)
-            .filter(|(_, words)| words.as_ref().is_some_and(|words| words.may_have(name)))
-            .map(|(file, _)| *file),
-    );
     found.sort_unstable_by_key(|file| (*file != files.own, *file));
     found
 }
