@@ -23,8 +23,11 @@ pub const QUIET: Duration = Duration::from_secs(1);
 /// Gives the free pages back now, on this thread: after an index's parse, whose syntax trees
 /// the parsing threads freed in their own arenas, before the writer's work, which runs on
 /// another thread and cannot reuse them. On the 1.79 M-line benchmark corpus this lowers the
-/// full index's peak by 5 to 8 MB (`cargo bench --bench memory`), for about 3 ms.
-pub(super) fn now() {
+/// full index's peak by 5 to 8 MB (`cargo bench --bench memory`), for about 3 ms. A relay
+/// (`codegraph mcp` or `lsp` attached to a server) calls it once connected: what its start-up
+/// built and freed (the command line's parser, the discovery file) is most of its heap, and
+/// twenty worktrees' agents run twenty relays.
+pub fn now() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     glibc::trim();
 }

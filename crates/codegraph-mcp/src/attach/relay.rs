@@ -108,6 +108,7 @@ async fn relay(
     hello: &Hello,
     mut input: impl AsyncRead + Unpin,
 ) -> std::io::Result<()> {
+    codegraph_world::trim::now();
     let (mut from_server, mut to_server) = stream.into_split();
     let hello = serde_json::to_string(hello)? + "\n";
     tokio::io::AsyncWriteExt::write_all(&mut to_server, hello.as_bytes()).await?;
