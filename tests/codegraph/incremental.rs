@@ -597,43 +597,116 @@ proptest! {
     }
 }
 
+/// A [`ByteEdit`] at the first `start` in `original`, copying `copy_length` bytes from its
+/// first `copy_from` (`""`: from its start).
+fn edit_at(
+    original: &str,
+    start: &str,
+    length: usize,
+    copy_from: &str,
+    copy_length: usize,
+) -> ByteEdit {
+    let at = |needle: &str| original.find(needle).expect("in the text");
+    ByteEdit {
+        start: at(start),
+        length,
+        copy_from: at(copy_from),
+        copy_length,
+    }
+}
+
+/// Runs each case's batches of edits on `original` ([`check_byte_edits`]).
+fn check_edit_cases(path: &str, original: &str, cases: Vec<Vec<Vec<ByteEdit>>>) {
+    for edits in cases {
+        if let Err(error) = check_byte_edits(path, original, &edits) {
+            panic!("{error}");
+        }
+    }
+}
+
 /// Edits inside a Python class: in a method, at a line's start (an indentation error that
 /// ends the class there), in a nested class, in the docstring, a method copied in, the
 /// docstring removed; after each batch the summary equals a fresh extraction.
 #[test]
 fn edits_inside_a_python_class_equal_a_fresh_extraction() {
     let original = "import os\n\n\n@decorate\nclass Tests(Base):\n    \"\"\"The tests.\"\"\"\n\n    limit = 3\n\n    def a(self):\n        return os.path.join(self.limit)\n\n    def b(self, other):\n        value = g(other)\n        return value\n\n    class Inner:\n        \"\"\"Nested.\"\"\"\n\n        def c(self):\n            return h()\n\n    def d(self):\n        return self.b(4)\n\n\ndef after():\n    return Tests().d()\n";
-    let at = |needle: &str| original.find(needle).expect("in the text");
-    let edit = |start: usize, length: usize, copy_from: usize, copy_length: usize| ByteEdit {
-        start,
-        length,
-        copy_from,
-        copy_length,
+    let edit = |start, length, copy_from, copy_length| {
+        edit_at(original, start, length, copy_from, copy_length)
     };
     let cases: Vec<Vec<Vec<ByteEdit>>> = vec![
         // `g(other)` becomes `self(other)`.
-        vec![vec![edit(at("g(other)"), 1, at("self"), 4)]],
+        vec![vec![edit("g(other)", 1, "self", 4)]],
         // A character at the start of a line in a method: the class ends there.
         vec![
-            vec![edit(at("        value"), 0, at("os"), 1)],
-            vec![edit(at("        value"), 1, 0, 0)],
+            vec![edit("        value", 0, "os", 1)],
+            vec![edit("        value", 1, "", 0)],
         ],
         // In the nested class's method, then in the docstring.
         vec![
-            vec![edit(at("h()"), 1, at("os"), 2)],
-            vec![edit(at("The tests"), 3, at("limit"), 5)],
+            vec![edit("h()", 1, "os", 2)],
+            vec![edit("The tests", 3, "limit", 5)],
         ],
         // Method `d` copied in after `a`, then the class's first statement removed.
         vec![
-            vec![edit(at("    def b"), 0, at("    def d"), 42)],
-            vec![edit(at("    \"\"\"The"), 20, 0, 0)],
+            vec![edit("    def b", 0, "    def d", 42)],
+            vec![edit("    \"\"\"The", 20, "", 0)],
         ],
     ];
-    for edits in cases {
-        if let Err(error) = check_byte_edits("tests/test_class.py", original, &edits) {
-            panic!("{error}");
-        }
+    check_edit_cases("tests/test_class.py", original, cases);
+}
+
+/// A JavaScript bundle: one expression, its modules functions in an object literal.
+const BUNDLE: &str = "(function (f) { module.exports = f(); })({1: [function (require, module, exports) {\n  var util = require(\"./util\");\n  function Widget(name) {\n    this.name = name;\n  }\n  var first = new Widget(\"first\");\n  Widget.prototype.show = function () {\n    return util.render(this.name);\n  };\n  function make(name) {\n    var made = build(name);\n    return made;\n  }\n  class Panel extends Widget {\n    open() {\n      return this.show();\n    }\n  }\n  var later = (x) => {\n    return make(x);\n  };\n  exports.make = make;\n}, {}]});\n";
+
+proptest! {
+    #![proptest_config(property_config(64))]
+
+    /// Random edits of JavaScript and TypeScript files (the fixtures' and [`BUNDLE`]), where
+    /// most edits fall inside a function body and re-read only the statements around them.
+    #[test]
+    fn javascript_extraction_after_edits_equals_a_fresh_extraction(
+        file_index in 0..10_000usize,
+        edits in prop::collection::vec(prop::collection::vec(byte_edit_strategy(), 1..3), 1..8),
+    ) {
+        let mut files: Vec<(String, String)> = all_fixture_files()
+            .into_iter()
+            .filter(|(path, _)| [".js", ".ts", ".tsx", ".jsx", ".mjs"].iter().any(|end| path.ends_with(end)))
+            .collect();
+        files.push(("lib/bundle.js".to_string(), BUNDLE.to_string()));
+        let (path, original) = &files[file_index % files.len()];
+        check_byte_edits(path, original, &edits)?;
     }
+}
+
+/// Edits inside the functions of a JavaScript bundle (one expression, its modules functions in
+/// an object literal): a call renamed, an object constructed and returned (the function's
+/// capture around the edit reads its body), an unbalanced brace typed and removed, a function
+/// copied in, in a class's method and in an arrow function; after each batch the summary
+/// equals a fresh extraction.
+#[test]
+fn edits_inside_javascript_functions_equal_a_fresh_extraction() {
+    let original = BUNDLE;
+    let edit = |start, length, copy_from, copy_length| {
+        edit_at(original, start, length, copy_from, copy_length)
+    };
+    let cases: Vec<Vec<Vec<ByteEdit>>> = vec![
+        // `build(name)` becomes `make(name)`.
+        vec![vec![edit("build(name)", 5, "make", 4)]],
+        // `return made;` becomes `return new Widget;`.
+        vec![vec![edit("made;", 4, "new Widget", 10)]],
+        // An unbalanced brace at a statement's start, then removed.
+        vec![
+            vec![edit("    var made", 0, "{\n    this", 1)],
+            vec![edit("    var made", 1, "", 0)],
+        ],
+        // `function make` copied into `Widget`, then in the method and the arrow function.
+        vec![
+            vec![edit("    this.name", 0, "  function make", 70)],
+            vec![edit("this.show()", 4, "util", 4)],
+            vec![edit("make(x)", 4, "build", 5)],
+        ],
+    ];
+    check_edit_cases("lib/bundle.js", original, cases);
 }
 
 /// Inputs the property test once shrank a failure to, kept so that they run on every build.

@@ -181,7 +181,7 @@ fn widen<'tree>(
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub(crate) struct RawDef {
     pub(crate) kind: EntityKind,
     pub(crate) span: Span,
@@ -199,7 +199,7 @@ pub(crate) struct RawDef {
     pub(crate) arrow: bool,
 }
 
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub(crate) struct RawImpl {
     pub(crate) span: Span,
     pub(crate) type_name: Name,
@@ -208,7 +208,7 @@ pub(crate) struct RawImpl {
 }
 
 /// An import as captured, before its scope is known.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub(crate) struct RawImport {
     pub(crate) path: Name,
     pub(crate) name: Option<Name>,
@@ -218,7 +218,7 @@ pub(crate) struct RawImport {
 }
 
 /// A reference as captured, before its scope is known.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub(crate) struct RawRef {
     pub(crate) kind: RefKind,
     pub(crate) name: Name,
@@ -239,7 +239,7 @@ pub(crate) struct RawInherit {
 }
 
 /// A binding as captured, before its scope is known.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub(crate) struct RawBinding {
     pub(crate) name: Name,
     /// The type or value expression.

@@ -186,12 +186,12 @@ impl Region {
         self.bytes.end < self.text_len && (span.start_byte as usize) >= self.bytes.end
     }
 
-    /// Each fresh capture is inside the region, or around it with its old copy still there.
-    fn usable<T>(&self, fresh: &[T], old: &[T], span: impl Fn(&T) -> Span) -> bool {
+    /// Each fresh capture is inside the region, or around it with its old copy, as it is,
+    /// still there: a container's capture may read what the edit changed (a function's return
+    /// type from its body), and then the file is extracted afresh.
+    fn usable<T: PartialEq>(&self, fresh: &[T], old: &[T], span: impl Fn(&T) -> Span) -> bool {
         fresh.iter().all(|item| {
-            let item_span = span(item);
-            self.inside(&item_span)
-                || (self.around(&item_span) && old.iter().any(|kept| span(kept) == item_span))
+            self.inside(&span(item)) || (self.around(&span(item)) && old.contains(item))
         })
     }
 
@@ -278,6 +278,7 @@ fn reread_region(root: Node<'_>, dirty: Range<usize>, text_len: usize) -> Range<
         if first == last
             && let Some(body) = container_body(children[first])
                 .or_else(|| python_class_members(children[first], &dirty))
+                .or_else(|| ecma_function_body(children[first], &dirty))
             && body.start_byte() < dirty.start
             && dirty.end < body.end_byte()
         {
@@ -332,6 +333,44 @@ fn python_class_members<'t>(node: Node<'t>, dirty: &Range<usize>) -> Option<Node
     (body.kind() == "block" && first.end_byte() < dirty.start).then_some(body)
 }
 
+/// The JavaScript/TypeScript functions whose body is a block of statements.
+const ECMA_FUNCTIONS: [&str; 6] = [
+    "function_declaration",
+    "function_expression",
+    "generator_function_declaration",
+    "generator_function",
+    "arrow_function",
+    "method_definition",
+];
+
+/// The innermost JavaScript/TypeScript function body in `node` that holds the edit strictly
+/// inside its braces, as a statement list: typing in one module of a bundle (a 6,000-line
+/// file that is one expression, its modules functions in an object literal) re-reads the
+/// statements around the edit, not the file. The captures of what lies around it (the
+/// functions it is written in, the calls that take them) are kept only as the query finds them
+/// again, unchanged ([`Region::usable`]). Walked down from `node`, one child a level.
+fn ecma_function_body<'t>(node: Node<'t>, dirty: &Range<usize>) -> Option<Node<'t>> {
+    let mut cursor = node.walk();
+    let mut found = None;
+    loop {
+        let parent = cursor.node();
+        if cursor.goto_first_child_for_byte(dirty.start).is_none() {
+            return found;
+        }
+        let child = cursor.node();
+        if child.start_byte() > dirty.start || child.end_byte() < dirty.end {
+            return found;
+        }
+        if child.kind() == "statement_block"
+            && child.start_byte() < dirty.start
+            && dirty.end < child.end_byte()
+            && ECMA_FUNCTIONS.contains(&parent.kind())
+        {
+            found = Some(child);
+        }
+    }
+}
+
 /// The member list of a container whose captures do not depend on its members: an `impl`,
 /// trait or inline module, a class, a namespace (`body` fields that are declaration lists; a
 /// Python class body is a block whose first statement is the class's docstring: one only for
@@ -379,6 +418,30 @@ mod tests {
         );
         // The class, and the import before it.
         let region = super::reread_region(tree.root_node(), at("Doc")..at("Doc") + 1, text.len());
+        assert_eq!(&text[region], text);
+    }
+
+    /// An edit in a function of a bundle (one expression; its modules are functions in an
+    /// object literal) re-reads the statements around it in the innermost function body that
+    /// holds it, not the file; an edit in a function's parameters re-reads the whole statement.
+    #[test]
+    fn an_edit_in_a_javascript_function_re_reads_the_statements_around_it() {
+        let text = "(function (f) { f(); })({1: [function (require, module, exports) {\n  var a = require(\"a\");\n  function g() {\n    return h();\n  }\n  function k() {}\n  exports.g = g;\n}, {}]});\n";
+        let tree = codegraph_lang::syntax::parse(codegraph_lang::Language::JavaScript, text)
+            .expect("parses");
+        let at = |needle: &str| text.find(needle).expect("in the text");
+        let region = super::reread_region(tree.root_node(), at("h()")..at("h()") + 1, text.len());
+        assert_eq!(&text[region], "{\n    return h();\n  }");
+        let region = super::reread_region(tree.root_node(), at("k()")..at("k()") + 1, text.len());
+        assert_eq!(
+            &text[region],
+            "\n  function g() {\n    return h();\n  }\n  function k() {}\n  exports.g = g;\n"
+        );
+        let region = super::reread_region(
+            tree.root_node(),
+            at("require,")..at("require,") + 1,
+            text.len(),
+        );
         assert_eq!(&text[region], text);
     }
 }
