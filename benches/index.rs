@@ -539,15 +539,17 @@ fn edit_file(world: &World, file: &codegraph::graph::FileNode) -> Vec<EditFigure
     results
 }
 
-/// Prints the edit measurements.
+/// Prints the edit measurements, each against its target: p99 <= 2 ms for a character, <= 5 ms
+/// for a name changed.
 fn print_edits(results: &[EditFigures]) {
     for (kind, path, lines, p50, p99, cpu) in results {
+        let target = if kind.starts_with("a character") { 2 } else { 5 };
         println!(
-            "EDIT of a {lines}-line file ({path}), {kind}, edit to new snapshot, 200 edits: p50 {:.2} ms, p99 {:.2} ms; CPU {:.2} ms per edit   [target p99 <= 5 ms: {}]",
+            "EDIT of a {lines}-line file ({path}), {kind}, edit to new snapshot, 200 edits: p50 {:.2} ms, p99 {:.2} ms; CPU {:.2} ms per edit   [target p99 <= {target} ms: {}]",
             p50.as_secs_f64() * 1000.0,
             p99.as_secs_f64() * 1000.0,
             cpu.as_secs_f64() * 1000.0,
-            verdict(*p99 <= Duration::from_millis(5))
+            verdict(*p99 <= Duration::from_millis(target))
         );
     }
 }
