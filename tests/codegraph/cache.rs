@@ -197,6 +197,50 @@ fn a_warm_start_with_changed_added_and_deleted_files_equals_a_cold_index() {
     assert_eq!(callers, ["shop/app/main.py::main", "shop/extra.py::shout"]);
 }
 
+/// An editor opens its documents before the first index ends. A document as it is on disk:
+/// the start is warm all the same (nothing parsed, the cache left as it was) and the graph is
+/// a cold index's. A document with unsaved edits: they are in the graph, and the cache keeps
+/// the disk's text and resolutions (the next start without the editor is a cold index).
+#[test]
+fn a_warm_start_with_open_documents_stays_warm_and_keeps_the_cache() {
+    let repo = copy_fixture("python");
+    open(repo.path()).index(false, &|_, _| {});
+    let cache = repo.path().join(".codegraph/index.bin");
+    let written = std::fs::read(&cache).unwrap();
+    let (_cold_world, cold) = support::index(repo.path());
+    let path = "shop/util/format.py";
+    let text = std::fs::read_to_string(repo.path().join(path)).unwrap();
+
+    let as_on_disk = open(repo.path());
+    assert!(as_on_disk.open_buffer(path, 1, text.clone()));
+    let report = as_on_disk.index(false, &|_, _| {});
+    assert_eq!(report.parsed, 0, "a warm start parses nothing");
+    assert_eq!(as_on_disk.snapshot().dump(), cold.dump());
+    assert!(
+        std::fs::read(&cache).unwrap() == written,
+        "the cache was written again"
+    );
+
+    let unsaved = open(repo.path());
+    let edited = format!("{text}\n\ndef shout_name():\n    return format_name('a', 'b')\n");
+    assert!(unsaved.open_buffer(path, 1, edited));
+    unsaved.index(false, &|_, _| {});
+    let callers: Vec<String> =
+        codegraph::graph::query::callers(&unsaved.snapshot(), "shop/util/format.py::format_name")
+            .into_iter()
+            .map(|call| call.entity.id.to_string())
+            .collect();
+    assert_eq!(
+        callers,
+        ["shop/app/main.py::main", "shop/util/format.py::shout_name"]
+    );
+    assert!(
+        std::fs::read(&cache).unwrap() == written,
+        "the cache was written again"
+    );
+    assert_eq!(dump_of_fresh_index(repo.path()), cold.dump());
+}
+
 fn dump_of_fresh_index(root: &std::path::Path) -> String {
     let world = open(root);
     world.index(false, &|_, _| {});

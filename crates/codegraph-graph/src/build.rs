@@ -174,6 +174,10 @@ impl GraphWriter {
             return;
         }
         self.mentions_built = true;
+        // Unbuilt, they are empty; fresh, they are this writer's alone (a copy made to build
+        // them would otherwise write every mention to an overlay of a table it shares).
+        self.name_mentions = mentions::MentionIndex::default();
+        self.module_mentions = mentions::MentionIndex::default();
         let aliases = &self.graph.aliases;
         let numbers = &self.file_numbers;
         let per_file: Vec<(u32, super::resolve::Mentions, super::resolve::Mentions)> = self
@@ -198,6 +202,22 @@ impl GraphWriter {
             self.add_mentions(number, own);
             self.add_mentions(number, read);
         }
+    }
+
+    /// Whether [`GraphWriter::prepare_changes`] has run.
+    pub fn changes_prepared(&self) -> bool {
+        self.mentions_built
+    }
+
+    /// Takes the mention indices of `prepared`, a copy of this writer made while it was at the
+    /// same graph and prepared since, unless this one has its own already.
+    pub fn take_prepared(&mut self, prepared: GraphWriter) {
+        if self.mentions_built || !prepared.mentions_built {
+            return;
+        }
+        self.name_mentions = prepared.name_mentions;
+        self.module_mentions = prepared.module_mentions;
+        self.mentions_built = true;
     }
 
     /// Applies a batch of updates as one transaction and returns what it did.

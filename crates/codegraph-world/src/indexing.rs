@@ -66,10 +66,18 @@ impl World {
         let loaded = self.sort_loaded(results, &mut report);
 
         // A warm start: the cache holds the resolution of exactly the files it lists, so load
-        // that graph as it was and apply what changed since as an ordinary transaction.
-        let warm = survey.from_disk_cache
-            && state.buffers.is_empty()
-            && survey.cached.values().all(|file| file.resolved.is_some());
+        // that graph as it was and apply what changed since as an ordinary transaction, the
+        // open buffers' text included (an editor opens its documents before the index ends).
+        let warm =
+            survey.from_disk_cache && survey.cached.values().all(|file| file.resolved.is_some());
+        // The buffers hold what the disk holds: the graph is the disk's, and its resolutions
+        // may be cached.
+        let buffers_as_on_disk = state.buffers.iter().all(|(path, buffer)| {
+            loaded
+                .contents
+                .get(path)
+                .is_some_and(|disk| disk.hash == buffer.content(path).hash)
+        });
         // The files the warm start loaded as they are: updating them again would change nothing.
         let as_loaded = if warm {
             start_warm(
@@ -82,12 +90,26 @@ impl World {
             drop(survey.cached);
             FxHashSet::default()
         };
-        let updates = self.updates(&mut state, loaded.contents, &as_loaded, full, &mut report);
+        let replaced = full || warm;
+        let updates = self.updates(
+            &mut state,
+            loaded.contents,
+            &as_loaded,
+            replaced,
+            full,
+            &mut report,
+        );
         let graph = self.install(&mut state, updates, manifests, survey.aliases);
         let unchanged =
             warm && report.parsed == 0 && report.removed == 0 && loaded.newly_settled == 0;
         if !unchanged {
-            self.save_cache(&state, &graph, &loaded.unread, cpp_headers);
+            self.save_cache(
+                &state,
+                &graph,
+                &loaded.unread,
+                cpp_headers,
+                buffers_as_on_disk,
+            );
         }
         fill_counts(&mut report, &graph);
         report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -125,8 +147,16 @@ impl World {
     /// Walks the workspace while reading the on-disk cache (when the graph is empty and the run
     /// not `full`), and gathers the summaries known already.
     fn survey(&self, full: bool) -> Survey {
-        let graph = self.snapshot();
-        let from_disk = !full && graph.files().next().is_none();
+        // The graph holds nothing but the documents an editor opened before the first index:
+        // start from the on-disk cache.
+        let (graph, from_disk) = {
+            let state = self.state.lock();
+            let graph = self.current.load_full();
+            let only_buffers = graph
+                .files()
+                .all(|file| state.buffers.contains_key(&file.path));
+            (graph, !full && only_buffers)
+        };
         let (listing, disk_cache) = rayon::join(
             || walk::walk(&self.root, self.config.max_file_size),
             || {
@@ -150,8 +180,9 @@ impl World {
         if full {
             return survey;
         }
-        // Summaries already in the graph are as good as the cache's.
-        for file in graph.files() {
+        // Summaries already in the graph are as good as the cache's (but for a graph of open
+        // buffers alone, whose text the index sends again: the disk's are in the cache).
+        for file in graph.files().filter(|_| !from_disk) {
             survey.cached.insert(
                 file.path,
                 cache::CachedFile {
@@ -261,6 +292,7 @@ impl World {
         state: &mut WriterState,
         contents: FxHashMap<FilePath, FileContent>,
         as_loaded: &FxHashSet<FilePath>,
+        replaced: bool,
         full: bool,
         report: &mut IndexReport,
     ) -> Vec<FileUpdate> {
@@ -278,6 +310,9 @@ impl World {
         }
         if full {
             state.writer = GraphWriter::new();
+        }
+        // A writer started afresh, or from the cache's graph, holds no buffer's text.
+        if replaced {
             for (path, buffer) in &state.buffers {
                 updates.push(FileUpdate {
                     path: *path,
@@ -297,22 +332,25 @@ impl World {
         updates
     }
 
-    /// Saves the graph's files to the cache, the open buffers' left out. Resolutions are saved
-    /// only when they were computed from files on disk alone.
+    /// Saves the graph's files to the cache. When the open buffers hold what the disk holds
+    /// (`buffers_as_on_disk`), the graph is the disk's: every file is saved with its
+    /// resolution. Otherwise the buffers' files are left out and no resolution is saved (they
+    /// were computed from unsaved text).
     fn save_cache(
         &self,
         state: &WriterState,
         graph: &Graph,
         unread: &FxHashMap<FilePath, ([u8; 32], cache::Unread)>,
         cpp_headers: bool,
+        buffers_as_on_disk: bool,
     ) {
         let Some(directory) = self.cache_directory() else {
             return;
         };
-        let with_resolution = state.buffers.is_empty();
+        let with_resolution = buffers_as_on_disk;
         let files: Vec<cache::SavedFile> = graph
             .files()
-            .filter(|file| !state.buffers.contains_key(&file.path))
+            .filter(|file| buffers_as_on_disk || !state.buffers.contains_key(&file.path))
             .map(|file| cache::SavedFile {
                 path: &file.path,
                 hash: file.hash,

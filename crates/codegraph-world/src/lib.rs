@@ -371,8 +371,24 @@ impl World {
     /// Makes the writer ready for changes (`GraphWriter::prepare_changes`): a server calls this
     /// once its initial index is done, so that the first edit does not pay for it. A one-shot
     /// command never changes its graph and never calls it.
+    ///
+    /// The indices are built on a copy of the writer, without holding it (the work grows with
+    /// every name of the repository), and taken in if no snapshot was stored in between: a
+    /// change that came first built them itself. An editor's first `didOpen` of a file as it is
+    /// on disk, which needs none of them, is not kept waiting.
     pub fn prepare_changes(&self) {
-        self.state.lock().writer.prepare_changes();
+        let (mut copy, revision) = {
+            let state = self.state.lock();
+            if state.writer.changes_prepared() {
+                return;
+            }
+            (state.writer.clone(), self.revision())
+        };
+        copy.prepare_changes();
+        let mut state = self.state.lock();
+        if self.revision() == revision {
+            state.writer.take_prepared(copy);
+        }
     }
 
     /// Applies raw updates (used by tests and benchmarks to drive the writer directly).
