@@ -19,11 +19,18 @@
 //! a phase that leaves a core idle). Peak RSS (VmHWM) is reported
 //! per measurement; the high-water mark is reset between measurements where the kernel allows.
 //!
+//! Then every entry point as a user starts it, each a process of the built binary
+//! (`index/entry_points.rs`): `codegraph index` cold, without a cache and warm, `codegraph lsp`
+//! and `codegraph serve` to their first answer, ctags, and the speed-up by thread count.
+//! `CODEGRAPH_BENCH_ONLY=entry`: the floor and those alone.
+//!
 //! `CODEGRAPH_BENCH_ONLY=growth`: the growth series instead (`index/growth.rs`): index, floor,
 //! peak memory, cache, warm start and query latencies at growing sizes, each in a process of
 //! its own.
 #![allow(clippy::print_stdout)]
 
+#[path = "index/entry_points.rs"]
+mod entry_points;
 #[path = "index/growth.rs"]
 mod growth;
 
@@ -67,6 +74,13 @@ fn main() {
     // its own cache (`.codegraph/`, written by the first run), e.g. on the whole kernel.
     if std::env::var("CODEGRAPH_BENCH_ONLY").as_deref() == Ok("queries") {
         growth::queries(&corpus);
+        return;
+    }
+    // `CODEGRAPH_BENCH_ONLY=entry`: the floor, then every entry point as a process.
+    if std::env::var("CODEGRAPH_BENCH_ONLY").as_deref() == Ok("entry") {
+        let floor = measure(|| Some(floor_pass(&corpus))).expect("the floor always runs");
+        print_measurement("FLOOR: walk + read + tree-sitter parse", &floor);
+        entry_points::run(&corpus, timing(&floor), None);
         return;
     }
     println!(
@@ -121,6 +135,7 @@ fn main() {
                 );
             }
             print_edits(&edit_latency(&corpus));
+            entry_points::run(&corpus, timing(&floor), Some(timing(&index)));
         }
         None => {
             println!(
@@ -128,6 +143,14 @@ fn main() {
             );
             println!("ratio index/floor  n/a");
         }
+    }
+}
+
+/// A measurement's wall and CPU time, as the entry points' table takes them.
+fn timing(measurement: &Measurement) -> entry_points::Timing {
+    entry_points::Timing {
+        wall: measurement.wall,
+        cpu: measurement.cpu,
     }
 }
 
@@ -543,7 +566,11 @@ fn edit_file(world: &World, file: &codegraph::graph::FileNode) -> Vec<EditFigure
 /// for a name changed.
 fn print_edits(results: &[EditFigures]) {
     for (kind, path, lines, p50, p99, cpu) in results {
-        let target = if kind.starts_with("a character") { 2 } else { 5 };
+        let target = if kind.starts_with("a character") {
+            2
+        } else {
+            5
+        };
         println!(
             "EDIT of a {lines}-line file ({path}), {kind}, edit to new snapshot, 200 edits: p50 {:.2} ms, p99 {:.2} ms; CPU {:.2} ms per edit   [target p99 <= {target} ms: {}]",
             p50.as_secs_f64() * 1000.0,

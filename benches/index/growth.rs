@@ -179,21 +179,34 @@ fn subset(
 
 /// User plus system time of this process, all threads.
 pub fn cpu_time() -> Duration {
+    // utime and stime are fields 14 and 15 of the whole line.
+    stat_time(14)
+}
+
+/// User plus system time of this process's children that were waited for.
+pub fn children_cpu_time() -> Duration {
+    // cutime and cstime are fields 16 and 17 of the whole line.
+    stat_time(16)
+}
+
+/// The time in two consecutive fields of `/proc/self/stat`, the first at `field` (one-based,
+/// over the whole line, as `proc(5)` numbers them).
+fn stat_time(field: usize) -> Duration {
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
         return Duration::ZERO;
     };
-    // Fields after the command name (which is in parentheses and may hold spaces).
+    // Fields after the command name (field 2, in parentheses and maybe holding spaces): field
+    // 3 is the first of them.
     let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
     let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |index: usize| {
+    let ticks = |field: usize| {
         fields
-            .get(index)
-            .and_then(|field| field.parse::<u64>().ok())
+            .get(field - 3)
+            .and_then(|value| value.parse::<u64>().ok())
+            .unwrap_or(0)
     };
-    // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
-    let total = ticks(11).unwrap_or(0) + ticks(12).unwrap_or(0);
     // USER_HZ is 100 on Linux.
-    Duration::from_millis(total * 10)
+    Duration::from_millis((ticks(field) + ticks(field + 1)) * 10)
 }
 
 fn peak_rss_kib() -> u64 {
