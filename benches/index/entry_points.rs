@@ -7,18 +7,20 @@
 //! - `codegraph index --full` (no cache beforehand; writes one), `--full --no-cache` (neither
 //!   reads nor writes it: the difference is the cache's write), and `codegraph index` on the
 //!   cache the first wrote (a warm start);
-//! - `codegraph lsp` to its first call-hierarchy answer (`prepareCallHierarchy`, then
-//!   `incomingCalls` that holds the callers: asked again every 20 ms until the index is there),
-//!   cold (no cache) and warm;
-//! - `codegraph serve` (MCP on stdio) to its first `find_callers` answer that holds the
-//!   callers, cold and warm;
+//! - `codegraph lsp` to its first call-hierarchy answer (`prepareCallHierarchy` on the
+//!   function with the most callers in other files, its document open, then `incomingCalls`
+//!   until it holds a caller in another file: asked again every 20 ms until the index is
+//!   there), cold (no cache) and warm;
+//! - `codegraph serve` (MCP on stdio) to its first `find_callers` answer that holds a caller
+//!   in another file, cold and warm;
 //! - `ctags -R` over the corpus (universal-ctags, one thread), when installed;
 //! - `codegraph index --full --no-cache` with `RAYON_NUM_THREADS` from 1 to the machine's cores:
 //!   the speed-up by thread count.
 //!
-//! Each figure is the median of [`RUNS`] runs: wall time, and CPU time (user + system, all the
-//! process's threads, as the kernel counts a child once it is waited for). The servers run with
-//! a runtime directory of their own, so that none attaches to a server already running.
+//! Each figure is the median of [`runs`] runs (3, or `CODEGRAPH_BENCH_RUNS`): wall time, and
+//! CPU time (user + system, all the process's threads, as the kernel counts a child once it is
+//! waited for). The servers run with a runtime directory of their own, so that none attaches
+//! to a server already running.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -32,8 +34,15 @@ use serde_json::{Value, json};
 /// The binary measured: the one `cargo bench` built beside this benchmark.
 const BINARY: &str = env!("CARGO_BIN_EXE_codegraph");
 
-/// Runs per figure; the median is reported.
-const RUNS: usize = 3;
+/// Runs per figure, the median reported: 3, or `CODEGRAPH_BENCH_RUNS` (1 for the whole kernel,
+/// whose cold runs take minutes each).
+fn runs() -> usize {
+    std::env::var("CODEGRAPH_BENCH_RUNS")
+        .ok()
+        .and_then(|runs| runs.parse().ok())
+        .filter(|runs| *runs > 0)
+        .unwrap_or(3)
+}
 
 /// How long a server may take to its first answer before the run gives up.
 const PATIENCE: Duration = Duration::from_secs(1800);
@@ -48,6 +57,8 @@ pub struct Timing {
 /// What a server is asked for: a function with callers in other files.
 struct Target {
     path: PathBuf,
+    /// The path in the graph.
+    relative: String,
     uri: String,
     text: String,
     /// Zero-based, of its name (an ASCII line: byte and UTF-16 columns agree).
@@ -64,7 +75,10 @@ pub fn run(corpus: &Path, floor: Timing, in_process: Option<Timing>) {
     let remove_cache = || {
         let _ = std::fs::remove_dir_all(&cache);
     };
-    println!("\nENTRY POINTS as processes ({BINARY}), median of {RUNS} runs: wall / CPU");
+    println!(
+        "\nENTRY POINTS as processes ({BINARY}), median of {} runs: wall / CPU",
+        runs()
+    );
     let row = |what: &str, timing: Option<Timing>| print_row(what, timing, floor);
     row("raw parse floor (in-process, this run)", Some(floor));
     if let Some(index) = in_process {
@@ -197,14 +211,15 @@ fn ctags(corpus: &Path) -> Option<Timing> {
     process(command)
 }
 
-/// The median of [`RUNS`] timings (by wall time); `None` when a run failed.
+/// The median of [`runs`] timings (by wall time); `None` when a run failed.
 fn median(mut run: impl FnMut() -> Option<Timing>) -> Option<Timing> {
-    let mut timings = Vec::with_capacity(RUNS);
-    for _ in 0..RUNS {
+    let runs = runs();
+    let mut timings = Vec::with_capacity(runs);
+    for _ in 0..runs {
         timings.push(run()?);
     }
     timings.sort_by_key(|timing| timing.wall);
-    Some(timings[RUNS / 2])
+    Some(timings[runs / 2])
 }
 
 /// The function with the most callers in other files (the first by id among equals), from the
@@ -237,6 +252,7 @@ fn target(corpus: &Path) -> Option<Target> {
         .nth(line as usize)
         .filter(|line| line.is_ascii())?;
     Some(Target {
+        relative: entity.file_path.to_string(),
         uri: format!("file://{}", path.display()),
         path,
         text,
@@ -247,7 +263,8 @@ fn target(corpus: &Path) -> Option<Target> {
 }
 
 /// `codegraph lsp` on the corpus, from its start to the first `incomingCalls` answer that holds
-/// callers (asked again every 20 ms while the index runs); then it is shut down.
+/// a caller in another file (asked again every 20 ms while the index runs); then it is shut
+/// down.
 fn lsp_first_answer(runtime: &Path, corpus: &Path, target: &Target) -> Option<Timing> {
     let cpu = crate::growth::children_cpu_time();
     let started = Instant::now();
@@ -289,7 +306,13 @@ fn lsp_first_answer(runtime: &Path, corpus: &Path, target: &Target) -> Option<Ti
                     PATIENCE,
                 )
                 .ok()?;
-            if incoming.as_array().is_some_and(|calls| !calls.is_empty()) {
+            // A caller in another file: the index is there (the open document's own callers
+            // are known before it).
+            let elsewhere = |call: &Value| call["from"]["uri"].as_str() != Some(&target.uri);
+            if incoming
+                .as_array()
+                .is_some_and(|calls| calls.iter().any(elsewhere))
+            {
                 break started.elapsed();
             }
         }
@@ -306,8 +329,8 @@ fn lsp_first_answer(runtime: &Path, corpus: &Path, target: &Target) -> Option<Ti
 }
 
 /// `codegraph serve` (MCP on stdio) on the corpus, from its start to the first `find_callers`
-/// answer that holds callers (asked again every 20 ms while the index runs); then its input is
-/// closed and it is waited for.
+/// answer that holds a caller in another file (asked again every 20 ms while the index runs);
+/// then its input is closed and it is waited for.
 fn serve_first_answer(runtime: &Path, corpus: &Path, target: &Target) -> Option<Timing> {
     let cpu = crate::growth::children_cpu_time();
     let started = Instant::now();
@@ -329,8 +352,8 @@ fn serve_first_answer(runtime: &Path, corpus: &Path, target: &Target) -> Option<
     .filter(|_| ended.success())
 }
 
-/// The MCP handshake, then `find_callers` until its answer holds callers: the time from
-/// `started` to that answer.
+/// The MCP handshake, then `find_callers` until its answer holds a caller in another file: the
+/// time from `started` to that answer.
 fn mcp_session(child: &mut Child, target: &Target, started: Instant) -> Option<Duration> {
     let mut session = Session {
         input: child.stdin.take()?,
@@ -349,10 +372,12 @@ fn mcp_session(child: &mut Child, target: &Target, started: Instant) -> Option<D
             "tools/call",
             json!({"name": "find_callers", "arguments": {"entity_id": target.id}}),
         )?;
+        let elsewhere =
+            |caller: &Value| caller["file_path"].as_str() != Some(target.relative.as_str());
         let callers = &result["structuredContent"]["callers"];
         if callers
             .as_array()
-            .is_some_and(|callers| !callers.is_empty())
+            .is_some_and(|callers| callers.iter().any(elsewhere))
         {
             return Some(started.elapsed());
         }
