@@ -7,7 +7,8 @@
 For each N, in each mode, N `codegraph mcp --repo REPO` clients are started one after another,
 each once the one before has answered; each sends initialize and one tools/call
 (query_codebase), and its time to first answer is measured from its start. Once all N have
-answered, the memory of every codegraph process of the run is read from /proc: resident (RSS)
+answered and 3 s more have passed (at rest: each process has returned what its index freed),
+the memory of every codegraph process of the run is read from /proc: resident (RSS)
 and proportional (PSS: a page shared by k processes counts 1/k in each, so the binary's pages
 that every client maps count once). Then the clients close (and the shared server is stopped).
 
@@ -33,6 +34,8 @@ from pathlib import Path
 
 BINARY = os.environ.get("CODEGRAPH", "/work/sweep-build/target/release/codegraph")
 CLIENTS = [int(count) for count in os.environ.get("SHARED_CLIENTS", "1,3,10").split(",")]
+# Seconds between the last client's answer and reading the memory of every process.
+SETTLE = 3
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -116,6 +119,9 @@ def measure(roots: list[Path], shared: bool) -> dict:
                 clients.append(process)
                 times.append(seconds)
             servers = sorted(set(shared_server_pids(Path(runtime_dir)))) if shared else []
+            # At rest: every process has returned to the system what its index freed
+            # (codegraph trims once its graph has not changed for a second).
+            time.sleep(SETTLE)
             measured = [memory(pid) for pid in [client.pid for client in clients] + servers]
         finally:
             for client in clients:

@@ -10,10 +10,10 @@ worktree, each appending a function to three files of the commit before (nearby 
 `git worktree add --detach` of each commit.
 
 For each W, in each mode, one `codegraph mcp --repo WORKTREE` client per worktree is started,
-one after another, each sending initialize and one tools/call (query_codebase); then the memory
-of every codegraph process of the run (RSS and PSS, as `run.py` reads them) and the size of
-every cache written under the worktrees are measured. No worktree has a cache when a run
-starts.
+one after another, each sending initialize and one tools/call (query_codebase); then, at rest
+(3 s after the last answer), the memory of every codegraph process of the run (RSS and PSS, as
+`run.py` reads them) and the size of every cache written under the worktrees are measured. No
+worktree has a cache when a run starts.
 
 - `separate`: `codegraph mcp --no-attach`: each client indexes its worktree itself and writes
   its own cache, as W servers of W unrelated checkouts would.
