@@ -116,27 +116,21 @@ pub fn run(corpus: &Path, floor: Timing, in_process: Option<Timing>) {
         target.path.display(),
         target.line + 1
     );
+    type FirstAnswer = fn(&Path, &Path, &Target) -> Option<Timing>;
+    let servers: [(&str, FirstAnswer); 2] = [
+        ("codegraph lsp, first call hierarchy", lsp_first_answer),
+        ("codegraph serve, first find_callers", serve_first_answer),
+    ];
     for (what, warm) in [("cold", false), ("warm", true)] {
-        let lsp = median(|| {
-            if !warm {
-                remove_cache();
-            }
-            lsp_first_answer(runtime.path(), corpus, &target)
-        });
-        row(
-            &format!("codegraph lsp, first call hierarchy ({what})"),
-            lsp,
-        );
-        let serve = median(|| {
-            if !warm {
-                remove_cache();
-            }
-            serve_first_answer(runtime.path(), corpus, &target)
-        });
-        row(
-            &format!("codegraph serve, first find_callers ({what})"),
-            serve,
-        );
+        for (server, first_answer) in servers {
+            let timing = median(|| {
+                if !warm {
+                    remove_cache();
+                }
+                first_answer(runtime.path(), corpus, &target)
+            });
+            row(&format!("{server} ({what})"), timing);
+        }
     }
     if let (Some(full), Some(ctags)) = (full, ctags) {
         let ratio = full.wall.as_secs_f64() / ctags.wall.as_secs_f64();

@@ -70,13 +70,20 @@ impl World {
         // open buffers' text included (an editor opens its documents before the index ends).
         let warm =
             survey.from_disk_cache && survey.cached.values().all(|file| file.resolved.is_some());
+        // The open buffers as writer input, taken once (each is hashed and summarised).
+        let buffers: Vec<FileUpdate> = state
+            .buffers
+            .iter()
+            .map(|(path, buffer)| FileUpdate {
+                path: *path,
+                content: Some(buffer.content(path)),
+            })
+            .collect();
         // The buffers hold what the disk holds: the graph is the disk's, and its resolutions
         // may be cached.
-        let buffers_as_on_disk = state.buffers.iter().all(|(path, buffer)| {
-            loaded
-                .contents
-                .get(path)
-                .is_some_and(|disk| disk.hash == buffer.content(path).hash)
+        let buffers_as_on_disk = buffers.iter().all(|buffer| {
+            let hash = buffer.content.as_ref().map(|content| content.hash);
+            loaded.contents.get(&buffer.path).map(|disk| disk.hash) == hash
         });
         // The files the warm start loaded as they are: updating them again would change nothing.
         let as_loaded = if warm {
@@ -90,12 +97,13 @@ impl World {
             drop(survey.cached);
             FxHashSet::default()
         };
-        let replaced = full || warm;
+        // A writer started afresh, or from the cache's graph, holds no buffer's text.
+        let buffers = if full || warm { buffers } else { Vec::new() };
         let updates = self.updates(
             &mut state,
             loaded.contents,
             &as_loaded,
-            replaced,
+            buffers,
             full,
             &mut report,
         );
@@ -285,14 +293,15 @@ impl World {
     }
 
     /// The transaction that brings the graph in line with `contents`: files gone from disk (and
-    /// not open) removed, with `full` the writer started afresh from the open buffers, every
-    /// file read updated unless an open buffer holds it or the warm start loaded it as it is.
+    /// not open) removed, with `full` the writer started afresh, `buffers` (the open buffers'
+    /// text, for a writer that does not hold it), every file read updated unless an open
+    /// buffer holds it or the warm start loaded it as it is.
     fn updates(
         &self,
         state: &mut WriterState,
         contents: FxHashMap<FilePath, FileContent>,
         as_loaded: &FxHashSet<FilePath>,
-        replaced: bool,
+        buffers: Vec<FileUpdate>,
         full: bool,
         report: &mut IndexReport,
     ) -> Vec<FileUpdate> {
@@ -311,15 +320,7 @@ impl World {
         if full {
             state.writer = GraphWriter::new();
         }
-        // A writer started afresh, or from the cache's graph, holds no buffer's text.
-        if replaced {
-            for (path, buffer) in &state.buffers {
-                updates.push(FileUpdate {
-                    path: *path,
-                    content: Some(buffer.content(path)),
-                });
-            }
-        }
+        updates.extend(buffers);
         for (path, content) in contents {
             if state.buffers.contains_key(&path) || as_loaded.contains(&path) {
                 continue;
