@@ -14,7 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use codegraph_graph::query;
-use codegraph_graph::{EntityId, FilePath, Graph, Site};
+use codegraph_graph::{Edge, EntityId, FilePath, Graph, Site};
 use codegraph_lang::Language;
 use codegraph_model::{EntityKind, Name, RelationKind};
 
@@ -87,6 +87,8 @@ pub(crate) struct State<'g> {
     members: FxHashMap<EntityId, FxHashMap<Name, Vec<EntityId>>>,
     /// Per member of a base, its calls and how each names what it runs.
     calls: FxHashMap<EntityId, std::rc::Rc<[(EntityId, dispatch::Form)]>>,
+    /// Per class and type, whether they have a common subtype.
+    shared: FxHashMap<(EntityId, EntityId), bool>,
     /// The names whose unresolved calls were followed.
     unresolved: FxHashSet<Name>,
     /// The classes whose holders were followed (from the first of their methods reached: every
@@ -95,6 +97,8 @@ pub(crate) struct State<'g> {
     /// Per file, the files that import its module (directly, or through modules that
     /// re-export it).
     importing: FxHashMap<FilePath, std::rc::Rc<modules::Importing>>,
+    /// Per file, the importers of its module and definitions.
+    file_importers: FxHashMap<FilePath, std::rc::Rc<[EntityId]>>,
     truncated: bool,
 }
 
@@ -170,9 +174,11 @@ pub(crate) fn walk(graph: &Graph, lexicon: &Lexicon, found: &Found) -> Walked {
         subtypes: FxHashMap::default(),
         members: FxHashMap::default(),
         calls: FxHashMap::default(),
+        shared: FxHashMap::default(),
         unresolved: FxHashSet::default(),
         held: FxHashSet::default(),
         importing: FxHashMap::default(),
+        file_importers: FxHashMap::default(),
         truncated: false,
     };
     let changed: FxHashSet<EntityId> = found.changed.iter().map(|changed| changed.id).collect();
@@ -339,11 +345,19 @@ impl Node {
     /// The type a method belongs to: its lexical parent, or the type that defines it out of
     /// line.
     fn owner(&self, graph: &Graph) -> Option<EntityId> {
+        self.owner_among(graph, graph.incoming(&self.id))
+    }
+
+    /// [`Node::owner`], given the edges that point at the node.
+    fn owner_among<'e>(
+        &self,
+        graph: &Graph,
+        mut incoming: impl Iterator<Item = &'e Edge>,
+    ) -> Option<EntityId> {
         self.parent
             .filter(|parent| graph.kind_of(parent).is_some_and(EntityKind::is_type))
             .or_else(|| {
-                graph
-                    .incoming(&self.id)
+                incoming
                     .find(|edge| edge.kind == RelationKind::Defines)
                     .map(|edge| edge.from)
             })
@@ -361,8 +375,11 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
         modules::module_steps(state, &node, &mut steps);
         return steps;
     }
-    for edge in graph
-        .incoming(id)
+    // The edges that point at the node, read once for its callers, its users, its owner and
+    // its importers.
+    let incoming: Vec<&Edge> = graph.incoming(id).collect();
+    for edge in incoming
+        .iter()
         .filter(|edge| edge.kind == RelationKind::Calls)
     {
         let how = match edge.resolution {
@@ -371,7 +388,7 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
         };
         steps.push((edge.from, Confidence::Proven, how));
     }
-    let owner = node.owner(graph);
+    let owner = node.owner_among(graph, incoming.iter().copied());
     if node.kind == EntityKind::Method
         && let Some(owner) = owner
     {
@@ -394,7 +411,7 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
         }
     }
     if node.kind.is_type() {
-        type_steps(graph, id, &mut steps);
+        type_steps(&incoming, &mut steps);
         // A type's own code changed (a class attribute, a field, a base): its members may read it.
         if matches!(state.reached.get(id), Some((_, None, "changed"))) {
             for member in members(graph, id) {
@@ -406,14 +423,15 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
         special::special_method_steps(state, &node, &owner, &mut steps);
         values::held_class_steps(state, &node, &owner, &mut steps);
     }
-    values::value_steps(state, &node, &mut steps);
+    values::value_steps(state, &node, &incoming, &mut steps);
     tests::fixture_steps(state, &node, &mut steps);
     steps
 }
 
-/// A changed type: the code that names it and its subtypes.
-fn type_steps(graph: &Graph, id: &EntityId, steps: &mut Vec<Step>) {
-    for edge in graph.incoming(id) {
+/// A changed type: the code that names it and its subtypes (`incoming`: the edges that point
+/// at it).
+fn type_steps(incoming: &[&Edge], steps: &mut Vec<Step>) {
+    for edge in incoming {
         match edge.kind {
             RelationKind::Uses => steps.push((edge.from, Confidence::Proven, "uses")),
             RelationKind::Extends | RelationKind::Implements => {

@@ -151,14 +151,22 @@ pub(super) fn may_run(state: &mut State, form: &Form, owner: &EntityId) -> bool 
     }
 }
 
-/// `C` and `owner` have a common subtype, themselves included.
+/// `C` and `owner` have a common subtype, themselves included (computed once per answer and
+/// pair).
 fn share_subtype(state: &mut State, class: &EntityId, owner: &EntityId) -> bool {
-    let below: Vec<EntityId> = std::iter::once(*owner)
-        .chain(subtypes(state, owner).iter().copied())
+    if let Some(known) = state.shared.get(&(*class, *owner)) {
+        return *known;
+    }
+    // The relation is symmetric; `C` writes the call and is most often the nearer to the
+    // leaves, with the fewer subtypes.
+    let below: Vec<EntityId> = std::iter::once(*class)
+        .chain(subtypes(state, class).iter().copied())
         .collect();
-    below
+    let shared = below
         .iter()
-        .any(|sub| sub == class || bases(state, sub).contains(class))
+        .any(|sub| sub == owner || bases(state, sub).contains(owner));
+    state.shared.insert((*class, *owner), shared);
+    shared
 }
 
 /// The type a reference made in `scope` is written in: the innermost type enclosing it.

@@ -50,11 +50,10 @@ pub(super) fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Ste
             .collect(),
         None => vec![file],
     };
-    let targets = files
-        .iter()
-        .flat_map(|file| std::iter::once(file.module_id).chain(file.ids.iter().copied()))
-        .collect();
-    let mut importers = importers(graph, targets);
+    let mut importers: FxHashSet<EntityId> = FxHashSet::default();
+    for other in files {
+        importers.extend(file_importers(state, other).iter().copied());
+    }
     importers.remove(&file.module_id);
     let mut importers: Vec<EntityId> = importers.into_iter().collect();
     importers.sort();
@@ -63,6 +62,20 @@ pub(super) fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Ste
             .into_iter()
             .map(|id| (id, Confidence::Possible, how)),
     );
+}
+
+/// [`importers`] of a file's module and definitions, computed once per answer (a package's
+/// importers are its files' together, and packages nest).
+fn file_importers(state: &mut State, file: &FileNode) -> std::rc::Rc<[EntityId]> {
+    if let Some(known) = state.file_importers.get(&file.path) {
+        return known.clone();
+    }
+    let targets = std::iter::once(file.module_id)
+        .chain(file.ids.iter().copied())
+        .collect();
+    let found: std::rc::Rc<[EntityId]> = importers(state.graph, targets).into_iter().collect();
+    state.file_importers.insert(file.path, found.clone());
+    found
 }
 
 /// The files that import a module, in path order.

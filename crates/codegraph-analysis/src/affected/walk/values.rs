@@ -4,7 +4,7 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
-use codegraph_graph::{EntityId, FilePath, Graph};
+use codegraph_graph::{Edge, EntityId, FilePath, Graph};
 use codegraph_lang::Language;
 use codegraph_model::{EntityKind, RelationKind};
 
@@ -14,14 +14,20 @@ use super::{Confidence, Node, State, Step, modules};
 
 /// Where a function, method or class is named as a value (passed, stored, registered): in its
 /// own file, and for a function or class in the files that import it or its module.
-pub(super) fn value_steps(state: &mut State, node: &Node, steps: &mut Vec<Step>) {
+/// `incoming`: the edges that point at the node.
+pub(super) fn value_steps(
+    state: &mut State,
+    node: &Node,
+    incoming: &[&Edge],
+    steps: &mut Vec<Step>,
+) {
     if !matches!(
         node.kind,
         EntityKind::Function | EntityKind::Method | EntityKind::Class
     ) {
         return;
     }
-    let files = mention_files(state, node);
+    let files = mention_files(state, node, incoming.iter().copied());
     for file in mentioning(state, &files, &node.name) {
         for holder in state
             .mentions
@@ -54,7 +60,7 @@ pub(super) fn held_class_steps(
     {
         return;
     }
-    let files = mention_files(state, &class);
+    let files = mention_files(state, &class, graph.incoming(owner));
     for file in mentioning(state, &files, &class.name) {
         for holder in state
             .mentions
@@ -107,8 +113,12 @@ fn mentioning(state: &mut State, files: &MentionFiles, name: &str) -> Vec<FilePa
 
 /// The files where `node` can be named: its own; for a function or class, those that import
 /// it or its module (`keys.hashkey`, `cachetools.Cache`), directly or through a module that
-/// re-exports it (`mi.peekable`).
-fn mention_files(state: &mut State, node: &Node) -> MentionFiles {
+/// re-exports it (`mi.peekable`). `incoming`: the edges that point at the node.
+fn mention_files<'e>(
+    state: &mut State,
+    node: &Node,
+    incoming: impl Iterator<Item = &'e Edge>,
+) -> MentionFiles {
     let graph = state.graph;
     let mut files = MentionFiles {
         own: node.file,
@@ -121,10 +131,7 @@ fn mention_files(state: &mut State, node: &Node) -> MentionFiles {
     files.module = Some(importing_files(state, node.file));
     // Who imports the definition itself, and who imports a module that re-exports it.
     let mut others: Vec<FilePath> = Vec::new();
-    for edge in graph
-        .incoming(&node.id)
-        .filter(|edge| edge.kind == RelationKind::Imports)
-    {
+    for edge in incoming.filter(|edge| edge.kind == RelationKind::Imports) {
         if let Some(location) = graph.location(&edge.from) {
             others.push(location.file);
         }
