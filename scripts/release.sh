@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds the release artifacts, reproducibly, into OUT (default target/dist):
 #
-#   codegraph-<version>-<target triple>.tar.gz   the stripped release binary, with the README,
-#                                                the changelog and the licenses
-#   codegraph-<platform>-<version>.vsix          the VS Code extension with that binary in bin/
+#   codegraph-<version>-<target triple>.tar.gz   the stripped release binaries (codegraph and
+#                                                codegraph-relay, what an attached
+#                                                `codegraph mcp` becomes), with the README, the
+#                                                changelog and the licenses
+#   codegraph-<platform>-<version>.vsix          the VS Code extension with those binaries in bin/
 #                                                (platform: linux-x64)
 #   codegraph-<version>.vsix                     the VS Code extension without a binary (it uses
 #                                                codegraph.server.path or PATH)
@@ -53,17 +55,20 @@ started=$(date +%s)
 # Without SOURCE_DATE_EPOCH: the grammars' build scripts (cc) would compile again whenever it
 # changes, that is at every commit, and their archives are deterministic without it.
 env -u SOURCE_DATE_EPOCH RUSTFLAGS="$remap" CFLAGS="$prefix_map" CXXFLAGS="$prefix_map" \
-    cargo build --release --locked --bin codegraph --target-dir "$target_dir"
+    cargo build --release --locked --bin codegraph --bin codegraph-relay --target-dir "$target_dir"
 echo "release.sh: binary built in $(( $(date +%s) - started )) s"
 binary=$target_dir/release/codegraph
-if readelf -S "$binary" 2>/dev/null | grep -q '\.symtab'; then
-    echo "release.sh: $binary has a symbol table; the release profile should strip it" >&2
-    exit 1
-fi
-if grep -q -a -F "$cargo_home/registry" "$binary"; then
-    echo "release.sh: $binary still names $cargo_home/registry" >&2
-    exit 1
-fi
+relay=$target_dir/release/codegraph-relay
+for built in "$binary" "$relay"; do
+    if readelf -S "$built" 2>/dev/null | grep -q '\.symtab'; then
+        echo "release.sh: $built has a symbol table; the release profile should strip it" >&2
+        exit 1
+    fi
+    if grep -q -a -F "$cargo_home/registry" "$built"; then
+        echo "release.sh: $built still names $cargo_home/registry" >&2
+        exit 1
+    fi
+done
 "$binary" --version
 
 export SOURCE_DATE_EPOCH=$source_date_epoch
@@ -81,6 +86,7 @@ reproducible_tar() {
 name=codegraph-$version-$triple
 mkdir -p "$stage/$name"
 install -m 755 "$binary" "$stage/$name/codegraph"
+install -m 755 "$relay" "$stage/$name/codegraph-relay"
 install -m 644 README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE "$stage/$name/"
 reproducible_tar "$out/$name.tar.gz" "$stage" "$name"
 
@@ -104,6 +110,7 @@ package_extension() {
 package_extension "$stage/vscode-generic" "$out/codegraph-$version.vsix"
 mkdir -p "$stage/vscode-$platform/bin"
 install -m 755 "$binary" "$stage/vscode-$platform/bin/codegraph"
+install -m 755 "$relay" "$stage/vscode-$platform/bin/codegraph-relay"
 package_extension "$stage/vscode-$platform" "$out/codegraph-$platform-$version.vsix" --target "$platform"
 
 # 4. Checksums.

@@ -175,7 +175,8 @@
 //!   relay's first line carrying its set to the server it attaches to) and its
 //!   transports: stdio and the unix socket `codegraph mcp` attaches to (`mcp/attach.rs`: the
 //!   discovery entries; `attach/socket.rs` the sessions each socket counts and serves,
-//!   `attach/relay.rs` the client's relay), the shared server
+//!   `attach/relay.rs` the client's relay, handed to the std-only `codegraph-relay` binary,
+//!   `src/bin/relay.rs`, by exec once connected), the shared server
 //!   `codegraph mcp` starts when none runs (`mcp/daemon.rs`: the start lock, the detached
 //!   `codegraph serve --shared`, a sibling worktree's server asked to serve another,
 //!   `codegraph stop`'s signal) and the worktrees it serves (`mcp/shared.rs`), both

@@ -25,6 +25,7 @@ mod navigation;
 mod plugin;
 mod python;
 mod questions;
+mod relay;
 mod resolution;
 mod rules;
 mod rules_lsp;

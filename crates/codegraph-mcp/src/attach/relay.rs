@@ -34,7 +34,9 @@ async fn connect_first(
 }
 
 /// Relays stdin/stdout over `stream`, a connection to a server's socket, for a session that
-/// lists `tools`; returns once the session is over.
+/// lists `tools`: by handing it to `codegraph-relay` where that is installed beside this
+/// binary (this process becomes the relay and the call does not return), else here; returns
+/// once the session is over.
 pub async fn relay_session(stream: tokio::net::UnixStream, tools: &ToolSet) -> std::io::Result<()> {
     let hello = Hello {
         attach: HelloSettings {
@@ -42,7 +44,82 @@ pub async fn relay_session(stream: tokio::net::UnixStream, tools: &ToolSet) -> s
             ..HelloSettings::default()
         },
     };
-    relay(stream, &hello, tokio::io::stdin()).await
+    let (stream, greeted) = hand_over(stream, &hello).await;
+    relay(stream, (!greeted).then_some(&hello), tokio::io::stdin()).await
+}
+
+/// The relay program installed beside this binary, if any.
+fn relay_program() -> Option<PathBuf> {
+    let program = std::env::current_exe()
+        .ok()?
+        .with_file_name("codegraph-relay");
+    program.is_file().then_some(program)
+}
+
+/// Sends `hello` over `stream`, then replaces this process with `codegraph-relay`, which
+/// inherits the socket and stdin/stdout. Returns only when it cannot: the stream, and whether
+/// the hello was sent.
+async fn hand_over(
+    mut stream: tokio::net::UnixStream,
+    hello: &Hello,
+) -> (tokio::net::UnixStream, bool) {
+    let Some(program) = relay_program() else {
+        return (stream, false);
+    };
+    let Ok(line) = serde_json::to_string(hello) else {
+        return (stream, false);
+    };
+    if tokio::io::AsyncWriteExt::write_all(&mut stream, (line + "\n").as_bytes())
+        .await
+        .is_err()
+    {
+        return (stream, true);
+    }
+    let error = match exec_relay(&program, stream) {
+        Ok(never) => match never {},
+        Err((error, stream)) => match stream {
+            Some(stream) => {
+                tracing::warn!("{}: {error}; relaying in this process", program.display());
+                return (stream, true);
+            }
+            None => error,
+        },
+    };
+    // The stream could not be taken back: the session cannot go on.
+    tracing::error!("{}: {error}", program.display());
+    std::process::exit(1)
+}
+
+/// Execs `program` with a copy of the socket left open across the exec (a `dup` has no
+/// close-on-exec flag) and its number as the argument. On failure, the error and the stream
+/// back, when it can be.
+fn exec_relay(
+    program: &Path,
+    stream: tokio::net::UnixStream,
+) -> Result<std::convert::Infallible, (std::io::Error, Option<tokio::net::UnixStream>)> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let stream = stream.into_std().map_err(|error| (error, None))?;
+    let back = |error: std::io::Error, stream: std::os::unix::net::UnixStream| {
+        let stream = stream
+            .set_nonblocking(true)
+            .and_then(|()| tokio::net::UnixStream::from_std(stream))
+            .ok();
+        (error, stream)
+    };
+    // The relay reads and writes it blocking.
+    if let Err(error) = stream.set_nonblocking(false) {
+        return Err(back(error, stream));
+    }
+    let inherited = match nix::unistd::dup(&stream) {
+        Ok(fd) => fd,
+        Err(error) => return Err(back(error.into(), stream)),
+    };
+    let error = std::process::Command::new(program)
+        .arg(inherited.as_raw_fd().to_string())
+        .exec();
+    drop(inherited);
+    Err(back(error, stream))
 }
 
 /// Relays an editor's LSP session over `stream`, its client's messages read from `input` (stdin
@@ -57,7 +134,7 @@ pub async fn relay_lsp_session(
             ..HelloSettings::default()
         },
     };
-    relay(stream, &hello, input).await
+    relay(stream, Some(&hello), input).await
 }
 
 /// A server of exactly `root` that outlives its clients (a shared or hand-started `serve`, not
@@ -101,17 +178,19 @@ async fn connect(discovery: &Path, entry: &Entry) -> Option<tokio::net::UnixStre
     }
 }
 
-/// Sends `hello`, then copies `input` to the server and its answers to stdout until the server
-/// closes its side.
+/// Sends `hello` (unless already sent), then copies `input` to the server and its answers to
+/// stdout until the server closes its side.
 async fn relay(
     stream: tokio::net::UnixStream,
-    hello: &Hello,
+    hello: Option<&Hello>,
     mut input: impl AsyncRead + Unpin,
 ) -> std::io::Result<()> {
     codegraph_world::trim::now();
     let (mut from_server, mut to_server) = stream.into_split();
-    let hello = serde_json::to_string(hello)? + "\n";
-    tokio::io::AsyncWriteExt::write_all(&mut to_server, hello.as_bytes()).await?;
+    if let Some(hello) = hello {
+        let hello = serde_json::to_string(hello)? + "\n";
+        tokio::io::AsyncWriteExt::write_all(&mut to_server, hello.as_bytes()).await?;
+    }
     let upstream = async {
         let copied = tokio::io::copy(&mut input, &mut to_server).await;
         // The client is done: tell the server, then let the answers drain.
