@@ -209,13 +209,32 @@ fn stale_discovery_entries_are_removed() {
 }
 
 /// Sends `lines` to a `codegraph mcp` child and returns the first `count` lines it answers.
+/// The lines `output` gives, read on a thread of their own.
+pub(crate) fn lines_of(
+    output: impl std::io::Read + Send + 'static,
+) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(output)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if sender.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    receiver
+}
+
 fn mcp_lines(
     arguments: &[&std::ffi::OsStr],
     runtime_dir: &Path,
     lines: &[&str],
     count: usize,
 ) -> Vec<Value> {
-    use std::io::{BufRead, Write};
+    use std::io::Write;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_codegraph"))
         .arg("mcp")
         .args(arguments)
@@ -231,18 +250,7 @@ fn mcp_lines(
         stdin.write_all(b"\n").unwrap();
     }
     stdin.flush().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (sender, receiver) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            if sender.send(line).is_err() {
-                return;
-            }
-        }
-    });
+    let receiver = lines_of(child.stdout.take().unwrap());
     let mut answers = Vec::new();
     while answers.len() < count {
         let line = receiver
