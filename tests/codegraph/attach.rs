@@ -208,7 +208,6 @@ fn stale_discovery_entries_are_removed() {
     assert!(!garbage.exists());
 }
 
-/// Sends `lines` to a `codegraph mcp` child and returns the first `count` lines it answers.
 /// The lines `output` gives, read on a thread of their own.
 pub(crate) fn lines_of(
     output: impl std::io::Read + Send + 'static,
@@ -228,6 +227,7 @@ pub(crate) fn lines_of(
     receiver
 }
 
+/// Sends `lines` to a `codegraph mcp` child and returns the first `count` lines it answers.
 fn mcp_lines(
     arguments: &[&std::ffi::OsStr],
     runtime_dir: &Path,

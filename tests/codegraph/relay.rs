@@ -2,13 +2,13 @@
 //! beside the binary, the binary itself where it is not; either way the session's answers are
 //! the server's, and the relay ends with its client.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::attach::FACTORIAL;
+use crate::attach::{FACTORIAL, lines_of};
 use crate::cache::copy_tree;
 use crate::lsp::LspClient;
 use crate::support;
@@ -31,18 +31,7 @@ impl Session {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, answers) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stdout)
-                .lines()
-                .map_while(Result::ok)
-            {
-                if sender.send(line).is_err() {
-                    return;
-                }
-            }
-        });
+        let answers = lines_of(child.stdout.take().unwrap());
         Session {
             stdin: child.stdin.take(),
             child,
