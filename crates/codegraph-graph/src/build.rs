@@ -628,39 +628,40 @@ fn loaded_node(file: LoadedFile, aliases: &ModuleAliases) -> FileNode {
 }
 
 /// Where every entity of `nodes` is (a load's entity index).
+/// Built at once, as the index would be by inserting one entity after another (a later file's
+/// entity of the same id replaces an earlier one's).
 fn entity_index(nodes: &[Arc<FileNode>]) -> super::PersistentMap<EntityId, EntityLoc> {
-    let mut entities = super::PersistentMap::default();
-    for node in nodes {
-        for (index, id) in node.ids.iter().enumerate() {
-            entities.insert(
-                *id,
-                EntityLoc {
+    nodes
+        .iter()
+        .flat_map(|node| {
+            let defs = node.ids.iter().enumerate().map(|(index, id)| {
+                let loc = EntityLoc {
                     file: node.path,
                     index: Some(index as u32),
-                },
-            );
-        }
-        entities.insert(
-            node.module_id,
-            EntityLoc {
+                };
+                (*id, loc)
+            });
+            let module = EntityLoc {
                 file: node.path,
                 index: None,
-            },
-        );
-    }
-    entities
+            };
+            defs.chain(std::iter::once((node.module_id, module)))
+        })
+        .collect()
 }
 
 /// The name index and the module index of `nodes` (a load's).
 fn name_and_module_indices(nodes: &[Arc<FileNode>]) -> (NameIndex, ModuleIndex) {
-    let mut by_name: FxHashMap<Name, Vec<NameEntry>> = FxHashMap::default();
+    // Gathered by each name's number; a name's text is hashed once, into the index.
+    let mut by_name: FxHashMap<usize, (Name, Vec<NameEntry>)> = FxHashMap::default();
     let mut modules: FxHashMap<Name, Vec<FilePath>> = FxHashMap::default();
     for node in nodes {
         let package = package_key(&node.path, &node.summary);
         for (index, def) in node.summary.defs.iter().enumerate() {
             by_name
-                .entry(def.name)
-                .or_default()
+                .entry(def.name.addr())
+                .or_insert_with(|| (def.name, Vec::new()))
+                .1
                 .push(name_entry(node, index, &package));
         }
         for key in module_keys(&node.path, &node.summary) {
@@ -668,7 +669,7 @@ fn name_and_module_indices(nodes: &[Arc<FileNode>]) -> (NameIndex, ModuleIndex) 
         }
     }
     let by_name = by_name
-        .into_iter()
+        .into_values()
         .map(|(name, mut entries)| {
             entries.sort();
             (name, entries.into())
@@ -687,27 +688,70 @@ fn name_and_module_indices(nodes: &[Arc<FileNode>]) -> (NameIndex, ModuleIndex) 
 
 /// The incoming and outgoing edge indices of `nodes`, by file number (a load's: the
 /// writer numbered them in path order, so the lists come out sorted as readers want).
+///
+/// The lists are gathered by each id's number (hashing a number, not the id's text, for each
+/// of the edges' two ends); each id's text is hashed once, when the lists become the index.
 fn edge_indices(nodes: &[Arc<FileNode>]) -> (EdgeIndex, EdgeIndex) {
-    let mut incoming: FxHashMap<EntityId, Vec<u32>> = FxHashMap::default();
-    let mut outgoing: FxHashMap<EntityId, Vec<u32>> = FxHashMap::default();
+    type Lists = FxHashMap<usize, (EntityId, Gathered)>;
+    let mut incoming: Lists = FxHashMap::default();
+    let mut outgoing: Lists = FxHashMap::default();
     for (number, node) in nodes.iter().enumerate() {
         for edge in &node.resolved.edges {
             for (index, id) in [(&mut incoming, edge.to), (&mut outgoing, edge.from)] {
-                // A file's numbers are added together: one already added is the last.
-                let numbers = index.entry(id).or_default();
-                if numbers.last() != Some(&(number as u32)) {
-                    numbers.push(number as u32);
-                }
+                let (_, numbers) = index
+                    .entry(id.addr())
+                    .or_insert_with(|| (id, Gathered::default()));
+                numbers.add(number as u32);
             }
         }
     }
-    let persist = |index: FxHashMap<EntityId, Vec<u32>>| {
+    let persist = |index: Lists| {
         index
-            .into_iter()
-            .map(|(id, numbers)| (id, numbers.into()))
+            .into_values()
+            .map(|(id, numbers)| (id, numbers.into_numbers()))
             .collect()
     };
     (persist(incoming), persist(outgoing))
+}
+
+/// An entity's file numbers as [`edge_indices`] gathers them: the first two inline (most
+/// entities are reached from one file or two, and need no allocation), the rest after.
+#[derive(Default)]
+struct Gathered {
+    few: [u32; 2],
+    len: u32,
+    more: Vec<u32>,
+}
+
+impl Gathered {
+    /// Adds `number` unless it is the last added (a file's numbers are added together).
+    fn add(&mut self, number: u32) {
+        let last = match self.more.last() {
+            Some(last) => Some(*last),
+            None => self.len.checked_sub(1).map(|at| self.few[at as usize]),
+        };
+        if last == Some(number) {
+            return;
+        }
+        if self.len < 2 {
+            self.few[self.len as usize] = number;
+            self.len += 1;
+        } else {
+            self.more.push(number);
+        }
+    }
+
+    fn into_numbers(self) -> super::FileNumbers {
+        match (self.len, self.more.is_empty()) {
+            (2, true) => super::FileNumbers::Few(self.few),
+            (_, true) => super::FileNumbers::Few([self.few[0], u32::MAX]),
+            _ => {
+                let mut all = self.few.to_vec();
+                all.extend(self.more);
+                super::FileNumbers::Many(all.into())
+            }
+        }
+    }
 }
 
 /// The resolved bases of every type in `nodes` (a load's).

@@ -826,20 +826,27 @@ pub fn materialize(file: &FileNode, index: Option<u32>) -> Entity {
 }
 
 /// Assigns ids to a file's definitions: `path::Nested.name`, then `#2`, `#3` for duplicates.
+///
+/// One buffer holds each id's text while it is interned, and duplicates are counted by the
+/// interned name (a number), so a warm start's million definitions cost one interning each.
 pub fn assign_ids(path: &str, summary: &FileSummary) -> Vec<EntityId> {
-    let bases: Vec<String> = (0..summary.defs.len() as u32)
-        .map(|index| format!("{path}::{}", summary.nested_name(index)))
-        .collect();
-    let mut seen: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
-    bases
-        .iter()
-        .map(|base| {
+    let mut text = String::with_capacity(path.len() + 64);
+    let mut seen: rustc_hash::FxHashMap<EntityId, u32> = rustc_hash::FxHashMap::default();
+    (0..summary.defs.len() as u32)
+        .map(|index| {
+            text.clear();
+            text.push_str(path);
+            text.push_str("::");
+            summary.write_nested_name(index, &mut text);
+            let base = EntityId::new(&text);
             let count = seen.entry(base).or_insert(0);
             *count += 1;
             if *count == 1 {
-                EntityId::new(base)
+                base
             } else {
-                EntityId::from(format!("{base}#{count}"))
+                use std::fmt::Write;
+                let _ = write!(text, "#{count}");
+                EntityId::new(&text)
             }
         })
         .collect()

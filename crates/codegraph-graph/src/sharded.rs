@@ -146,13 +146,23 @@ impl<K: Hash + Eq + Clone, V: Clone> ShardedMap<K, V> {
         *self = Self::with_shards(entries, count);
     }
 
+    /// Each entry's shard is found first, so every shard is made with room for exactly its
+    /// entries (an even share left about half of them to grow, rehashing what they held).
     fn with_shards(entries: Vec<(K, V)>, count: usize) -> Self {
-        let mut shards: Vec<FxHashMap<K, V>> = (0..count)
-            .map(|_| FxHashMap::with_capacity_and_hasher(entries.len() / count, FxBuildHasher))
+        let places: Vec<u32> = entries
+            .iter()
+            .map(|(key, _)| shard_of(FxBuildHasher.hash_one(key), count) as u32)
             .collect();
-        for (key, value) in entries {
-            let hash = FxBuildHasher.hash_one(&key);
-            shards[shard_of(hash, count)].insert(key, value);
+        let mut sizes = vec![0usize; count];
+        for place in &places {
+            sizes[*place as usize] += 1;
+        }
+        let mut shards: Vec<FxHashMap<K, V>> = sizes
+            .into_iter()
+            .map(|size| FxHashMap::with_capacity_and_hasher(size, FxBuildHasher))
+            .collect();
+        for ((key, value), place) in entries.into_iter().zip(places) {
+            shards[place as usize].insert(key, value);
         }
         let len = shards.iter().map(|shard| shard.len()).sum();
         ShardedMap {

@@ -365,7 +365,14 @@ impl FileSummary {
 
     /// The names of `index` and its ancestors joined with dots (`Outer.Inner.method`).
     pub fn nested_name(&self, index: u32) -> String {
-        let mut parts = Vec::new();
+        let mut name = String::new();
+        self.write_nested_name(index, &mut name);
+        name
+    }
+
+    /// [`FileSummary::nested_name`], appended to `out`.
+    pub fn write_nested_name(&self, index: u32, out: &mut String) {
+        let mut parts: Vec<&str> = Vec::with_capacity(4);
         let mut current = Some(index);
         while let Some(position) = current {
             let def = &self.defs[position as usize];
@@ -375,8 +382,12 @@ impl FileSummary {
             }
             current = def.parent;
         }
-        parts.reverse();
-        parts.join(".")
+        for (at, part) in parts.iter().rev().enumerate() {
+            if at > 0 {
+                out.push('.');
+            }
+            out.push_str(part);
+        }
     }
 }
 
