@@ -316,8 +316,8 @@ impl GraphWriter {
     /// resolutions were computed for; apply the files that changed since with [`apply`].
     ///
     /// The files are numbered in path order, so each entity's list of files is built in the
-    /// order readers see them (by path) and needs no sort; the nodes and the four
-    /// indices (entities, names and modules, edges, bases) are built in parallel.
+    /// order readers see them (by path) and needs no sort; the nodes and the indices
+    /// (entities, names, modules, edges, bases) are built in parallel.
     ///
     /// [`apply`]: GraphWriter::apply
     pub fn load(mut files: Vec<LoadedFile>, aliases: ModuleAliases) -> GraphWriter {
@@ -337,7 +337,12 @@ impl GraphWriter {
             ..Graph::default()
         };
         let ((entities, (by_name, modules)), ((incoming, outgoing), (bases, files))) = rayon::join(
-            || rayon::join(|| entity_index(&nodes), || name_and_module_indices(&nodes)),
+            || {
+                rayon::join(
+                    || entity_index(&nodes),
+                    || rayon::join(|| name_index(&nodes), || module_index(&nodes)),
+                )
+            },
             || {
                 rayon::join(
                     || edge_indices(&nodes),
@@ -650,11 +655,10 @@ fn entity_index(nodes: &[Arc<FileNode>]) -> super::PersistentMap<EntityId, Entit
         .collect()
 }
 
-/// The name index and the module index of `nodes` (a load's).
-fn name_and_module_indices(nodes: &[Arc<FileNode>]) -> (NameIndex, ModuleIndex) {
+/// The name index of `nodes` (a load's).
+fn name_index(nodes: &[Arc<FileNode>]) -> NameIndex {
     // Gathered by each name's number; a name's text is hashed once, into the index.
     let mut by_name: FxHashMap<usize, (Name, Vec<NameEntry>)> = FxHashMap::default();
-    let mut modules: FxHashMap<Name, Vec<FilePath>> = FxHashMap::default();
     for node in nodes {
         let package = package_key(&node.path, &node.summary);
         for (index, def) in node.summary.defs.iter().enumerate() {
@@ -664,26 +668,32 @@ fn name_and_module_indices(nodes: &[Arc<FileNode>]) -> (NameIndex, ModuleIndex) 
                 .1
                 .push(name_entry(node, index, &package));
         }
-        for key in module_keys(&node.path, &node.summary) {
-            modules.entry(key).or_default().push(node.path);
-        }
     }
-    let by_name = by_name
+    by_name
         .into_values()
         .map(|(name, mut entries)| {
             entries.sort();
             (name, entries.into())
         })
-        .collect();
-    let modules = modules
+        .collect()
+}
+
+/// The module index of `nodes` (a load's).
+fn module_index(nodes: &[Arc<FileNode>]) -> ModuleIndex {
+    let mut modules: FxHashMap<Name, Vec<FilePath>> = FxHashMap::default();
+    for node in nodes {
+        for key in module_keys(&node.path, &node.summary) {
+            modules.entry(key).or_default().push(node.path);
+        }
+    }
+    modules
         .into_iter()
         .map(|(key, mut files)| {
             files.sort();
             files.dedup();
             (key, files.into())
         })
-        .collect();
-    (by_name, modules)
+        .collect()
 }
 
 /// The incoming and outgoing edge indices of `nodes`, by file number (a load's: the
