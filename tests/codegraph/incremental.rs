@@ -709,6 +709,37 @@ fn edits_inside_javascript_functions_equal_a_fresh_extraction() {
     check_edit_cases("lib/bundle.js", original, cases);
 }
 
+/// Edits inside exported TypeScript classes, where an edit in a method re-reads that method
+/// and its neighbours: a method renamed, a call in it renamed, an unbalanced brace typed and
+/// removed, a method copied in, a character at a member's line start, the class's base and
+/// name changed; after each batch the summary equals a fresh extraction.
+#[test]
+fn edits_inside_exported_typescript_classes_equal_a_fresh_extraction() {
+    let original = "import { util } from \"./util\";\n\nexport abstract class Base<T> {\n  abstract parse(input: T): T;\n  run(input: T): T {\n    return this.parse(input);\n  }\n}\n\nexport class Strings extends Base<string> {\n  limit = 3;\n  parse(input: string): string {\n    return util.trim(input);\n  }\n  strict(): Strings {\n    return new Strings();\n  }\n  loose(): Strings {\n    return this.strict();\n  }\n}\n\nexport default class {\n  make(): Strings {\n    return new Strings();\n  }\n}\n";
+    let edit = |start, length, copy_from, copy_length| {
+        edit_at(original, start, length, copy_from, copy_length)
+    };
+    let cases: Vec<Vec<Vec<ByteEdit>>> = vec![
+        // `strict()` renamed `parse()` as it is declared, then its caller's call.
+        vec![vec![edit("strict(): ", 6, "parse(input: s", 5)]],
+        vec![vec![edit("strict();", 6, "parse", 5)]],
+        // An unbalanced brace at a member's start, then removed.
+        vec![
+            vec![edit("  loose()", 0, "{", 1)],
+            vec![edit("  loose()", 1, "", 0)],
+        ],
+        // A method copied into the default export, and a character at a member's line start.
+        vec![
+            vec![edit("  make()", 0, "  run(input", 70)],
+            vec![edit("  limit", 0, "x", 1)],
+        ],
+        // The class's base and its name.
+        vec![vec![edit("Base<string>", 4, "Strings", 7)]],
+        vec![vec![edit("Strings extends", 7, "Base", 4)]],
+    ];
+    check_edit_cases("lib/strings.ts", original, cases);
+}
+
 /// Inputs the property test once shrank a failure to, kept so that they run on every build.
 #[test]
 fn extraction_regressions() {

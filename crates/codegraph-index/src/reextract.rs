@@ -374,8 +374,13 @@ fn ecma_function_body<'t>(node: Node<'t>, dirty: &Range<usize>) -> Option<Node<'
 /// The member list of a container whose captures do not depend on its members: an `impl`,
 /// trait or inline module, a class, a namespace (`body` fields that are declaration lists; a
 /// Python class body is a block whose first statement is the class's docstring: one only for
-/// an edit past that statement, [`python_class_members`]).
+/// an edit past that statement, [`python_class_members`]). A JavaScript/TypeScript `export`
+/// is seen through to the class it exports.
 fn container_body(node: Node<'_>) -> Option<Node<'_>> {
+    let node = match node.kind() {
+        "export_statement" => node.child_by_field_name("declaration")?,
+        _ => node,
+    };
     let body = node.child_by_field_name("body")?;
     matches!(body.kind(), "declaration_list" | "class_body").then_some(body)
 }
@@ -419,6 +424,24 @@ mod tests {
         // The class, and the import before it.
         let region = super::reread_region(tree.root_node(), at("Doc")..at("Doc") + 1, text.len());
         assert_eq!(&text[region], text);
+    }
+
+    /// An edit in a method of an exported TypeScript class (a method renamed) re-reads that
+    /// method and its neighbours, not the class, nor an exported class before it.
+    #[test]
+    fn an_edit_in_a_method_of_an_exported_class_re_reads_the_method_and_its_neighbours() {
+        let text = "export class A {\n  a() {}\n}\nexport class B extends A {\n  b() { return 1; }\n  c() { return 2; }\n  d() { return 3; }\n  e() { return 4; }\n}\n";
+        let tree = codegraph_lang::syntax::parse(codegraph_lang::Language::TypeScript, text)
+            .expect("parses");
+        let at = |needle: &str| text.find(needle).expect("in the text");
+        let region = super::reread_region(tree.root_node(), at("d()")..at("d()") + 1, text.len());
+        assert_eq!(
+            &text[region],
+            "\n  c() { return 2; }\n  d() { return 3; }\n  e() { return 4; }\n"
+        );
+        // The class's header: the class, with the one before it skipped as a container.
+        let region = super::reread_region(tree.root_node(), at("B ")..at("B ") + 1, text.len());
+        assert_eq!(&text[region], &text[at("\nexport class B")..]);
     }
 
     /// An edit in a function of a bundle (one expression; its modules are functions in an
