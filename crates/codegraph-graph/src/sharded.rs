@@ -1,6 +1,8 @@
 //! [`ShardedMap`]: the graph's persistent hash map. A snapshot's map is an `Arc` of shards,
-//! each shard an `Arc` of a plain hash map; a writer's change copies the shard list (pointers)
-//! and the shards it touches, and shares the rest with the snapshot it started from.
+//! each shard an `Arc` of a hash table of entries; a writer's change copies the shard list
+//! (pointers) and the shards it touches, and shares the rest with the snapshot it started
+//! from. A key is hashed once an operation: the hash picks the shard and finds the entry in
+//! it (a name's hash reads its text, and `HashMap` shards hashed every key twice).
 //!
 //! Why not a hash array mapped trie (`imbl::HashMap`, which the graph used before): its nodes
 //! have room for every slot they could hold, and a map of a hundred thousand small entries cost
@@ -18,7 +20,8 @@ use std::borrow::Borrow;
 use std::hash::{BuildHasher, Hash};
 use std::sync::Arc;
 
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 /// A map grows its shard count (doubling, rebuilding every shard) when its shards average more
 /// than this many entries: the most a write copies.
@@ -26,8 +29,11 @@ const MAX_SHARD: usize = 256;
 /// A map built at once ([`FromIterator`]) or grown aims at this many entries a shard.
 const TARGET_SHARD: usize = 128;
 
+/// One shard: a hash table of entries, found by the key's hash.
+type Shard<K, V> = HashTable<(K, V)>;
+
 pub(crate) struct ShardedMap<K, V> {
-    shards: Arc<Vec<Arc<FxHashMap<K, V>>>>,
+    shards: Arc<Vec<Arc<Shard<K, V>>>>,
     len: usize,
 }
 
@@ -49,9 +55,9 @@ impl<K, V> Default for ShardedMap<K, V> {
     }
 }
 
-/// The shard of a hash among `count` (a power of two). Bits 32 and up: `hashbrown` indexes
-/// its buckets by the low bits and tags them with the top seven, which stay as varied within
-/// a shard as in the whole map.
+/// The shard of a hash among `count` (a power of two). Bits 32 and up: the table indexes its
+/// buckets by the low bits and tags them with the top seven, which stay as varied within a
+/// shard as in the whole map.
 fn shard_of(hash: u64, count: usize) -> usize {
     (hash >> 32) as usize & (count - 1)
 }
@@ -61,12 +67,21 @@ fn shard_count(len: usize) -> usize {
     len.div_ceil(TARGET_SHARD).next_power_of_two()
 }
 
+fn hash_of<Q: Hash + ?Sized>(key: &Q) -> u64 {
+    FxBuildHasher.hash_one(key)
+}
+
+/// A shard's way to hash an entry again when it grows.
+fn rehash<K: Hash, V>(entry: &(K, V)) -> u64 {
+    hash_of(&entry.0)
+}
+
 impl<K: Hash + Eq + Clone, V: Clone> ShardedMap<K, V> {
     pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    fn shard<Q>(&self, key: &Q) -> Option<&FxHashMap<K, V>>
+    pub(crate) fn get<Q>(&self, key: &Q) -> Option<&V>
     where
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
@@ -75,15 +90,10 @@ impl<K: Hash + Eq + Clone, V: Clone> ShardedMap<K, V> {
         if count == 0 {
             return None;
         }
-        Some(&self.shards[shard_of(FxBuildHasher.hash_one(key), count)])
-    }
-
-    pub(crate) fn get<Q>(&self, key: &Q) -> Option<&V>
-    where
-        K: Borrow<Q>,
-        Q: Hash + Eq + ?Sized,
-    {
-        self.shard(key)?.get(key)
+        let hash = hash_of(key);
+        self.shards[shard_of(hash, count)]
+            .find(hash, |(stored, _)| stored.borrow() == key)
+            .map(|(_, value)| value)
     }
 
     pub(crate) fn contains_key<Q>(&self, key: &Q) -> bool
@@ -95,7 +105,7 @@ impl<K: Hash + Eq + Clone, V: Clone> ShardedMap<K, V> {
     }
 
     /// The shard `hash` selects, copied first if a snapshot shares it.
-    fn shard_mut(&mut self, hash: u64) -> &mut FxHashMap<K, V> {
+    fn shard_mut(&mut self, hash: u64) -> &mut Shard<K, V> {
         let shards = Arc::make_mut(&mut self.shards);
         let count = shards.len();
         Arc::make_mut(&mut shards[shard_of(hash, count)])
@@ -105,8 +115,8 @@ impl<K: Hash + Eq + Clone, V: Clone> ShardedMap<K, V> {
         if self.shards.is_empty() || self.len >= self.shards.len() * MAX_SHARD {
             self.grow();
         }
-        let hash = FxBuildHasher.hash_one(&key);
-        let old = self.shard_mut(hash).insert(key, value);
+        let hash = hash_of(&key);
+        let old = insert_into(self.shard_mut(hash), hash, key, value);
         if old.is_none() {
             self.len += 1;
         }
@@ -119,17 +129,22 @@ impl<K: Hash + Eq + Clone, V: Clone> ShardedMap<K, V> {
         Q: Hash + Eq + ?Sized,
     {
         // Not copied when the key is absent.
-        self.shard(key)?.get(key)?;
-        let old = self.shard_mut(FxBuildHasher.hash_one(key)).remove(key);
-        if old.is_some() {
-            self.len -= 1;
-        }
-        old
+        self.get(key)?;
+        let hash = hash_of(key);
+        let found = self
+            .shard_mut(hash)
+            .find_entry(hash, |(stored, _)| stored.borrow() == key)
+            .ok()?;
+        let ((_, old), _) = found.remove();
+        self.len -= 1;
+        Some(old)
     }
 
     /// Every entry, in no meaningful order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
-        self.shards.iter().flat_map(|shard| shard.iter())
+        self.shards
+            .iter()
+            .flat_map(|shard| shard.iter().map(|(key, value)| (key, value)))
     }
 
     pub(crate) fn keys(&self) -> impl Iterator<Item = &K> {
@@ -146,28 +161,37 @@ impl<K: Hash + Eq + Clone, V: Clone> ShardedMap<K, V> {
         *self = Self::with_shards(entries, count);
     }
 
-    /// Each entry's shard is found first, so every shard is made with room for exactly its
-    /// entries (an even share left about half of them to grow, rehashing what they held).
+    /// Each entry's hash is computed once, its shard found from it first, so every shard is
+    /// made with room for exactly its entries (an even share left about half of them to grow,
+    /// rehashing what they held). A key given twice keeps its last value.
     fn with_shards(entries: Vec<(K, V)>, count: usize) -> Self {
-        let places: Vec<u32> = entries
-            .iter()
-            .map(|(key, _)| shard_of(FxBuildHasher.hash_one(key), count) as u32)
-            .collect();
+        let hashes: Vec<u64> = entries.iter().map(|(key, _)| hash_of(key)).collect();
         let mut sizes = vec![0usize; count];
-        for place in &places {
-            sizes[*place as usize] += 1;
+        for hash in &hashes {
+            sizes[shard_of(*hash, count)] += 1;
         }
-        let mut shards: Vec<FxHashMap<K, V>> = sizes
-            .into_iter()
-            .map(|size| FxHashMap::with_capacity_and_hasher(size, FxBuildHasher))
-            .collect();
-        for ((key, value), place) in entries.into_iter().zip(places) {
-            shards[place as usize].insert(key, value);
+        let mut shards: Vec<Shard<K, V>> =
+            sizes.into_iter().map(HashTable::with_capacity).collect();
+        let mut len = 0;
+        for ((key, value), hash) in entries.into_iter().zip(hashes) {
+            if insert_into(&mut shards[shard_of(hash, count)], hash, key, value).is_none() {
+                len += 1;
+            }
         }
-        let len = shards.iter().map(|shard| shard.len()).sum();
         ShardedMap {
             shards: Arc::new(shards.into_iter().map(Arc::new).collect()),
             len,
+        }
+    }
+}
+
+/// Inserts `key` (of `hash`) into `shard`, giving back the value it replaces.
+fn insert_into<K: Hash + Eq, V>(shard: &mut Shard<K, V>, hash: u64, key: K, value: V) -> Option<V> {
+    match shard.find_mut(hash, |(stored, _)| *stored == key) {
+        Some((_, stored)) => Some(std::mem::replace(stored, value)),
+        None => {
+            shard.insert_unique(hash, (key, value), rehash);
+            None
         }
     }
 }
