@@ -255,6 +255,10 @@ impl World {
         report: &mut IndexReport,
     ) -> Loaded {
         let mut loaded = Loaded::default();
+        // Sized once: grown a doubling at a time, the whole kernel's maps were copied for a
+        // quarter of a second on one thread.
+        loaded.contents.reserve(results.len());
+        loaded.unread.reserve(results.len());
         for (path, result) in results {
             let (content, source, disk) = match result {
                 Ok(found) => found,
