@@ -740,6 +740,62 @@ fn edits_inside_exported_typescript_classes_equal_a_fresh_extraction() {
     check_edit_cases("lib/strings.ts", original, cases);
 }
 
+proptest! {
+    #![proptest_config(property_config(64))]
+
+    /// Random edits of Go files: after each batch the summary equals a fresh extraction.
+    #[test]
+    fn go_extraction_after_edits_equals_a_fresh_extraction(
+        file_index in 0..10_000usize,
+        edits in prop::collection::vec(prop::collection::vec(byte_edit_strategy(), 1..3), 1..8),
+    ) {
+        let files: Vec<(String, String)> = all_fixture_files()
+            .into_iter()
+            .filter(|(path, _)| path.ends_with(".go"))
+            .collect();
+        let (path, original) = &files[file_index % files.len()];
+        check_byte_edits(path, original, &edits)?;
+    }
+}
+
+/// Edits inside Go functions: a call renamed, a variable's value changed, an unbalanced brace
+/// typed and removed, a function literal's body and a method's statements edited, a statement
+/// copied in, a receiver and parameters renamed; after each batch the summary equals a fresh
+/// extraction.
+#[test]
+fn edits_inside_go_functions_equal_a_fresh_extraction() {
+    let original = "package shapes\n\nimport \"fmt\"\n\ntype Circle struct{ r float64 }\n\nfunc (c *Circle) Area() float64 {\n\tarea := c.r * c.r\n\tfmt.Println(area)\n\treturn area\n}\n\nfunc Run(items []Circle) float64 {\n\ttotal := 0.0\n\tfor _, item := range items {\n\t\ttotal += item.Area()\n\t}\n\tdone := func() {\n\t\tfmt.Println(total)\n\t}\n\tdone()\n\treturn total\n}\n";
+    let edit = |start, length, copy_from, copy_length| {
+        edit_at(original, start, length, copy_from, copy_length)
+    };
+    let cases: Vec<Vec<Vec<ByteEdit>>> = vec![
+        // `item.Area()` becomes `item.Run()`.
+        vec![vec![edit("Area()\n\t}", 4, "Run", 3)]],
+        // `total := 0.0` becomes `total := Run`.
+        vec![vec![edit("0.0", 3, "Run", 3)]],
+        // An unbalanced brace at a statement's start, then removed.
+        vec![
+            vec![edit("\tdone()", 0, "{", 1)],
+            vec![edit("\tdone()", 1, "", 0)],
+        ],
+        // In the function literal and the method, then a statement copied into the literal.
+        vec![
+            vec![edit("Println(total)", 7, "Area", 4)],
+            vec![edit("c.r * c.r", 3, "Run", 3)],
+            vec![edit(
+                "\t\tfmt.Println(total)",
+                0,
+                "\tfmt.Println(area)\n",
+                20,
+            )],
+        ],
+        // The method's receiver and a function's parameters.
+        vec![vec![edit("c *Circle", 1, "item", 4)]],
+        vec![vec![edit("items []Circle", 5, "s", 1)]],
+    ];
+    check_edit_cases("shapes/shapes.go", original, cases);
+}
+
 /// Inputs the property test once shrank a failure to, kept so that they run on every build.
 #[test]
 fn extraction_regressions() {
