@@ -657,20 +657,18 @@ fn entity_index(nodes: &[Arc<FileNode>]) -> super::PersistentMap<EntityId, Entit
 
 /// The name index of `nodes` (a load's).
 fn name_index(nodes: &[Arc<FileNode>]) -> NameIndex {
-    // Gathered by each name's number; a name's text is hashed once, into the index.
-    let mut by_name: FxHashMap<usize, (Name, Vec<NameEntry>)> = FxHashMap::default();
+    let mut by_name: Gather<Vec<NameEntry>> = Gather::default();
     for node in nodes {
         let package = package_key(&node.path, &node.summary);
         for (index, def) in node.summary.defs.iter().enumerate() {
             by_name
-                .entry(def.name.addr())
-                .or_insert_with(|| (def.name, Vec::new()))
-                .1
+                .list(def.name)
                 .push(name_entry(node, index, &package));
         }
     }
     by_name
-        .into_values()
+        .lists
+        .into_iter()
         .map(|(name, mut entries)| {
             entries.sort();
             (name, entries.into())
@@ -699,29 +697,54 @@ fn module_index(nodes: &[Arc<FileNode>]) -> ModuleIndex {
 /// The incoming and outgoing edge indices of `nodes`, by file number (a load's: the
 /// writer numbered them in path order, so the lists come out sorted as readers want).
 ///
-/// The lists are gathered by each id's number (hashing a number, not the id's text, for each
-/// of the edges' two ends); each id's text is hashed once, when the lists become the index.
+/// The lists are gathered by each id's number ([`Gather`]); each id's text is hashed once,
+/// when the lists become the index.
 fn edge_indices(nodes: &[Arc<FileNode>]) -> (EdgeIndex, EdgeIndex) {
-    type Lists = FxHashMap<usize, (EntityId, Gathered)>;
-    let mut incoming: Lists = FxHashMap::default();
-    let mut outgoing: Lists = FxHashMap::default();
+    let mut incoming: Gather<Gathered> = Gather::default();
+    let mut outgoing: Gather<Gathered> = Gather::default();
     for (number, node) in nodes.iter().enumerate() {
         for edge in &node.resolved.edges {
-            for (index, id) in [(&mut incoming, edge.to), (&mut outgoing, edge.from)] {
-                let (_, numbers) = index
-                    .entry(id.addr())
-                    .or_insert_with(|| (id, Gathered::default()));
-                numbers.add(number as u32);
-            }
+            incoming.list(edge.to).add(number as u32);
+            outgoing.list(edge.from).add(number as u32);
         }
     }
-    let persist = |index: Lists| {
+    let persist = |index: Gather<Gathered>| {
         index
-            .into_values()
+            .lists
+            .into_iter()
             .map(|(id, numbers)| (id, numbers.into_numbers()))
             .collect()
     };
     (persist(incoming), persist(outgoing))
+}
+
+/// Lists kept per name, found by the name's number (hashing a number, not the name's text),
+/// in the order their names are first met: a load meets them in the files' path order, so the
+/// index it builds from them is the same from one run to the next (a name's number depends on
+/// the order the cache's decoding threads interned it).
+struct Gather<T> {
+    at: FxHashMap<usize, u32>,
+    lists: Vec<(Name, T)>,
+}
+
+impl<T> Default for Gather<T> {
+    fn default() -> Self {
+        Gather {
+            at: FxHashMap::default(),
+            lists: Vec::new(),
+        }
+    }
+}
+
+impl<T: Default> Gather<T> {
+    fn list(&mut self, name: Name) -> &mut T {
+        let next = self.lists.len() as u32;
+        let at = *self.at.entry(name.addr()).or_insert(next);
+        if at == next {
+            self.lists.push((name, T::default()));
+        }
+        &mut self.lists[at as usize].1
+    }
 }
 
 /// An entity's file numbers as [`edge_indices`] gathers them: the first two inline (most
