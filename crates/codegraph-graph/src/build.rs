@@ -678,13 +678,14 @@ fn name_index(nodes: &[Arc<FileNode>]) -> NameIndex {
 
 /// The module index of `nodes` (a load's).
 fn module_index(nodes: &[Arc<FileNode>]) -> ModuleIndex {
-    let mut modules: FxHashMap<Name, Vec<FilePath>> = FxHashMap::default();
+    let mut modules: Gather<Vec<FilePath>> = Gather::default();
     for node in nodes {
         for key in module_keys(&node.path, &node.summary) {
-            modules.entry(key).or_default().push(node.path);
+            modules.list(key).push(node.path);
         }
     }
     modules
+        .lists
         .into_iter()
         .map(|(key, mut files)| {
             files.sort();
@@ -718,10 +719,10 @@ fn edge_indices(nodes: &[Arc<FileNode>]) -> (EdgeIndex, EdgeIndex) {
     (persist(incoming), persist(outgoing))
 }
 
-/// Lists kept per name, found by the name's number (hashing a number, not the name's text),
-/// in the order their names are first met: a load meets them in the files' path order, so the
-/// index it builds from them is the same from one run to the next (a name's number depends on
-/// the order the cache's decoding threads interned it).
+/// Lists kept per name (an entity, a name, a module key), found by the name's number (hashing
+/// a number, not the name's text), in the order their names are first met: a load meets them
+/// in the files' path order, so the index it builds from them is the same from one run to the
+/// next (a name's number depends on the order the cache's decoding threads interned it).
 struct Gather<T> {
     at: FxHashMap<usize, u32>,
     lists: Vec<(Name, T)>,

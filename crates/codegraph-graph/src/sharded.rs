@@ -86,11 +86,19 @@ impl<K: Hash + Eq + Clone, V: Clone> ShardedMap<K, V> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
+        self.find(hash_of(key), key)
+    }
+
+    /// The value of `key`, whose hash is `hash`.
+    fn find<Q>(&self, hash: u64, key: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+        Q: Eq + ?Sized,
+    {
         let count = self.shards.len();
         if count == 0 {
             return None;
         }
-        let hash = hash_of(key);
         self.shards[shard_of(hash, count)]
             .find(hash, |(stored, _)| stored.borrow() == key)
             .map(|(_, value)| value)
@@ -128,9 +136,9 @@ impl<K: Hash + Eq + Clone, V: Clone> ShardedMap<K, V> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        // Not copied when the key is absent.
-        self.get(key)?;
         let hash = hash_of(key);
+        // Not copied when the key is absent.
+        self.find(hash, key)?;
         let found = self
             .shard_mut(hash)
             .find_entry(hash, |(stored, _)| stored.borrow() == key)
