@@ -200,24 +200,25 @@ impl Resolved {
     }
 
     /// The edges whose end `which` ([`EDGE_ENDS`]: the target, the source) is the entity
-    /// interned at `wanted`: a binary search of that order by interned address.
+    /// interned at `wanted`: a binary search of that order, which holds each end's address
+    /// next to the edge's position (no edge is read until one is found).
     fn edges_by(&self, which: usize, wanted: usize) -> impl Iterator<Item = &Edge> {
         let orders = self.order.0.get_or_init(|| {
             EDGE_ENDS.map(|end| {
-                let mut positions: Vec<u32> = (0..self.edges.len() as u32).collect();
-                positions.sort_by_key(|position| {
-                    (end(&self.edges[*position as usize]).addr(), *position)
-                });
-                positions.into_boxed_slice()
+                let mut keys: Vec<u64> = (self.edges.iter().enumerate())
+                    .map(|(position, edge)| order_key(end(edge).addr(), position))
+                    .collect();
+                keys.sort_unstable();
+                keys.into_boxed_slice()
             })
         });
-        let (order, end, edges) = (&orders[which], EDGE_ENDS[which], &self.edges);
-        let start =
-            order.partition_point(|position| end(&edges[*position as usize]).addr() < wanted);
+        let (order, edges) = (&orders[which], &self.edges);
+        let wanted = wanted as u64;
+        let start = order.partition_point(|key| key >> 32 < wanted);
         order[start..]
             .iter()
-            .map(move |position| &edges[*position as usize])
-            .take_while(move |edge| end(edge).addr() == wanted)
+            .take_while(move |key| *key >> 32 == wanted)
+            .map(move |key| &edges[*key as u32 as usize])
     }
 
     /// Gives back the spare capacity of lists grown by pushing: a resolution is kept for as
@@ -383,14 +384,45 @@ pub struct EntityLoc {
     pub index: Option<u32>,
 }
 
+/// An entity id as the graph's queries take it: an interned [`EntityId`] as it is, or a text,
+/// looked up among the interned names (a text never interned names no entity).
+pub trait IdKey {
+    fn interned(&self) -> Option<Name>;
+}
+
+impl IdKey for Name {
+    fn interned(&self) -> Option<Name> {
+        Some(*self)
+    }
+}
+
+impl IdKey for str {
+    fn interned(&self) -> Option<Name> {
+        Name::existing(self)
+    }
+}
+
+impl IdKey for String {
+    fn interned(&self) -> Option<Name> {
+        Name::existing(self)
+    }
+}
+
 /// The two ends of an edge [`EdgeOrder`] orders a file's edges by: the target, the source.
 const EDGE_ENDS: [fn(&Edge) -> &EntityId; 2] = [|edge| &edge.to, |edge| &edge.from];
 
-/// A file's edges in two orders, by target and by source (positions into `edges`, sorted by
-/// the entity's interned address, then by position), computed by the first query that reads
-/// them. A clone starts empty: whoever clones a resolution may change its edges.
+/// A file's edges in two orders, by target and by source (each edge's [`order_key`]: the
+/// entity's interned address, then the edge's position in `edges`), computed by the first
+/// query that reads them. A clone starts empty: whoever clones a resolution may change its
+/// edges.
 #[derive(Default)]
-pub struct EdgeOrder(std::sync::OnceLock<[Box<[u32]>; 2]>);
+pub struct EdgeOrder(std::sync::OnceLock<[Box<[u64]>; 2]>);
+
+/// An edge's place in an [`EdgeOrder`]: its end's interned address (a `u32`) in the high half,
+/// its position in the file's edges in the low half, so the keys sort by address, then position.
+fn order_key(addr: usize, position: usize) -> u64 {
+    (addr as u64) << 32 | position as u64
+}
 
 impl Clone for EdgeOrder {
     fn clone(&self) -> Self {
@@ -678,15 +710,21 @@ impl Graph {
     }
 
     /// The edges that point at an entity: by file in path order, then by position.
-    pub fn incoming<'g>(&'g self, id: &str) -> impl Iterator<Item = &'g Edge> {
-        let id = Name::existing(id);
+    pub fn incoming<'g, K: IdKey + ?Sized>(
+        &'g self,
+        id: &K,
+    ) -> impl Iterator<Item = &'g Edge> + use<'g, K> {
+        let id = id.interned();
         self.numbered_files(id.and_then(|id| self.incoming.get(&id)))
             .flat_map(move |file| id.into_iter().flat_map(|id| file.resolved.edges_to(&id)))
     }
 
     /// The edges from an entity: by file in path order, then by position.
-    pub fn outgoing<'g>(&'g self, id: &str) -> impl Iterator<Item = &'g Edge> {
-        let id = Name::existing(id);
+    pub fn outgoing<'g, K: IdKey + ?Sized>(
+        &'g self,
+        id: &K,
+    ) -> impl Iterator<Item = &'g Edge> + use<'g, K> {
+        let id = id.interned();
         self.numbered_files(id.and_then(|id| self.outgoing.get(&id)))
             .flat_map(move |file| id.into_iter().flat_map(|id| file.resolved.edges_from(&id)))
     }
