@@ -8,7 +8,7 @@ use std::fmt;
 mod lines;
 mod name;
 pub use lines::LineTable;
-pub use name::{Name, footprint as names_footprint, texts as interned_texts};
+pub use name::{ByNumber, Name, footprint as names_footprint, texts as interned_texts};
 pub use name::{NameCodec, with_codec};
 
 /// What kind of code entity a definition is. The names are the wire names of the API reference.

@@ -96,6 +96,18 @@ impl Borrow<str> for Name {
     }
 }
 
+/// A name as a key hashed by its number, reading no text: for the maps and sets that are only
+/// ever looked up by names, never by a `&str` (a walk's visited entities). Equal when the names
+/// are.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ByNumber(pub Name);
+
+impl Hash for ByNumber {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u32(self.0.0.get());
+    }
+}
+
 impl Hash for Name {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.as_str().hash(state);

@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 
 use codegraph_graph::{EntityId, FileNode, FilePath, Graph};
 use codegraph_index::FileSummary;
-use codegraph_model::Name;
+use codegraph_model::{ByNumber, Name};
 
 /// Which mentions count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -35,7 +35,7 @@ pub(crate) enum Mention {
 /// The words of every file asked about so far, by path.
 #[derive(Default)]
 pub struct Lexicon {
-    files: Mutex<FxHashMap<FilePath, Arc<Words>>>,
+    files: Mutex<FxHashMap<ByNumber, Arc<Words>>>,
 }
 
 /// One file's words, valid for the text and summary they were made from.
@@ -49,7 +49,7 @@ pub(crate) struct Words {
 }
 
 /// Per name and kind of mention, the entities of a file that hold such a mention.
-type Holders = FxHashMap<(Name, Mention), Arc<[EntityId]>>;
+type Holders = FxHashMap<(ByNumber, Mention), Arc<[EntityId]>>;
 
 /// How many bits of the filter a word sets; with eight bits a distinct word, about three in a
 /// hundred names a file does not have pass it (and cost a look at its text, nothing more).
@@ -107,11 +107,11 @@ impl Words {
 
     /// The holders of `name`'s mentions of kind `which`, if asked before.
     pub fn known_holders(&self, name: Name, which: Mention) -> Option<Arc<[EntityId]>> {
-        self.holders.lock().get(&(name, which)).cloned()
+        self.holders.lock().get(&(ByNumber(name), which)).cloned()
     }
 
     pub fn remember_holders(&self, name: Name, which: Mention, holders: Arc<[EntityId]>) {
-        self.holders.lock().insert((name, which), holders);
+        self.holders.lock().insert((ByNumber(name), which), holders);
     }
 }
 
@@ -133,7 +133,7 @@ impl Lexicon {
                     found.push(None);
                     continue;
                 };
-                match known.get(path) {
+                match known.get(&ByNumber(*path)) {
                     Some(words) if words.made_from(file) => found.push(Some(words.clone())),
                     _ => {
                         found.push(None);
@@ -155,13 +155,17 @@ impl Lexicon {
         let mut known = self.files.lock();
         for (position, words) in made {
             if let Some(words) = &words {
-                known.insert(files[position], words.clone());
+                known.insert(ByNumber(files[position]), words.clone());
             }
             found[position] = words;
         }
         // Forget the files no longer in the graph once they could be a good part of it.
         if known.len() > graph.file_count() + graph.file_count() / 4 + 64 {
-            known.retain(|path, words| graph.file(path).is_some_and(|file| words.made_from(file)));
+            known.retain(|path, words| {
+                graph
+                    .file(&path.0)
+                    .is_some_and(|file| words.made_from(file))
+            });
         }
         found
     }

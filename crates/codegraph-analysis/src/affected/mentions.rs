@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use codegraph_graph::{EntityId, FilePath, Graph};
 use codegraph_model::Name;
@@ -20,6 +20,8 @@ pub(crate) struct Mentions<'g> {
     lexicon: &'g Lexicon,
     texts: FxHashMap<FilePath, Option<Arc<str>>>,
     words: FxHashMap<FilePath, Option<Arc<Words>>>,
+    /// Per file searched, where its imports are, in order.
+    imports: FxHashMap<FilePath, Arc<[(u32, u32)]>>,
 }
 
 impl<'g> Mentions<'g> {
@@ -29,6 +31,7 @@ impl<'g> Mentions<'g> {
             lexicon,
             texts: FxHashMap::default(),
             words: FxHashMap::default(),
+            imports: FxHashMap::default(),
         }
     }
 
@@ -116,18 +119,23 @@ impl<'g> Mentions<'g> {
     ) -> Option<Vec<EntityId>> {
         let file = self.graph.file(&path)?.clone();
         let text = self.text(path)?;
-        let mut imports: Vec<(u32, u32)> = file
-            .summary
+        let imports = self
             .imports
-            .iter()
-            .map(|import| (import.span.start_byte, import.span.end_byte))
-            .collect();
-        imports.sort_unstable();
+            .entry(path)
+            .or_insert_with(|| {
+                let mut spans: Vec<(u32, u32)> = (file.summary.imports.iter())
+                    .map(|import| (import.span.start_byte, import.span.end_byte))
+                    .collect();
+                spans.sort_unstable();
+                spans.into()
+            })
+            .clone();
         let in_import = |byte: u32| {
             let after = imports.partition_point(|(start, _)| *start <= byte);
             after > 0 && byte < imports[after - 1].1
         };
         let mut holders: Vec<EntityId> = Vec::new();
+        let mut seen: FxHashSet<usize> = FxHashSet::default();
         for byte in starts(&text, name) {
             let byte = byte as u32;
             if in_import(byte) {
@@ -149,7 +157,9 @@ impl<'g> Mentions<'g> {
                 continue;
             }
             let holder = *file.scope_entity(innermost);
-            if !holders.contains(&holder) {
+            // A name mentioned all through a file (a class every test builds) has as many
+            // holders as the file has definitions: each is looked for by its number.
+            if holders.last() != Some(&holder) && seen.insert(holder.addr()) {
                 holders.push(holder);
             }
         }

@@ -16,7 +16,7 @@ use serde::Serialize;
 use codegraph_graph::query;
 use codegraph_graph::{Edge, EntityId, FilePath, Graph, Site};
 use codegraph_lang::Language;
-use codegraph_model::{EntityKind, Name, RelationKind};
+use codegraph_model::{ByNumber, EntityKind, Name, RelationKind};
 
 use super::changes::{Change, Found};
 use super::lexicon::Lexicon;
@@ -77,28 +77,28 @@ pub(crate) type Step = (EntityId, Confidence, &'static str);
 pub(crate) struct State<'g> {
     pub(crate) graph: &'g Graph,
     /// Per reached entity: its confidence, the entity it was reached from, how.
-    reached: FxHashMap<EntityId, (Confidence, Option<EntityId>, &'static str)>,
+    reached: FxHashMap<ByNumber, (Confidence, Option<EntityId>, &'static str)>,
     proven: VecDeque<EntityId>,
     possible: VecDeque<EntityId>,
     pub(crate) mentions: Mentions<'g>,
     /// Per type, its supertypes and its subtypes (transitively); per type, its members by name.
-    bases: FxHashMap<EntityId, Vec<EntityId>>,
-    subtypes: FxHashMap<EntityId, Vec<EntityId>>,
-    members: FxHashMap<EntityId, FxHashMap<Name, Vec<EntityId>>>,
+    bases: FxHashMap<ByNumber, Vec<EntityId>>,
+    subtypes: FxHashMap<ByNumber, Vec<EntityId>>,
+    members: FxHashMap<ByNumber, FxHashMap<ByNumber, Vec<EntityId>>>,
     /// Per member of a base, its calls and how each names what it runs.
-    calls: FxHashMap<EntityId, std::rc::Rc<[(EntityId, dispatch::Form)]>>,
+    calls: FxHashMap<ByNumber, std::rc::Rc<[(EntityId, dispatch::Form)]>>,
     /// Per class and type, whether they have a common subtype.
-    shared: FxHashMap<(EntityId, EntityId), bool>,
+    shared: FxHashMap<(ByNumber, ByNumber), bool>,
     /// The names whose unresolved calls were followed.
-    unresolved: FxHashSet<Name>,
+    unresolved: FxHashSet<ByNumber>,
     /// The classes whose holders were followed (from the first of their methods reached: every
     /// method leads to the same holders, `possible`).
-    held: FxHashSet<EntityId>,
+    held: FxHashSet<ByNumber>,
     /// Per file, the files that import its module (directly, or through modules that
     /// re-export it).
-    importing: FxHashMap<FilePath, std::rc::Rc<modules::Importing>>,
+    importing: FxHashMap<ByNumber, std::rc::Rc<modules::Importing>>,
     /// Per file, the importers of its module and definitions.
-    file_importers: FxHashMap<FilePath, std::rc::Rc<[EntityId]>>,
+    file_importers: FxHashMap<ByNumber, std::rc::Rc<[EntityId]>>,
     truncated: bool,
 }
 
@@ -110,16 +110,16 @@ impl<'g> State<'g> {
         from: Option<EntityId>,
         how: &'static str,
     ) {
-        if let Some((known, _, _)) = self.reached.get(&id)
+        if let Some((known, _, _)) = self.reached.get(&ByNumber(id))
             && *known >= confidence
         {
             return;
         }
-        if self.reached.len() >= MAX_AFFECTED && !self.reached.contains_key(&id) {
+        if self.reached.len() >= MAX_AFFECTED && !self.reached.contains_key(&ByNumber(id)) {
             self.truncated = true;
             return;
         }
-        self.reached.insert(id, (confidence, from, how));
+        self.reached.insert(ByNumber(id), (confidence, from, how));
         match confidence {
             Confidence::Proven => self.proven.push_back(id),
             Confidence::Possible => self.possible.push_back(id),
@@ -132,7 +132,7 @@ impl<'g> State<'g> {
                 .proven
                 .pop_front()
                 .or_else(|| self.possible.pop_front())?;
-            let (confidence, _, _) = self.reached[&id];
+            let (confidence, _, _) = self.reached[&ByNumber(id)];
             // A possible entry left in its queue after the entity was reached proven.
             if confidence == Confidence::Possible && !self.possible_pending(&id) {
                 continue;
@@ -143,7 +143,7 @@ impl<'g> State<'g> {
 
     fn possible_pending(&self, id: &EntityId) -> bool {
         self.reached
-            .get(id)
+            .get(&ByNumber(*id))
             .is_some_and(|(confidence, _, _)| *confidence == Confidence::Possible)
     }
 
@@ -151,7 +151,7 @@ impl<'g> State<'g> {
     fn via(&self, id: EntityId) -> Vec<EntityId> {
         let mut path = vec![id];
         let mut current = id;
-        while let Some((_, Some(from), _)) = self.reached.get(&current) {
+        while let Some((_, Some(from), _)) = self.reached.get(&ByNumber(current)) {
             if path.contains(from) || path.len() > 64 {
                 break;
             }
@@ -183,14 +183,16 @@ pub(crate) fn walk(graph: &Graph, lexicon: &Lexicon, found: &Found) -> Walked {
     };
     let changed: FxHashSet<EntityId> = found.changed.iter().map(|changed| changed.id).collect();
     seed(&mut state, found);
-    let mut expanded: FxHashSet<(EntityId, Confidence)> = FxHashSet::default();
+    let mut expanded: FxHashSet<(ByNumber, Confidence)> = FxHashSet::default();
     while let Some((id, confidence)) = state.next() {
         codegraph_model::cancel::checkpoint();
-        if !expanded.insert((id, confidence)) {
+        if !expanded.insert((ByNumber(id), confidence)) {
             continue;
         }
         // An entity reached proven was already expanded with that confidence or better.
-        if confidence == Confidence::Possible && expanded.contains(&(id, Confidence::Proven)) {
+        if confidence == Confidence::Possible
+            && expanded.contains(&(ByNumber(id), Confidence::Proven))
+        {
             continue;
         }
         for (next, step, how) in steps(&mut state, &id) {
@@ -200,8 +202,8 @@ pub(crate) fn walk(graph: &Graph, lexicon: &Lexicon, found: &Found) -> Walked {
     let mut affected: Vec<Affected> = state
         .reached
         .iter()
-        .filter(|(id, _)| !changed.contains(*id))
-        .filter_map(|(id, (confidence, _, how))| {
+        .filter(|(id, _)| !changed.contains(&id.0))
+        .filter_map(|(ByNumber(id), (confidence, _, how))| {
             let node = Node::of(graph, id)?;
             Some(Affected {
                 id: *id,
@@ -405,7 +407,7 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
     }
     // The unresolved calls of a name are the same for every entity so named, and lead
     // nowhere but `possible`: followed from the first one expanded.
-    if state.unresolved.insert(node.name) {
+    if state.unresolved.insert(ByNumber(node.name)) {
         for from in query::unresolved_caller_ids(graph, &node.name) {
             steps.push((from, Confidence::Possible, "left_aside"));
         }
@@ -413,7 +415,10 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
     if node.kind.is_type() {
         type_steps(&incoming, &mut steps);
         // A type's own code changed (a class attribute, a field, a base): its members may read it.
-        if matches!(state.reached.get(id), Some((_, None, "changed"))) {
+        if matches!(
+            state.reached.get(&ByNumber(*id)),
+            Some((_, None, "changed"))
+        ) {
             for member in members(graph, id) {
                 steps.push((member, Confidence::Possible, "member"));
             }

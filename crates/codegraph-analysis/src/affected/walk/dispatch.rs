@@ -6,7 +6,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use codegraph_graph::query;
 use codegraph_graph::{Edge, EntityId, FileNode, Graph};
 use codegraph_lang::Language;
-use codegraph_model::{Name, RelationKind};
+use codegraph_model::{ByNumber, Name, RelationKind};
 
 use super::{Node, State, members};
 
@@ -17,16 +17,16 @@ pub(super) fn overridden(state: &mut State, owner: &EntityId, name: Name) -> Vec
     let bases = bases(state, owner).to_vec();
     let mut found = Vec::new();
     for base in bases {
-        let named = state.members.entry(base).or_insert_with(|| {
-            let mut named: FxHashMap<Name, Vec<EntityId>> = FxHashMap::default();
+        let named = state.members.entry(ByNumber(base)).or_insert_with(|| {
+            let mut named: FxHashMap<ByNumber, Vec<EntityId>> = FxHashMap::default();
             for member in members(graph, &base) {
                 if let Some(node) = Node::of(graph, &member) {
-                    named.entry(node.name).or_default().push(member);
+                    named.entry(ByNumber(node.name)).or_default().push(member);
                 }
             }
             named
         });
-        found.extend(named.get(&name).into_iter().flatten().copied());
+        found.extend(named.get(&ByNumber(name)).into_iter().flatten().copied());
     }
     found
 }
@@ -36,7 +36,7 @@ fn bases<'s>(state: &'s mut State, id: &EntityId) -> &'s [EntityId] {
     let graph = state.graph;
     state
         .bases
-        .entry(*id)
+        .entry(ByNumber(*id))
         .or_insert_with(|| supertypes(graph, id))
 }
 
@@ -45,7 +45,7 @@ fn subtypes<'s>(state: &'s mut State, id: &EntityId) -> &'s [EntityId] {
     let graph = state.graph;
     state
         .subtypes
-        .entry(*id)
+        .entry(ByNumber(*id))
         .or_insert_with(|| query::subtypes(graph, id))
 }
 
@@ -66,7 +66,7 @@ pub(super) enum Form {
 /// The calls of `member` (a member of a base), each with its caller and how it names what it
 /// runs; computed once per answer.
 pub(super) fn calls(state: &mut State, member: &EntityId) -> std::rc::Rc<[(EntityId, Form)]> {
-    if let Some(known) = state.calls.get(member) {
+    if let Some(known) = state.calls.get(&ByNumber(*member)) {
         return known.clone();
     }
     let graph = state.graph;
@@ -80,7 +80,7 @@ pub(super) fn calls(state: &mut State, member: &EntityId) -> std::rc::Rc<[(Entit
         found.push((edge.from, form));
     }
     let found: std::rc::Rc<[(EntityId, Form)]> = found.into();
-    state.calls.insert(*member, found.clone());
+    state.calls.insert(ByNumber(*member), found.clone());
     found
 }
 
@@ -154,7 +154,8 @@ pub(super) fn may_run(state: &mut State, form: &Form, owner: &EntityId) -> bool 
 /// `C` and `owner` have a common subtype, themselves included (computed once per answer and
 /// pair).
 fn share_subtype(state: &mut State, class: &EntityId, owner: &EntityId) -> bool {
-    if let Some(known) = state.shared.get(&(*class, *owner)) {
+    let pair = (ByNumber(*class), ByNumber(*owner));
+    if let Some(known) = state.shared.get(&pair) {
         return *known;
     }
     // The relation is symmetric; `C` writes the call and is most often the nearer to the
@@ -165,7 +166,7 @@ fn share_subtype(state: &mut State, class: &EntityId, owner: &EntityId) -> bool 
     let shared = below
         .iter()
         .any(|sub| sub == owner || bases(state, sub).contains(owner));
-    state.shared.insert((*class, *owner), shared);
+    state.shared.insert(pair, shared);
     shared
 }
 

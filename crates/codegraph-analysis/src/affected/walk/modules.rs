@@ -7,7 +7,7 @@ use rustc_hash::FxHashSet;
 
 use codegraph_graph::{Edge, EntityId, FileNode, FilePath, Graph, Site};
 use codegraph_lang::Language;
-use codegraph_model::{EntityKind, RelationKind};
+use codegraph_model::{ByNumber, EntityKind, RelationKind};
 
 use super::super::lexicon::Words;
 use super::{Confidence, Node, State, Step};
@@ -18,7 +18,7 @@ use super::{Confidence, Node, State, Step};
 /// merely affected would select every file.)
 pub(super) fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Step>) {
     let graph = state.graph;
-    let (changed, how) = match state.reached.get(&module.id).copied() {
+    let (changed, how) = match state.reached.get(&ByNumber(module.id)).copied() {
         Some((_, None, "changed")) => (true, "import"),
         // A function stored in the module's state (`HANDLERS = {"x": f}`): who imports the
         // module may run it.
@@ -67,14 +67,16 @@ pub(super) fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Ste
 /// [`importers`] of a file's module and definitions, computed once per answer (a package's
 /// importers are its files' together, and packages nest).
 fn file_importers(state: &mut State, file: &FileNode) -> std::rc::Rc<[EntityId]> {
-    if let Some(known) = state.file_importers.get(&file.path) {
+    if let Some(known) = state.file_importers.get(&ByNumber(file.path)) {
         return known.clone();
     }
     let targets = std::iter::once(file.module_id)
         .chain(file.ids.iter().copied())
         .collect();
     let found: std::rc::Rc<[EntityId]> = importers(state.graph, targets).into_iter().collect();
-    state.file_importers.insert(file.path, found.clone());
+    state
+        .file_importers
+        .insert(ByNumber(file.path), found.clone());
     found
 }
 

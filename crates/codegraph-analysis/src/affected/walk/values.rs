@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use codegraph_graph::{Edge, EntityId, FilePath, Graph};
 use codegraph_lang::Language;
-use codegraph_model::{EntityKind, RelationKind};
+use codegraph_model::{ByNumber, EntityKind, RelationKind};
 
 use super::super::lexicon::Words;
 use super::super::mentions::Mention;
@@ -56,7 +56,7 @@ pub(super) fn held_class_steps(
     if method.kind != EntityKind::Method
         || !class.kind.is_type()
         || !classes_are_values(class.language)
-        || !state.held.insert(*owner)
+        || !state.held.insert(ByNumber(*owner))
     {
         return;
     }
@@ -160,7 +160,7 @@ fn mention_files<'e>(
 /// The files that import `path`'s module (directly, or through modules that re-export it),
 /// computed once per answer.
 fn importing_files(state: &mut State, path: FilePath) -> Rc<modules::Importing> {
-    if let Some(known) = state.importing.get(&path) {
+    if let Some(known) = state.importing.get(&ByNumber(path)) {
         return known.clone();
     }
     let graph = state.graph;
@@ -176,7 +176,7 @@ fn importing_files(state: &mut State, path: FilePath) -> Rc<modules::Importing> 
         files,
         words: std::cell::OnceCell::new(),
     });
-    state.importing.insert(path, importing.clone());
+    state.importing.insert(ByNumber(path), importing.clone());
     importing
 }
 
