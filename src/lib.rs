@@ -267,7 +267,8 @@
 //!   holds, both times at least `stamp::SETTLE` old then (`DiskStamp::settled`), under the
 //!   same C/C++ header setting. The cache writes each distinct name once (its meta record's
 //!   table) and the file records as indices into it (`model::NameCodec`). `GraphWriter::load` numbers the loaded files in path order,
-//!   so their entities' lists of files need no sort.
+//!   so their entities' lists of files need no sort, and builds the name and module indices on
+//!   threads of their own while the first requests are answered (a reader of one waits for it).
 
 pub use codegraph_analysis as analysis;
 pub use codegraph_export as export;

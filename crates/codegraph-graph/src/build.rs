@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use super::aliases::ModuleAliases;
+use super::deferred::Deferred;
 use super::modules::{import_binding, module_keys, package_key};
 use super::semantics;
 mod mentions;
@@ -336,33 +337,38 @@ impl GraphWriter {
             aliases,
             ..Graph::default()
         };
-        let ((entities, (by_name, modules)), ((incoming, outgoing), (bases, files))) = rayon::join(
+        // What a call hierarchy, a definition or the references of a file's entities read is
+        // built now; the name and module indices are built on threads of their own while the
+        // first of those requests are answered (a request or an edit that reads one first
+        // waits for it).
+        let ((entities, (incoming, outgoing)), (bases, files)) = rayon::join(
             || {
                 rayon::join(
                     || entity_index(&nodes),
-                    || rayon::join(|| name_index(&nodes), || module_index(&nodes)),
-                )
-            },
-            || {
-                rayon::join(
-                    || edge_indices(&nodes),
                     || {
                         rayon::join(
-                            || base_index(&nodes),
-                            || {
-                                nodes
-                                    .iter()
-                                    .map(|node| (node.path, node.clone()))
-                                    .collect::<super::files::Files>()
-                            },
+                            || edge_index(&nodes, |edge| edge.to),
+                            || edge_index(&nodes, |edge| edge.from),
                         )
                     },
                 )
             },
+            || {
+                rayon::join(
+                    || base_index(&nodes),
+                    || {
+                        nodes
+                            .iter()
+                            .map(|node| (node.path, node.clone()))
+                            .collect::<super::files::Files>()
+                    },
+                )
+            },
         );
+        let nodes = Arc::new(nodes);
+        graph.by_name = later(&nodes, name_index);
+        graph.modules = later(&nodes, module_index);
         graph.entities = entities;
-        graph.by_name = by_name;
-        graph.modules = modules;
         graph.incoming = incoming;
         graph.outgoing = outgoing;
         graph.bases = bases;
@@ -695,28 +701,31 @@ fn module_index(nodes: &[Arc<FileNode>]) -> ModuleIndex {
         .collect()
 }
 
-/// The incoming and outgoing edge indices of `nodes`, by file number (a load's: the
-/// writer numbered them in path order, so the lists come out sorted as readers want).
-///
-/// The lists are gathered by each id's number ([`Gather`]); each id's text is hashed once,
-/// when the lists become the index.
-fn edge_indices(nodes: &[Arc<FileNode>]) -> (EdgeIndex, EdgeIndex) {
-    let mut incoming: Gather<Gathered> = Gather::default();
-    let mut outgoing: Gather<Gathered> = Gather::default();
+/// An index of `nodes` built on a thread of its own.
+fn later<T: Send + Sync + 'static>(
+    nodes: &Arc<Vec<Arc<FileNode>>>,
+    build: fn(&[Arc<FileNode>]) -> T,
+) -> Deferred<T> {
+    let nodes = nodes.clone();
+    Deferred::in_background(move || build(&nodes))
+}
+
+/// An edge index of `nodes`: the numbers of the files with an edge whose `end` is each entity,
+/// by file number (a load's: the writer numbered them in path order, so the lists come out
+/// sorted as readers want). The lists are gathered by each id's number ([`Gather`]); each id's
+/// text is hashed once, when the lists become the index.
+fn edge_index(nodes: &[Arc<FileNode>], end: fn(&crate::Edge) -> EntityId) -> EdgeIndex {
+    let mut index: Gather<Gathered> = Gather::default();
     for (number, node) in nodes.iter().enumerate() {
         for edge in &node.resolved.edges {
-            incoming.list(edge.to).add(number as u32);
-            outgoing.list(edge.from).add(number as u32);
+            index.list(end(edge)).add(number as u32);
         }
     }
-    let persist = |index: Gather<Gathered>| {
-        index
-            .lists
-            .into_iter()
-            .map(|(id, numbers)| (id, numbers.into_numbers()))
-            .collect()
-    };
-    (persist(incoming), persist(outgoing))
+    index
+        .lists
+        .into_iter()
+        .map(|(id, numbers)| (id, numbers.into_numbers()))
+        .collect()
 }
 
 /// Lists kept per name (an entity, a name, a module key), found by the name's number (hashing

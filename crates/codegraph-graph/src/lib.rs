@@ -15,9 +15,14 @@
 //!   changes the maps only where a file starts or stops reaching an entity, never because its
 //!   edges moved.
 //! - Ambiguous references are not edges; they are kept in [`Resolved::ambiguous`].
+//! - A graph loaded from the cache ([`GraphWriter::load`]) builds its name and module indices
+//!   on threads of their own, after what a call hierarchy, a definition or the references of
+//!   an entity read; whoever reads one first waits for it (`deferred.rs`). Every other index is
+//!   whole when the graph is.
 
 pub mod aliases;
 pub mod build;
+mod deferred;
 mod files;
 pub mod modules;
 pub mod query;
@@ -458,8 +463,10 @@ pub struct Graph {
     /// `None` until reused): what the `incoming` and `outgoing` lists name.
     pub(crate) file_paths: imbl::Vector<Option<FilePath>>,
     pub(crate) entities: PersistentMap<EntityId, EntityLoc>,
-    pub(crate) by_name: PersistentMap<Name, Arc<[NameEntry]>>,
-    pub(crate) modules: PersistentMap<Name, Arc<[FilePath]>>,
+    /// Built on a thread of its own by a warm start ([`deferred::Deferred`]).
+    pub(crate) by_name: deferred::Deferred<PersistentMap<Name, Arc<[NameEntry]>>>,
+    /// Built on a thread of its own by a warm start.
+    pub(crate) modules: deferred::Deferred<PersistentMap<Name, Arc<[FilePath]>>>,
     /// Resolved bases of each type: (base, extends or implements, the file that said so).
     pub(crate) bases: PersistentMap<EntityId, Arc<[BaseOf]>>,
     /// The numbers of the files with an edge to each entity, in path order.

@@ -177,9 +177,9 @@ impl<'w> Transaction<'w> {
             next.sort();
             next.dedup_by(|later, earlier| later.id == earlier.id);
             if next.is_empty() {
-                self.next.by_name.remove(&name);
+                self.next.by_name.make_mut().remove(&name);
             } else {
-                self.next.by_name.insert(name, next.into());
+                self.next.by_name.make_mut().insert(name, next.into());
             }
         }
     }
@@ -207,9 +207,9 @@ impl<'w> Transaction<'w> {
             next.sort();
             next.dedup();
             if next.is_empty() {
-                self.next.modules.remove(&key);
+                self.next.modules.make_mut().remove(&key);
             } else {
-                self.next.modules.insert(key, next.into());
+                self.next.modules.make_mut().insert(key, next.into());
             }
         }
     }
