@@ -662,7 +662,7 @@ fn entity_index(nodes: &[Arc<FileNode>]) -> super::PersistentMap<EntityId, Entit
 }
 
 /// The name index of `nodes` (a load's).
-fn name_index(nodes: &[Arc<FileNode>]) -> NameIndex {
+pub(crate) fn name_index(nodes: &[Arc<FileNode>]) -> NameIndex {
     let mut by_name: Gather<Vec<NameEntry>> = Gather::default();
     for node in nodes {
         let package = package_key(&node.path, &node.summary);
@@ -683,7 +683,7 @@ fn name_index(nodes: &[Arc<FileNode>]) -> NameIndex {
 }
 
 /// The module index of `nodes` (a load's).
-fn module_index(nodes: &[Arc<FileNode>]) -> ModuleIndex {
+pub(crate) fn module_index(nodes: &[Arc<FileNode>]) -> ModuleIndex {
     let mut modules: Gather<Vec<FilePath>> = Gather::default();
     for node in nodes {
         for key in module_keys(&node.path, &node.summary) {

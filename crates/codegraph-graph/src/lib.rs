@@ -957,9 +957,45 @@ impl Graph {
 }
 
 impl Graph {
-    /// Disagreements between the edge indices and the edges the files hold (empty when the
-    /// graph is consistent). Tests call it after incremental changes.
+    /// Disagreements between the indices and the files (empty when the graph is consistent):
+    /// the edge indices against the edges the files hold, the name and module indices against
+    /// the definitions and paths of the files. Tests call it after incremental changes.
     pub fn index_problems(&self) -> Vec<String> {
+        let mut problems = self.edge_index_problems();
+        let nodes: Vec<Arc<FileNode>> = self.files.values().cloned().collect();
+        let sorted_names = |map: &PersistentMap<Name, Arc<[NameEntry]>>| {
+            let mut pairs: Vec<(Name, Vec<NameEntry>)> = map
+                .iter()
+                .map(|(key, entries)| (*key, entries.to_vec()))
+                .collect();
+            pairs.sort();
+            pairs
+        };
+        let names = build::name_index(&nodes);
+        if sorted_names(&self.by_name) != sorted_names(&names) {
+            problems.push("the name index is not the files' definitions".to_string());
+        }
+        let modules = build::module_index(&nodes);
+        let sorted_modules = |map: &PersistentMap<Name, Arc<[FilePath]>>| {
+            let mut pairs: Vec<(Name, Vec<FilePath>)> = map
+                .iter()
+                .map(|(key, files)| {
+                    let mut files = files.to_vec();
+                    files.sort();
+                    (*key, files)
+                })
+                .collect();
+            pairs.sort();
+            pairs
+        };
+        if sorted_modules(&self.modules) != sorted_modules(&modules) {
+            problems.push("the module index is not the files' paths".to_string());
+        }
+        problems
+    }
+
+    /// [`Graph::index_problems`] of the edge indices.
+    fn edge_index_problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
         let mut expected_incoming: std::collections::BTreeMap<&str, Vec<u32>> = Default::default();
         let mut expected_outgoing: std::collections::BTreeMap<&str, Vec<u32>> = Default::default();
