@@ -305,6 +305,12 @@ impl Site {
             .then_some((self.0 & Site::INDEX) as usize)
     }
 
+    /// The index in `summary.imports` when the site is an import.
+    pub fn import_index(self) -> Option<usize> {
+        (self != Site::NONE && self.0 >> Site::INDEX_BITS == Site::IMPORT)
+            .then_some((self.0 & Site::INDEX) as usize)
+    }
+
     /// Where the site is in `summary` (the summary of the file that holds the edge); `None` for
     /// [`Site::NONE`].
     pub fn span(self, summary: &FileSummary) -> Option<Span> {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
 
-use codegraph_graph::{Edge, EntityId, FileNode, FilePath, Graph, Site};
+use codegraph_graph::{Edge, EntityId, FileNode, FilePath, Graph};
 use codegraph_lang::Language;
 use codegraph_model::{ByNumber, EntityKind, RelationKind};
 
@@ -132,14 +132,12 @@ pub(super) fn reexporter<'g>(graph: &'g Graph, edge: &Edge) -> Option<&'g Arc<Fi
             .kind_of(&edge.to)
             .is_some_and(|kind| kind != EntityKind::Module)
     };
-    let reexported = file
-        .summary
-        .imports
-        .iter()
-        .enumerate()
-        .any(|(index, import)| {
-            Site::import(index) == edge.site
-                && import.scope.is_none()
+    let reexported = edge
+        .site
+        .import_index()
+        .and_then(|index| file.summary.imports.get(index))
+        .is_some_and(|import| {
+            import.scope.is_none()
                 && (import.wildcard
                     || file.language == Language::Python
                         && import.name.is_some()
