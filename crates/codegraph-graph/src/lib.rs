@@ -395,8 +395,8 @@ pub struct EntityLoc {
     pub index: Option<u32>,
 }
 
-/// An entity id as the graph's queries take it: an interned [`EntityId`] as it is, or a text,
-/// looked up among the interned names (a text never interned names no entity).
+/// An entity id or a name as the graph's queries take it: interned ([`EntityId`], [`Name`]) as
+/// it is, or a text, looked up among the interned names (a text never interned names nothing).
 pub trait IdKey {
     fn interned(&self) -> Option<Name>;
 }

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::{EntityId, Graph, owner_type};
-use crate::{AmbiguousRef, ExternalRef, FileNode, FilePath};
+use crate::{AmbiguousRef, ExternalRef, FileNode, FilePath, IdKey};
 use codegraph_model::{EntityKind, RelationKind};
 
 /// At most this many candidates are named for an unresolved reference (a common name such as
@@ -224,9 +224,9 @@ pub fn ambiguous_caller_ids(graph: &Graph, id: &str) -> Vec<EntityId> {
 
 /// The entities that hold the unresolved calls of `name` [`possible_callers`] lists for every
 /// entity so named (the same for all of them): for walks that visit many entities.
-pub fn unresolved_caller_ids(graph: &Graph, name: &str) -> Vec<EntityId> {
+pub fn unresolved_caller_ids(graph: &Graph, name: &(impl IdKey + ?Sized)) -> Vec<EntityId> {
     let index = LeftAsideIndex::of(graph);
-    let Some(name) = Name::existing(name) else {
+    let Some(name) = name.interned() else {
         return Vec::new();
     };
     unresolved_named(graph, index, &name)
