@@ -43,6 +43,7 @@ pub(super) fn try_save(
         names: &names,
     };
     let target = cache_file(directory);
+    remove_abandoned(directory);
     let temporary = temporary_path(directory);
     let file = create_new(&temporary)?;
     let written = write_body(file, &meta, &files, &positions)
@@ -113,6 +114,60 @@ fn collect_names(
         .collect();
     names.sort();
     Ok(names)
+}
+
+/// Removes the temporary files of writers that died before renaming theirs over the cache
+/// (a process killed while it wrote): each is as large as the cache. A file is another
+/// writer's while its process runs, and left alone; one of a process gone is removed once an
+/// hour old (a directory shared with another machine, whose processes this one cannot see,
+/// keeps its writers' files for the time a write takes).
+fn remove_abandoned(directory: &Path) {
+    let Ok(entries) = std::fs::read_dir(directory) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(writer_of) else {
+            continue;
+        };
+        let Ok(metadata) = entry.metadata() else {
+            continue;
+        };
+        let old = metadata
+            .modified()
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age >= ABANDONED_AFTER);
+        if metadata.is_file() && old && pid != std::process::id() && !process_runs(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// How old a dead writer's temporary file must be to be removed.
+const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// The process that writes a temporary file of this name ([`temporary_path`]'s).
+fn writer_of(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("index.bin.")?.strip_suffix(".tmp")?;
+    let (pid, stamp) = rest.split_once('.')?;
+    let digits = |text: &str| !text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit());
+    (digits(pid) && digits(stamp))
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+/// Whether process `pid` runs (on this machine); when that cannot be told, it does.
+fn process_runs(pid: u32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
+        Ok(()) => true,
+        Err(nix::errno::Errno::ESRCH) => false,
+        // It runs, as another user.
+        Err(_) => true,
+    }
 }
 
 /// A fresh name beside the cache for the file being written.
@@ -240,5 +295,39 @@ impl<W: Write> Write for HashingWriter<W> {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{remove_abandoned, writer_of};
+
+    #[test]
+    fn a_dead_writers_old_temporary_file_is_removed_and_nothing_else() {
+        let directory = tempfile::tempdir().unwrap();
+        let write = |name: &str, age_seconds: u64| {
+            let path = directory.path().join(name);
+            let file = std::fs::File::create(&path).unwrap();
+            let modified =
+                std::time::SystemTime::now() - std::time::Duration::from_secs(age_seconds);
+            file.set_modified(modified).unwrap();
+            path
+        };
+        // No process has a number past the kernel's largest (2^22).
+        let dead_old = write("index.bin.999999999.17.tmp", 7200);
+        let dead_new = write("index.bin.999999998.18.tmp", 10);
+        let ours = write(&format!("index.bin.{}.19.tmp", std::process::id()), 7200);
+        let init = write("index.bin.1.20.tmp", 7200);
+        let cache = write("index.bin", 7200);
+        let other = write("index.bin.notes.tmp", 7200);
+        remove_abandoned(directory.path());
+        assert!(!dead_old.exists(), "a dead writer's file, an hour old");
+        for kept in [&dead_new, &ours, &init, &cache, &other] {
+            assert!(kept.exists(), "{} is kept", kept.display());
+        }
+        assert_eq!(writer_of("index.bin.42.7.tmp"), Some(42));
+        assert_eq!(writer_of("index.bin.42.tmp"), None);
+        assert_eq!(writer_of("index.bin.-1.7.tmp"), None);
+        assert_eq!(writer_of("index.bin.42.7.tmp.x"), None);
     }
 }
