@@ -18,7 +18,7 @@
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use codegraph_model::Name;
+use codegraph_model::{ByNumber, Name};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
@@ -733,7 +733,7 @@ fn edge_index(nodes: &[Arc<FileNode>], end: fn(&crate::Edge) -> EntityId) -> Edg
 /// in the files' path order, so the index it builds from them is the same from one run to the
 /// next (a name's number depends on the order the cache's decoding threads interned it).
 struct Gather<T> {
-    at: FxHashMap<usize, u32>,
+    at: FxHashMap<ByNumber, u32>,
     lists: Vec<(Name, T)>,
 }
 
@@ -749,7 +749,7 @@ impl<T> Default for Gather<T> {
 impl<T: Default> Gather<T> {
     fn list(&mut self, name: Name) -> &mut T {
         let next = self.lists.len() as u32;
-        let at = *self.at.entry(name.addr()).or_insert(next);
+        let at = *self.at.entry(ByNumber(name)).or_insert(next);
         if at == next {
             self.lists.push((name, T::default()));
         }
@@ -757,7 +757,7 @@ impl<T: Default> Gather<T> {
     }
 }
 
-/// An entity's file numbers as [`edge_indices`] gathers them: the first two inline (most
+/// An entity's file numbers as [`edge_index`] gathers them: the first two inline (most
 /// entities are reached from one file or two, and need no allocation), the rest after.
 #[derive(Default)]
 struct Gathered {

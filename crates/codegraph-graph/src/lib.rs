@@ -744,11 +744,11 @@ impl Graph {
 
     /// The edges that point at an entity, each with the file that holds it (the summary its
     /// site is in): by file in path order, then by position.
-    pub fn incoming_in_files<'g>(
+    pub fn incoming_in_files<'g, K: IdKey + ?Sized>(
         &'g self,
-        id: &str,
-    ) -> impl Iterator<Item = (&'g Arc<FileNode>, &'g Edge)> {
-        let id = Name::existing(id);
+        id: &K,
+    ) -> impl Iterator<Item = (&'g Arc<FileNode>, &'g Edge)> + use<'g, K> {
+        let id = id.interned();
         self.numbered_files(id.and_then(|id| self.incoming.get(&id)))
             .flat_map(move |file| {
                 id.into_iter()
@@ -969,32 +969,12 @@ impl Graph {
     pub fn index_problems(&self) -> Vec<String> {
         let mut problems = self.edge_index_problems();
         let nodes: Vec<Arc<FileNode>> = self.files.values().cloned().collect();
-        let sorted_names = |map: &PersistentMap<Name, Arc<[NameEntry]>>| {
-            let mut pairs: Vec<(Name, Vec<NameEntry>)> = map
-                .iter()
-                .map(|(key, entries)| (*key, entries.to_vec()))
-                .collect();
-            pairs.sort();
-            pairs
-        };
         let names = build::name_index(&nodes);
-        if sorted_names(&self.by_name) != sorted_names(&names) {
+        if sorted_lists(&self.by_name) != sorted_lists(&names) {
             problems.push("the name index is not the files' definitions".to_string());
         }
         let modules = build::module_index(&nodes);
-        let sorted_modules = |map: &PersistentMap<Name, Arc<[FilePath]>>| {
-            let mut pairs: Vec<(Name, Vec<FilePath>)> = map
-                .iter()
-                .map(|(key, files)| {
-                    let mut files = files.to_vec();
-                    files.sort();
-                    (*key, files)
-                })
-                .collect();
-            pairs.sort();
-            pairs
-        };
-        if sorted_modules(&self.modules) != sorted_modules(&modules) {
+        if sorted_lists(&self.modules) != sorted_lists(&modules) {
             problems.push("the module index is not the files' paths".to_string());
         }
         problems
@@ -1064,6 +1044,21 @@ impl Graph {
         }
         problems
     }
+}
+
+/// The lists of an index by name, each sorted, in the names' order: two indices with the same
+/// lists compare equal whatever order their maps and lists were built in.
+fn sorted_lists<V: Clone + Ord>(index: &PersistentMap<Name, Arc<[V]>>) -> Vec<(Name, Vec<V>)> {
+    let mut lists: Vec<(Name, Vec<V>)> = index
+        .iter()
+        .map(|(key, values)| {
+            let mut values = values.to_vec();
+            values.sort();
+            (*key, values)
+        })
+        .collect();
+    lists.sort();
+    lists
 }
 
 /// Sorts file numbers in the order readers see an entity's edges in: by file path (not by

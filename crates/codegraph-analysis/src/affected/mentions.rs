@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use codegraph_graph::{EntityId, FilePath, Graph};
-use codegraph_model::Name;
+use codegraph_model::{ByNumber, Name};
 
 pub(crate) use super::lexicon::Mention;
 use super::lexicon::{Lexicon, Words, identifier_byte};
@@ -135,7 +135,7 @@ impl<'g> Mentions<'g> {
             after > 0 && byte < imports[after - 1].1
         };
         let mut holders: Vec<EntityId> = Vec::new();
-        let mut seen: FxHashSet<usize> = FxHashSet::default();
+        let mut seen: FxHashSet<ByNumber> = FxHashSet::default();
         for byte in starts(&text, name) {
             let byte = byte as u32;
             if in_import(byte) {
@@ -159,7 +159,7 @@ impl<'g> Mentions<'g> {
             let holder = *file.scope_entity(innermost);
             // A name mentioned all through a file (a class every test builds) has as many
             // holders as the file has definitions: each is looked for by its number.
-            if holders.last() != Some(&holder) && seen.insert(holder.addr()) {
+            if holders.last() != Some(&holder) && seen.insert(ByNumber(holder)) {
                 holders.push(holder);
             }
         }
