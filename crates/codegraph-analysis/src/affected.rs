@@ -38,6 +38,7 @@
 pub mod changes;
 mod lexicon;
 mod mentions;
+mod prose;
 pub mod tests;
 pub mod walk;
 

@@ -1,7 +1,9 @@
 //! What the walk follows beyond direct calls, each change's exact selection: a Go import whose
 //! path is not the package's name, a special method reaching who constructs its class, a class
 //! held as a value, an override under a generic base, names used through a package that
-//! re-exports them, a static method bound at module level and exported under another name.
+//! re-exports them, a static method bound at module level and exported under another name, a
+//! name in a docstring or a comment (no value) and in a doctest (run by the tests that run
+//! doctests).
 
 use codegraph::analysis::affected::Format;
 
@@ -303,4 +305,35 @@ fn an_import_hook_reaches_the_tests_that_import_the_package_it_is_registered_by(
         "return 1\n        return",
     );
     assert_eq!(pytest(&repo), ["toolz/tests/test_tlz.py::test_tlz"]);
+}
+
+#[test]
+fn a_function_named_in_a_docstring_or_a_comment_is_no_value_but_one_in_a_doctest_runs_with_it() {
+    let repo = Repo::new(&[
+        (
+            "pkg.py",
+            "def thread(value):\n    return value\n\n\ndef pipe(value):\n    \"\"\"See also: thread\"\"\"\n    return value  # thread is faster\n\n\ndef compose(value):\n    \"\"\"\n    >>> apply(thread, 1)\n    1\n    \"\"\"\n    return value\n",
+        ),
+        (
+            "tests/test_pkg.py",
+            "from pkg import compose, pipe\n\n\ndef test_pipe():\n    assert pipe(1) == 1\n\n\ndef test_compose():\n    assert compose(1) == 1\n",
+        ),
+        (
+            "tests/test_doctests.py",
+            "import doctest\n\nimport pkg\n\n\ndef test_doctests():\n    assert doctest.testmod(pkg).failed == 0\n\n\ndef test_nothing():\n    assert pkg\n",
+        ),
+    ]);
+    repo.replace(
+        "pkg.py",
+        "    return value\n\n\ndef pipe",
+        "    return -value\n\n\ndef pipe",
+    );
+    // `compose`'s example calls `thread`: compose's callers, and the test running its examples.
+    assert_eq!(
+        pytest(&repo),
+        [
+            "tests/test_doctests.py::test_doctests",
+            "tests/test_pkg.py::test_compose"
+        ]
+    );
 }

@@ -8,11 +8,12 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use codegraph_graph::{EntityId, FilePath, Graph};
+use codegraph_graph::{EntityId, FileNode, FilePath, Graph};
 use codegraph_model::{ByNumber, Name};
 
 pub(crate) use super::lexicon::Mention;
 use super::lexicon::{Lexicon, Words, identifier_byte};
+use super::prose::{self, Part};
 
 /// The texts and words one answer reads.
 pub(crate) struct Mentions<'g> {
@@ -20,8 +21,8 @@ pub(crate) struct Mentions<'g> {
     lexicon: &'g Lexicon,
     texts: FxHashMap<FilePath, Option<Arc<str>>>,
     words: FxHashMap<FilePath, Option<Arc<Words>>>,
-    /// Per file searched, where its imports are, in order.
-    imports: FxHashMap<FilePath, Arc<[(u32, u32)]>>,
+    /// Per file searched, where its imports are and where its prose is, each in order.
+    skipped: FxHashMap<FilePath, Arc<Skipped>>,
 }
 
 impl<'g> Mentions<'g> {
@@ -31,7 +32,7 @@ impl<'g> Mentions<'g> {
             lexicon,
             texts: FxHashMap::default(),
             words: FxHashMap::default(),
-            imports: FxHashMap::default(),
+            skipped: FxHashMap::default(),
         }
     }
 
@@ -76,8 +77,9 @@ impl<'g> Mentions<'g> {
 
     /// The entities of `path` that mention `name` as a whole identifier, each once, in
     /// document order (the module for a mention outside every definition); a mention inside
-    /// `except` (the entity's own definition) or that is a definition's own name is not
-    /// counted.
+    /// `except` (the entity's own definition), in an import, in prose (a comment, a docstring:
+    /// [`prose`]) or that is a definition's own name is not counted; in a doctest's line every
+    /// mention counts.
     pub fn holders(
         &mut self,
         path: FilePath,
@@ -119,36 +121,35 @@ impl<'g> Mentions<'g> {
     ) -> Option<Vec<EntityId>> {
         let file = self.graph.file(&path)?.clone();
         let text = self.text(path)?;
-        let imports = self
-            .imports
+        let skipped = self
+            .skipped
             .entry(path)
-            .or_insert_with(|| {
-                let mut spans: Vec<(u32, u32)> = (file.summary.imports.iter())
-                    .map(|import| (import.span.start_byte, import.span.end_byte))
-                    .collect();
-                spans.sort_unstable();
-                spans.into()
-            })
+            .or_insert_with(|| Arc::new(Skipped::of(&file, &text)))
             .clone();
-        let in_import = |byte: u32| {
-            let after = imports.partition_point(|(start, _)| *start <= byte);
-            after > 0 && byte < imports[after - 1].1
-        };
         let mut holders: Vec<EntityId> = Vec::new();
         let mut seen: FxHashSet<ByNumber> = FxHashSet::default();
         for byte in starts(&text, name) {
             let byte = byte as u32;
-            if in_import(byte) {
+            if skipped.in_import(byte) {
                 continue;
             }
             let end = byte as usize + name.len();
-            if which == Mention::Held && accessed(&text, end) {
-                continue;
-            }
-            if which != Mention::Any
-                && (called(&text, end) || bound(&text, end) || quoted(&text, byte as usize, end))
-            {
-                continue;
+            match prose::part(&text, &skipped.prose, byte) {
+                Part::Prose => continue,
+                // A doctest's name is used however it is written: the walk has no edge for it.
+                Part::Doctest => {}
+                Part::Code => {
+                    if which == Mention::Held && accessed(&text, end) {
+                        continue;
+                    }
+                    if which != Mention::Any
+                        && (called(&text, end)
+                            || bound(&text, end)
+                            || quoted(&text, byte as usize, end))
+                    {
+                        continue;
+                    }
+                }
             }
             let innermost = file.summary.innermost_def_at(byte);
             if innermost
@@ -164,6 +165,30 @@ impl<'g> Mentions<'g> {
             }
         }
         Some(holders)
+    }
+}
+
+/// What a file's mentions are not looked for in: its imports and its prose, each in order.
+struct Skipped {
+    imports: Vec<(u32, u32)>,
+    prose: Vec<(u32, u32)>,
+}
+
+impl Skipped {
+    fn of(file: &FileNode, text: &str) -> Skipped {
+        let mut imports: Vec<(u32, u32)> = (file.summary.imports.iter())
+            .map(|import| (import.span.start_byte, import.span.end_byte))
+            .collect();
+        imports.sort_unstable();
+        Skipped {
+            imports,
+            prose: prose::spans(file.language, text),
+        }
+    }
+
+    fn in_import(&self, byte: u32) -> bool {
+        let after = self.imports.partition_point(|(start, _)| *start <= byte);
+        after > 0 && byte < self.imports[after - 1].1
     }
 }
 

@@ -6,7 +6,8 @@
 //!
 //! The steps beyond an entity's callers, one module each: calls through the members a method
 //! overrides (`dispatch`), the methods a class's users run without naming them (`special`),
-//! names used as values (`values`), and a module's importers (`modules`).
+//! names used as values (`values`), a module's importers (`modules`), and the tests running a
+//! docstring's examples (`doctests`).
 
 use std::collections::VecDeque;
 
@@ -24,6 +25,7 @@ use super::mentions::{Mention, Mentions};
 use super::{MAX_AFFECTED, tests};
 
 mod dispatch;
+mod doctests;
 mod modules;
 mod special;
 mod values;
@@ -60,7 +62,7 @@ pub struct Affected {
     pub confidence: Confidence,
     /// How the last step reached it: `calls`, `dispatch`, `uses`, `subtype`, `constructs`,
     /// `member`, `fixture`, `left_aside`, `value`, `import`, `module`, `special_method`,
-    /// `removed`.
+    /// `doctest`, `removed`.
     pub how: &'static str,
     /// The path from a changed entity to this one, both ends included.
     pub via: Vec<EntityId>,
@@ -99,6 +101,8 @@ pub(crate) struct State<'g> {
     importing: FxHashMap<ByNumber, std::rc::Rc<modules::Importing>>,
     /// Per file, the importers of its module and definitions.
     file_importers: FxHashMap<ByNumber, std::rc::Rc<[EntityId]>>,
+    /// Per file, the code that may run its doctests.
+    doctest_runners: FxHashMap<ByNumber, std::rc::Rc<[EntityId]>>,
     truncated: bool,
 }
 
@@ -179,6 +183,7 @@ pub(crate) fn walk(graph: &Graph, lexicon: &Lexicon, found: &Found) -> Walked {
         held: FxHashSet::default(),
         importing: FxHashMap::default(),
         file_importers: FxHashMap::default(),
+        doctest_runners: FxHashMap::default(),
         truncated: false,
     };
     let changed: FxHashSet<EntityId> = found.changed.iter().map(|changed| changed.id).collect();
@@ -429,6 +434,7 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
         values::held_class_steps(state, &node, &owner, &mut steps);
     }
     values::value_steps(state, &node, &incoming, &mut steps);
+    doctests::doctest_steps(state, &node, &mut steps);
     tests::fixture_steps(state, &node, &mut steps);
     steps
 }

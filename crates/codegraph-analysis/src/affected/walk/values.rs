@@ -159,7 +159,7 @@ fn mention_files<'e>(
 
 /// The files that import `path`'s module (directly, or through modules that re-export it),
 /// computed once per answer.
-fn importing_files(state: &mut State, path: FilePath) -> Rc<modules::Importing> {
+pub(super) fn importing_files(state: &mut State, path: FilePath) -> Rc<modules::Importing> {
     if let Some(known) = state.importing.get(&ByNumber(path)) {
         return known.clone();
     }
