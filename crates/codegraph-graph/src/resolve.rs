@@ -1552,16 +1552,32 @@ impl<'a> Resolver<'a> {
         found
     }
 
-    fn module_of_receiver(&self, receiver: Option<&str>, name: &str) -> Option<Name> {
+    /// The module an unresolved call belongs to: the import its receiver (or its name) is
+    /// bound by, or the runtime for a receiver naming one of its global objects that nothing
+    /// in the workspace or the scope shadows (`property.__init__(self)`, `Object.keys(o)`).
+    /// Such a call is outside the workspace, never one of its unresolved calls.
+    fn module_of_receiver(
+        &self,
+        receiver: Option<&str>,
+        name: &str,
+        scope: Option<u32>,
+    ) -> Option<Name> {
         let key = receiver
             .map(|receiver| receiver.split(['.', ':']).next().unwrap_or(receiver))
             .unwrap_or(name);
-        let position = self
+        if let Some(position) = self
             .declared
             .import_bindings
             .iter()
-            .position(|binding| binding.as_deref() == Some(key))?;
-        Some(self.summary.imports[position].path)
+            .position(|binding| binding.as_deref() == Some(key))
+        {
+            return Some(self.summary.imports[position].path);
+        }
+        let global = receiver.is_some()
+            && self.semantics.runtime_globals().contains(&key)
+            && self.binding_of(key, scope).is_none()
+            && self.named(key, KindFilter::Any).is_empty();
+        global.then(|| Name::new(RUNTIME_MODULE))
     }
 
     // ----- the two phases -----
@@ -1847,8 +1863,11 @@ impl<'a> Resolver<'a> {
                 if reference.kind == RefKind::Call {
                     resolved.external.push(ExternalRef {
                         reference: position as u32,
-                        module: self
-                            .module_of_receiver(reference.receiver.as_deref(), &reference.name),
+                        module: self.module_of_receiver(
+                            reference.receiver.as_deref(),
+                            &reference.name,
+                            reference.scope(),
+                        ),
                     });
                 }
             }
@@ -2237,6 +2256,9 @@ impl Reachable {
 }
 
 /// How many files a walk reaches at most ([`walk_reachable_in`]).
+/// The module an unresolved call of the runtime's global objects is attributed to.
+const RUNTIME_MODULE: &str = "<runtime>";
+
 const WALK_BOUND: usize = 400;
 
 /// A 64-bit finaliser (splitmix64's): every bit of the input moves about half the output's,

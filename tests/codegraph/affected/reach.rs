@@ -3,7 +3,7 @@
 //! held as a value, an override under a generic base, names used through a package that
 //! re-exports them, a static method bound at module level and exported under another name, a
 //! name in a docstring or a comment (no value) and in a doctest (run by the tests that run
-//! doctests).
+//! doctests), a builtin class named as a receiver (Python's own).
 
 use codegraph::analysis::affected::Format;
 
@@ -336,4 +336,21 @@ fn a_function_named_in_a_docstring_or_a_comment_is_no_value_but_one_in_a_doctest
             "tests/test_pkg.py::test_compose"
         ]
     );
+}
+
+#[test]
+fn a_builtin_class_named_as_a_receiver_calls_none_of_the_workspaces_methods() {
+    let repo = Repo::new(&[
+        (
+            "pkg.py",
+            "class Lazy(property):\n    def __init__(self, fget):\n        property.__init__(self, fget)\n\n\nclass Box:\n    def __init__(self, value):\n        self.value = value\n\n\ndef make():\n    return Box(1)\n",
+        ),
+        (
+            "tests/test_pkg.py",
+            "from pkg import Lazy, make\n\n\ndef test_box():\n    assert make().value == 1\n\n\ndef test_lazy():\n    assert Lazy(len)\n",
+        ),
+    ]);
+    // `property.__init__` is Python's own: no unresolved call of `Box.__init__`.
+    repo.replace("pkg.py", "self.value = value", "self.value = value + 0");
+    assert_eq!(pytest(&repo), ["tests/test_pkg.py::test_box"]);
 }

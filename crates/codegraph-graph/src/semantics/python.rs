@@ -94,7 +94,56 @@ impl Semantics for Python {
     fn calls_written_inside(&self, graph: &Graph, function: &str) -> Vec<Edge> {
         calls_written_inside(graph, function)
     }
+
+    fn runtime_globals(&self) -> &'static [&'static str] {
+        BUILTINS
+    }
 }
+
+/// The builtin classes a call names as its receiver (`property.__init__(self, ...)`,
+/// `dict.fromkeys(keys)`, `Exception.__init__(self, message)`): methods of Python's own.
+const BUILTINS: &[&str] = &[
+    "object",
+    "type",
+    "property",
+    "staticmethod",
+    "classmethod",
+    "dict",
+    "list",
+    "tuple",
+    "set",
+    "frozenset",
+    "str",
+    "bytes",
+    "bytearray",
+    "int",
+    "float",
+    "complex",
+    "bool",
+    "memoryview",
+    "slice",
+    "range",
+    "BaseException",
+    "Exception",
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "ImportError",
+    "IndexError",
+    "KeyError",
+    "LookupError",
+    "NameError",
+    "NotImplementedError",
+    "OSError",
+    "RuntimeError",
+    "StopIteration",
+    "TypeError",
+    "ValueError",
+    "ZeroDivisionError",
+    "Warning",
+    "UserWarning",
+    "DeprecationWarning",
+];
 
 /// The call edges of other scopes whose call is written inside the Python function `id`: its
 /// decorators and its nested definitions, at any depth.
