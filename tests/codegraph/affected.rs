@@ -10,6 +10,7 @@ use codegraph::world::World;
 
 use crate::support;
 
+mod instances;
 mod reach;
 
 /// A git repository in a temporary directory, committed once.

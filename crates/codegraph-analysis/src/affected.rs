@@ -36,6 +36,7 @@
 //! test reads. Files the graph does not model are listed as `unmodelled`, never dropped.
 
 pub mod changes;
+mod instances;
 mod lexicon;
 mod mentions;
 mod prose;
@@ -80,7 +81,8 @@ pub fn impact(
 ) -> Impact {
     let found = changes::changed(graph, files);
     let walked = walk::walk(graph, lexicon, &found);
-    let (tests, test_files) = tests::select(graph, &found.changed, &walked.affected);
+    let selected = tests::select(graph, &found.changed, &walked.affected);
+    let (tests, test_files) = instances::narrow(graph, lexicon, &found, &walked, selected);
     let mut unmodelled = unmodelled;
     unmodelled.sort();
     unmodelled.dedup();

@@ -143,13 +143,9 @@ fn an_override_in_a_mixin_of_a_generic_base_reaches_the_calls_through_that_base(
         "replace(\"+\", \"-\")",
         "replace(\"/\", \"_\")",
     );
-    assert_eq!(
-        pytest(&repo),
-        [
-            "tests/test_base.py::test_base",
-            "tests/test_url.py::test_url"
-        ]
-    );
+    // `Serializer.dumps` calls `self.dump_payload`, which runs the mixin's override on a
+    // `URLSafeSerializer`; `test_base` builds no instance of the mixin, so it cannot run it.
+    assert_eq!(pytest(&repo), ["tests/test_url.py::test_url"]);
 }
 
 #[test]
@@ -246,10 +242,11 @@ fn a_super_call_reaches_an_override_that_a_class_mixing_both_in_puts_after_it() 
         ("tests/test_shapes.py", &tests),
     ]);
     repo.replace("pkg/shapes.py", "return \"other\"", "return \"others\"");
+    // `Left.make` reaches `Other.make` through `super()`, but `test_left` builds only a `Left`,
+    // which has no `Other` among its bases.
     assert_eq!(
         pytest(&repo),
         [
-            "tests/test_shapes.py::test_left",
             "tests/test_shapes.py::test_use",
             "tests/test_shapes.py::test_mixed"
         ]

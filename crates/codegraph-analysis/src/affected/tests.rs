@@ -87,9 +87,8 @@ pub(crate) fn select(
             .iter()
             .map(|affected| (affected.id, affected.confidence, affected.via.clone())),
     );
-    let mut tests: FxHashMap<(EntityId, String), Test> = FxHashMap::default();
+    let mut selection = Selection::default();
     let mut texts: FxHashMap<FilePath, Option<Arc<str>>> = FxHashMap::default();
-    let mut files: FxHashSet<FilePath> = FxHashSet::default();
     for (id, confidence, via) in reached {
         let Some(location) = graph.location(&id) else {
             continue;
@@ -104,16 +103,25 @@ pub(crate) fn select(
                 if is_test_file(file)
                     && file.summary.defs[index as usize].kind == EntityKind::Class =>
             {
-                for test in class_tests(graph, &id, confidence, &via) {
-                    let key = (test.id, test.name.clone());
-                    if tests
-                        .get(&key)
-                        .is_none_or(|known| known.confidence < confidence)
-                    {
-                        tests.insert(key, test);
+                for class in with_subclasses(graph, &id) {
+                    for test in class_tests(graph, &class, confidence, &via) {
+                        selection.add(test);
                     }
                 }
-                files.insert(file.path);
+                selection.files.insert(file.path);
+                continue;
+            }
+            // A test class's hook (`setUp`, a fixture method): the tests of the class and of
+            // the test classes that extend it, which run it without calling it.
+            Some(index) if is_test_file(file) && is_hook(file, index) => {
+                let class = file.summary.defs[index as usize]
+                    .parent
+                    .map(|parent| file.ids[parent as usize]);
+                for class in class.iter().flat_map(|class| with_subclasses(graph, class)) {
+                    for test in class_tests(graph, &class, confidence, &via) {
+                        selection.add(test);
+                    }
+                }
                 continue;
             }
             Some(index) => vec![index],
@@ -140,27 +148,50 @@ pub(crate) fn select(
                 path.push(test_id);
             }
             for test in collected(graph, file, index, confidence, &path) {
-                let key = (test.id, test.name.clone());
-                if tests
-                    .get(&key)
-                    .is_none_or(|known| known.confidence < confidence)
-                {
-                    tests.insert(key, test);
-                }
+                selection.add(test);
             }
         }
         if is_test_file(file) && !collects_definitions(file.language) {
-            files.insert(file.path);
+            selection.files.insert(file.path);
         }
     }
-    let mut tests: Vec<Test> = tests.into_values().collect();
-    tests.sort_by(|left, right| {
-        (left.file, left.line, &left.name).cmp(&(right.file, right.line, &right.name))
-    });
-    files.extend(tests.iter().map(|test| test.file));
-    let mut files: Vec<FilePath> = files.into_iter().collect();
-    files.sort();
-    (tests, files)
+    selection.finish()
+}
+
+/// Tests by the name their runner selects them by, each with its surest path, and the test
+/// files to run whole.
+#[derive(Default)]
+pub(crate) struct Selection {
+    tests: FxHashMap<(EntityId, String), Test>,
+    pub(crate) files: FxHashSet<FilePath>,
+}
+
+impl Selection {
+    /// Adds `test`, unless it is known with a surer path.
+    pub(crate) fn add(&mut self, test: Test) {
+        let key = (test.id, test.name.clone());
+        if self
+            .tests
+            .get(&key)
+            .is_none_or(|known| known.confidence < test.confidence)
+        {
+            self.tests.insert(key, test);
+        }
+    }
+
+    /// The tests in file and line order, and the test files: those added, and those of the
+    /// tests.
+    pub(crate) fn finish(self) -> (Vec<Test>, Vec<FilePath>) {
+        let mut tests: Vec<Test> = self.tests.into_values().collect();
+        tests.sort_by(|left, right| {
+            (left.file, left.line, &left.name).cmp(&(right.file, right.line, &right.name))
+        });
+        let mut files = self.files;
+        files.extend(tests.iter().map(|test| test.file));
+        let mut files: Vec<FilePath> = files.into_iter().collect();
+        files.sort();
+        (tests, files)
+    }
 }
 
 /// The tests its runner collects for definition `index` of `file`: the definition itself; for
@@ -201,21 +232,7 @@ fn collected(
         if overrides {
             continue;
         }
-        let class_name = holder.summary.nested_name(at).replace('.', "::");
-        let mut modules = vec![(holder.path, class_name.clone())];
-        for edge in graph
-            .incoming(&class)
-            .filter(|edge| edge.kind == RelationKind::Imports)
-        {
-            let importer = graph
-                .location(&edge.from)
-                .and_then(|location| graph.file(&location.file));
-            if let Some(importer) = importer.filter(|importer| is_test_file(importer)) {
-                let name = holder.summary.defs[at as usize].name.to_string();
-                modules.push((importer.path, name));
-            }
-        }
-        for (module, class_name) in modules {
+        for (module, class_name) in collecting_modules(graph, &class, holder, at) {
             let mut test = own.clone();
             test.file = module;
             test.name = format!("{module}::{class_name}::{}", def.name);
@@ -245,7 +262,7 @@ fn class_tests(
     if file.language != Language::Python || !collectible(graph, class) {
         return Vec::new();
     }
-    let class_name = file.summary.nested_name(at).replace('.', "::");
+    let modules = collecting_modules(graph, class, file, at);
     let mut seen: FxHashSet<codegraph_model::Name> = FxHashSet::default();
     let mut tests = Vec::new();
     let owners = std::iter::once(*class).chain(
@@ -269,13 +286,94 @@ fn class_tests(
             }
             let mut path = via.to_vec();
             path.push(holder.ids[index]);
-            let mut test = test(holder, index as u32, confidence, path);
-            test.file = file.path;
-            test.name = format!("{}::{class_name}::{}", file.path, def.name);
-            tests.push(test);
+            let own = test(holder, index as u32, confidence, path);
+            for (module, class_name) in &modules {
+                let mut test = own.clone();
+                test.file = *module;
+                test.name = format!("{module}::{class_name}::{}", def.name);
+                if *module != holder.path {
+                    test.line = 1;
+                }
+                tests.push(test);
+            }
         }
     }
     tests
+}
+
+/// The test modules pytest collects test class `class` (definition `at` of `file`) in: its
+/// own, under its nested name, and each test module importing it, under its name.
+fn collecting_modules(
+    graph: &Graph,
+    class: &EntityId,
+    file: &FileNode,
+    at: u32,
+) -> Vec<(FilePath, String)> {
+    let mut modules = vec![(file.path, file.summary.nested_name(at).replace('.', "::"))];
+    for edge in graph
+        .incoming(class)
+        .filter(|edge| edge.kind == RelationKind::Imports)
+    {
+        let importer = graph
+            .location(&edge.from)
+            .and_then(|location| graph.file(&location.file));
+        if let Some(importer) = importer.filter(|importer| is_test_file(importer)) {
+            modules.push((
+                importer.path,
+                file.summary.defs[at as usize].name.to_string(),
+            ));
+        }
+    }
+    modules
+}
+
+/// A method of a Python test class that its runner calls around the class's tests: unittest's
+/// and pytest's setup and teardown hooks, a fixture method.
+fn is_hook(file: &FileNode, index: u32) -> bool {
+    let def = &file.summary.defs[index as usize];
+    if file.language != Language::Python
+        || def.kind != EntityKind::Method
+        || def.name.starts_with("test")
+    {
+        return false;
+    }
+    let hook = matches!(
+        def.name.as_str(),
+        "setUp"
+            | "tearDown"
+            | "setUpClass"
+            | "tearDownClass"
+            | "asyncSetUp"
+            | "asyncTearDown"
+            | "setup_method"
+            | "teardown_method"
+            | "setup_class"
+            | "teardown_class"
+            | "setup"
+            | "teardown"
+    );
+    hook || file.text().is_some_and(|text| {
+        decorators(&text, def.span.start_byte as usize)
+            .iter()
+            .any(|line| line.contains("fixture"))
+    })
+}
+
+/// `class` and the classes that extend it, transitively (bounded).
+pub(crate) fn with_subclasses(graph: &Graph, class: &EntityId) -> Vec<EntityId> {
+    let mut found = vec![*class];
+    let mut seen: FxHashSet<EntityId> = FxHashSet::from_iter([*class]);
+    let mut next = 0;
+    while next < found.len() && found.len() < 10_000 {
+        let current = found[next];
+        next += 1;
+        for edge in graph.incoming(&current) {
+            if edge.kind == RelationKind::Extends && seen.insert(edge.from) {
+                found.push(edge.from);
+            }
+        }
+    }
+    found
 }
 
 /// A Python class pytest collects tests from: named `Test*`, or a `unittest.TestCase` (a base

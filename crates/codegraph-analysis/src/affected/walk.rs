@@ -168,6 +168,32 @@ impl<'g> State<'g> {
 }
 
 pub(crate) fn walk(graph: &Graph, lexicon: &Lexicon, found: &Found) -> Walked {
+    let changed: FxHashSet<EntityId> = found.changed.iter().map(|changed| changed.id).collect();
+    run(graph, lexicon, &changed, |state| seed(state, found))
+}
+
+/// The walk from `seeds`, each reached `proven` as the step named (not `changed`: a class so
+/// reached does not lead to its members): what depends on them.
+pub(crate) fn walk_from(
+    graph: &Graph,
+    lexicon: &Lexicon,
+    seeds: &[EntityId],
+    how: &'static str,
+) -> Walked {
+    run(graph, lexicon, &FxHashSet::default(), |state| {
+        for seed in seeds {
+            state.reach(*seed, Confidence::Proven, None, how);
+        }
+    })
+}
+
+/// The walk to a fixed point from what `seed` reaches; `changed` are left out of the answer.
+fn run(
+    graph: &Graph,
+    lexicon: &Lexicon,
+    changed: &FxHashSet<EntityId>,
+    seed: impl FnOnce(&mut State),
+) -> Walked {
     let mut state = State {
         graph,
         reached: FxHashMap::default(),
@@ -186,8 +212,7 @@ pub(crate) fn walk(graph: &Graph, lexicon: &Lexicon, found: &Found) -> Walked {
         doctest_runners: FxHashMap::default(),
         truncated: false,
     };
-    let changed: FxHashSet<EntityId> = found.changed.iter().map(|changed| changed.id).collect();
-    seed(&mut state, found);
+    seed(&mut state);
     let mut expanded: FxHashSet<(ByNumber, Confidence)> = FxHashSet::default();
     while let Some((id, confidence)) = state.next() {
         codegraph_model::cancel::checkpoint();

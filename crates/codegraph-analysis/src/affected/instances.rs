@@ -1,0 +1,172 @@
+//! The tests of a changed method, narrowed by the instance it runs on.
+//!
+//! A Python method runs on an instance of its class or of a subclass (`FIFOCache.popitem`
+//! runs only where a `FIFOCache` exists), and an instance exists only where some code named
+//! the class: constructed it, passed it, held it in a class attribute, subclassed it. So a test
+//! can run the method only if it runs both a caller of the method and code that names the class
+//! or a subclass. The walk from the method alone cannot tell: it goes up through the base's
+//! methods that call it on `self` (`Cache.__setitem__` calls `self.popitem()`), and from there
+//! to every user of every cache. The walk from the class's names can: its tests are those that
+//! may hold an instance. A changed method's tests are those both walks reach.
+//!
+//! Where an instance may exist without a test naming the class, nothing is narrowed: a module of
+//! the production code that names the class (an instance made at import time, reachable from
+//! anything that imports it), a walk cut short, a method the class itself runs when it is
+//! defined or subscripted (`__init_subclass__`, `__set_name__`, `__class_getitem__`), a
+//! static or class method (called on the class, not an instance), a metaclass's method.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use codegraph_graph::{EntityId, FilePath, Graph};
+use codegraph_lang::Language;
+use codegraph_model::{ByNumber, EntityKind};
+
+use super::changes::{Change, Changed, Found};
+use super::lexicon::Lexicon;
+use super::tests::{self, Selection, Test};
+use super::walk::{self, Node, Walked};
+
+/// At most this many classes' changed methods are narrowed; beyond, the walks would cost more
+/// than the narrowing saves, and the selection is left whole.
+const MAX_CLASSES: usize = 4;
+
+/// The selection of `found`'s change (`selected`, from its walk `walked`), narrowed for the
+/// changed methods that need an instance of their class.
+pub(crate) fn narrow(
+    graph: &Graph,
+    lexicon: &Lexicon,
+    found: &Found,
+    walked: &Walked,
+    selected: (Vec<Test>, Vec<FilePath>),
+) -> (Vec<Test>, Vec<FilePath>) {
+    if walked.truncated || !found.renamed_in.is_empty() {
+        return selected;
+    }
+    let mut free: Vec<Changed> = Vec::new();
+    let mut by_class: FxHashMap<EntityId, Vec<Changed>> = FxHashMap::default();
+    for changed in &found.changed {
+        match needs_instance(graph, changed) {
+            Some(class) => by_class.entry(class).or_default().push(changed.clone()),
+            None => free.push(changed.clone()),
+        }
+    }
+    if by_class.is_empty() || by_class.len() > MAX_CLASSES {
+        return selected;
+    }
+    let mut classes: Vec<(EntityId, Vec<Changed>)> = by_class.into_iter().collect();
+    classes.sort_by_key(|(class, _)| *class);
+    let alone = free.is_empty() && classes.len() == 1;
+    let mut selection = Selection::default();
+    // Each class's tests: those its methods' walk reaches and its names' walk reaches too.
+    for (class, changed) in classes {
+        let Some(holders) = instance_tests(graph, lexicon, &class) else {
+            return selected;
+        };
+        let tests = if alone {
+            selected.0.clone()
+        } else {
+            match tests_of(graph, lexicon, changed) {
+                Some((tests, _)) => tests,
+                None => return selected,
+            }
+        };
+        for test in tests {
+            if holders.contains(&(ByNumber(test.id), test.name.clone())) {
+                selection.add(test);
+            }
+        }
+    }
+    if !free.is_empty() {
+        let Some((tests, files)) = tests_of(graph, lexicon, free) else {
+            return selected;
+        };
+        selection.files.extend(files);
+        for test in tests {
+            selection.add(test);
+        }
+    }
+    selection.finish()
+}
+
+/// The selection for `changed` alone (`None` where its walk was cut short).
+fn tests_of(
+    graph: &Graph,
+    lexicon: &Lexicon,
+    changed: Vec<Changed>,
+) -> Option<(Vec<Test>, Vec<FilePath>)> {
+    let part = Found {
+        changed,
+        renamed_in: Vec::new(),
+    };
+    let walked = walk::walk(graph, lexicon, &part);
+    (!walked.truncated).then(|| tests::select(graph, &part.changed, &walked.affected))
+}
+
+/// The class whose instance `changed` needs to run: a Python method (not static, not a class
+/// method, not one run by the class's own definition) of a class of the production code that
+/// is not a metaclass.
+fn needs_instance(graph: &Graph, changed: &Changed) -> Option<EntityId> {
+    if !matches!(
+        changed.change,
+        Change::Body | Change::Signature | Change::Added
+    ) || changed.kind != EntityKind::Method
+    {
+        return None;
+    }
+    let method = Node::of(graph, &changed.id)?;
+    if method.language != Language::Python
+        || matches!(
+            method.name.as_str(),
+            "__init_subclass__"
+                | "__set_name__"
+                | "__class_getitem__"
+                | "__prepare__"
+                | "__mro_entries__"
+        )
+    {
+        return None;
+    }
+    let class = Node::of(graph, &method.parent?)?;
+    let file = graph.file(&class.file)?;
+    if class.kind != EntityKind::Class || tests::is_test_file(file) {
+        return None;
+    }
+    let text = file.text()?;
+    let bound = tests::decorators(&text, method.start_byte(graph)?)
+        .iter()
+        .any(|line| line.contains("staticmethod") || line.contains("classmethod"));
+    let header = file.summary.defs.get(class.index? as usize)?.signature();
+    let metaclass = header.contains("type") || header.contains("Meta");
+    (!bound && !metaclass).then_some(class.id)
+}
+
+/// The tests that may hold an instance of `class`: those the walk from the class and its
+/// subclasses reaches, by their runner's name. `None` where an instance may exist without a
+/// test naming one (a production module names it, the walk was cut short).
+fn instance_tests(
+    graph: &Graph,
+    lexicon: &Lexicon,
+    class: &EntityId,
+) -> Option<FxHashSet<(ByNumber, String)>> {
+    let classes = tests::with_subclasses(graph, class);
+    let walked = walk::walk_from(graph, lexicon, &classes, "instance");
+    if walked.truncated {
+        return None;
+    }
+    let at_import = walked.affected.iter().any(|affected| {
+        affected.kind == EntityKind::Module
+            && graph
+                .file(&affected.file)
+                .is_some_and(|file| !tests::is_test_file(file))
+    });
+    if at_import {
+        return None;
+    }
+    let (tests, _) = tests::select(graph, &[], &walked.affected);
+    Some(
+        tests
+            .into_iter()
+            .map(|test| (ByNumber(test.id), test.name))
+            .collect(),
+    )
+}
