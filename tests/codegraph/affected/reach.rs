@@ -351,3 +351,30 @@ fn a_builtin_class_named_as_a_receiver_calls_none_of_the_workspaces_methods() {
     repo.replace("pkg.py", "self.value = value", "self.value = value + 0");
     assert_eq!(pytest(&repo), ["tests/test_pkg.py::test_box"]);
 }
+
+/// The ids of the entities `repo`'s change since HEAD affects.
+fn affected_ids(repo: &Repo) -> Vec<String> {
+    let (world, _) = crate::support::index(repo.root());
+    let (_, answer) = world.affected("HEAD").unwrap();
+    answer
+        .impact
+        .affected
+        .iter()
+        .map(|affected| affected.id.to_string())
+        .collect()
+}
+
+#[test]
+fn a_method_named_through_another_class_is_not_a_mention_of_an_override() {
+    let repo = Repo::new(&[(
+        "caches.py",
+        "class Cache:\n    def __setitem__(self, key, value):\n        self.data = {key: value}\n\n\nclass LRUCache(Cache):\n    def __setitem__(self, key, value, cache_setitem=Cache.__setitem__):\n        cache_setitem(self, key, value)\n\n\nclass TTLCache(Cache):\n    def __setitem__(self, key, value, cache_setitem=Cache.__setitem__):\n        return cache_setitem(self, key, value)\n",
+    )]);
+    // `Cache.__setitem__` in `LRUCache` names the base's method, not `TTLCache`'s.
+    repo.replace(
+        "caches.py",
+        "return cache_setitem",
+        "self.ttl = 1\n        return cache_setitem",
+    );
+    assert_eq!(affected_ids(&repo), ["caches.py::TTLCache"]);
+}

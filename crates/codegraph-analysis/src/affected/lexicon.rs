@@ -48,8 +48,9 @@ pub(crate) struct Words {
     holders: Mutex<Holders>,
 }
 
-/// Per name and kind of mention, the entities of a file that hold such a mention.
-type Holders = FxHashMap<(ByNumber, Mention), Arc<[EntityId]>>;
+/// Per name and kind of mention, the entities of a file that hold such a mention, each with the
+/// qualifiers of its mentions.
+type Holders = FxHashMap<(ByNumber, Mention), Arc<[(EntityId, Option<Name>)]>>;
 
 /// How many bits of the filter a word sets; with eight bits a distinct word, about three in a
 /// hundred names a file does not have pass it (and cost a look at its text, nothing more).
@@ -106,11 +107,20 @@ impl Words {
     }
 
     /// The holders of `name`'s mentions of kind `which`, if asked before.
-    pub fn known_holders(&self, name: Name, which: Mention) -> Option<Arc<[EntityId]>> {
+    pub fn known_holders(
+        &self,
+        name: Name,
+        which: Mention,
+    ) -> Option<Arc<[(EntityId, Option<Name>)]>> {
         self.holders.lock().get(&(ByNumber(name), which)).cloned()
     }
 
-    pub fn remember_holders(&self, name: Name, which: Mention, holders: Arc<[EntityId]>) {
+    pub fn remember_holders(
+        &self,
+        name: Name,
+        which: Mention,
+        holders: Arc<[(EntityId, Option<Name>)]>,
+    ) {
         self.holders.lock().insert((ByNumber(name), which), holders);
     }
 }

@@ -87,6 +87,26 @@ impl<'g> Mentions<'g> {
         which: Mention,
         except: Option<&EntityId>,
     ) -> Vec<EntityId> {
+        let mut holders: Vec<EntityId> = Vec::new();
+        for (holder, _) in self.qualified_holders(path, name, which, except).iter() {
+            if holders.last() != Some(holder) {
+                holders.push(*holder);
+            }
+        }
+        holders
+    }
+
+    /// [`Mentions::holders`], each with what qualifies the mention: the identifier before its
+    /// dot (`Cache` in `Cache.__setitem__`, `self` in `self.run`), `None` for a bare name or one
+    /// after an expression (`make().run`). A holder is listed once per qualifier, its entries
+    /// together.
+    pub fn qualified_holders(
+        &mut self,
+        path: FilePath,
+        name: Name,
+        which: Mention,
+        except: Option<&EntityId>,
+    ) -> Vec<(EntityId, Option<Name>)> {
         let Some(words) = self.words_of(path) else {
             return Vec::new();
         };
@@ -99,14 +119,14 @@ impl<'g> Mentions<'g> {
                 let Some(holders) = self.find_holders(path, &name, which) else {
                     return Vec::new();
                 };
-                let holders: Arc<[EntityId]> = holders.into();
+                let holders: Arc<[(EntityId, Option<Name>)]> = holders.into();
                 words.remember_holders(name, which, holders.clone());
                 holders
             }
         };
         holders
             .iter()
-            .filter(|holder| Some(*holder) != except)
+            .filter(|(holder, _)| Some(holder) != except)
             .copied()
             .collect()
     }
@@ -118,7 +138,7 @@ impl<'g> Mentions<'g> {
         path: FilePath,
         name: &str,
         which: Mention,
-    ) -> Option<Vec<EntityId>> {
+    ) -> Option<Vec<(EntityId, Option<Name>)>> {
         let file = self.graph.file(&path)?.clone();
         let text = self.text(path)?;
         let skipped = self
@@ -126,8 +146,8 @@ impl<'g> Mentions<'g> {
             .entry(path)
             .or_insert_with(|| Arc::new(Skipped::of(&file, &text)))
             .clone();
-        let mut holders: Vec<EntityId> = Vec::new();
-        let mut seen: FxHashSet<ByNumber> = FxHashSet::default();
+        let mut holders: Vec<(EntityId, Option<Name>)> = Vec::new();
+        let mut seen: FxHashSet<(ByNumber, Option<ByNumber>)> = FxHashSet::default();
         for byte in starts(&text, name) {
             let byte = byte as u32;
             if skipped.in_import(byte) {
@@ -158,12 +178,21 @@ impl<'g> Mentions<'g> {
                 continue;
             }
             let holder = *file.scope_entity(innermost);
+            let qualifier = qualifier(&text, byte as usize).map(Name::new);
             // A name mentioned all through a file (a class every test builds) has as many
             // holders as the file has definitions: each is looked for by its number.
-            if holders.last() != Some(&holder) && seen.insert(ByNumber(holder)) {
-                holders.push(holder);
+            if holders.last() != Some(&(holder, qualifier))
+                && seen.insert((ByNumber(holder), qualifier.map(ByNumber)))
+            {
+                holders.push((holder, qualifier));
             }
         }
+        // A holder's entries together, in the order of its first mention.
+        let mut first: FxHashMap<ByNumber, usize> = FxHashMap::default();
+        for (position, (holder, _)) in holders.iter().enumerate() {
+            first.entry(ByNumber(*holder)).or_insert(position);
+        }
+        holders.sort_by_key(|(holder, _)| first[&ByNumber(*holder)]);
         Some(holders)
     }
 }
@@ -213,6 +242,19 @@ fn token_starts(bytes: &[u8], at: usize) -> bool {
         .rev()
         .take_while(|byte| identifier_byte(**byte))
         .all(u8::is_ascii_digit)
+}
+
+/// The identifier before the dot that precedes the name starting at `start` (`Cache` in
+/// `Cache.__setitem__`), if the text there is `identifier.`.
+fn qualifier(text: &str, start: usize) -> Option<&str> {
+    let before = text.get(..start)?.strip_suffix('.')?;
+    let bytes = before.as_bytes();
+    let from = bytes
+        .iter()
+        .rposition(|byte| !identifier_byte(*byte))
+        .map_or(0, |at| at + 1);
+    let word = &before[from..];
+    (!word.is_empty() && !word.as_bytes()[0].is_ascii_digit()).then_some(word)
 }
 
 /// The name ending at `end` is called: the next character but spaces is `(`.

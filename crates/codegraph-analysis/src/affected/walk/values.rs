@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use codegraph_graph::{Edge, EntityId, FilePath, Graph};
 use codegraph_lang::Language;
-use codegraph_model::{ByNumber, EntityKind, RelationKind};
+use codegraph_model::{ByNumber, EntityKind, Name, RelationKind};
 
 use super::super::lexicon::Words;
 use super::super::mentions::Mention;
+use super::super::tests;
 use super::{Confidence, Node, State, Step, modules};
 
 /// Where a function, method or class is named as a value (passed, stored, registered): in its
@@ -28,14 +29,41 @@ pub(super) fn value_steps(
         return;
     }
     let files = mention_files(state, node, incoming.iter().copied());
+    let family = (node.kind == EntityKind::Method)
+        .then(|| node.parent)
+        .flatten()
+        .map(|owner| tests::with_subclasses(state.graph, &owner));
     for file in mentioning(state, &files, &node.name) {
-        for holder in state
-            .mentions
-            .holders(file, node.name, Mention::Value, Some(&node.id))
-        {
-            steps.push((holder, Confidence::Possible, "value"));
+        let holders =
+            state
+                .mentions
+                .qualified_holders(file, node.name, Mention::Value, Some(&node.id));
+        let mut last = None;
+        for (holder, qualifier) in holders {
+            let names_it = match (&family, qualifier) {
+                (Some(family), Some(qualifier)) => {
+                    may_name_member_of(state.graph, qualifier, family)
+                }
+                _ => true,
+            };
+            if names_it && last != Some(holder) {
+                steps.push((holder, Confidence::Possible, "value"));
+                last = Some(holder);
+            }
         }
     }
+}
+
+/// Whether `Qualifier.method` may name the method of a class of `family` (its owner and the
+/// owner's subclasses): unless the qualifier names workspace types, none of them in `family`
+/// (`Cache.__setitem__` is `Cache`'s, not an override's).
+fn may_name_member_of(graph: &Graph, qualifier: Name, family: &[EntityId]) -> bool {
+    let mut types = graph
+        .named(qualifier.as_str())
+        .iter()
+        .filter(|entry| entry.kind.is_type())
+        .peekable();
+    types.peek().is_none() || types.any(|entry| family.contains(&entry.id))
 }
 
 /// A method of a class held as a value (`default_serializer = _CompactJSON` in a class body,
