@@ -35,6 +35,7 @@
 //! cannot see: calls through reflection or strings, code generated at build time, data files a
 //! test reads. Files the graph does not model are listed as `unmodelled`, never dropped.
 
+mod annotations;
 pub mod changes;
 mod instances;
 mod lexicon;

@@ -378,3 +378,20 @@ fn a_method_named_through_another_class_is_not_a_mention_of_an_override() {
     );
     assert_eq!(affected_ids(&repo), ["caches.py::TTLCache"]);
 }
+
+#[test]
+fn a_class_named_in_a_headers_annotation_is_a_type_not_a_value_held() {
+    let repo = Repo::new(&[
+        (
+            "codec.py",
+            "from __future__ import annotations\n\nimport typing as t\n\nT = t.TypeVar(\"T\")\n\n\nclass Codec(t.Generic[T]):\n    @t.overload\n    def load(self: Codec[str], data: str) -> str: ...\n\n    @t.overload\n    def load(self: Codec[bytes], data: bytes) -> bytes: ...\n\n    def load(self, data):\n        return data\n\n    def dumps(self, obj):\n        return str(obj)\n",
+        ),
+        (
+            "tests/test_codec.py",
+            "from codec import Codec\n\n\ndef test_load():\n    assert Codec().load(\"a\") == \"a\"\n\n\ndef test_dumps():\n    assert Codec().dumps(1) == \"1\"\n",
+        ),
+    ]);
+    // `load`'s overloads name `Codec` as the type of `self`: they do not hold the class.
+    repo.replace("codec.py", "return str(obj)", "return repr(obj)");
+    assert_eq!(pytest(&repo), ["tests/test_codec.py::test_dumps"]);
+}

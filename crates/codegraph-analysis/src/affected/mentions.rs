@@ -9,8 +9,10 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use codegraph_graph::{EntityId, FileNode, FilePath, Graph};
-use codegraph_model::{ByNumber, Name};
+use codegraph_lang::Language;
+use codegraph_model::{ByNumber, EntityKind, Name};
 
+use super::annotations;
 pub(crate) use super::lexicon::Mention;
 use super::lexicon::{Lexicon, Words, identifier_byte};
 use super::prose::{self, Part};
@@ -78,8 +80,9 @@ impl<'g> Mentions<'g> {
     /// The entities of `path` that mention `name` as a whole identifier, each once, in
     /// document order (the module for a mention outside every definition); a mention inside
     /// `except` (the entity's own definition), in an import, in prose (a comment, a docstring:
-    /// [`prose`]) or that is a definition's own name is not counted; in a doctest's line every
-    /// mention counts.
+    /// [`prose`]) or that is a definition's own name is not counted, nor, but for `Any`, one in
+    /// a Python header's type annotation ([`annotations`]); in a doctest's line every mention
+    /// counts.
     pub fn holders(
         &mut self,
         path: FilePath,
@@ -174,6 +177,20 @@ impl<'g> Mentions<'g> {
             let innermost = file.summary.innermost_def_at(byte);
             if innermost
                 .is_some_and(|index| file.summary.defs[index as usize].name_span.start_byte == byte)
+            {
+                continue;
+            }
+            if which != Mention::Any
+                && file.language == Language::Python
+                && innermost.is_some_and(|index| {
+                    let def = &file.summary.defs[index as usize];
+                    matches!(def.kind, EntityKind::Function | EntityKind::Method)
+                        && annotations::in_header_annotation(
+                            &text,
+                            def.name_span.end_byte as usize,
+                            byte as usize,
+                        )
+                })
             {
                 continue;
             }
