@@ -2,6 +2,8 @@
 //! (`self: Serializer[str]`, `signer: type[Signer] | None = None`, `-> Signer`) is a type,
 //! never a value the definition holds or passes. (Its default, after `=`, is a value.)
 
+use super::prose::string_end;
+
 /// Whether `byte` of `text` is in an annotation of the header of the Python definition whose
 /// name ends at `name_end`: a parameter's (after its `:`, up to its `=` or `,`) or the return's
 /// (after `->`, up to the header's `:`). One pass from the name to `byte` or the header's end.
@@ -39,24 +41,6 @@ pub(crate) fn in_header_annotation(text: &str, name_end: usize, byte: usize) -> 
 fn comparison(bytes: &[u8], at: usize) -> bool {
     bytes.get(at + 1) == Some(&b'=')
         || at > 0 && matches!(bytes[at - 1], b'=' | b'<' | b'>' | b'!' | b':')
-}
-
-/// Past the string opening with `quote` at `at` (one line, or a long string).
-fn string_end(bytes: &[u8], at: usize, quote: u8) -> usize {
-    let long = bytes.get(at..at + 3) == Some(&[quote; 3][..]);
-    let mut next = at + if long { 3 } else { 1 };
-    while next < bytes.len() {
-        match bytes[next] {
-            b'\\' => next += 2,
-            byte if byte == quote && !long => return next + 1,
-            byte if byte == quote && bytes.get(next..next + 3) == Some(&[quote; 3][..]) => {
-                return next + 3;
-            }
-            b'\n' if !long => return next,
-            _ => next += 1,
-        }
-    }
-    bytes.len()
 }
 
 #[cfg(test)]

@@ -81,7 +81,7 @@ fn python(bytes: &[u8]) -> Vec<(u32, u32)> {
 /// Where the string opening with `quote` at `at` ends (past its closing quote; at the line's
 /// end for an unterminated one-line string, at the text's end for an unterminated long one).
 /// A backslash always takes the next byte with it, as in raw strings.
-fn string_end(bytes: &[u8], at: usize, quote: u8) -> usize {
+pub(crate) fn string_end(bytes: &[u8], at: usize, quote: u8) -> usize {
     let long = bytes.get(at..at + 3) == Some(&[quote; 3][..]);
     let mut next = at + if long { 3 } else { 1 };
     while next < bytes.len() {
