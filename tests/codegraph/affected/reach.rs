@@ -3,7 +3,8 @@
 //! held as a value, an override under a generic base, names used through a package that
 //! re-exports them, a static method bound at module level and exported under another name, a
 //! name in a docstring or a comment (no value) and in a doctest (run by the tests that run
-//! doctests), a builtin class named as a receiver (Python's own).
+//! doctests), a builtin class named as a receiver (Python's own), a method named through
+//! another class, a class in a header's annotation, a parameter named as a function.
 
 use codegraph::analysis::affected::Format;
 
@@ -394,4 +395,25 @@ fn a_class_named_in_a_headers_annotation_is_a_type_not_a_value_held() {
     // `load`'s overloads name `Codec` as the type of `self`: they do not hold the class.
     repo.replace("codec.py", "return str(obj)", "return repr(obj)");
     assert_eq!(pytest(&repo), ["tests/test_codec.py::test_dumps"]);
+}
+
+#[test]
+fn a_parameter_named_as_a_function_is_the_parameter_in_its_body() {
+    let repo = Repo::new(&[
+        (
+            "pkg.py",
+            "def complete(value):\n    return value\n\n\nclass Option:\n    def __init__(self, complete=None):\n        self.complete = complete\n\n\ndef run(value):\n    return complete(value)\n",
+        ),
+        (
+            "tests/test_pkg.py",
+            "from pkg import Option, run\n\n\ndef test_option():\n    assert Option().complete is None\n\n\ndef test_run():\n    assert run(1) == 1\n",
+        ),
+    ]);
+    // `self.complete = complete` stores the parameter, not the function.
+    repo.replace(
+        "pkg.py",
+        "    return value\n\n\nclass",
+        "    return value + 0\n\n\nclass",
+    );
+    assert_eq!(pytest(&repo), ["tests/test_pkg.py::test_run"]);
 }

@@ -1,6 +1,8 @@
-//! Python's type annotations in a definition's header: a class named in one
-//! (`self: Serializer[str]`, `signer: type[Signer] | None = None`, `-> Signer`) is a type,
-//! never a value the definition holds or passes. (Its default, after `=`, is a value.)
+//! A Python definition's header: a class named in a type annotation (`self: Serializer[str]`,
+//! `signer: type[Signer] | None = None`, `-> Signer`) is a type, never a value the definition
+//! holds or passes (its default, after `=`, is a value); a parameter's name in the body is the
+//! parameter, not the function or class of that name (`shell_complete=None`, then
+//! `self.complete = shell_complete`).
 
 use super::prose::string_end;
 
@@ -8,6 +10,24 @@ use super::prose::string_end;
 /// name ends at `name_end`: a parameter's (after its `:`, up to its `=` or `,`) or the return's
 /// (after `->`, up to the header's `:`). One pass from the name to `byte` or the header's end.
 pub(crate) fn in_header_annotation(text: &str, name_end: usize, byte: usize) -> bool {
+    scan(text, name_end, byte) == Scanned::Annotation
+}
+
+/// Whether `byte` of `text` is past the header of the Python definition whose name ends at
+/// `name_end`: in its body.
+pub(crate) fn in_body(text: &str, name_end: usize, byte: usize) -> bool {
+    scan(text, name_end, byte) == Scanned::Body
+}
+
+#[derive(PartialEq, Eq)]
+enum Scanned {
+    Annotation,
+    OtherHeader,
+    Body,
+}
+
+/// Where `byte` is in the definition whose name ends at `name_end`.
+fn scan(text: &str, name_end: usize, byte: usize) -> Scanned {
     let bytes = text.as_bytes();
     let mut at = name_end;
     let mut depth = 0usize;
@@ -24,17 +44,21 @@ pub(crate) fn in_header_annotation(text: &str, name_end: usize, byte: usize) -> 
                 opened |= bytes[at] == b'(';
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            b':' if depth == 0 && opened => return false,
+            b':' if depth == 0 && opened => return Scanned::Body,
             b':' if depth == 1 => annotation = true,
             b',' if depth == 1 => annotation = false,
             b'=' if depth == 1 && !comparison(bytes, at) => annotation = false,
             b'-' if depth == 0 && bytes.get(at + 1) == Some(&b'>') => annotation = true,
-            b'\n' if !opened && depth == 0 => return false,
+            b'\n' if !opened && depth == 0 => return Scanned::Body,
             _ => {}
         }
         at += 1;
     }
-    at == byte && annotation
+    match (at == byte, annotation) {
+        (true, true) => Scanned::Annotation,
+        (true, false) => Scanned::OtherHeader,
+        (false, _) => Scanned::Body,
+    }
 }
 
 /// Whether the `=` at `at` is part of `==`, `<=`, `>=`, `!=` or `:=`.
@@ -66,6 +90,18 @@ mod tests {
             annotated("def make(key=Signer, *, other: dict[str, Signer] = {\"a\": Signer}):"),
             [false, true, false]
         );
+    }
+
+    #[test]
+    fn the_body_starts_after_the_headers_colon() {
+        let text =
+            "def make(key: int = shell_complete) -> dict[str, int]:\n    return shell_complete\n";
+        let name_end = text.find('(').unwrap();
+        let at: Vec<bool> = text
+            .match_indices("shell_complete")
+            .map(|(at, _)| super::in_body(text, name_end, at))
+            .collect();
+        assert_eq!(at, [false, true]);
     }
 
     #[test]

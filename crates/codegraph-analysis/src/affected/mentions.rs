@@ -16,6 +16,7 @@ use super::annotations;
 pub(crate) use super::lexicon::Mention;
 use super::lexicon::{Lexicon, Words, identifier_byte};
 use super::prose::{self, Part};
+use super::tests::parameters;
 
 /// The texts and words one answer reads.
 pub(crate) struct Mentions<'g> {
@@ -183,13 +184,7 @@ impl<'g> Mentions<'g> {
             if which != Mention::Any
                 && file.language == Language::Python
                 && innermost.is_some_and(|index| {
-                    let def = &file.summary.defs[index as usize];
-                    matches!(def.kind, EntityKind::Function | EntityKind::Method)
-                        && annotations::in_header_annotation(
-                            &text,
-                            def.name_span.end_byte as usize,
-                            byte as usize,
-                        )
+                    python_local(&file.summary.defs[index as usize], &text, name, byte)
                 })
             {
                 continue;
@@ -212,6 +207,19 @@ impl<'g> Mentions<'g> {
         holders.sort_by_key(|(holder, _)| first[&ByNumber(*holder)]);
         Some(holders)
     }
+}
+
+/// Whether the mention of `name` at `byte`, inside Python definition `def`, is no mention of a
+/// definition elsewhere: a type in its header's annotations, or, in its body, its own
+/// parameter of that name.
+fn python_local(def: &codegraph_index::Def, text: &str, name: &str, byte: u32) -> bool {
+    if !matches!(def.kind, EntityKind::Function | EntityKind::Method) {
+        return false;
+    }
+    let name_end = def.name_span.end_byte as usize;
+    annotations::in_header_annotation(text, name_end, byte as usize)
+        || annotations::in_body(text, name_end, byte as usize)
+            && parameters(def.signature()).any(|parameter| parameter == name)
 }
 
 /// What a file's mentions are not looked for in: its imports and its prose, each in order.

@@ -682,7 +682,7 @@ pub(crate) fn fixture_steps(state: &mut State, entity: &Node, steps: &mut Vec<St
 }
 
 /// The parameter names of a Python signature as written (`def f(a, b: int = 1, *args)`).
-fn parameters(signature: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn parameters(signature: &str) -> impl Iterator<Item = &str> {
     let inside = signature
         .split_once('(')
         .map(|(_, rest)| rest.rsplit_once(')').map_or(rest, |(inside, _)| inside))
