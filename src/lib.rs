@@ -120,8 +120,11 @@
 //!   `affected/walk.rs`, calls that name their class (`super().m()`, `Base.m(self)`) told from
 //!   calls on a value in `affected/walk/dispatch.rs`, names used as values found by
 //!   `affected/mentions.rs` on what `affected/lexicon.rs` keeps of each file across answers (a
-//!   filter of its words, the holders of each name asked; valid while the file is unchanged); each language's
-//!   tests and the runners' selections, `affected/tests.rs`).
+//!   filter of its words, the holders of each name asked; valid while the file is unchanged),
+//!   skipping Python prose and header annotations (`affected/prose.rs`,
+//!   `affected/annotations.rs`); each language's tests and the runners' selections,
+//!   `affected/tests.rs`; a changed method's tests narrowed to those that may hold an instance
+//!   of its class, `affected/instances.rs`).
 //! - `walk`     bounded recursion: the one gate (`walk::enter`, `walk::enter_keyed`) every
 //!   recursive walk over code takes a step through, with a depth limit, a cycle check and a
 //!   budget of steps per reference resolved; `walk::STACK_SIZE`, the stack of the threads that

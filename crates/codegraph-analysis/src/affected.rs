@@ -25,10 +25,16 @@
 //! - [`tests`]: which affected entities are tests, by each language's conventions (pytest and
 //!   unittest, `#[test]`, Go's `TestXxx`, JUnit's `@Test`, ...), the test files that hold
 //!   them, and the runners' selection syntaxes ([`tests::Format`]).
+//! - `instances`: a changed Python method's tests narrowed to those that may hold an instance
+//!   of its class, by a second walk from the names of the class and its subclasses (the walk
+//!   from the method goes up through its base's calls on `self`, to every subclass's users).
 //!
 //! A live server keeps what the walk learns of each file's words ([`Lexicon`]: which names it
 //! may mention, the holders of each name asked) across answers and revisions, each file's for
 //! as long as the file is unchanged.
+//!
+//! Names in Python prose (comments, docstrings but their doctest lines), in a header's type
+//! annotations, and a function's own parameters are not mentions (`prose`, `annotations`).
 //!
 //! Invariants: the walk visits an entity at most twice (once `possible`, once `proven`) and stops
 //! at [`MAX_AFFECTED`] entities, saying so (`truncated`); it reads the snapshot only. What it

@@ -1553,8 +1553,9 @@ impl<'a> Resolver<'a> {
     }
 
     /// The module an unresolved call belongs to: the import its receiver (or its name) is
-    /// bound by, or the runtime for a receiver naming one of its global objects that nothing
-    /// in the workspace or the scope shadows (`property.__init__(self)`, `Object.keys(o)`).
+    /// bound by, or the runtime for a literal receiver (`", ".join(parts)`) or one naming one of
+    /// its global objects that nothing in the workspace or the scope shadows
+    /// (`property.__init__(self)`, `Object.keys(o)`).
     /// Such a call is outside the workspace, never one of its unresolved calls.
     fn module_of_receiver(
         &self,
@@ -1572,6 +1573,11 @@ impl<'a> Resolver<'a> {
             .position(|binding| binding.as_deref() == Some(key))
         {
             return Some(self.summary.imports[position].path);
+        }
+        if self.semantics.literals_are_the_runtimes()
+            && receiver.is_some_and(infer::literal_receiver)
+        {
+            return Some(Name::new(RUNTIME_MODULE));
         }
         let global = receiver.is_some()
             && self.semantics.runtime_globals().contains(&key)

@@ -204,6 +204,12 @@ pub trait Semantics: Sync {
         &[]
     }
 
+    /// A string or array literal's methods are the runtime's (`", ".join(parts)`): the
+    /// language has no extension methods on them that the workspace could define.
+    fn literals_are_the_runtimes(&self) -> bool {
+        false
+    }
+
     /// A call imports (`require('./list').x`).
     fn imports_by_call(&self) -> bool {
         false

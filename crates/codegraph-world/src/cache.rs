@@ -43,7 +43,7 @@ const MAGIC: &[u8; 8] = b"CGCACHE\0";
 /// Bump when `FileSummary` or extraction changes meaning (or what `Resolved` stores, such as
 /// the walk's fingerprint), or the layout
 /// (magic, format, length of the body, blake3 of the body, body) changes.
-const FORMAT: u32 = 33;
+const FORMAT: u32 = 34;
 /// Where the body's length (eight bytes, little-endian) is in the header.
 const LENGTH_AT: usize = 8 + 4;
 /// Where the body's checksum is in the header.

@@ -4,7 +4,8 @@
 //! re-exports them, a static method bound at module level and exported under another name, a
 //! name in a docstring or a comment (no value) and in a doctest (run by the tests that run
 //! doctests), a builtin class named as a receiver (Python's own), a method named through
-//! another class, a class in a header's annotation, a parameter named as a function.
+//! another class, a class in a header's annotation, a parameter named as a function, a method of
+//! a string literal.
 
 use codegraph::analysis::affected::Format;
 
@@ -416,4 +417,25 @@ fn a_parameter_named_as_a_function_is_the_parameter_in_its_body() {
         "    return value + 0\n\n\nclass",
     );
     assert_eq!(pytest(&repo), ["tests/test_pkg.py::test_run"]);
+}
+
+#[test]
+fn a_method_of_a_string_literal_is_pythons_own() {
+    let repo = Repo::new(&[
+        (
+            "pkg/joins.py",
+            "def join(left, right):\n    return left + right\n",
+        ),
+        (
+            "pkg/names.py",
+            "def names(items):\n    return \", \".join(items)\n",
+        ),
+        (
+            "tests/test_pkg.py",
+            "from pkg.joins import join\nfrom pkg.names import names\n\n\ndef test_join():\n    assert join(\"a\", \"b\") == \"ab\"\n\n\ndef test_names():\n    assert names([\"a\"]) == \"a\"\n",
+        ),
+    ]);
+    // `", ".join(items)` is `str.join`, not an unresolved call of the workspace's `join`.
+    repo.replace("pkg/joins.py", "return left + right", "return right + left");
+    assert_eq!(pytest(&repo), ["tests/test_pkg.py::test_join"]);
 }

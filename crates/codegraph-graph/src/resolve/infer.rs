@@ -397,6 +397,10 @@ impl<'a> Resolver<'a> {
         {
             return Some(Value::External);
         }
+        // `", ".join(parts)`, `[a, b].map(f)`: a method of the language's own strings and arrays.
+        if self.semantics.literals_are_the_runtimes() && literal_receiver(text) {
+            return Some(Value::External);
+        }
         if !self.semantics.tuple_values() {
             return None;
         }
@@ -1553,4 +1557,12 @@ mod callback_tests {
             );
         }
     }
+}
+
+/// Whether a receiver is a string literal (`", "`, `f"{x}"`, `b'..'`, a template) or an array
+/// literal (`[a, b]`).
+pub(super) fn literal_receiver(text: &str) -> bool {
+    let rest = text.trim_start_matches(|character: char| "rRbBuUfF".contains(character));
+    let prefix = text.len() - rest.len();
+    prefix <= 2 && rest.starts_with(['"', '\'', '`']) || prefix == 0 && text.starts_with('[')
 }

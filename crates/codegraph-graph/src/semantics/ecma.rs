@@ -142,6 +142,10 @@ impl Semantics for Ecma {
         GLOBALS
     }
 
+    fn literals_are_the_runtimes(&self) -> bool {
+        true
+    }
+
     fn imports_by_call(&self) -> bool {
         true
     }

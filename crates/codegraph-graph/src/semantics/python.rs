@@ -98,6 +98,10 @@ impl Semantics for Python {
     fn runtime_globals(&self) -> &'static [&'static str] {
         BUILTINS
     }
+
+    fn literals_are_the_runtimes(&self) -> bool {
+        true
+    }
 }
 
 /// The builtin classes a call names as its receiver (`property.__init__(self, ...)`,
