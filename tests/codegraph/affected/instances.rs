@@ -138,3 +138,37 @@ fn an_instance_made_in_a_test_classs_parameters_runs_wherever_that_class_is_coll
         ]
     );
 }
+
+#[test]
+fn an_instance_a_conftest_makes_for_a_fixture_keeps_every_caller() {
+    let repo = Repo::new(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/caches.py", CACHES),
+        (
+            "tests/conftest.py",
+            "import pytest\n\nfrom pkg.caches import FIFOCache\n\nSHARED = FIFOCache()\n\n\n@pytest.fixture\ndef cache():\n    return SHARED\n",
+        ),
+        (
+            "tests/test_shared.py",
+            "def test_shared(cache):\n    for key in range(4):\n        cache[key] = key\n",
+        ),
+        (
+            "tests/test_lru.py",
+            "from pkg.caches import LRUCache\n\n\ndef test_lru():\n    cache = LRUCache()\n    cache[1] = 1\n",
+        ),
+    ]);
+    // `test_shared` names no `FIFOCache`; the one it fills is made when `conftest.py` is
+    // imported: nothing is narrowed.
+    repo.replace(
+        "pkg/caches.py",
+        "key = next(iter(self.data))",
+        "key = min(self.data)",
+    );
+    assert_eq!(
+        pytest(&repo),
+        [
+            "tests/test_lru.py::test_lru",
+            "tests/test_shared.py::test_shared"
+        ]
+    );
+}

@@ -9,11 +9,12 @@
 //! to every user of every cache. The walk from the class's names can: its tests are those that
 //! may hold an instance. A changed method's tests are those both walks reach.
 //!
-//! Where an instance may exist without a test naming the class, nothing is narrowed: a module of
-//! the production code that names the class (an instance made at import time, reachable from
-//! anything that imports it), a walk cut short, a method the class itself runs when it is
-//! defined or subscripted (`__init_subclass__`, `__set_name__`, `__class_getitem__`), a
-//! static or class method (called on the class, not an instance), a metaclass's method.
+//! Where an instance may exist without a test naming the class, nothing is narrowed: a module that
+//! names the class and is not a test module (an instance made at import time, reachable from
+//! anything that imports it: a production module, a `conftest.py`, a test helper), a walk cut
+//! short, a method the class itself runs when it is defined or subscripted (`__init_subclass__`,
+//! `__set_name__`, `__class_getitem__`), a static or class method (called on the class, not an
+//! instance), a metaclass's method.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -142,7 +143,7 @@ fn needs_instance(graph: &Graph, changed: &Changed) -> Option<EntityId> {
 
 /// The tests that may hold an instance of `class`: those the walk from the class and its
 /// subclasses reaches, by their runner's name. `None` where an instance may exist without a
-/// test naming one (a production module names it, the walk was cut short).
+/// test naming one (a module other than a test module names it, the walk was cut short).
 fn instance_tests(
     graph: &Graph,
     lexicon: &Lexicon,
@@ -153,11 +154,13 @@ fn instance_tests(
     if walked.truncated {
         return None;
     }
+    // A module naming the class holds an instance for all its importers (a test module's
+    // own tests are all selected with it; a `conftest.py` or a helper module is no test).
     let at_import = walked.affected.iter().any(|affected| {
         affected.kind == EntityKind::Module
             && graph
                 .file(&affected.file)
-                .is_some_and(|file| !tests::is_test_file(file))
+                .is_some_and(|file| !tests::is_test_module(file))
     });
     if at_import {
         return None;

@@ -469,6 +469,16 @@ pub(crate) fn is_test_file(file: &FileNode) -> bool {
         || python_test_name(&file.path) && file.language == Language::Python
 }
 
+/// A module of tests its runner collects (`test_*.py`, not a `conftest.py` or a helper of the
+/// tests' directory; in other languages, any test file).
+pub(crate) fn is_test_module(file: &FileNode) -> bool {
+    if file.language != Language::Python {
+        return is_test_file(file);
+    }
+    let name = file.path.rsplit('/').next().unwrap_or(&file.path);
+    name.starts_with("test_") || name.ends_with("_test.py")
+}
+
 fn python_test_name(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     name.starts_with("test_") || name.ends_with("_test.py") || name == "conftest.py"

@@ -13,7 +13,8 @@ use super::super::lexicon::Words;
 use super::{Confidence, Node, State, Step};
 
 /// A changed module's code: its own definitions may read what it changed, and its importers
-/// run it; a module whose state holds an affected function as a value: its importers. (A
+/// run it; a module whose state holds an affected function as a value: its importers (and, for
+/// a `conftest.py`, its fixtures). (A
 /// module reached otherwise is not expanded further: following the importers of every module
 /// merely affected would select every file.)
 pub(super) fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Step>) {
@@ -31,7 +32,11 @@ pub(super) fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Ste
     let Some(file) = graph.file(&module.file) else {
         return;
     };
-    if changed {
+    // A `conftest.py` is imported by pytest, not by its tests: what its state holds reaches
+    // them through its fixtures (`SHARED = FIFOCache()`, then `def cache(): return SHARED`).
+    let conftest = file.language == Language::Python
+        && (file.path.ends_with("/conftest.py") || &*file.path == "conftest.py");
+    if changed || conftest {
         for (index, def) in file.summary.defs.iter().enumerate() {
             if def.parent.is_none() {
                 steps.push((file.ids[index], Confidence::Possible, "module"));
