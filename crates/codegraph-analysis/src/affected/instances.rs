@@ -31,6 +31,9 @@ use super::walk::{self, Node, Walked};
 /// than the narrowing saves, and the selection is left whole.
 const MAX_CLASSES: usize = 4;
 
+/// The walk from a class's names may reach this many entities whatever the method's reached.
+const MIN_LIMIT: usize = 2_000;
+
 /// The selection of `found`'s change (`selected`, from its walk `walked`), narrowed for the
 /// changed methods that need an instance of their class.
 pub(crate) fn narrow(
@@ -60,7 +63,7 @@ pub(crate) fn narrow(
     let mut selection = Selection::default();
     // Each class's tests: those its methods' walk reaches and its names' walk reaches too.
     for (class, changed) in classes {
-        let Some(holders) = instance_tests(graph, lexicon, &class) else {
+        let Some(holders) = instance_tests(graph, lexicon, &class, walked.affected.len()) else {
             return selected;
         };
         let tests = if alone {
@@ -142,15 +145,20 @@ fn needs_instance(graph: &Graph, changed: &Changed) -> Option<EntityId> {
 }
 
 /// The tests that may hold an instance of `class`: those the walk from the class and its
-/// subclasses reaches, by their runner's name. `None` where an instance may exist without a
+/// subclasses reaches, by their runner's name, the walk going no further than `affected`
+/// entities (those of the changed method's walk), or [`MIN_LIMIT`]. `None` where an instance may exist without a
 /// test naming one (a module other than a test module names it, the walk was cut short).
 fn instance_tests(
     graph: &Graph,
     lexicon: &Lexicon,
     class: &EntityId,
+    affected: usize,
 ) -> Option<FxHashSet<(ByNumber, String)>> {
     let classes = tests::with_subclasses(graph, class);
-    let walked = walk::walk_from(graph, lexicon, &classes, "instance");
+    // Bounded by the method's own walk: a class whose users reach further narrows little, and
+    // the walk from it would cost more than the method's answer.
+    let limit = affected.max(MIN_LIMIT);
+    let walked = walk::walk_from(graph, lexicon, &classes, "instance", limit);
     if walked.truncated {
         return None;
     }

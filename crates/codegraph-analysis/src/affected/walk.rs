@@ -103,6 +103,8 @@ pub(crate) struct State<'g> {
     file_importers: FxHashMap<ByNumber, std::rc::Rc<[EntityId]>>,
     /// Per file, the code that may run its doctests.
     doctest_runners: FxHashMap<ByNumber, std::rc::Rc<[EntityId]>>,
+    /// The walk stops at this many entities, saying so (`truncated`).
+    limit: usize,
     truncated: bool,
 }
 
@@ -119,7 +121,7 @@ impl<'g> State<'g> {
         {
             return;
         }
-        if self.reached.len() >= MAX_AFFECTED && !self.reached.contains_key(&ByNumber(id)) {
+        if self.reached.len() >= self.limit && !self.reached.contains_key(&ByNumber(id)) {
             self.truncated = true;
             return;
         }
@@ -169,18 +171,21 @@ impl<'g> State<'g> {
 
 pub(crate) fn walk(graph: &Graph, lexicon: &Lexicon, found: &Found) -> Walked {
     let changed: FxHashSet<EntityId> = found.changed.iter().map(|changed| changed.id).collect();
-    run(graph, lexicon, &changed, |state| seed(state, found))
+    run(graph, lexicon, &changed, MAX_AFFECTED, |state| {
+        seed(state, found)
+    })
 }
 
 /// The walk from `seeds`, each reached `proven` as the step named (not `changed`: a class so
-/// reached does not lead to its members): what depends on them.
+/// reached does not lead to its members): what depends on them, up to `limit` entities.
 pub(crate) fn walk_from(
     graph: &Graph,
     lexicon: &Lexicon,
     seeds: &[EntityId],
     how: &'static str,
+    limit: usize,
 ) -> Walked {
-    run(graph, lexicon, &FxHashSet::default(), |state| {
+    run(graph, lexicon, &FxHashSet::default(), limit, |state| {
         for seed in seeds {
             state.reach(*seed, Confidence::Proven, None, how);
         }
@@ -192,6 +197,7 @@ fn run(
     graph: &Graph,
     lexicon: &Lexicon,
     changed: &FxHashSet<EntityId>,
+    limit: usize,
     seed: impl FnOnce(&mut State),
 ) -> Walked {
     let mut state = State {
@@ -210,6 +216,7 @@ fn run(
         importing: FxHashMap::default(),
         file_importers: FxHashMap::default(),
         doctest_runners: FxHashMap::default(),
+        limit: limit.min(MAX_AFFECTED),
         truncated: false,
     };
     seed(&mut state);
