@@ -439,3 +439,30 @@ fn a_method_of_a_string_literal_is_pythons_own() {
     repo.replace("pkg/joins.py", "return left + right", "return right + left");
     assert_eq!(pytest(&repo), ["tests/test_pkg.py::test_join"]);
 }
+
+#[test]
+fn a_call_left_aside_in_a_packages_own_code_runs_when_any_of_its_modules_is_imported() {
+    let repo = Repo::new(&[
+        (
+            "pkg/__init__.py",
+            "from .core import *\n\ncore._registry.fill()\n",
+        ),
+        (
+            "pkg/core.py",
+            "def helper():\n    return 1\n\n\nfrom pkg import registry as _registry\n",
+        ),
+        (
+            "pkg/registry.py",
+            "TABLE = {}\n\n\ndef fill():\n    TABLE[\"a\"] = 1\n",
+        ),
+        ("pkg/other.py", "def alone():\n    return 0\n"),
+        (
+            "tests/test_other.py",
+            "from pkg.other import alone\n\n\ndef test_alone():\n    assert alone() == 0\n",
+        ),
+    ]);
+    // `core._registry.fill()` is left aside (`core` is bound by no import of `__init__.py`); it
+    // runs whenever `pkg` is imported, which importing `pkg.other` does.
+    repo.replace("pkg/registry.py", "TABLE[\"a\"] = 1", "TABLE[\"a\"] = 2");
+    assert_eq!(pytest(&repo), ["tests/test_other.py::test_alone"]);
+}

@@ -24,9 +24,10 @@ pub(super) fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Ste
         // A function stored in the module's state (`HANDLERS = {"x": f}`): who imports the
         // module may run it.
         Some((_, _, "value")) => (false, "import"),
-        // A call made when the module is imported (`__version__ = get_versions()`): it runs in
-        // every module that imports this one, directly or not.
-        Some((_, _, "calls" | "dispatch" | "import_time")) => (false, "import_time"),
+        // A call made when the module is imported (`__version__ = get_versions()`, or one left
+        // aside, `functoolz._sigs.create_signature_registry()`): it runs in every module that
+        // imports this one, directly or not.
+        Some((_, _, "calls" | "dispatch" | "import_time" | "left_aside")) => (false, "import_time"),
         _ => return,
     };
     let Some(file) = graph.file(&module.file) else {
