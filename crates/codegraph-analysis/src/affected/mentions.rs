@@ -100,10 +100,10 @@ impl<'g> Mentions<'g> {
         holders
     }
 
-    /// [`Mentions::holders`], each with what qualifies the mention: the identifier before its
-    /// dot (`Cache` in `Cache.__setitem__`, `self` in `self.run`), `None` for a bare name or one
-    /// after an expression (`make().run`). A holder is listed once per qualifier, its entries
-    /// together.
+    /// [`Mentions::holders`], each with what qualifies the mention: the capitalized identifier
+    /// before its dot (`Cache` in `Cache.__setitem__`), `None` for a bare name, one after a
+    /// lower-case name (`self.run`) or after an expression (`make().run`). A holder is listed
+    /// once per qualifier, its entries together.
     pub fn qualified_holders(
         &mut self,
         path: FilePath,
@@ -152,6 +152,7 @@ impl<'g> Mentions<'g> {
             .clone();
         let mut holders: Vec<(EntityId, Option<Name>)> = Vec::new();
         let mut seen: FxHashSet<(ByNumber, Option<ByNumber>)> = FxHashSet::default();
+        let mut qualifiers: FxHashMap<&str, Option<Name>> = FxHashMap::default();
         for byte in starts(&text, name) {
             let byte = byte as u32;
             if skipped.in_import(byte) {
@@ -190,7 +191,12 @@ impl<'g> Mentions<'g> {
                 continue;
             }
             let holder = *file.scope_entity(innermost);
-            let qualifier = qualifier(&text, byte as usize).map(Name::new);
+            // A text no name holds names no entity: no qualifier to check.
+            let qualifier = qualifier(&text, byte as usize).and_then(|word| {
+                *qualifiers
+                    .entry(word)
+                    .or_insert_with(|| Name::existing(word))
+            });
             // A name mentioned all through a file (a class every test builds) has as many
             // holders as the file has definitions: each is looked for by its number.
             if holders.last() != Some(&(holder, qualifier))
@@ -270,7 +276,9 @@ fn token_starts(bytes: &[u8], at: usize) -> bool {
 }
 
 /// The identifier before the dot that precedes the name starting at `start` (`Cache` in
-/// `Cache.__setitem__`), if the text there is `identifier.`.
+/// `Cache.__setitem__`), if the text there is `identifier.` and the identifier is capitalized,
+/// as classes are named (a lower-case one, `self.run`, `module.run`, is read as no qualifier:
+/// the mention counts, and the text is not interned for every `self`).
 fn qualifier(text: &str, start: usize) -> Option<&str> {
     let before = text.get(..start)?.strip_suffix('.')?;
     let bytes = before.as_bytes();
@@ -279,7 +287,10 @@ fn qualifier(text: &str, start: usize) -> Option<&str> {
         .rposition(|byte| !identifier_byte(*byte))
         .map_or(0, |at| at + 1);
     let word = &before[from..];
-    (!word.is_empty() && !word.as_bytes()[0].is_ascii_digit()).then_some(word)
+    word.as_bytes()
+        .first()
+        .is_some_and(u8::is_ascii_uppercase)
+        .then_some(word)
 }
 
 /// The name ending at `end` is called: the next character but spaces is `(`.

@@ -54,11 +54,12 @@ pub(crate) fn has_doctest(text: &str) -> bool {
     })
 }
 
-/// Python's comments and strings but f-strings: one pass, each byte looked at once.
+/// Python's comments and strings but f-strings: one pass, from one `#` or quote to the next.
 fn python(bytes: &[u8]) -> Vec<(u32, u32)> {
     let mut spans = Vec::new();
     let mut at = 0;
-    while at < bytes.len() {
+    while let Some(next) = memchr::memchr3(b'#', b'"', b'\'', &bytes[at..]) {
+        at += next;
         match bytes[at] {
             b'#' => {
                 let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n);
@@ -85,6 +86,16 @@ pub(crate) fn string_end(bytes: &[u8], at: usize, quote: u8) -> usize {
     let long = bytes.get(at..at + 3) == Some(&[quote; 3][..]);
     let mut next = at + if long { 3 } else { 1 };
     while next < bytes.len() {
+        // The next byte that may end the string or escape one.
+        let found = if long {
+            memchr::memchr2(quote, b'\\', &bytes[next..])
+        } else {
+            memchr::memchr3(quote, b'\\', b'\n', &bytes[next..])
+        };
+        let Some(found) = found else {
+            return bytes.len();
+        };
+        next += found;
         match bytes[next] {
             b'\\' => next += 2,
             byte if byte == quote && !long => return next + 1,

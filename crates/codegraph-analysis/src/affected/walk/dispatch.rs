@@ -41,7 +41,7 @@ fn bases<'s>(state: &'s mut State, id: &EntityId) -> &'s [EntityId] {
 }
 
 /// Every subtype of `id`, transitively (computed once per answer).
-fn subtypes<'s>(state: &'s mut State, id: &EntityId) -> &'s [EntityId] {
+pub(super) fn subtypes<'s>(state: &'s mut State, id: &EntityId) -> &'s [EntityId] {
     let graph = state.graph;
     state
         .subtypes

@@ -10,8 +10,7 @@ use codegraph_model::{ByNumber, EntityKind, Name, RelationKind};
 
 use super::super::lexicon::Words;
 use super::super::mentions::Mention;
-use super::super::tests;
-use super::{Confidence, Node, State, Step, modules};
+use super::{Confidence, Node, State, Step, dispatch, modules};
 
 /// Where a function, method or class is named as a value (passed, stored, registered): in its
 /// own file, and for a function or class in the files that import it or its module.
@@ -29,10 +28,9 @@ pub(super) fn value_steps(
         return;
     }
     let files = mention_files(state, node, incoming.iter().copied());
-    let family = (node.kind == EntityKind::Method)
-        .then(|| node.parent)
-        .flatten()
-        .map(|owner| tests::with_subclasses(state.graph, &owner));
+    let owner = (node.kind == EntityKind::Method)
+        .then_some(node.parent)
+        .flatten();
     for file in mentioning(state, &files, &node.name) {
         let holders =
             state
@@ -40,10 +38,8 @@ pub(super) fn value_steps(
                 .qualified_holders(file, node.name, Mention::Value, Some(&node.id));
         let mut last = None;
         for (holder, qualifier) in holders {
-            let names_it = match (&family, qualifier) {
-                (Some(family), Some(qualifier)) => {
-                    may_name_member_of(state.graph, qualifier, family)
-                }
+            let names_it = match (&owner, qualifier) {
+                (Some(owner), Some(qualifier)) => may_name_member_of(state, qualifier, owner),
                 _ => true,
             };
             if names_it && last != Some(holder) {
@@ -54,16 +50,22 @@ pub(super) fn value_steps(
     }
 }
 
-/// Whether `Qualifier.method` may name the method of a class of `family` (its owner and the
-/// owner's subclasses): unless the qualifier names workspace types, none of them in `family`
-/// (`Cache.__setitem__` is `Cache`'s, not an override's).
-fn may_name_member_of(graph: &Graph, qualifier: Name, family: &[EntityId]) -> bool {
-    let mut types = graph
+/// Whether `Qualifier.method` may name the method of `owner` or of a subclass of it: unless the
+/// qualifier names workspace types, none of them `owner` or below it (`Cache.__setitem__` is
+/// `Cache`'s, not an override's).
+fn may_name_member_of(state: &mut State, qualifier: Name, owner: &EntityId) -> bool {
+    let types: Vec<EntityId> = state
+        .graph
         .named(qualifier.as_str())
         .iter()
         .filter(|entry| entry.kind.is_type())
-        .peekable();
-    types.peek().is_none() || types.any(|entry| family.contains(&entry.id))
+        .map(|entry| entry.id)
+        .collect();
+    types.is_empty()
+        || types.contains(owner)
+        || dispatch::subtypes(state, owner)
+            .iter()
+            .any(|subtype| types.contains(subtype))
 }
 
 /// A method of a class held as a value (`default_serializer = _CompactJSON` in a class body,
