@@ -48,9 +48,13 @@ pub(crate) struct Words {
     holders: Mutex<Holders>,
 }
 
+/// An entity holding a mention, with the qualifier of the mention (`Cache` in
+/// `Cache.__setitem__`), if any.
+pub(crate) type Holder = (EntityId, Option<Name>);
+
 /// Per name and kind of mention, the entities of a file that hold such a mention, each with the
 /// qualifiers of its mentions.
-type Holders = FxHashMap<(ByNumber, Mention), Arc<[(EntityId, Option<Name>)]>>;
+type Holders = FxHashMap<(ByNumber, Mention), Arc<[Holder]>>;
 
 /// How many bits of the filter a word sets; with eight bits a distinct word, about three in a
 /// hundred names a file does not have pass it (and cost a look at its text, nothing more).
@@ -107,20 +111,11 @@ impl Words {
     }
 
     /// The holders of `name`'s mentions of kind `which`, if asked before.
-    pub fn known_holders(
-        &self,
-        name: Name,
-        which: Mention,
-    ) -> Option<Arc<[(EntityId, Option<Name>)]>> {
+    pub fn known_holders(&self, name: Name, which: Mention) -> Option<Arc<[Holder]>> {
         self.holders.lock().get(&(ByNumber(name), which)).cloned()
     }
 
-    pub fn remember_holders(
-        &self,
-        name: Name,
-        which: Mention,
-        holders: Arc<[(EntityId, Option<Name>)]>,
-    ) {
+    pub fn remember_holders(&self, name: Name, which: Mention, holders: Arc<[Holder]>) {
         self.holders.lock().insert((ByNumber(name), which), holders);
     }
 }

@@ -14,7 +14,7 @@ use codegraph_model::{ByNumber, EntityKind, Name};
 
 use super::annotations;
 pub(crate) use super::lexicon::Mention;
-use super::lexicon::{Lexicon, Words, identifier_byte};
+use super::lexicon::{Holder, Lexicon, Words, identifier_byte};
 use super::prose::{self, Part};
 use super::tests::parameters;
 
@@ -110,7 +110,7 @@ impl<'g> Mentions<'g> {
         name: Name,
         which: Mention,
         except: Option<&EntityId>,
-    ) -> Vec<(EntityId, Option<Name>)> {
+    ) -> Vec<Holder> {
         let Some(words) = self.words_of(path) else {
             return Vec::new();
         };
@@ -123,7 +123,7 @@ impl<'g> Mentions<'g> {
                 let Some(holders) = self.find_holders(path, &name, which) else {
                     return Vec::new();
                 };
-                let holders: Arc<[(EntityId, Option<Name>)]> = holders.into();
+                let holders: Arc<[Holder]> = holders.into();
                 words.remember_holders(name, which, holders.clone());
                 holders
             }
@@ -137,12 +137,7 @@ impl<'g> Mentions<'g> {
 
     /// Every holder of `name`'s mentions of kind `which` in `path`, from its text (`None` when
     /// the text cannot be read as it was indexed).
-    fn find_holders(
-        &mut self,
-        path: FilePath,
-        name: &str,
-        which: Mention,
-    ) -> Option<Vec<(EntityId, Option<Name>)>> {
+    fn find_holders(&mut self, path: FilePath, name: &str, which: Mention) -> Option<Vec<Holder>> {
         let file = self.graph.file(&path)?.clone();
         let text = self.text(path)?;
         let skipped = self
@@ -150,7 +145,7 @@ impl<'g> Mentions<'g> {
             .entry(path)
             .or_insert_with(|| Arc::new(Skipped::of(&file, &text)))
             .clone();
-        let mut holders: Vec<(EntityId, Option<Name>)> = Vec::new();
+        let mut holders: Vec<Holder> = Vec::new();
         let mut seen: FxHashSet<(ByNumber, Option<ByNumber>)> = FxHashSet::default();
         let mut qualifiers: FxHashMap<&str, Option<Name>> = FxHashMap::default();
         for byte in starts(&text, name) {
