@@ -172,3 +172,28 @@ fn an_instance_a_conftest_makes_for_a_fixture_keeps_every_caller() {
         ]
     );
 }
+
+#[test]
+fn a_base_method_every_subclass_overrides_alone_runs_only_in_the_tests_of_those_that_do_not() {
+    let repo = Repo::new(&[
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/signer.py",
+            "class SigningAlgorithm:\n    def get_signature(self, value):\n        return b\"\"\n\n\nclass NoneAlgorithm(SigningAlgorithm):\n    def get_signature(self, value):\n        return b\"none\"\n\n\nclass HMACAlgorithm(SigningAlgorithm):\n    def get_signature(self, value):\n        return b\"hmac\"\n\n\nclass KeyedAlgorithm(SigningAlgorithm):\n    def get_signature(self, value):\n        return b\"key\" + super().get_signature(value)\n\n\ndef sign(algorithm, value):\n    return algorithm.get_signature(value)\n",
+        ),
+        (
+            "tests/test_signer.py",
+            "from pkg.signer import HMACAlgorithm, KeyedAlgorithm, NoneAlgorithm, SigningAlgorithm, sign\n\n\nclass Reversed(SigningAlgorithm):\n    pass\n\n\ndef test_hmac():\n    assert sign(HMACAlgorithm(), b\"v\")\n\n\ndef test_none():\n    assert sign(NoneAlgorithm(), b\"v\")\n\n\ndef test_keyed():\n    assert sign(KeyedAlgorithm(), b\"v\")\n\n\ndef test_reversed():\n    assert sign(Reversed(), b\"v\") == b\"\"\n",
+        ),
+    ]);
+    // `NoneAlgorithm` and `HMACAlgorithm` override it and never call it; `KeyedAlgorithm` calls
+    // it through `super()`, `Reversed` inherits it.
+    repo.replace("pkg/signer.py", "return b\"\"\n", "return b\"base\"\n");
+    assert_eq!(
+        pytest(&repo),
+        [
+            "tests/test_signer.py::test_keyed",
+            "tests/test_signer.py::test_reversed"
+        ]
+    );
+}

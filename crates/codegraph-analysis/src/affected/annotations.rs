@@ -67,6 +67,43 @@ fn comparison(bytes: &[u8], at: usize) -> bool {
         || at > 0 && matches!(bytes[at - 1], b'=' | b'<' | b'>' | b'!' | b':')
 }
 
+/// Whether `byte` of `text` is in the annotation of an annotated assignment on its line
+/// (`self.algorithm: SigningAlgorithm = algorithm`): after the target's `:`, before the `=`.
+/// A line without that `=` is not read as one (a dictionary's `key: value,` line looks alike).
+pub(crate) fn in_assignment_annotation(text: &str, byte: usize) -> bool {
+    let bytes = text.as_bytes();
+    let start = text[..byte].rfind('\n').map_or(0, |at| at + 1);
+    let mut at = start;
+    while at < byte && matches!(bytes[at], b' ' | b'\t') {
+        at += 1;
+    }
+    let target = at;
+    while at < byte && (super::lexicon::identifier_byte(bytes[at]) || bytes[at] == b'.') {
+        at += 1;
+    }
+    if at == target || bytes[target].is_ascii_digit() {
+        return false;
+    }
+    while at < byte && bytes[at] == b' ' {
+        at += 1;
+    }
+    if bytes.get(at) != Some(&b':') || bytes.get(at + 1) == Some(&b'=') || at >= byte {
+        return false;
+    }
+    let mut depth = 0usize;
+    for (offset, current) in bytes[at + 1..].iter().enumerate() {
+        let position = at + 1 + offset;
+        match current {
+            b'\n' | b'#' => return false,
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'=' if depth == 0 && !comparison(bytes, position) => return byte < position,
+            _ => {}
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::in_header_annotation;
@@ -102,6 +139,16 @@ mod tests {
             .map(|(at, _)| super::in_body(text, name_end, at))
             .collect();
         assert_eq!(at, [false, true]);
+    }
+
+    #[test]
+    fn an_annotated_assignment_annotates_up_to_its_equals_sign() {
+        let text = "    self.algorithm: Signer | None = Signer()\n    KEY: Signer,\n";
+        let at: Vec<bool> = text
+            .match_indices("Signer")
+            .map(|(at, _)| super::in_assignment_annotation(text, at))
+            .collect();
+        assert_eq!(at, [true, false, false]);
     }
 
     #[test]

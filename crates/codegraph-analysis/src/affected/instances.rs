@@ -7,7 +7,8 @@
 //! or a subclass. The walk from the method alone cannot tell: it goes up through the base's
 //! methods that call it on `self` (`Cache.__setitem__` calls `self.popitem()`), and from there
 //! to every user of every cache. The walk from the class's names can: its tests are those that
-//! may hold an instance. A changed method's tests are those both walks reach.
+//! may hold an instance. A changed method's tests are those both walks reach. (A subclass that
+//! overrides the method without calling up to it, and the subclasses below it, never run it.)
 //!
 //! Where an instance may exist without a test naming the class, nothing is narrowed: a module that
 //! names the class and is not a test module (an instance made at import time, reachable from
@@ -20,7 +21,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use codegraph_graph::{EntityId, FilePath, Graph};
 use codegraph_lang::Language;
-use codegraph_model::{ByNumber, EntityKind};
+use codegraph_model::{ByNumber, EntityKind, Name, RelationKind};
 
 use super::changes::{Change, Changed, Found};
 use super::lexicon::Lexicon;
@@ -63,7 +64,9 @@ pub(crate) fn narrow(
     let mut selection = Selection::default();
     // Each class's tests: those its methods' walk reaches and its names' walk reaches too.
     for (class, changed) in classes {
-        let Some(holders) = instance_tests(graph, lexicon, &class, walked.affected.len()) else {
+        let methods: Vec<Name> = changed.iter().map(|changed| changed.name).collect();
+        let Some(holders) = instance_tests(graph, lexicon, &class, &methods, walked.affected.len())
+        else {
             return selected;
         };
         let tests = if alone {
@@ -144,17 +147,18 @@ fn needs_instance(graph: &Graph, changed: &Changed) -> Option<EntityId> {
     (!bound && !metaclass).then_some(class.id)
 }
 
-/// The tests that may hold an instance of `class`: those the walk from the class and its
-/// subclasses reaches, by their runner's name, the walk going no further than `affected`
+/// The tests that may hold an instance of `class` that runs one of `methods`: those the walk
+/// from the class and its subclasses that may run one ([`running`]) reaches, by their runner's name, the walk going no further than `affected`
 /// entities (those of the changed method's walk), or [`MIN_LIMIT`]. `None` where an instance may exist without a
 /// test naming one (a module other than a test module names it, the walk was cut short).
 fn instance_tests(
     graph: &Graph,
     lexicon: &Lexicon,
     class: &EntityId,
+    methods: &[Name],
     affected: usize,
 ) -> Option<FxHashSet<(ByNumber, String)>> {
-    let classes = tests::with_subclasses(graph, class);
+    let classes = running(graph, class, methods);
     // Bounded by the method's own walk: a class whose users reach further narrows little, and
     // the walk from it would cost more than the method's answer.
     let limit = affected.max(MIN_LIMIT);
@@ -180,4 +184,53 @@ fn instance_tests(
             .map(|test| (ByNumber(test.id), test.name))
             .collect(),
     )
+}
+
+/// `class` and the subclasses whose instances may run one of its `methods`: below a subclass
+/// that overrides them all without calling up to them (no `super`, no naming of `class` in its
+/// overrides), its overrides are found first, in every subclass of that one too (it comes before
+/// `class` in any of their method resolution orders). Bounded.
+fn running(graph: &Graph, class: &EntityId, methods: &[Name]) -> Vec<EntityId> {
+    let Some(class_name) = Node::of(graph, class).map(|node| node.name) else {
+        return vec![*class];
+    };
+    let mut found = vec![*class];
+    let mut seen: FxHashSet<ByNumber> = FxHashSet::from_iter([ByNumber(*class)]);
+    let mut next = 0;
+    while next < found.len() && found.len() < 10_000 {
+        let current = found[next];
+        next += 1;
+        for edge in graph.incoming(&current) {
+            if edge.kind == RelationKind::Extends
+                && !methods
+                    .iter()
+                    .all(|method| overrides_alone(graph, &edge.from, *method, class_name))
+                && seen.insert(ByNumber(edge.from))
+            {
+                found.push(edge.from);
+            }
+        }
+    }
+    found
+}
+
+/// Whether `subclass` defines its own `method` whose text neither calls `super` nor names
+/// `class_name` (`Base.method(self)`).
+fn overrides_alone(graph: &Graph, subclass: &EntityId, method: Name, class_name: Name) -> bool {
+    let Some(location) = graph.location(subclass) else {
+        return false;
+    };
+    let (Some(file), Some(at)) = (graph.file(&location.file), location.index) else {
+        return false;
+    };
+    let Some(text) = file.text() else {
+        return false;
+    };
+    file.summary.defs.iter().any(|def| {
+        def.parent == Some(at)
+            && def.name == method
+            && text
+                .get(def.span.start_byte as usize..def.span.end_byte as usize)
+                .is_some_and(|body| !body.contains("super") && !body.contains(class_name.as_str()))
+    })
 }

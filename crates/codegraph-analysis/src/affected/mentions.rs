@@ -212,7 +212,7 @@ impl<'g> Mentions<'g> {
 
 /// Whether the mention of `name` at `byte`, inside Python definition `def`, is no mention of a
 /// definition elsewhere: a type in its header's annotations, or, in its body, its own
-/// parameter of that name.
+/// parameter of that name or a type in an annotated assignment's annotation.
 fn python_local(def: &codegraph_index::Def, text: &str, name: &str, byte: u32) -> bool {
     if !matches!(def.kind, EntityKind::Function | EntityKind::Method) {
         return false;
@@ -220,7 +220,8 @@ fn python_local(def: &codegraph_index::Def, text: &str, name: &str, byte: u32) -
     let name_end = def.name_span.end_byte as usize;
     annotations::in_header_annotation(text, name_end, byte as usize)
         || annotations::in_body(text, name_end, byte as usize)
-            && parameters(def.signature()).any(|parameter| parameter == name)
+            && (parameters(def.signature()).any(|parameter| parameter == name)
+                || annotations::in_assignment_annotation(text, byte as usize))
 }
 
 /// What a file's mentions are not looked for in: its imports and its prose, each in order.

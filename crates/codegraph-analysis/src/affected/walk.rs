@@ -450,7 +450,13 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
         }
     }
     if node.kind.is_type() {
-        type_steps(&incoming, &mut steps);
+        // A class whose instances are asked for (`instance`): its subclasses that may run the
+        // method were seeded with it; the others never do.
+        let instance = matches!(
+            state.reached.get(&ByNumber(*id)),
+            Some((_, None, "instance"))
+        );
+        type_steps(&incoming, !instance, &mut steps);
         // A type's own code changed (a class attribute, a field, a base): its members may read it.
         if matches!(
             state.reached.get(&ByNumber(*id)),
@@ -471,13 +477,13 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
     steps
 }
 
-/// A changed type: the code that names it and its subtypes (`incoming`: the edges that point
-/// at it).
-fn type_steps(incoming: &[&Edge], steps: &mut Vec<Step>) {
+/// A changed type: the code that names it and, with `subtypes`, its subtypes (`incoming`: the
+/// edges that point at it).
+fn type_steps(incoming: &[&Edge], subtypes: bool, steps: &mut Vec<Step>) {
     for edge in incoming {
         match edge.kind {
             RelationKind::Uses => steps.push((edge.from, Confidence::Proven, "uses")),
-            RelationKind::Extends | RelationKind::Implements => {
+            RelationKind::Extends | RelationKind::Implements if subtypes => {
                 steps.push((edge.from, Confidence::Proven, "subtype"))
             }
             _ => {}

@@ -31,6 +31,12 @@ pub(super) fn value_steps(
     let owner = (node.kind == EntityKind::Method)
         .then_some(node.parent)
         .flatten();
+    // A class whose instances are asked for: a subclass naming it as its base holds no instance
+    // (the subclasses that may run the method are asked for themselves).
+    let instance = matches!(
+        state.reached.get(&ByNumber(node.id)),
+        Some((_, None, "instance"))
+    );
     for file in mentioning(state, &files, &node.name) {
         let holders =
             state
@@ -42,7 +48,12 @@ pub(super) fn value_steps(
                 (Some(owner), Some(qualifier)) => may_name_member_of(state, qualifier, owner),
                 _ => true,
             };
-            if names_it && last != Some(holder) {
+            let subclass = instance
+                && state
+                    .graph
+                    .outgoing(&holder)
+                    .any(|edge| edge.to == node.id && edge.kind == RelationKind::Extends);
+            if names_it && !subclass && last != Some(holder) {
                 steps.push((holder, Confidence::Possible, "value"));
                 last = Some(holder);
             }
