@@ -6,28 +6,19 @@
 
 use super::prose::string_end;
 
-/// Whether `byte` of `text` is in an annotation of the header of the Python definition whose
-/// name ends at `name_end`: a parameter's (after its `:`, up to its `=` or `,`) or the return's
-/// (after `->`, up to the header's `:`). One pass from the name to `byte` or the header's end.
-pub(crate) fn in_header_annotation(text: &str, name_end: usize, byte: usize) -> bool {
-    scan(text, name_end, byte) == Scanned::Annotation
-}
-
-/// Whether `byte` of `text` is past the header of the Python definition whose name ends at
-/// `name_end`: in its body.
-pub(crate) fn in_body(text: &str, name_end: usize, byte: usize) -> bool {
-    scan(text, name_end, byte) == Scanned::Body
-}
-
-#[derive(PartialEq, Eq)]
-enum Scanned {
+/// Where a byte is in a Python definition: in its header, an annotation (a parameter's, after
+/// its `:` up to its `=` or `,`; the return's, after `->` up to the header's `:`) or another part;
+/// or past the header, in its body.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Place {
     Annotation,
     OtherHeader,
     Body,
 }
 
-/// Where `byte` is in the definition whose name ends at `name_end`.
-fn scan(text: &str, name_end: usize, byte: usize) -> Scanned {
+/// Where `byte` is in the definition whose name ends at `name_end`: one pass from the name to
+/// `byte` or the header's end.
+pub(crate) fn place(text: &str, name_end: usize, byte: usize) -> Place {
     let bytes = text.as_bytes();
     let mut at = name_end;
     let mut depth = 0usize;
@@ -44,20 +35,20 @@ fn scan(text: &str, name_end: usize, byte: usize) -> Scanned {
                 opened |= bytes[at] == b'(';
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            b':' if depth == 0 && opened => return Scanned::Body,
+            b':' if depth == 0 && opened => return Place::Body,
             b':' if depth == 1 => annotation = true,
             b',' if depth == 1 => annotation = false,
             b'=' if depth == 1 && !comparison(bytes, at) => annotation = false,
             b'-' if depth == 0 && bytes.get(at + 1) == Some(&b'>') => annotation = true,
-            b'\n' if !opened && depth == 0 => return Scanned::Body,
+            b'\n' if !opened && depth == 0 => return Place::Body,
             _ => {}
         }
         at += 1;
     }
     match (at == byte, annotation) {
-        (true, true) => Scanned::Annotation,
-        (true, false) => Scanned::OtherHeader,
-        (false, _) => Scanned::Body,
+        (true, true) => Place::Annotation,
+        (true, false) => Place::OtherHeader,
+        (false, _) => Place::Body,
     }
 }
 
@@ -106,14 +97,14 @@ pub(crate) fn in_assignment_annotation(text: &str, byte: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::in_header_annotation;
+    use super::{Place, place};
 
     /// Which of the header's mentions of `Signer` are annotations.
     fn annotated(header: &str) -> Vec<bool> {
         let name_end = header.find('(').unwrap();
         header
             .match_indices("Signer")
-            .map(|(at, _)| in_header_annotation(header, name_end, at))
+            .map(|(at, _)| place(header, name_end, at) == Place::Annotation)
             .collect()
     }
 
@@ -136,7 +127,7 @@ mod tests {
         let name_end = text.find('(').unwrap();
         let at: Vec<bool> = text
             .match_indices("shell_complete")
-            .map(|(at, _)| super::in_body(text, name_end, at))
+            .map(|(at, _)| place(text, name_end, at) == Place::Body)
             .collect();
         assert_eq!(at, [false, true]);
     }

@@ -148,9 +148,10 @@ fn needs_instance(graph: &Graph, changed: &Changed) -> Option<EntityId> {
 }
 
 /// The tests that may hold an instance of `class` that runs one of `methods`: those the walk
-/// from the class and its subclasses that may run one ([`running`]) reaches, by their runner's name, the walk going no further than `affected`
-/// entities (those of the changed method's walk), or [`MIN_LIMIT`]. `None` where an instance may exist without a
-/// test naming one (a module other than a test module names it, the walk was cut short).
+/// from the class and its subclasses that may run one ([`running`]) reaches, by their runner's
+/// name, the walk going no further than `affected` entities (those of the changed method's
+/// walk) or [`MIN_LIMIT`]. `None` where an instance may exist without a test naming one (a
+/// module other than a test module names it, the walk was cut short).
 fn instance_tests(
     graph: &Graph,
     lexicon: &Lexicon,
@@ -202,9 +203,7 @@ fn running(graph: &Graph, class: &EntityId, methods: &[Name]) -> Vec<EntityId> {
         next += 1;
         for edge in graph.incoming(&current) {
             if edge.kind == RelationKind::Extends
-                && !methods
-                    .iter()
-                    .all(|method| overrides_alone(graph, &edge.from, *method, class_name))
+                && !overrides_alone(graph, &edge.from, methods, class_name)
                 && seen.insert(ByNumber(edge.from))
             {
                 found.push(edge.from);
@@ -214,9 +213,9 @@ fn running(graph: &Graph, class: &EntityId, methods: &[Name]) -> Vec<EntityId> {
     found
 }
 
-/// Whether `subclass` defines its own `method` whose text neither calls `super` nor names
-/// `class_name` (`Base.method(self)`).
-fn overrides_alone(graph: &Graph, subclass: &EntityId, method: Name, class_name: Name) -> bool {
+/// Whether `subclass` defines its own override of each of `methods`, none of which calls
+/// `super` or names `class_name` (`Base.method(self)`).
+fn overrides_alone(graph: &Graph, subclass: &EntityId, methods: &[Name], class_name: Name) -> bool {
     let Some(location) = graph.location(subclass) else {
         return false;
     };
@@ -226,11 +225,15 @@ fn overrides_alone(graph: &Graph, subclass: &EntityId, method: Name, class_name:
     let Some(text) = file.text() else {
         return false;
     };
-    file.summary.defs.iter().any(|def| {
-        def.parent == Some(at)
-            && def.name == method
-            && text
-                .get(def.span.start_byte as usize..def.span.end_byte as usize)
-                .is_some_and(|body| !body.contains("super") && !body.contains(class_name.as_str()))
+    methods.iter().all(|method| {
+        file.summary.defs.iter().any(|def| {
+            def.parent == Some(at)
+                && def.name == *method
+                && text
+                    .get(def.span.start_byte as usize..def.span.end_byte as usize)
+                    .is_some_and(|body| {
+                        !body.contains("super") && !body.contains(class_name.as_str())
+                    })
+        })
     })
 }

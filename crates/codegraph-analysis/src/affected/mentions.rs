@@ -12,7 +12,7 @@ use codegraph_graph::{EntityId, FileNode, FilePath, Graph};
 use codegraph_lang::Language;
 use codegraph_model::{ByNumber, EntityKind, Name};
 
-use super::annotations;
+use super::annotations::{self, Place};
 pub(crate) use super::lexicon::Mention;
 use super::lexicon::{Holder, Lexicon, Words, identifier_byte};
 use super::prose::{self, Part};
@@ -217,11 +217,14 @@ fn python_local(def: &codegraph_index::Def, text: &str, name: &str, byte: u32) -
     if !matches!(def.kind, EntityKind::Function | EntityKind::Method) {
         return false;
     }
-    let name_end = def.name_span.end_byte as usize;
-    annotations::in_header_annotation(text, name_end, byte as usize)
-        || annotations::in_body(text, name_end, byte as usize)
-            && (parameters(def.signature()).any(|parameter| parameter == name)
-                || annotations::in_assignment_annotation(text, byte as usize))
+    match annotations::place(text, def.name_span.end_byte as usize, byte as usize) {
+        Place::Annotation => true,
+        Place::OtherHeader => false,
+        Place::Body => {
+            parameters(def.signature()).any(|parameter| parameter == name)
+                || annotations::in_assignment_annotation(text, byte as usize)
+        }
+    }
 }
 
 /// What a file's mentions are not looked for in: its imports and its prose, each in order.

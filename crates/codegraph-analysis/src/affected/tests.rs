@@ -215,7 +215,7 @@ fn collected(
     let own = test(file, index, confidence, via.to_vec());
     let class = file.ids[parent as usize];
     let mut tests = Vec::new();
-    let classes = std::iter::once(class).chain(query::subtypes(graph, &class));
+    let classes = with_subclasses(graph, &class);
     for class in classes {
         let Some((holder, at)) = graph
             .location(&class)
@@ -359,21 +359,16 @@ fn is_hook(file: &FileNode, index: u32) -> bool {
     })
 }
 
-/// `class` and the classes that extend it, transitively (bounded).
+/// `class` and the classes that extend it, transitively.
 pub(crate) fn with_subclasses(graph: &Graph, class: &EntityId) -> Vec<EntityId> {
-    let mut found = vec![*class];
-    let mut seen: FxHashSet<EntityId> = FxHashSet::from_iter([*class]);
-    let mut next = 0;
-    while next < found.len() && found.len() < 10_000 {
-        let current = found[next];
-        next += 1;
-        for edge in graph.incoming(&current) {
-            if edge.kind == RelationKind::Extends && seen.insert(edge.from) {
-                found.push(edge.from);
-            }
-        }
-    }
-    found
+    std::iter::once(*class)
+        .chain(query::subtypes(graph, class))
+        .collect()
+}
+
+/// A `conftest.py`, which pytest imports for the tests of its directory.
+pub(crate) fn is_conftest(file: &FileNode) -> bool {
+    file.language == Language::Python && file.path.rsplit('/').next() == Some("conftest.py")
 }
 
 /// A Python class pytest collects tests from: named `Test*`, or a `unittest.TestCase` (a base

@@ -132,6 +132,15 @@ impl<'g> State<'g> {
         }
     }
 
+    /// Whether `id` is a class the walk started from to find where its instances may be
+    /// (`instance`, [`walk_from`]).
+    pub(crate) fn asked_instances(&self, id: &EntityId) -> bool {
+        matches!(
+            self.reached.get(&ByNumber(*id)),
+            Some((_, None, "instance"))
+        )
+    }
+
     fn next(&mut self) -> Option<(EntityId, Confidence)> {
         loop {
             let id = self
@@ -452,11 +461,7 @@ fn steps(state: &mut State, id: &EntityId) -> Vec<Step> {
     if node.kind.is_type() {
         // A class whose instances are asked for (`instance`): its subclasses that may run the
         // method were seeded with it; the others never do.
-        let instance = matches!(
-            state.reached.get(&ByNumber(*id)),
-            Some((_, None, "instance"))
-        );
-        type_steps(&incoming, !instance, &mut steps);
+        type_steps(&incoming, !state.asked_instances(id), &mut steps);
         // A type's own code changed (a class attribute, a field, a base): its members may read it.
         if matches!(
             state.reached.get(&ByNumber(*id)),

@@ -10,6 +10,7 @@ use codegraph_lang::Language;
 use codegraph_model::{ByNumber, EntityKind, RelationKind};
 
 use super::super::lexicon::Words;
+use super::super::tests;
 use super::{Confidence, Node, State, Step};
 
 /// A changed module's code: its own definitions may read what it changed, and its importers
@@ -35,9 +36,7 @@ pub(super) fn module_steps(state: &mut State, module: &Node, steps: &mut Vec<Ste
     };
     // A `conftest.py` is imported by pytest, not by its tests: what its state holds reaches
     // them through its fixtures (`SHARED = FIFOCache()`, then `def cache(): return SHARED`).
-    let conftest = file.language == Language::Python
-        && (file.path.ends_with("/conftest.py") || &*file.path == "conftest.py");
-    if changed || conftest {
+    if changed || tests::is_conftest(file) {
         for (index, def) in file.summary.defs.iter().enumerate() {
             if def.parent.is_none() {
                 steps.push((file.ids[index], Confidence::Possible, "module"));

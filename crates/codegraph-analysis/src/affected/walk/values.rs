@@ -33,10 +33,7 @@ pub(super) fn value_steps(
         .flatten();
     // A class whose instances are asked for: a subclass naming it as its base holds no instance
     // (the subclasses that may run the method are asked for themselves).
-    let instance = matches!(
-        state.reached.get(&ByNumber(node.id)),
-        Some((_, None, "instance"))
-    );
+    let instance = state.asked_instances(&node.id);
     for file in mentioning(state, &files, &node.name) {
         let holders =
             state
